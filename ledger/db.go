@@ -1,0 +1,113 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/formancehq/go-libs/v3/migrations"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	schema "github.com/paygate/gateway/sql"
+)
+
+// DBOptions bound the connection pool and every statement.
+type DBOptions struct {
+	ConnsMax         int           // open connections; default 32
+	StatementTimeout time.Duration // server-side limit per statement; default 30s
+	LockTimeout      time.Duration // server-side limit on a lock wait; default 10s
+	ConnectTimeout   time.Duration // default 5s, so an outage fails fast
+}
+
+func (o *DBOptions) defaults() {
+	if o.ConnsMax == 0 {
+		o.ConnsMax = 32
+	}
+	if o.StatementTimeout == 0 {
+		o.StatementTimeout = 30 * time.Second
+	}
+	if o.LockTimeout == 0 {
+		o.LockTimeout = 10 * time.Second
+	}
+	if o.ConnectTimeout == 0 {
+		o.ConnectTimeout = 5 * time.Second
+	}
+}
+
+// OpenDB opens a bun database on a PostgreSQL URL through pgx.
+//
+// bun writes its arguments into the query text itself, with PostgreSQL's
+// quoting rules, so every query is sent with the simple protocol: preparing
+// each distinct text would cost a round trip and fill pgx's statement cache.
+func OpenDB(ctx context.Context, databaseURL string, o DBOptions) (*bun.DB, error) {
+	o.defaults()
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: DATABASE_URL: %w", err)
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	cfg.ConnectTimeout = o.ConnectTimeout
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["application_name"] = "gateway"
+	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(o.StatementTimeout.Milliseconds())
+	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(o.LockTimeout.Milliseconds())
+	cfg.RuntimeParams["timezone"] = "UTC"
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(o.ConnsMax)
+	sqldb.SetMaxIdleConns(o.ConnsMax)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	db := bun.NewDB(sqldb, pgdialect.New())
+	pingCtx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("ledger: connecting to PostgreSQL: %w", err)
+	}
+	return db, nil
+}
+
+// Migrate applies the migrations of sql/ that the database does not have
+// yet. Each one runs in its own transaction together with the record that it
+// ran (go-libs migrations, under an advisory lock), so a crash leaves either
+// all of a migration or none of it, and two processes never run one twice.
+func Migrate(ctx context.Context, db *bun.DB) error {
+	var registered []migrations.Migration
+	for _, m := range schema.Migrations() {
+		m := m
+		registered = append(registered, migrations.Migration{
+			Name: m.Name,
+			Up: func(ctx context.Context, idb bun.IDB) error {
+				// The raw *sql.Tx, not bun: the SQL files are sent as they
+				// are written, with no placeholder processing.
+				tx, ok := idb.(bun.Tx)
+				if !ok {
+					return errors.New("ledger: migrations must run in a transaction")
+				}
+				if _, err := tx.Tx.ExecContext(ctx, m.SQL); err != nil {
+					return fmt.Errorf("%s: %w", m.Name, err)
+				}
+				return nil
+			},
+		})
+	}
+	for {
+		err := db.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+			return migrations.NewMigrator(tx, migrations.WithTableName("schema_migrations")).
+				RegisterMigrations(registered...).
+				UpByOne(ctx)
+		})
+		if errors.Is(err, migrations.ErrAlreadyUpToDate) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("ledger: migrate: %w", err)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package ledger
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/formancehq/go-libs/v3/platform/postgres"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// constraintErrors maps constraint names (every constraint in sql/ is named)
+// to the domain error a violation means. A violation of a constraint that
+// the writer checks itself first is a second line of defence: reaching it
+// means the Go check missed something, and it still refuses the write.
+var constraintErrors = map[string]*postings.Error{
+	"balances_non_negative": {Code: postings.EINSUFFICIENT, Message: "insufficient funds"},
+	"merchants_shop_no_key": {Code: postings.ECONFLICT, Reason: "shop_no", Message: "this shop number is taken"},
+	"idempotency_keys_pkey": {Code: postings.ECONFLICT, Reason: "idempotency_race", Message: "an idempotency key was stored concurrently; retry with the same key"},
+}
+
+// mapError turns a database error into a domain error: constraint
+// violations by name, unreachable database into EUNAVAILABLE. Transient
+// errors (deadlock, serialization) keep their identity for isTransient.
+func mapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *postings.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.ConstraintName != "" {
+		if de, ok := constraintErrors[pg.ConstraintName]; ok {
+			c := *de
+			return &c
+		}
+	}
+	if isUnavailable(err) {
+		return &postings.Error{Code: postings.EUNAVAILABLE, Message: "the database is unavailable"}
+	}
+	resolved := postgres.ResolveError(err)
+	if errors.Is(resolved, postgres.ErrNotFound) {
+		return postings.Errorf(postings.ENOTFOUND, "not found")
+	}
+	return resolved
+}
+
+// isTransient reports errors after which the same batch may simply be tried
+// again: PostgreSQL aborted it (deadlock, serialization failure, lock wait
+// time-out) or the connection broke before COMMIT was sent.
+func isTransient(err error) bool {
+	if isOutcomeUnknown(err) {
+		return false
+	}
+	if errors.Is(err, postgres.ErrDeadlockDetected) || errors.Is(err, postgres.ErrSerialization) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "40001", "40P01", "55P03":
+			return true
+		}
+	}
+	return postings.ErrorCode(err) == postings.EUNAVAILABLE || isUnavailable(err)
+}
+
+// isUnavailable reports a database that cannot be reached or went away.
+func isUnavailable(err error) bool {
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		// Class 08: connection exception; 57P01-03: the server is shutting
+		// down or starting; 53300: too many connections.
+		return strings.HasPrefix(pg.Code, "08") || pg.Code == "57P01" || pg.Code == "57P02" ||
+			pg.Code == "57P03" || pg.Code == "53300"
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection refused") ||
+		strings.Contains(msg, "broken pipe") || strings.Contains(msg, "connection reset")
+}

@@ -1,0 +1,239 @@
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// Idempotency scopes: who chose the key.
+const (
+	ScopeShop    = "shop"    // a merchant's Idempotency-Key header
+	ScopeNetwork = "network" // a card network message id
+	ScopeRail    = "rail"    // a rail partner's message id
+	ScopeLedger  = "ledger"  // a direct caller of Append (the CLI, tests)
+)
+
+// IdempotencyKeyBytesMax is the longest key accepted (Stripe's limit).
+const IdempotencyKeyBytesMax = 255
+
+// Idempotency makes a ledger call safe to repeat. The same key with the same
+// fingerprint returns the first call's result and does nothing else; the same
+// key with another fingerprint is an ECONFLICT error. Keys are kept for the
+// ledger's IdempotencyTTL (48 hours by default, at least 24).
+type Idempotency struct {
+	Scope string
+	Key   string
+	// Fingerprint identifies the request; the zero value lets the ledger
+	// compute one from the command's content.
+	Fingerprint [32]byte
+}
+
+type idemKey struct {
+	scope       string
+	merchant    int64
+	key         string
+	fingerprint [32]byte
+}
+
+func (k *idemKey) id() string {
+	return fmt.Sprintf("%s\x00%d\x00%s", k.scope, k.merchant, k.key)
+}
+
+func newIdemKey(merchant int64, in *Idempotency, content func() [32]byte) (*idemKey, error) {
+	if in == nil || in.Key == "" {
+		return nil, nil
+	}
+	if len(in.Key) > IdempotencyKeyBytesMax {
+		return nil, postings.FieldErrorf("Idempotency-Key", "is longer than %d bytes", IdempotencyKeyBytesMax)
+	}
+	switch in.Scope {
+	case ScopeShop, ScopeNetwork, ScopeRail, ScopeLedger:
+	default:
+		return nil, fmt.Errorf("ledger: unknown idempotency scope %q", in.Scope)
+	}
+	k := &idemKey{scope: in.Scope, merchant: merchant, key: in.Key, fingerprint: in.Fingerprint}
+	if k.fingerprint == ([32]byte{}) {
+		k.fingerprint = content()
+	}
+	return k, nil
+}
+
+// Idempotency outcomes stored in idempotency_keys.status.
+const (
+	idemSucceeded = 0
+	idemFailed    = 1
+)
+
+// idemRow is a stored key with the first call's outcome.
+type idemRow struct {
+	idemKey
+	status   int
+	response []byte // JSON of the result, or of the *postings.Error
+	firstSeq int64  // the journal entries the call wrote, if any
+	lastSeq  int64
+	isNew    bool // written by this batch, not yet flushed
+}
+
+// loadIdempotency reads the keys of the batch that are stored and unexpired.
+func (st *state) loadIdempotency(keys []*idemKey) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	scopes := make([]string, len(keys))
+	merchants := make([]int64, len(keys))
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		scopes[i], merchants[i], names[i] = k.scope, k.merchant, k.key
+	}
+	var rows []struct {
+		Scope       string `bun:"scope"`
+		MerchantID  int64  `bun:"merchant_id"`
+		Key         string `bun:"key"`
+		Fingerprint []byte `bun:"fingerprint"`
+		Status      int    `bun:"status"`
+		Response    []byte `bun:"response"`
+		FirstSeq    *int64 `bun:"first_seq"`
+		LastSeq     *int64 `bun:"last_seq"`
+	}
+	err := st.tx.NewRaw(`
+		select scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq
+		from idempotency_keys
+		where (scope, merchant_id, key) in (select * from unnest(?::text[], ?::bigint[], ?::text[]))
+		  and expires_at > now()`,
+		pgdialect.Array(scopes), pgdialect.Array(merchants), pgdialect.Array(names)).Scan(st.ctx, &rows)
+	if err != nil {
+		return mapError(err)
+	}
+	for _, r := range rows {
+		row := &idemRow{idemKey: idemKey{scope: r.Scope, merchant: r.MerchantID, key: r.Key},
+			status: r.Status, response: r.Response}
+		copy(row.fingerprint[:], r.Fingerprint)
+		if r.FirstSeq != nil {
+			row.firstSeq, row.lastSeq = *r.FirstSeq, *r.LastSeq
+		}
+		st.idem[row.id()] = row
+	}
+	return nil
+}
+
+// storeIdempotency records a command's outcome under its key, in the batch.
+func (st *state) storeIdempotency(k *idemKey, entriesFrom int, val any, err error) {
+	row := &idemRow{idemKey: *k, isNew: true}
+	if err != nil {
+		row.status = idemFailed
+		row.response, _ = json.Marshal(postings.AsError(err))
+	} else {
+		b, merr := json.Marshal(val)
+		if merr != nil {
+			// A result that cannot be stored cannot be replayed: better to
+			// keep no key than a wrong one.
+			st.l.log.Error("idempotent result not storable", "error", merr)
+			return
+		}
+		row.response = b
+	}
+	if recs := st.entries[entriesFrom:]; len(recs) > 0 {
+		row.firstSeq, row.lastSeq = recordsSeqRange(recs)
+	}
+	st.idem[row.id()] = row
+	st.idemRows = append(st.idemRows, row)
+}
+
+// replay answers a repeated key with the first outcome.
+func (st *state) replay(cmd command, row *idemRow) result {
+	if row.status == idemFailed {
+		var e postings.Error
+		if err := json.Unmarshal(row.response, &e); err != nil {
+			return result{err: fmt.Errorf("ledger: stored idempotent failure: %w", err)}
+		}
+		return result{err: &e}
+	}
+	rp, ok := cmd.(replayer)
+	if !ok {
+		return result{err: fmt.Errorf("ledger: %T cannot replay an idempotent result", cmd)}
+	}
+	v, err := rp.replay(st, row)
+	return result{val: v, err: err}
+}
+
+// flushIdempotency inserts the new keys. An expired key with the same name is
+// replaced; an unexpired one cannot exist, because the merchant's head is
+// locked, so a conflict is reported as an error rather than ignored.
+func (st *state) flushIdempotency() error {
+	if len(st.idemRows) == 0 {
+		return nil
+	}
+	n := len(st.idemRows)
+	scopes, names := make([]string, n), make([]string, n)
+	merchants, statuses := make([]int64, n), make([]int64, n)
+	fps, responses := make([]string, n), make([]string, n)
+	firsts, lasts := make([]int64, n), make([]int64, n)
+	for i, r := range st.idemRows {
+		scopes[i], merchants[i], names[i] = r.scope, r.merchant, r.key
+		fps[i] = fmt.Sprintf("%x", r.fingerprint)
+		statuses[i] = int64(r.status)
+		responses[i] = fmt.Sprintf("%x", r.response)
+		firsts[i], lasts[i] = r.firstSeq, r.lastSeq
+	}
+	expires := st.now.Add(st.l.cfg.IdempotencyTTL).Format(time.RFC3339Nano)
+	var inserted int
+	err := st.tx.NewRaw(`
+		with ins as (
+			insert into idempotency_keys as k (scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq, created_at, expires_at)
+			select v.scope, v.m, v.key, decode(v.fp, 'hex'), v.status, decode(v.resp, 'hex'),
+			       nullif(v.first, 0), nullif(v.last, 0), ?::timestamptz, ?::timestamptz
+			from unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::bigint[], ?::bigint[])
+			     as v(scope, m, key, fp, status, resp, first, last)
+			on conflict (scope, merchant_id, key) do update
+			set fingerprint = excluded.fingerprint, status = excluded.status, response = excluded.response,
+			    first_seq = excluded.first_seq, last_seq = excluded.last_seq,
+			    created_at = excluded.created_at, expires_at = excluded.expires_at
+			where k.expires_at <= now()
+			returning 1
+		)
+		select count(*) from ins`,
+		st.now.Format(time.RFC3339Nano), expires,
+		pgdialect.Array(scopes), pgdialect.Array(merchants), pgdialect.Array(names), pgdialect.Array(fps),
+		pgdialect.Array(statuses), pgdialect.Array(responses), pgdialect.Array(firsts), pgdialect.Array(lasts)).
+		Scan(st.ctx, &inserted)
+	if err != nil {
+		return mapError(err)
+	}
+	if inserted != n {
+		return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_race",
+			"an idempotency key was stored concurrently; retry with the same key")
+	}
+	return nil
+}
+
+// PruneIdempotency deletes expired keys, at most limit of them, and returns
+// how many it deleted. The server calls it periodically.
+func (l *Ledger) PruneIdempotency(limit int) (int64, error) {
+	res, err := l.db.NewRaw(`
+		delete from idempotency_keys
+		where ctid in (select ctid from idempotency_keys where expires_at <= now() limit ?)`, limit).
+		Exec(l.bg())
+	if err != nil {
+		return 0, mapError(err)
+	}
+	return res.RowsAffected()
+}
+
+// contentFingerprint hashes the canonical encodings of entries, for callers
+// that give a key but no fingerprint.
+func contentFingerprint(entries []postings.Entry) [32]byte {
+	h := sha256.New()
+	for i := range entries {
+		h.Write(postings.CanonicalEncoding(&postings.Record{Entry: entries[i], CreatedAt: time.Unix(0, 0)}))
+		h.Write([]byte{0})
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}

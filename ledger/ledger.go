@@ -1,0 +1,149 @@
+// Package ledger owns PostgreSQL: the append-only journal, the balances and
+// bill lines derived from it, idempotency keys, and the merchants' objects
+// that change together with the journal. Every change goes through the
+// writer (writer.go), one transaction per batch of commands; reads go
+// straight to the tables.
+package ledger
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Config tunes a Ledger. The zero value is usable.
+type Config struct {
+	// Now is the clock; tests inject one. Default time.Now.
+	Now func() time.Time
+	// Shards is the number of writer goroutines; merchants are spread over
+	// them. Default 8.
+	Shards int
+	// BatchMax bounds the commands of one transaction. Default 256.
+	BatchMax int
+	// BatchWindow is how long a shard waits for more commands once it has
+	// one. Zero: a batch takes whatever queued while the previous one was
+	// committing, which batches under load and adds no latency when idle.
+	BatchWindow time.Duration
+	// IdempotencyTTL is how long keys are kept. Default 48 hours; never
+	// less than 24.
+	IdempotencyTTL time.Duration
+	// Logger receives the ledger's own log lines. Default: discarded.
+	Logger *slog.Logger
+	// Sealer encrypts secrets at rest (merchant signing keys, card numbers).
+	Sealer *Sealer
+}
+
+// Ledger is the journal on PostgreSQL.
+type Ledger struct {
+	db  *bun.DB
+	cfg Config
+	log *slog.Logger
+	w   *writer
+	ids *idAllocator
+
+	hooksMu sync.Mutex
+	hooks   []func(committed *CommitInfo)
+}
+
+// CommitInfo tells commit hooks what a batch changed, so that workers (the
+// callback dispatcher) can wake up at once instead of polling.
+type CommitInfo struct {
+	Merchants []int64
+	Entries   int
+	Events    int
+}
+
+// New starts a ledger on db. Close stops it.
+func New(db *bun.DB, cfg Config) *Ledger {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Shards <= 0 {
+		cfg.Shards = shardsDefault
+	}
+	if cfg.BatchMax <= 0 {
+		cfg.BatchMax = batchMaxDefault
+	}
+	if cfg.IdempotencyTTL < 24*time.Hour {
+		cfg.IdempotencyTTL = 48 * time.Hour
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	l := &Ledger{db: db, cfg: cfg, log: cfg.Logger, ids: &idAllocator{}}
+	l.w = newWriter(l)
+	return l
+}
+
+// Close stops the writer after the batches in progress; queued commands are
+// answered with EUNAVAILABLE.
+func (l *Ledger) Close() { l.w.close() }
+
+// DB is the underlying database, for the packages that read derived views.
+func (l *Ledger) DB() *bun.DB { return l.db }
+
+// OnCommit registers fn to run after every committed batch.
+func (l *Ledger) OnCommit(fn func(*CommitInfo)) {
+	l.hooksMu.Lock()
+	defer l.hooksMu.Unlock()
+	l.hooks = append(l.hooks, fn)
+}
+
+func (l *Ledger) afterCommit(st *state) {
+	l.hooksMu.Lock()
+	hooks := l.hooks
+	l.hooksMu.Unlock()
+	if len(hooks) == 0 {
+		return
+	}
+	info := &CommitInfo{Entries: len(st.entries), Events: st.ext.events()}
+	for id, h := range st.heads {
+		if h.dirty {
+			info.Merchants = append(info.Merchants, id)
+		}
+	}
+	for _, fn := range hooks {
+		fn(info)
+	}
+}
+
+// now is the ledger clock in UTC at the database's precision (microseconds).
+func (l *Ledger) now() time.Time {
+	return l.cfg.Now().UTC().Truncate(time.Microsecond)
+}
+
+// Now exposes the ledger clock to the services built on the ledger.
+func (l *Ledger) Now() time.Time { return l.now() }
+
+// bg is the context of maintenance work that belongs to no request.
+func (l *Ledger) bg() context.Context { return context.Background() }
+
+// idAllocator hands out account ids from the identity sequence in blocks, so
+// that a batch creating accounts does not pay a round trip for each.
+type idAllocator struct {
+	mu   sync.Mutex
+	free []int64
+}
+
+const idBlock = 128
+
+func (a *idAllocator) next(ctx context.Context, db bun.IDB) (int64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.free) == 0 {
+		var ids []int64
+		err := db.NewRaw(`select nextval(pg_get_serial_sequence('accounts', 'id')) from generate_series(1, ?)`, idBlock).
+			Scan(ctx, &ids)
+		if err != nil {
+			return 0, mapError(err)
+		}
+		a.free = ids
+	}
+	id := a.free[0]
+	a.free = a.free[1:]
+	return id, nil
+}

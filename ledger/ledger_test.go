@@ -1,0 +1,192 @@
+package ledger_test
+
+import (
+	"context"
+	"crypto/rand"
+	"testing"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/ledger/pgtest"
+	"github.com/paygate/gateway/postings"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// newLedger returns a ledger on a fresh database.
+func newLedger(t testing.TB, cfg ledger.Config) *ledger.Ledger {
+	t.Helper()
+	db := pgtest.NewDB(t)
+	if cfg.Sealer == nil {
+		key := make([]byte, ledger.DataKeyBytes)
+		if _, err := rand.Read(key); err != nil {
+			t.Fatal(err)
+		}
+		s, err := ledger.NewSealer(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Sealer = s
+	}
+	l := ledger.New(db, cfg)
+	t.Cleanup(l.Close)
+	return l
+}
+
+func newMerchant(t testing.TB, l *ledger.Ledger, currencies ...string) *ledger.Merchant {
+	t.Helper()
+	m, _, err := l.CreateMerchant(context.Background(), ledger.MerchantSpec{Name: "Test shop", Currencies: currencies})
+	if err != nil {
+		t.Fatalf("CreateMerchant: %v", err)
+	}
+	return m
+}
+
+func deposit(t testing.TB, l *ledger.Ledger, m int64, cur string, minor int64) {
+	t.Helper()
+	if _, err := l.Deposit(context.Background(), m, cur, minor, nil); err != nil {
+		t.Fatalf("Deposit: %v", err)
+	}
+}
+
+// mustVerify fails the test when Verify finds anything.
+func mustVerify(t testing.TB, l *ledger.Ledger) *ledger.Report {
+	t.Helper()
+	rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	for _, p := range rep.Problems {
+		t.Errorf("Verify: %s", p)
+	}
+	return rep
+}
+
+func fund(m int64, cur string) postings.Account {
+	return postings.MerchantAccount(m, postings.AccountFunding, cur)
+}
+
+func cardAvail(m int64, cur, card string) postings.Account {
+	return postings.CardAccount(m, postings.AccountCardAvailable, cur, card)
+}
+
+func cardHeld(m int64, cur, card string) postings.Account {
+	return postings.CardAccount(m, postings.AccountCardHeld, cur, card)
+}
+
+func move(m int64, kind postings.Kind, from, to postings.Account, amount int64) postings.Entry {
+	return postings.Entry{Merchant: m, Kind: kind, Postings: []postings.Posting{
+		{Source: from, Destination: to, Amount: amount, Currency: from.Currency},
+	}}
+}
+
+func TestAppendMovesBalancesAndChains(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{})
+	m := newMerchant(t, l, "USD", "EUR")
+	deposit(t, l, m.ID, "USD", 100_00)
+
+	res, err := l.Append(ctx, ledger.Batch{Merchant: m.ID, Entries: []postings.Entry{
+		move(m.ID, postings.KindCardFund, fund(m.ID, "USD"), cardAvail(m.ID, "USD", "crd_a"), 30_00),
+		move(m.ID, postings.KindCardAuth, cardAvail(m.ID, "USD", "crd_a"), cardHeld(m.ID, "USD", "crd_a"), 10_00),
+	}})
+	if err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+	if len(res.Records) != 2 || res.Records[0].Seq != 2 || res.Records[1].Seq != 3 {
+		t.Fatalf("records %+v: want sequences 2 and 3", res.Records)
+	}
+	if res.Records[1].PrevHash != res.Records[0].Hash {
+		t.Fatal("the second entry does not chain to the first")
+	}
+	for acct, want := range map[postings.Account]int64{
+		fund(m.ID, "USD"):                  70_00,
+		cardAvail(m.ID, "USD", "crd_a"):    20_00,
+		cardHeld(m.ID, "USD", "crd_a"):     10_00,
+		postings.MerchantAccount(m.ID, postings.AccountWorld, "USD"): -100_00,
+	} {
+		got, err := l.Balance(ctx, acct)
+		if err != nil || got != want {
+			t.Errorf("Balance(%s) = %d, %v; want %d", acct.Address(), got, err, want)
+		}
+	}
+	recs, err := l.Entries(ctx, m.ID, 1, 10, 0)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("Entries = %d records, %v", len(recs), err)
+	}
+	if recs[2].Hash != res.Records[1].Hash || len(recs[2].Postings) != 1 || recs[2].Postings[0].Destination != cardHeld(m.ID, "USD", "crd_a") {
+		t.Fatalf("read back %+v, differs from what was written", recs[2])
+	}
+	byCard, err := l.EntriesByRef(ctx, m.ID, postings.Refs{CardNo: "crd_none"})
+	if err != nil || len(byCard) != 0 {
+		t.Fatalf("EntriesByRef(unknown) = %v, %v", byCard, err)
+	}
+	mustVerify(t, l)
+}
+
+func TestAppendIsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{})
+	m := newMerchant(t, l, "USD")
+	deposit(t, l, m.ID, "USD", 50_00)
+
+	// The second entry overdraws the funding account: neither is written.
+	_, err := l.Append(ctx, ledger.Batch{Merchant: m.ID, Entries: []postings.Entry{
+		move(m.ID, postings.KindCardFund, fund(m.ID, "USD"), cardAvail(m.ID, "USD", "crd_a"), 30_00),
+		move(m.ID, postings.KindCardFund, fund(m.ID, "USD"), cardAvail(m.ID, "USD", "crd_b"), 30_00),
+	}})
+	if postings.ErrorCode(err) != postings.EINSUFFICIENT {
+		t.Fatalf("Append = %v, want EINSUFFICIENT", err)
+	}
+	if got, _ := l.Balance(ctx, fund(m.ID, "USD")); got != 50_00 {
+		t.Fatalf("funding = %d after a refused batch, want 5000", got)
+	}
+	if got, _ := l.Balance(ctx, cardAvail(m.ID, "USD", "crd_a")); got != 0 {
+		t.Fatalf("card a = %d after a refused batch, want 0", got)
+	}
+	recs, _ := l.Entries(ctx, m.ID, 1, 100, 0)
+	if len(recs) != 1 {
+		t.Fatalf("%d entries, want only the deposit", len(recs))
+	}
+	// The next entry takes the next sequence number: nothing was consumed.
+	deposit(t, l, m.ID, "USD", 1)
+	recs, _ = l.Entries(ctx, m.ID, 1, 100, 0)
+	if len(recs) != 2 || recs[1].Seq != 2 {
+		t.Fatalf("entries after refusal: %d, last seq %d", len(recs), recs[len(recs)-1].Seq)
+	}
+	mustVerify(t, l)
+}
+
+func TestAppendRefusesInvalidInput(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{})
+	m := newMerchant(t, l, "USD")
+	other := newMerchant(t, l, "USD")
+	tests := []struct {
+		name  string
+		batch ledger.Batch
+		want  postings.Code
+	}{
+		{"empty", ledger.Batch{Merchant: m.ID}, postings.EINVALID},
+		{"unknown merchant", ledger.Batch{Merchant: 999_999, Entries: []postings.Entry{
+			move(999_999, postings.KindDeposit, postings.MerchantAccount(999_999, postings.AccountWorld, "USD"), fund(999_999, "USD"), 1)}},
+			postings.ENOTFOUND},
+		{"another merchant's account", ledger.Batch{Merchant: m.ID, Entries: []postings.Entry{
+			move(m.ID, postings.KindCardFund, fund(other.ID, "USD"), cardAvail(m.ID, "USD", "c"), 1)}},
+			postings.EINVALID},
+		{"entry of another merchant", ledger.Batch{Merchant: m.ID, Entries: []postings.Entry{
+			move(other.ID, postings.KindDeposit, postings.MerchantAccount(other.ID, postings.AccountWorld, "USD"), fund(other.ID, "USD"), 1)}},
+			postings.EINVALID},
+	}
+	for _, tt := range tests {
+		if _, err := l.Append(ctx, tt.batch); postings.ErrorCode(err) != tt.want {
+			t.Errorf("%s: Append = %v, want %s", tt.name, err, tt.want)
+		}
+	}
+	if _, err := l.Deposit(ctx, m.ID, "EUR", 100, nil); postings.ErrorCode(err) != postings.EFORBIDDEN {
+		t.Errorf("deposit in a currency the merchant lacks = %v, want EFORBIDDEN", err)
+	}
+	mustVerify(t, l)
+}

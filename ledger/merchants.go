@@ -1,0 +1,229 @@
+package ledger
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// Merchant statuses.
+const (
+	MerchantActive   = "ACTIVE"
+	MerchantDisabled = "DISABLED"
+)
+
+// Merchant is a merchant's configuration.
+type Merchant struct {
+	ID          int64
+	ShopNo      string
+	Name        string
+	Currencies  []string
+	Status      string
+	IPWhitelist []string // addresses and CIDR prefixes; empty allows every address
+	CallbackURL string
+	CreatedAt   time.Time
+}
+
+// HasCurrency reports whether cur is one of the merchant's currencies.
+func (m *Merchant) HasCurrency(cur string) bool {
+	for _, c := range m.Currencies {
+		if c == cur {
+			return true
+		}
+	}
+	return false
+}
+
+// merchantColumns are the columns merchantRow scans, from alias m.
+const merchantColumns = `m.id, m.shop_no, m.name, m.currencies, m.status, m.ip_whitelist,
+	coalesce(m.callback_url, '') as callback_url, m.created_at`
+
+type merchantRow struct {
+	ID          int64     `bun:"id"`
+	ShopNo      string    `bun:"shop_no"`
+	Name        string    `bun:"name"`
+	Currencies  []string  `bun:"currencies,array"`
+	Status      string    `bun:"status"`
+	IPWhitelist []string  `bun:"ip_whitelist,array"`
+	CallbackURL string    `bun:"callback_url"`
+	CreatedAt   time.Time `bun:"created_at"`
+}
+
+func (r merchantRow) toMerchant() Merchant {
+	return Merchant{ID: r.ID, ShopNo: r.ShopNo, Name: r.Name, Currencies: r.Currencies, Status: r.Status,
+		IPWhitelist: r.IPWhitelist, CallbackURL: r.CallbackURL, CreatedAt: r.CreatedAt.UTC()}
+}
+
+// MerchantSpec is what an operator gives to create a merchant.
+type MerchantSpec struct {
+	Name        string
+	Currencies  []string
+	IPWhitelist []string
+	CallbackURL string
+}
+
+// Credentials are a merchant's keys, shown once at creation: the public key
+// authenticates /shop requests, the private key signs callbacks.
+type Credentials struct {
+	ShopNo     string `json:"shopNo"`
+	PublicKey  string `json:"publicKey"`
+	PrivateKey string `json:"privateKey"`
+}
+
+// Limits of merchant configuration.
+const (
+	merchantNameBytesMax = 200
+	currenciesMax        = 32
+	ipWhitelistMax       = 64
+	shopNoAttemptsMax    = 5
+)
+
+// CreateMerchant creates a merchant and its journal head, and returns its
+// credentials. Only the SHA-256 of the public key is stored; the private key
+// is stored sealed, because the gateway needs it to sign callbacks.
+func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Merchant, *Credentials, error) {
+	if err := validateMerchantSpec(&spec); err != nil {
+		return nil, nil, err
+	}
+	if l.cfg.Sealer == nil {
+		return nil, nil, errors.New("ledger: no data key configured")
+	}
+	pub, priv := "pk_"+randomToken(32), "sk_"+randomToken(32)
+	pubSum := sha256.Sum256([]byte(pub))
+	for attempt := 0; ; attempt++ {
+		shopNo := newShopNo()
+		var id int64
+		err := l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			err := tx.NewRaw(`
+				insert into merchants (shop_no, name, currencies, public_key_sha256, private_key_sealed, ip_whitelist, callback_url)
+				values (?, ?, ?, ?, ?, ?, nullif(?, ''))
+				returning id`,
+				shopNo, spec.Name, pgdialect.Array(spec.Currencies), pubSum[:],
+				l.cfg.Sealer.Seal([]byte(priv), "merchant-private-key:"+shopNo),
+				pgdialect.Array(spec.IPWhitelist), spec.CallbackURL).Scan(ctx, &id)
+			if err != nil {
+				return mapError(err)
+			}
+			_, err = tx.NewRaw(`insert into ledger_heads (merchant_id) values (?)`, id).Exec(ctx)
+			return mapError(err)
+		})
+		if postings.AsError(err).Reason == "shop_no" && attempt < shopNoAttemptsMax {
+			continue // a random shop number collided: draw another
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := l.MerchantByID(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, &Credentials{ShopNo: shopNo, PublicKey: pub, PrivateKey: priv}, nil
+	}
+}
+
+func validateMerchantSpec(spec *MerchantSpec) error {
+	spec.Name = strings.TrimSpace(spec.Name)
+	if spec.Name == "" || len(spec.Name) > merchantNameBytesMax {
+		return postings.FieldErrorf("name", "must have 1 to %d characters", merchantNameBytesMax)
+	}
+	if len(spec.Currencies) == 0 || len(spec.Currencies) > currenciesMax {
+		return postings.FieldErrorf("currencies", "must list 1 to %d currencies", currenciesMax)
+	}
+	seen := map[string]bool{}
+	for i, c := range spec.Currencies {
+		c = strings.ToUpper(strings.TrimSpace(c))
+		if _, err := postings.LookupCurrency(c); err != nil {
+			return postings.WithField(err, "currencies")
+		}
+		if seen[c] {
+			return postings.FieldErrorf("currencies", "%s is listed twice", c)
+		}
+		seen[c] = true
+		spec.Currencies[i] = c
+	}
+	wl, err := NormalizeIPWhitelist(spec.IPWhitelist)
+	if err != nil {
+		return err
+	}
+	spec.IPWhitelist = wl
+	return nil
+}
+
+// NormalizeIPWhitelist checks addresses and CIDR prefixes (IPv4 and IPv6) and
+// returns them in canonical form; a bare address becomes a /32 or /128.
+func NormalizeIPWhitelist(in []string) ([]string, error) {
+	if len(in) > ipWhitelistMax {
+		return nil, postings.FieldErrorf("ip_whitelist", "has more than %d entries", ipWhitelistMax)
+	}
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked().String())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, postings.FieldErrorf("ip_whitelist", "%q is neither an IP address nor a CIDR prefix", s)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()).String())
+	}
+	return out, nil
+}
+
+// MerchantByID reads a merchant.
+func (l *Ledger) MerchantByID(ctx context.Context, id int64) (*Merchant, error) {
+	return l.merchantWhere(ctx, "m.id = ?", id)
+}
+
+// MerchantByShopNo reads a merchant by shop number; ENOTFOUND if unknown.
+func (l *Ledger) MerchantByShopNo(ctx context.Context, shopNo string) (*Merchant, error) {
+	return l.merchantWhere(ctx, "m.shop_no = ?", shopNo)
+}
+
+func (l *Ledger) merchantWhere(ctx context.Context, where string, arg any) (*Merchant, error) {
+	var r merchantRow
+	err := l.db.NewRaw(`select `+merchantColumns+` from merchants m where `+where, arg).Scan(ctx, &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")
+	}
+	if err != nil {
+		return nil, mapError(err)
+	}
+	m := r.toMerchant()
+	return &m, nil
+}
+
+// newShopNo draws a shop number: "SH" and ten digits.
+func newShopNo() string {
+	n, err := rand.Int(rand.Reader, big.NewInt(9_000_000_000))
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf("SH%010d", n.Int64()+1_000_000_000)
+}
+
+// randomToken returns n random bytes, base64url without padding.
+func randomToken(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}

@@ -1,0 +1,360 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// state is the in-memory view of the rows one batch transaction reads and
+// writes. Commands change it; flush writes the net result.
+type state struct {
+	ctx context.Context
+	tx  bun.Tx
+	l   *Ledger
+	now time.Time
+
+	heads    map[int64]*head
+	accounts map[string]*acctState // by address
+	absent   map[string]bool       // addresses looked up and not found
+	idem     map[string]*idemRow
+
+	// Rows to insert, in order; a mark records their lengths so that a
+	// failed command can be undone by truncation.
+	newAccounts []*acctState
+	entries     []*postings.Record
+	bills       []billLineRow
+	idemRows    []*idemRow
+	// undo restores what cannot be truncated (balances, heads), newest last.
+	undo []func()
+
+	ext extState // rows of the domain tables (cards, holds, …)
+}
+
+// head is a merchant's locked journal head plus what commands need to know
+// about the merchant.
+type head struct {
+	merchant Merchant
+	seq      int64
+	hash     postings.Hash
+	billSeq  int64
+	ts       time.Time
+	dirty    bool
+}
+
+// acctState is one account as the batch sees it.
+type acctState struct {
+	id      int64
+	account postings.Account
+	balance int64 // current, after the commands so far
+	loaded  int64 // as read from the database (0 for a new account)
+	lastSeq int64 // merchant sequence of the last entry that moved it
+	isNew   bool
+	touched bool
+}
+
+type mark struct {
+	newAccounts, entries, bills, idemRows, undo int
+	ext                                         extMark
+}
+
+func (l *Ledger) beginState(ctx context.Context) (*state, error) {
+	tx, err := l.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return &state{
+		ctx:      ctx,
+		tx:       tx,
+		l:        l,
+		now:      l.now(),
+		heads:    map[int64]*head{},
+		accounts: map[string]*acctState{},
+		absent:   map[string]bool{},
+		idem:     map[string]*idemRow{},
+	}, nil
+}
+
+func (st *state) mark() mark {
+	return mark{len(st.newAccounts), len(st.entries), len(st.bills), len(st.idemRows), len(st.undo), st.ext.mark()}
+}
+
+func (st *state) rollback(m mark) {
+	for i := len(st.undo) - 1; i >= m.undo; i-- {
+		st.undo[i]()
+	}
+	st.undo = st.undo[:m.undo]
+	for _, a := range st.newAccounts[m.newAccounts:] {
+		delete(st.accounts, a.account.Address())
+	}
+	st.newAccounts = st.newAccounts[:m.newAccounts]
+	st.entries = st.entries[:m.entries]
+	st.bills = st.bills[:m.bills]
+	for _, r := range st.idemRows[m.idemRows:] {
+		delete(st.idem, r.id())
+	}
+	st.idemRows = st.idemRows[:m.idemRows]
+	st.ext.rollback(m.ext)
+}
+
+// lockHeads locks the journal heads of the batch's merchants in id order, so
+// that two transactions never wait on each other in a cycle. Merchants
+// without a head are absent from st.heads; their commands fail alone.
+func (st *state) lockHeads(merchants []int64) error {
+	ids := uniqueSorted(merchants)
+	var rows []struct {
+		MerchantID  int64     `bun:"merchant_id"`
+		LastSeq     int64     `bun:"last_seq"`
+		LastHash    []byte    `bun:"last_hash"`
+		LastBillSeq int64     `bun:"last_bill_seq"`
+		LastTs      time.Time `bun:"last_ts"`
+		merchantRow
+	}
+	err := st.tx.NewRaw(`
+		select h.merchant_id, h.last_seq, h.last_hash, h.last_bill_seq, h.last_ts, `+merchantColumns+`
+		from ledger_heads h join merchants m on m.id = h.merchant_id
+		where h.merchant_id = any(?)
+		order by h.merchant_id
+		for update of h`, pgdialect.Array(ids)).Scan(st.ctx, &rows)
+	if err != nil {
+		return mapError(err)
+	}
+	for _, r := range rows {
+		h := &head{merchant: r.merchantRow.toMerchant(), seq: r.LastSeq, billSeq: r.LastBillSeq, ts: r.LastTs.UTC()}
+		if len(r.LastHash) != len(h.hash) {
+			return fmt.Errorf("ledger: head of merchant %d has a %d-byte hash", r.MerchantID, len(r.LastHash))
+		}
+		copy(h.hash[:], r.LastHash)
+		st.heads[r.MerchantID] = h
+	}
+	return nil
+}
+
+// head returns the locked head of merchant m.
+func (st *state) head(m int64) (*head, error) {
+	h := st.heads[m]
+	if h == nil {
+		return nil, postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")
+	}
+	return h, nil
+}
+
+// touchHead saves the head for undo before a change.
+func (st *state) touchHead(h *head) {
+	saved := *h
+	st.undo = append(st.undo, func() { *h = saved })
+	h.dirty = true
+}
+
+// prefetch collects the rows a batch will read.
+type prefetch struct {
+	addresses map[string]postings.Account
+	ext       extPrefetch
+}
+
+func newPrefetch() *prefetch {
+	return &prefetch{addresses: map[string]postings.Account{}}
+}
+
+func (p *prefetch) account(a postings.Account) { p.addresses[a.Address()] = a }
+
+// load reads the prefetched rows.
+func (st *state) load(p *prefetch) error {
+	addrs := make([]string, 0, len(p.addresses))
+	for a := range p.addresses {
+		addrs = append(addrs, a)
+	}
+	if err := st.loadAccounts(addrs); err != nil {
+		return err
+	}
+	return st.ext.load(st, &p.ext)
+}
+
+func (st *state) loadAccounts(addrs []string) error {
+	if len(addrs) == 0 {
+		return nil
+	}
+	var rows []accountBalanceRow
+	err := st.tx.NewRaw(`
+		select a.id, a.merchant_id, a.type, a.currency, coalesce(a.card_no, '') as card_no, b.balance, b.last_seq
+		from accounts a join balances b on b.account_id = a.id
+		where a.address = any(?)`, pgdialect.Array(addrs)).Scan(st.ctx, &rows)
+	if err != nil {
+		return mapError(err)
+	}
+	for _, r := range rows {
+		a := postings.Account{Merchant: r.MerchantID, Type: postings.AccountType(r.Type), Currency: r.Currency, Card: r.CardNo}
+		st.accounts[a.Address()] = &acctState{id: r.ID, account: a, balance: r.Balance, loaded: r.Balance, lastSeq: r.LastSeq}
+	}
+	// What was not found does not exist: the merchant's head is locked, so
+	// nobody else can create it before this transaction ends.
+	for _, addr := range addrs {
+		if _, ok := st.accounts[addr]; !ok {
+			st.absent[addr] = true
+		}
+	}
+	return nil
+}
+
+// account returns the batch's view of a, loading it on demand or creating
+// it: accounts come into being with their first posting.
+func (st *state) account(a postings.Account) (*acctState, error) {
+	addr := a.Address()
+	if s, ok := st.accounts[addr]; ok {
+		return s, nil
+	}
+	if !st.absent[addr] {
+		if err := st.loadAccounts([]string{addr}); err != nil {
+			return nil, err
+		}
+		if s, ok := st.accounts[addr]; ok {
+			return s, nil
+		}
+	}
+	id, err := st.l.ids.next(st.ctx, st.l.db)
+	if err != nil {
+		return nil, err
+	}
+	s := &acctState{id: id, account: a, isNew: true}
+	st.accounts[addr] = s
+	st.newAccounts = append(st.newAccounts, s)
+	return s, nil
+}
+
+// Balance returns the current balance of a in this batch (0 for an account
+// that does not exist yet).
+func (st *state) balance(a postings.Account) (int64, error) {
+	s, err := st.account(a)
+	if err != nil {
+		return 0, err
+	}
+	return s.balance, nil
+}
+
+// post validates e against the batch's balances and appends it to the
+// journal: the merchant's next sequence number, the chain hash, the new
+// balances and the bill lines. Every posting is checked as it is applied, so
+// no constrained account is ever below zero, not even inside an entry.
+func (st *state) post(e postings.Entry) (*postings.Record, error) {
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	h, err := st.head(e.Merchant)
+	if err != nil {
+		return nil, err
+	}
+	m := st.mark()
+	rec := &postings.Record{Entry: e}
+	st.touchHead(h)
+	h.seq++
+	rec.Seq = h.seq
+	rec.CreatedAt = st.now
+	if rec.CreatedAt.Before(h.ts) {
+		rec.CreatedAt = h.ts // never decreasing per merchant, even across clock steps
+	}
+	for i, p := range e.Postings {
+		src, err := st.account(p.Source)
+		if err != nil {
+			st.rollback(m)
+			return nil, err
+		}
+		dst, err := st.account(p.Destination)
+		if err != nil {
+			st.rollback(m)
+			return nil, err
+		}
+		if err := st.move(src, -p.Amount, rec.Seq); err != nil {
+			st.rollback(m)
+			return nil, err
+		}
+		if err := st.move(dst, p.Amount, rec.Seq); err != nil {
+			st.rollback(m)
+			return nil, err
+		}
+		for _, side := range []struct {
+			a      *acctState
+			amount int64
+		}{{src, -p.Amount}, {dst, p.Amount}} {
+			if !side.a.account.Type.Billable() {
+				continue
+			}
+			h.billSeq++
+			st.bills = append(st.bills, billLineRow{
+				MerchantID: e.Merchant, BillSeq: h.billSeq, MerchantSeq: rec.Seq, PostingIdx: int16(i),
+				AccountID: side.a.id, Kind: string(e.Kind), Amount: side.amount, Currency: p.Currency,
+				BalanceAfter: side.a.balance, CreatedAt: rec.CreatedAt,
+				CardNo: nullString(e.Refs.CardNo), TxID: nullString(e.Refs.TxID), AuthID: nullString(e.Refs.AuthID),
+			})
+		}
+	}
+	rec.PrevHash = h.hash
+	rec.Hash = postings.ChainHash(h.hash, rec)
+	h.hash = rec.Hash
+	h.ts = rec.CreatedAt
+	st.entries = append(st.entries, rec)
+	return rec, nil
+}
+
+// move changes a balance by delta, refusing to take a constrained account
+// below zero.
+func (st *state) move(a *acctState, delta int64, seq int64) error {
+	next, ok := addInt64(a.balance, delta)
+	if !ok {
+		return postings.Errorf(postings.ELIMIT, "the balance of %s would overflow", a.account.Address())
+	}
+	if next < 0 && a.account.Type.Constrained() {
+		return &postings.Error{Code: postings.EINSUFFICIENT, Reason: string(a.account.Type),
+			Message: fmt.Sprintf("insufficient funds: the %s balance is %s %s", describeAccount(a.account.Type),
+				postings.FormatMinor(a.balance, postings.MustCurrency(a.account.Currency)), a.account.Currency)}
+	}
+	prevBal, prevSeq, prevTouched := a.balance, a.lastSeq, a.touched
+	st.undo = append(st.undo, func() { a.balance, a.lastSeq, a.touched = prevBal, prevSeq, prevTouched })
+	a.balance, a.lastSeq, a.touched = next, seq, true
+	return nil
+}
+
+func describeAccount(t postings.AccountType) string {
+	switch t {
+	case postings.AccountFunding:
+		return "funding account"
+	case postings.AccountCardAvailable:
+		return "card's available"
+	case postings.AccountCardHeld:
+		return "card's held"
+	case postings.AccountRemitInFlight:
+		return "remittance in flight"
+	}
+	return string(t)
+}
+
+func addInt64(a, b int64) (int64, bool) {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		return 0, false
+	}
+	return s, true
+}
+
+func uniqueSorted(xs []int64) []int64 {
+	out := append([]int64(nil), xs...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	n := 0
+	for i, x := range out {
+		if i == 0 || x != out[n-1] {
+			out[n] = x
+			n++
+		}
+	}
+	return out[:n]
+}
+
+func nullString(s string) sql.NullString {
+	return sql.NullString{String: s, Valid: s != ""}
+}

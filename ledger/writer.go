@@ -1,0 +1,342 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// The writer is the only way anything changes a merchant's journal, balances
+// or objects. Commands go to one of a fixed number of shards (by merchant);
+// each shard runs one database transaction at a time, holding every command
+// that arrived while the previous transaction committed (group commit). In
+// that transaction the merchants' journal heads are locked in id order, the
+// commands run one by one against an in-memory view of their rows — each one
+// validated on its own, so one that fails leaves no trace while the others
+// commit — and everything is written with one statement per table.
+//
+// A caller is answered only after the commit. Several gateway processes can
+// share a database: the head row locks serialise them per merchant.
+
+// command is one unit of work for one merchant.
+type command interface {
+	merchantID() int64
+	// idempotency returns the command's key, or nil.
+	idempotency() *idemKey
+	// prefetch names the rows the command will read, so that the writer loads
+	// them for the whole batch at once. A row it misses is loaded on demand.
+	prefetch(p *prefetch)
+	// execute decides and applies the command to st. An error undoes
+	// everything it did to st.
+	execute(st *state) (any, error)
+}
+
+// replayer is implemented by commands whose stored idempotent result must be
+// turned back into a value (for instance records loaded from the journal).
+type replayer interface {
+	replay(st *state, row *idemRow) (any, error)
+}
+
+// Limits of the writer.
+const (
+	shardsDefault      = 8
+	batchMaxDefault    = 256
+	queueLenPerShard   = 4096
+	batchAttemptsMax   = 4 // tries of a batch that fails with a transient error
+	retryBackoffBaseMs = 5
+)
+
+type request struct {
+	ctx  context.Context
+	cmd  command
+	done chan result // buffered: the writer never blocks on a caller
+}
+
+type result struct {
+	val any
+	err error
+}
+
+type writer struct {
+	l      *Ledger
+	shards []chan *request
+	wg     sync.WaitGroup
+	stop   chan struct{}
+	once   sync.Once
+}
+
+func newWriter(l *Ledger) *writer {
+	w := &writer{l: l, stop: make(chan struct{})}
+	for i := 0; i < l.cfg.Shards; i++ {
+		ch := make(chan *request, queueLenPerShard)
+		w.shards = append(w.shards, ch)
+		w.wg.Add(1)
+		go w.runShard(ch)
+	}
+	return w
+}
+
+// submit hands cmd to its shard and waits for the outcome.
+func (w *writer) submit(ctx context.Context, cmd command) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	req := &request{ctx: ctx, cmd: cmd, done: make(chan result, 1)}
+	shard := w.shards[int(uint64(cmd.merchantID())%uint64(len(w.shards)))]
+	select {
+	case shard <- req:
+	case <-w.stop:
+		return nil, postings.Errorf(postings.EUNAVAILABLE, "the ledger is shutting down")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case r := <-req.done:
+		return r.val, r.err
+	case <-ctx.Done():
+		// The command may still commit; an idempotent retry will tell.
+		return nil, &postings.Error{Code: postings.EUNAVAILABLE, Reason: "outcome_unknown",
+			Message: "the request was abandoned before the ledger answered; retry with the same Idempotency-Key"}
+	}
+}
+
+func (w *writer) close() {
+	w.once.Do(func() { close(w.stop) })
+	w.wg.Wait()
+}
+
+func (w *writer) runShard(in chan *request) {
+	defer w.wg.Done()
+	batch := make([]*request, 0, w.l.cfg.BatchMax)
+	var timer *time.Timer
+	for {
+		var first *request
+		select {
+		case first = <-in:
+		case <-w.stop:
+			// Answer whatever is still queued, then stop.
+			for {
+				select {
+				case r := <-in:
+					r.done <- result{err: postings.Errorf(postings.EUNAVAILABLE, "the ledger is shutting down")}
+				default:
+					return
+				}
+			}
+		}
+		batch = append(batch[:0], first)
+		// Take what is already queued; then, if a window is configured, wait
+		// up to it for more, until the batch is full.
+		deadline := time.Now().Add(w.l.cfg.BatchWindow)
+	gather:
+		for len(batch) < w.l.cfg.BatchMax {
+			select {
+			case r := <-in:
+				batch = append(batch, r)
+				continue
+			default:
+			}
+			wait := time.Until(deadline)
+			if wait <= 0 {
+				break
+			}
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			select {
+			case r := <-in:
+				batch = append(batch, r)
+				if !timer.Stop() {
+					<-timer.C
+				}
+			case <-timer.C:
+				break gather
+			}
+		}
+		w.runBatch(batch)
+	}
+}
+
+// runBatch commits a batch, retrying transient failures, and splits it into
+// single commands when the batch as a whole fails for another reason, so that
+// the command at fault fails alone.
+func (w *writer) runBatch(batch []*request) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- result{err: err} // never started: nothing happened
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	results, err := w.commitWithRetry(live)
+	if err == nil {
+		for i, r := range live {
+			r.done <- results[i]
+		}
+		return
+	}
+	if len(live) > 1 && !isOutcomeUnknown(err) {
+		w.l.log.Warn("ledger batch failed; running its commands one by one", "commands", len(live), "error", err)
+		for _, r := range live {
+			w.runBatch([]*request{r})
+		}
+		return
+	}
+	for _, r := range live {
+		r.done <- result{err: err}
+	}
+}
+
+func (w *writer) commitWithRetry(batch []*request) ([]result, error) {
+	var err error
+	for attempt := 0; attempt < batchAttemptsMax; attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(retryBackoffBaseMs<<attempt) * time.Millisecond)
+		}
+		var results []result
+		results, err = w.commit(batch)
+		if err == nil {
+			return results, nil
+		}
+		if !isTransient(err) {
+			return nil, err
+		}
+		w.l.log.Debug("ledger batch retried", "attempt", attempt+1, "error", err)
+	}
+	return nil, err
+}
+
+// commit runs one database transaction for the batch.
+func (w *writer) commit(batch []*request) ([]result, error) {
+	ctx := context.Background() // the batch outlives any one caller
+	ctx, cancel := context.WithTimeout(ctx, batchTimeout)
+	defer cancel()
+	st, err := w.l.beginState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = st.tx.Rollback()
+		}
+	}()
+
+	merchants := make([]int64, 0, len(batch))
+	for _, r := range batch {
+		merchants = append(merchants, r.cmd.merchantID())
+	}
+	if err := st.lockHeads(merchants); err != nil {
+		return nil, err
+	}
+	keys := make([]*idemKey, 0, len(batch))
+	p := newPrefetch()
+	for _, r := range batch {
+		if k := r.cmd.idempotency(); k != nil {
+			keys = append(keys, k)
+		}
+		if st.heads[r.cmd.merchantID()] != nil {
+			r.cmd.prefetch(p)
+		}
+	}
+	if err := st.loadIdempotency(keys); err != nil {
+		return nil, err
+	}
+	if err := st.load(p); err != nil {
+		return nil, err
+	}
+
+	results := make([]result, len(batch))
+	for i, r := range batch {
+		results[i] = st.run(r.cmd)
+	}
+	if err := st.flush(); err != nil {
+		return nil, err
+	}
+	if err := st.tx.Commit(); err != nil {
+		committed = true // nothing left to roll back
+		return nil, &outcomeUnknownError{err: err}
+	}
+	committed = true
+	w.l.afterCommit(st)
+	return results, nil
+}
+
+// batchTimeout bounds one batch transaction, well below the 60-second
+// request time-out of the API.
+const batchTimeout = 20 * time.Second
+
+// outcomeUnknownError is a failure of COMMIT itself: the transaction may or
+// may not have committed, so it is never retried blindly.
+type outcomeUnknownError struct{ err error }
+
+func (e *outcomeUnknownError) Error() string {
+	return "commit outcome unknown: " + e.err.Error()
+}
+
+func (e *outcomeUnknownError) Unwrap() error { return e.err }
+
+func isOutcomeUnknown(err error) bool {
+	var e *outcomeUnknownError
+	return errors.As(err, &e)
+}
+
+// runCommand executes one command with its idempotency handling: a key seen
+// before replays the stored result or refuses a different request; a new key
+// stores the result (including a business failure, as Stripe does) in the
+// same transaction.
+func (st *state) run(cmd command) result {
+	k := cmd.idempotency()
+	if k != nil {
+		if row, ok := st.idem[k.id()]; ok {
+			if row.fingerprint != k.fingerprint {
+				return result{err: postings.ReasonErrorf(postings.ECONFLICT, "idempotency_mismatch",
+					"Idempotency-Key %q was used with a different request", truncateKey(k.key))}
+			}
+			return st.replay(cmd, row)
+		}
+	}
+	if st.heads[cmd.merchantID()] == nil {
+		return result{err: postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")}
+	}
+	m := st.mark()
+	val, err := cmd.execute(st)
+	if err != nil {
+		st.rollback(m)
+		if k != nil && storable(err) {
+			st.storeIdempotency(k, m.entries, nil, err)
+		}
+		return result{err: err}
+	}
+	if k != nil {
+		st.storeIdempotency(k, m.entries, val, nil)
+	}
+	return result{val: val}
+}
+
+// storable reports whether a failure is a decision worth remembering under an
+// idempotency key: business failures are; internal errors and outages are
+// not, so that a retry can succeed.
+func storable(err error) bool {
+	switch postings.ErrorCode(err) {
+	case postings.EINTERNAL, postings.EUNAVAILABLE, postings.EINPROGRESS, "":
+		return false
+	}
+	return true
+}
+
+func truncateKey(k string) string {
+	if len(k) > 40 {
+		return k[:40] + "…"
+	}
+	return k
+}

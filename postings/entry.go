@@ -1,0 +1,178 @@
+package postings
+
+import (
+	"sort"
+	"time"
+)
+
+// Limits of one entry. They bound the work of validation, the size of a
+// journal row and the text that goes into the hash chain.
+const (
+	PostingsMax      = 16 // postings in one entry
+	MetadataMax      = 16 // metadata pairs in one entry
+	refBytesMax      = 64 // card, transaction and authorization references
+	metadataBytesMax = 64 // one metadata key or value
+)
+
+// Posting moves Amount minor units of Currency from Source to Destination.
+type Posting struct {
+	Source      Account
+	Destination Account
+	Amount      int64
+	Currency    string
+}
+
+// Refs are the references an entry carries, so it can be found from the
+// objects it belongs to.
+type Refs struct {
+	CardNo string // the card token
+	TxID   string // a transfer or remittance id
+	AuthID string // an authorization id
+}
+
+// Entry is one balanced transaction of the journal, before it is committed.
+type Entry struct {
+	Merchant int64
+	Kind     Kind
+	Postings []Posting
+	Refs     Refs
+	// Metadata holds facts such as the executed FX rate ("fx_rate"). Keys
+	// are [a-z0-9_]; values are [A-Za-z0-9_.:/+-], so the hash encoding needs
+	// no escaping.
+	Metadata map[string]string
+}
+
+// Validate checks everything about an entry that does not depend on
+// balances: well-formed accounts that all belong to the entry's merchant,
+// known currencies that match the accounts, positive bounded amounts, and
+// that the postings balance per currency. The ledger checks it again before
+// writing and PostgreSQL checks it a third time with constraints.
+func (e *Entry) Validate() error {
+	if e.Merchant <= 0 {
+		return Errorf(EINVALID, "entry without a merchant")
+	}
+	if !e.Kind.Valid() {
+		return Errorf(EINVALID, "unknown entry kind %q", truncate(string(e.Kind), 32))
+	}
+	if len(e.Postings) == 0 || len(e.Postings) > PostingsMax {
+		return Errorf(EINVALID, "an entry has 1 to %d postings, not %d", PostingsMax, len(e.Postings))
+	}
+	for _, r := range []string{e.Refs.CardNo, e.Refs.TxID, e.Refs.AuthID} {
+		if r != "" && !isRefText(r) {
+			return Errorf(EINVALID, "reference %q has characters outside [A-Za-z0-9_.:-] or is too long", truncate(r, refBytesMax))
+		}
+	}
+	if err := validateMetadata(e.Metadata); err != nil {
+		return err
+	}
+	net := make(map[string]int64, 2)
+	for i := range e.Postings {
+		p := &e.Postings[i]
+		if err := p.validate(e.Merchant); err != nil {
+			return err
+		}
+		// Each posting adds to one account and takes from another; the sum
+		// per currency is computed rather than assumed, and must be zero.
+		var ok bool
+		if net[p.Currency], ok = addChecked(net[p.Currency], p.Amount); !ok {
+			return Errorf(EINVALID, "amount overflow")
+		}
+		net[p.Currency] -= p.Amount
+	}
+	for cur, sum := range net {
+		if sum != 0 {
+			return Errorf(EINTERNAL, "entry does not balance in %s: %d", cur, sum)
+		}
+	}
+	return nil
+}
+
+func (p *Posting) validate(merchant int64) error {
+	for _, a := range []Account{p.Source, p.Destination} {
+		if err := a.Validate(); err != nil {
+			return err
+		}
+		if a.Merchant != merchant {
+			return Errorf(EINVALID, "account %s does not belong to merchant %d", a.Address(), merchant)
+		}
+		if a.Currency != p.Currency {
+			return Errorf(EINVALID, "posting in %s touches account %s", p.Currency, a.Address())
+		}
+	}
+	if p.Source == p.Destination {
+		return Errorf(EINVALID, "posting from %s to itself", p.Source.Address())
+	}
+	if p.Amount <= 0 || p.Amount > AmountMinorMax {
+		return Errorf(EINVALID, "posting amount %d is outside 1..%d", p.Amount, AmountMinorMax)
+	}
+	return nil
+}
+
+func validateMetadata(m map[string]string) error {
+	if len(m) > MetadataMax {
+		return Errorf(EINVALID, "more than %d metadata pairs", MetadataMax)
+	}
+	for k, v := range m {
+		if k == "" || len(k) > metadataBytesMax || !allBytes(k, isMetaKeyByte) {
+			return Errorf(EINVALID, "metadata key %q is not [a-z0-9_]{1,%d}", truncate(k, metadataBytesMax), metadataBytesMax)
+		}
+		if len(v) > metadataBytesMax || !allBytes(v, isMetaValueByte) {
+			return Errorf(EINVALID, "metadata value for %q is not [A-Za-z0-9_.:/+-]{0,%d}", k, metadataBytesMax)
+		}
+	}
+	return nil
+}
+
+// Record is an entry as committed to the journal.
+type Record struct {
+	Entry
+	ID        int64     // global sequence, unique across merchants
+	Seq       int64     // the merchant's sequence: 1, 2, 3, … without gaps
+	CreatedAt time.Time // UTC, microsecond precision, never decreasing per merchant
+	PrevHash  Hash
+	Hash      Hash
+}
+
+// SortedMetadataKeys returns the metadata keys in byte order, the order of the
+// hash encoding.
+func (e *Entry) SortedMetadataKeys() []string {
+	keys := make([]string, 0, len(e.Metadata))
+	for k := range e.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func isRefText(s string) bool {
+	return s != "" && len(s) <= refBytesMax && allBytes(s, isRefByte)
+}
+
+// IsRefText reports whether s may be used as a reference (card token,
+// transaction id, authorization id): 1 to 64 bytes of [A-Za-z0-9_.:-].
+func IsRefText(s string) bool { return isRefText(s) }
+
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(b byte) bool {
+	return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || isDigit(b)
+}
+
+func isRefByte(b byte) bool {
+	return isAlnum(b) || b == '_' || b == '.' || b == ':' || b == '-'
+}
+
+func isMetaKeyByte(b byte) bool {
+	return (b >= 'a' && b <= 'z') || isDigit(b) || b == '_'
+}
+
+func isMetaValueByte(b byte) bool {
+	return isRefByte(b) || b == '/' || b == '+'
+}
