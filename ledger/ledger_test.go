@@ -100,9 +100,9 @@ func TestAppendMovesBalancesAndChains(t *testing.T) {
 		t.Fatal("the second entry does not chain to the first")
 	}
 	for acct, want := range map[postings.Account]int64{
-		fund(m.ID, "USD"):                  70_00,
-		cardAvail(m.ID, "USD", "crd_a"):    20_00,
-		cardHeld(m.ID, "USD", "crd_a"):     10_00,
+		fund(m.ID, "USD"):                                            70_00,
+		cardAvail(m.ID, "USD", "crd_a"):                              20_00,
+		cardHeld(m.ID, "USD", "crd_a"):                               10_00,
 		postings.MerchantAccount(m.ID, postings.AccountWorld, "USD"): -100_00,
 	} {
 		got, err := l.Balance(ctx, acct)
