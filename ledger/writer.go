@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/paygate/gateway/postings"
@@ -62,6 +63,7 @@ type result struct {
 
 type writer struct {
 	l      *Ledger
+	stats  writerStats
 	shards []chan *request
 	wg     sync.WaitGroup
 	stop   chan struct{}
@@ -185,6 +187,7 @@ func (w *writer) runBatch(batch []*request) {
 		return
 	}
 	if len(live) > 1 && !isOutcomeUnknown(err) {
+		w.stats.splits.Add(1)
 		w.l.log.Warn("ledger batch failed; running its commands one by one", "commands", len(live), "error", err)
 		for _, r := range live {
 			w.runBatch([]*request{r})
@@ -210,6 +213,7 @@ func (w *writer) commitWithRetry(batch []*request) ([]result, error) {
 		if !isTransient(err) {
 			return nil, err
 		}
+		w.stats.retries.Add(1)
 		w.l.log.Debug("ledger batch retried", "attempt", attempt+1, "error", err)
 	}
 	return nil, err
@@ -267,6 +271,8 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 		return nil, &outcomeUnknownError{err: err}
 	}
 	committed = true
+	w.stats.batches.Add(1)
+	w.stats.commands.Add(int64(len(batch)))
 	w.l.afterCommit(st)
 	return results, nil
 }
@@ -339,4 +345,22 @@ func truncateKey(k string) string {
 		return k[:40] + "…"
 	}
 	return k
+}
+
+type writerStats struct {
+	batches, commands, splits, retries atomic.Int64
+}
+
+// Stats are counters of the writer since the ledger started.
+type Stats struct {
+	Batches  int64 // committed transactions
+	Commands int64 // commands in them (Commands/Batches is the batching factor)
+	Splits   int64 // batches that failed as a whole and ran command by command
+	Retries  int64 // transactions retried after a transient failure
+}
+
+// Stats returns the writer's counters.
+func (l *Ledger) Stats() Stats {
+	s := &l.w.stats
+	return Stats{Batches: s.batches.Load(), Commands: s.commands.Load(), Splits: s.splits.Load(), Retries: s.retries.Load()}
 }

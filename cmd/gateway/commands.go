@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/ledger/pgcluster"
+	"github.com/paygate/gateway/postings"
+	"github.com/paygate/gateway/reconcile"
+)
+
+func cmdMigrate(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "migrate", "Apply the migrations of sql/ that the database lacks.")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	s, err := openStore(ctx, e, ledger.DBOptions{ConnsMax: 2})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	fmt.Fprintln(e.stdout, "migrations applied")
+	return nil
+}
+
+func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "merchant create", "Create a merchant. Prints shopNo, publicKey and privateKey once: store them.")
+	name := fs.String("name", "", "display name (required)")
+	currencies := fs.String("currencies", "", "comma-separated ISO 4217 codes, e.g. USD,EUR (required)")
+	whitelist := fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes allowed to call /shop (default: any)")
+	callback := fs.String("callback-url", "", "default URL for remittance-status callbacks")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	s, l, err := openLedger(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	defer l.Close()
+	m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{
+		Name: *name, Currencies: splitList(*currencies), IPWhitelist: splitList(*whitelist), CallbackURL: *callback,
+	})
+	if err != nil {
+		return cliError(err)
+	}
+	return printJSON(e, map[string]any{
+		"shopNo": creds.ShopNo, "publicKey": creds.PublicKey, "privateKey": creds.PrivateKey,
+		"name": m.Name, "currencies": m.Currencies, "ipWhitelist": m.IPWhitelist, "status": m.Status,
+	})
+}
+
+func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "merchant deposit", "Credit a merchant's funding account from its bank, as a DEPOSIT entry.")
+	shopNo := fs.String("shop-no", "", "the merchant's shop number (required)")
+	currency := fs.String("currency", "", "ISO 4217 code, one of the merchant's (required)")
+	amount := fs.String("amount", "", "decimal amount, e.g. 1000.00 (required)")
+	key := fs.String("idempotency-key", "", "makes the command safe to repeat: the same key deposits once")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
+	if err != nil {
+		return cliError(err)
+	}
+	minor, err := postings.ParseAmount(*amount, cur)
+	if err != nil {
+		return cliError(err)
+	}
+	s, l, err := openLedger(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	defer l.Close()
+	m, err := l.MerchantByShopNo(ctx, *shopNo)
+	if err != nil {
+		return cliError(err)
+	}
+	var idem *ledger.Idempotency
+	if *key != "" {
+		idem = &ledger.Idempotency{Key: *key}
+	}
+	rec, err := l.Deposit(ctx, m.ID, cur.Code, minor, idem)
+	if err != nil {
+		return cliError(err)
+	}
+	bal, err := l.Balance(ctx, postings.MerchantAccount(m.ID, postings.AccountFunding, cur.Code))
+	if err != nil {
+		return err
+	}
+	return printJSON(e, map[string]any{
+		"shopNo": m.ShopNo, "kind": rec.Kind, "seq": rec.Seq,
+		"amount": postings.Money{Minor: minor, Currency: cur}, "currency": cur.Code,
+		"balance": postings.Money{Minor: bal, Currency: cur}, "ts": rec.CreatedAt.Format(time.RFC3339),
+	})
+}
+
+func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "audit verify", "Check the journal's invariants. Exit status 1 and a report naming each break if any fails.")
+	shopNo := fs.String("shop-no", "", "check one merchant only")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	s, l, err := openLedger(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	defer l.Close()
+	var merchant int64
+	if *shopNo != "" {
+		m, err := l.MerchantByShopNo(ctx, *shopNo)
+		if err != nil {
+			return cliError(err)
+		}
+		merchant = m.ID
+	}
+	ok, err := reconcile.Audit(ctx, l, reconcile.AuditOptions{
+		Merchant: merchant, JSON: *asJSON, Out: e.stdout, Progress: e.stderr,
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &exitError{code: 1, msg: "the journal does not verify"}
+	}
+	return nil
+}
+
+func cmdDBURL(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "db url", "Print the database URL (for psql and auditors). Starts the embedded cluster if needed and leaves it running.")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if u := e.getenv("DATABASE_URL"); u != "" {
+		fmt.Fprintln(e.stdout, u)
+		return nil
+	}
+	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dataDirPG(e), Durable: true, Log: e.stderr})
+	if err != nil {
+		return err
+	}
+	if err := c.CreateDatabase(ctx, embeddedDBName); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, c.URL(embeddedDBName))
+	return nil
+}
+
+// cmdDevDB runs a command with DATABASE_URL set to a fresh, non-durable
+// cluster in a temporary directory, and removes the cluster afterwards. The
+// command's exit status becomes ours.
+func cmdDevDB(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
+		fmt.Fprintln(e.stderr, "usage: gateway devdb -- COMMAND [ARGS...]")
+		return usageError("devdb needs a command")
+	}
+	dir, err := os.MkdirTemp("", "gateway-devdb-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	fmt.Fprintf(e.stderr, "devdb: starting a throwaway PostgreSQL in %s\n", dir)
+	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Log: e.stderr})
+	if err != nil {
+		return err
+	}
+	defer c.Stop() //nolint:errcheck
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+c.URL("postgres"))
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	// The child shares our terminal and gets the Ctrl-C itself; we only
+	// wait for it and then clean up.
+	signal.Ignore(os.Interrupt, syscall.SIGTERM)
+	defer signal.Reset(os.Interrupt, syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return &exitError{code: ee.ExitCode(), msg: fmt.Sprintf("%s exited with status %d", args[0], ee.ExitCode())}
+		}
+		return err
+	}
+	return nil
+}
+
+func dataDirPG(e *env) string { return dataDir(e) + "/pg" }
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func printJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// cliError turns a domain error into a message for a person, naming the
+// flag when the error names a field.
+func cliError(err error) error {
+	pe := postings.AsError(err)
+	if pe.Code == postings.EINTERNAL {
+		return err
+	}
+	if pe.Field != "" {
+		return &exitError{code: 2, msg: fmt.Sprintf("--%s: %s", strings.ReplaceAll(pe.Field, "_", "-"), pe.Message)}
+	}
+	return &exitError{code: 1, msg: pe.Message}
+}

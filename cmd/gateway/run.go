@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+)
+
+// env is what every subcommand gets from the outside world. Nothing reads
+// os.Getenv or os.Stdout directly, so tests run the real commands in
+// parallel with their own settings.
+type env struct {
+	getenv func(string) string
+	stdout io.Writer
+	stderr io.Writer
+	log    *slog.Logger
+}
+
+type subcommand struct {
+	name    string // one or two words: "serve", "merchant create"
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// subcommands is the whole command surface, in the order --help shows it.
+func subcommands() []subcommand {
+	return []subcommand{
+		{"serve", "run the gateway: the /shop HTTPS API and its workers", cmdServe},
+		{"migrate", "apply the database migrations and exit", cmdMigrate},
+		{"merchant create", "create a merchant and print its credentials as JSON", cmdMerchantCreate},
+		{"merchant deposit", "credit a merchant's funding account from its bank (a DEPOSIT entry)", cmdMerchantDeposit},
+		{"audit verify", "check hash chains, sequences, balances and bill lines; exit 1 on any break", cmdAuditVerify},
+		{"db url", "print the URL of the gateway's database (the embedded one unless DATABASE_URL is set)", cmdDBURL},
+		{"devdb", "run a command with DATABASE_URL set to a throwaway local PostgreSQL (used by make test)", cmdDevDB},
+	}
+}
+
+// run is the whole program: main only calls it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	e := &env{getenv: getenv, stdout: stdout, stderr: stderr,
+		log: slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel(getenv("GATEWAY_LOG_LEVEL"))}))}
+	rest := args[1:]
+	if len(rest) == 0 || rest[0] == "-h" || rest[0] == "--help" || rest[0] == "help" {
+		usage(stdout)
+		if len(rest) == 0 {
+			return usageError("no command given")
+		}
+		return nil
+	}
+	for _, n := range []int{2, 1} {
+		if len(rest) < n {
+			continue
+		}
+		name := strings.Join(rest[:n], " ")
+		for _, c := range subcommands() {
+			if c.name == name {
+				return c.run(ctx, e, rest[n:])
+			}
+		}
+	}
+	usage(stderr)
+	return usageError(fmt.Sprintf("unknown command %q", strings.Join(rest, " ")))
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: gateway <command> [flags]   (gateway <command> --help for its flags)")
+	fmt.Fprintln(w)
+	cmds := subcommands()
+	width := 0
+	for _, c := range cmds {
+		width = max(width, len(c.name))
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Settings come from flags and the environment: DATABASE_URL (default: an embedded PostgreSQL")
+	fmt.Fprintln(w, "in $GATEWAY_DATA_DIR/pg), GATEWAY_DATA_DIR (./var), GATEWAY_ADDR (127.0.0.1:8443), GATEWAY_DATA_KEY")
+	fmt.Fprintln(w, "(64 hex digits; default: a key generated in $GATEWAY_DATA_DIR/data.key). docs/operations.md has them all.")
+}
+
+// newFlags makes a flag set for a subcommand that reports to stderr.
+func newFlags(e *env, name, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet("gateway "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: gateway %s [flags]\n%s\n\nflags:\n", name, summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args; --help is not an error.
+func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
+	err = fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return true, nil
+	}
+	if err != nil {
+		return false, usageError(err.Error())
+	}
+	if fs.NArg() > 0 {
+		return false, usageError(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	return false, nil
+}
+
+// exitError carries a process exit status.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageError(msg string) error { return &exitError{code: 2, msg: msg} }
+
+func exitCode(err error) int {
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return 1
+}
+
+func logLevel(s string) slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+// sortedKeys is a small helper for stable output.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,114 @@
+// Package reconcile checks the books: the journal's own invariants (Audit),
+// a merchant's statement against its bill, and the card network's settlement
+// file against the journal. It reads through small interfaces it declares
+// itself, so it does not depend on how the ledger stores anything.
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/paygate/gateway/ledger"
+)
+
+// Verifier is what Audit needs from the ledger.
+type Verifier interface {
+	Verify(ctx context.Context, opts ledger.VerifyOptions) (*ledger.Report, error)
+}
+
+var _ Verifier = (*ledger.Ledger)(nil)
+
+// AuditOptions configure Audit.
+type AuditOptions struct {
+	Merchant int64     // 0: every merchant
+	JSON     bool      // the report as JSON instead of text
+	Out      io.Writer // the report
+	// Progress receives a progress bar when it is a terminal; otherwise
+	// nothing is drawn.
+	Progress io.Writer
+}
+
+// Audit runs the ledger's verification, prints a report naming each break,
+// and reports whether the journal verifies.
+func Audit(ctx context.Context, v Verifier, o AuditOptions) (bool, error) {
+	opts := ledger.VerifyOptions{Merchant: o.Merchant}
+	bar := newProgressBar(o.Progress)
+	if bar != nil {
+		opts.Progress = bar.update
+	}
+	rep, err := v.Verify(ctx, opts)
+	if bar != nil {
+		bar.done()
+	}
+	if err != nil {
+		return false, err
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return false, err
+		}
+		return rep.OK(), nil
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintln(o.Out, "BREAK", p.String())
+	}
+	if rep.ProblemsOmitted > 0 {
+		fmt.Fprintf(o.Out, "… and %d more breaks\n", rep.ProblemsOmitted)
+	}
+	verdict := "OK"
+	if !rep.OK() {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(o.Out, "%s: %d merchants, %d entries, %d postings checked in %s; %d breaks\n",
+		verdict, rep.Merchants, rep.Entries, rep.Postings, rep.Elapsed, len(rep.Problems)+int(rep.ProblemsOmitted))
+	return rep.OK(), nil
+}
+
+// progressBar draws "[#####     ] 52% 520000/1000000 entries" on a terminal.
+type progressBar struct {
+	w     io.Writer
+	last  time.Time
+	start time.Time
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return &progressBar{w: w, start: time.Now()}
+}
+
+const barWidth = 30
+
+func (b *progressBar) update(done, total int64) {
+	if time.Since(b.last) < 100*time.Millisecond && done < total {
+		return
+	}
+	b.last = time.Now()
+	frac := 1.0
+	if total > 0 {
+		frac = float64(done) / float64(total) // a ratio for drawing, not money
+	}
+	filled := int(frac * barWidth)
+	bar := make([]byte, barWidth)
+	for i := range bar {
+		bar[i] = ' '
+		if i < filled {
+			bar[i] = '#'
+		}
+	}
+	fmt.Fprintf(b.w, "\r[%s] %3.0f%% %d/%d entries", bar, frac*100, done, total)
+}
+
+func (b *progressBar) done() { fmt.Fprintln(b.w) }
