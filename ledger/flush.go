@@ -139,7 +139,7 @@ func (st *state) flushBalances() error {
 }
 
 func (st *state) flushHeads() error {
-	var ms, seqs, bills []int64
+	var ms, seqs, bills, events []int64
 	var hashes, tss []string
 	for id, h := range st.heads {
 		if !h.dirty {
@@ -148,6 +148,7 @@ func (st *state) flushHeads() error {
 		ms = append(ms, id)
 		seqs = append(seqs, h.seq)
 		bills = append(bills, h.billSeq)
+		events = append(events, h.eventSeq)
 		hashes = append(hashes, hex.EncodeToString(h.hash[:]))
 		tss = append(tss, h.ts.UTC().Format(time.RFC3339Nano))
 	}
@@ -156,10 +157,12 @@ func (st *state) flushHeads() error {
 	}
 	res, err := st.tx.NewRaw(`
 		update ledger_heads h
-		set last_seq = v.seq, last_hash = decode(v.hash, 'hex'), last_bill_seq = v.bill, last_ts = v.ts::timestamptz
-		from unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::text[]) as v(m, seq, hash, bill, ts)
+		set last_seq = v.seq, last_hash = decode(v.hash, 'hex'), last_bill_seq = v.bill,
+		    last_event_seq = v.event, last_ts = v.ts::timestamptz
+		from unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::bigint[], ?::text[]) as v(m, seq, hash, bill, event, ts)
 		where h.merchant_id = v.m`,
-		pgdialect.Array(ms), pgdialect.Array(seqs), pgdialect.Array(hashes), pgdialect.Array(bills), pgdialect.Array(tss)).
+		pgdialect.Array(ms), pgdialect.Array(seqs), pgdialect.Array(hashes), pgdialect.Array(bills),
+		pgdialect.Array(events), pgdialect.Array(tss)).
 		Exec(st.ctx)
 	if err != nil {
 		return mapError(err)

@@ -35,6 +35,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Sealer encrypts secrets at rest (merchant signing keys, card numbers).
 	Sealer *Sealer
+	// FXRateMaxAge is the age beyond which an FX rate is refused. Default
+	// 24 hours.
+	FXRateMaxAge time.Duration
 }
 
 // Ledger is the journal on PostgreSQL.
@@ -70,6 +73,9 @@ func New(db *bun.DB, cfg Config) *Ledger {
 	}
 	if cfg.IdempotencyTTL < 24*time.Hour {
 		cfg.IdempotencyTTL = 48 * time.Hour
+	}
+	if cfg.FXRateMaxAge <= 0 {
+		cfg.FXRateMaxAge = 24 * time.Hour
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

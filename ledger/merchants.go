@@ -34,7 +34,11 @@ type Merchant struct {
 	Status      string
 	IPWhitelist []string // addresses and CIDR prefixes; empty allows every address
 	CallbackURL string
+	KYBTier     string
 	CreatedAt   time.Time
+	// LastAuthenticatedAt is the last successful /shop authentication
+	// (precise to a second), nil before the first.
+	LastAuthenticatedAt *time.Time
 }
 
 // HasCurrency reports whether cur is one of the merchant's currencies.
@@ -49,7 +53,7 @@ func (m *Merchant) HasCurrency(cur string) bool {
 
 // merchantColumns are the columns merchantRow scans, from alias m.
 const merchantColumns = `m.id, m.shop_no, m.name, m.currencies, m.status, m.ip_whitelist,
-	coalesce(m.callback_url, '') as callback_url, m.created_at`
+	coalesce(m.callback_url, '') as callback_url, m.kyb_tier, m.created_at, m.last_authenticated_at`
 
 type merchantRow struct {
 	ID          int64     `bun:"id"`
@@ -58,13 +62,20 @@ type merchantRow struct {
 	Currencies  []string  `bun:"currencies,array"`
 	Status      string    `bun:"status"`
 	IPWhitelist []string  `bun:"ip_whitelist,array"`
-	CallbackURL string    `bun:"callback_url"`
-	CreatedAt   time.Time `bun:"created_at"`
+	CallbackURL string     `bun:"callback_url"`
+	KYBTier     string     `bun:"kyb_tier"`
+	CreatedAt   time.Time  `bun:"created_at"`
+	LastAuthAt  *time.Time `bun:"last_authenticated_at"`
 }
 
 func (r merchantRow) toMerchant() Merchant {
-	return Merchant{ID: r.ID, ShopNo: r.ShopNo, Name: r.Name, Currencies: r.Currencies, Status: r.Status,
-		IPWhitelist: r.IPWhitelist, CallbackURL: r.CallbackURL, CreatedAt: r.CreatedAt.UTC()}
+	m := Merchant{ID: r.ID, ShopNo: r.ShopNo, Name: r.Name, Currencies: r.Currencies, Status: r.Status,
+		IPWhitelist: r.IPWhitelist, CallbackURL: r.CallbackURL, KYBTier: r.KYBTier, CreatedAt: r.CreatedAt.UTC()}
+	if r.LastAuthAt != nil {
+		t := r.LastAuthAt.UTC()
+		m.LastAuthenticatedAt = &t
+	}
+	return m
 }
 
 // MerchantSpec is what an operator gives to create a merchant.
@@ -117,8 +128,10 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 			if err != nil {
 				return mapError(err)
 			}
-			_, err = tx.NewRaw(`insert into ledger_heads (merchant_id) values (?)`, id).Exec(ctx)
-			return mapError(err)
+			if _, err = tx.NewRaw(`insert into ledger_heads (merchant_id) values (?)`, id).Exec(ctx); err != nil {
+				return mapError(err)
+			}
+			return resetLimits(ctx, tx, id, KYBTier1, spec.Currencies)
 		})
 		if postings.AsError(err).Reason == "shop_no" && attempt < shopNoAttemptsMax {
 			continue // a random shop number collided: draw another

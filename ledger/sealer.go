@@ -3,7 +3,9 @@ package ledger
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 )
@@ -13,7 +15,8 @@ import (
 // data binds it to where it belongs (for instance "pan:<card token>"), so a
 // sealed value copied into another row does not open.
 type Sealer struct {
-	aead cipher.AEAD
+	aead   cipher.AEAD
+	macKey []byte
 }
 
 // DataKeyBytes is the length of a data key.
@@ -32,7 +35,11 @@ func NewSealer(key []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sealer{aead: aead}, nil
+	// A separate key for fingerprints, derived so that one secret (the data
+	// key) is all an operator backs up.
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("gateway/fingerprint-key/v1"))
+	return &Sealer{aead: aead, macKey: m.Sum(nil)}, nil
 }
 
 // Seal encrypts plaintext bound to context.
@@ -42,6 +49,14 @@ func (s *Sealer) Seal(plaintext []byte, context string) []byte {
 		panic(err) // crypto/rand does not fail on Linux
 	}
 	return s.aead.Seal(nonce, nonce, plaintext, []byte(context))
+}
+
+// MAC returns HMAC-SHA256 of data under the fingerprint key: a stable,
+// keyed fingerprint that finds duplicates of a secret without storing it.
+func (s *Sealer) MAC(data []byte) []byte {
+	m := hmac.New(sha256.New, s.macKey)
+	m.Write(data)
+	return m.Sum(nil)
 }
 
 // Open decrypts a sealed value bound to context.

@@ -45,6 +45,7 @@ type head struct {
 	seq      int64
 	hash     postings.Hash
 	billSeq  int64
+	eventSeq int64
 	ts       time.Time
 	dirty    bool
 }
@@ -114,11 +115,12 @@ func (st *state) lockHeads(merchants []int64) error {
 		LastSeq     int64     `bun:"last_seq"`
 		LastHash    []byte    `bun:"last_hash"`
 		LastBillSeq int64     `bun:"last_bill_seq"`
+		LastEvent   int64     `bun:"last_event_seq"`
 		LastTs      time.Time `bun:"last_ts"`
 		merchantRow
 	}
 	err := st.tx.NewRaw(`
-		select h.merchant_id, h.last_seq, h.last_hash, h.last_bill_seq, h.last_ts, `+merchantColumns+`
+		select h.merchant_id, h.last_seq, h.last_hash, h.last_bill_seq, h.last_event_seq, h.last_ts, `+merchantColumns+`
 		from ledger_heads h join merchants m on m.id = h.merchant_id
 		where h.merchant_id = any(?)
 		order by h.merchant_id
@@ -127,7 +129,7 @@ func (st *state) lockHeads(merchants []int64) error {
 		return mapError(err)
 	}
 	for _, r := range rows {
-		h := &head{merchant: r.merchantRow.toMerchant(), seq: r.LastSeq, billSeq: r.LastBillSeq, ts: r.LastTs.UTC()}
+		h := &head{merchant: r.merchantRow.toMerchant(), seq: r.LastSeq, billSeq: r.LastBillSeq, eventSeq: r.LastEvent, ts: r.LastTs.UTC()}
 		if len(r.LastHash) != len(h.hash) {
 			return fmt.Errorf("ledger: head of merchant %d has a %d-byte hash", r.MerchantID, len(r.LastHash))
 		}
@@ -226,6 +228,24 @@ func (st *state) account(a postings.Account) (*acctState, error) {
 	st.accounts[addr] = s
 	st.newAccounts = append(st.newAccounts, s)
 	return s, nil
+}
+
+// peekBalance returns the current balance of a in this batch, 0 for an
+// account that does not exist yet, without creating it.
+func (st *state) peekBalance(a postings.Account) (int64, error) {
+	addr := a.Address()
+	if s, ok := st.accounts[addr]; ok {
+		return s.balance, nil
+	}
+	if !st.absent[addr] {
+		if err := st.loadAccounts([]string{addr}); err != nil {
+			return 0, err
+		}
+		if s, ok := st.accounts[addr]; ok {
+			return s.balance, nil
+		}
+	}
+	return 0, nil
 }
 
 // Balance returns the current balance of a in this batch (0 for an account

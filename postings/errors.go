@@ -36,6 +36,9 @@ const (
 	// EUNAVAILABLE: a dependency (the database) is unreachable; the outcome of
 	// the request is unknown only if it says so. Retry with the same key.
 	EUNAVAILABLE Code = "unavailable"
+	// EUNAUTHENTICATED: the caller's credentials do not identify a merchant
+	// (unknown shop or wrong key; the two are never told apart).
+	EUNAUTHENTICATED Code = "unauthenticated"
 	// EINTERNAL: a bug or a broken invariant. Never shown with its details.
 	EINTERNAL Code = "internal"
 )

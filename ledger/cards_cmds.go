@@ -1,0 +1,487 @@
+package ledger
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// cardCmd is a writer command of the card domain: it runs fn under the
+// merchant's head lock, and replays a stored result by decoding it into a
+// fresh value from newResult.
+type cardCmd struct {
+	merchant  int64
+	key       *idemKey
+	cards     []string           // prefetched card rows
+	accounts  []postings.Account // prefetched accounts
+	fn        func(st *state, h *head) (any, error)
+	newResult func() any
+}
+
+func (c *cardCmd) merchantID() int64     { return c.merchant }
+func (c *cardCmd) idempotency() *idemKey { return c.key }
+
+func (c *cardCmd) prefetch(p *prefetch) {
+	for _, no := range c.cards {
+		p.ext.card(no)
+	}
+	for _, a := range c.accounts {
+		p.account(a)
+	}
+}
+
+func (c *cardCmd) execute(st *state) (any, error) {
+	h, err := st.head(c.merchant)
+	if err != nil {
+		return nil, err
+	}
+	return c.fn(st, h)
+}
+
+func (c *cardCmd) replay(_ *state, row *idemRow) (any, error) {
+	v := c.newResult()
+	if err := json.Unmarshal(row.response, v); err != nil {
+		return nil, fmt.Errorf("ledger: stored idempotent result: %w", err)
+	}
+	return v, nil
+}
+
+// submitCard runs a card command and returns its typed result.
+func submitCard[T any](ctx context.Context, l *Ledger, merchant int64, idem *Idempotency, content any, c *cardCmd) (*T, error) {
+	k, err := newIdemKey(merchant, idem, func() [32]byte {
+		b, _ := json.Marshal(content)
+		return sha256.Sum256(b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.merchant, c.key = merchant, k
+	c.newResult = func() any { return new(T) }
+	v, err := l.w.submit(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return v.(*T), nil
+}
+
+func errCardNotFound() error {
+	return postings.ReasonErrorf(postings.ENOTFOUND, "card", "card not found")
+}
+
+func errInvariant(format string, args ...any) error {
+	return fmt.Errorf("ledger: invariant: "+format, args...)
+}
+
+func cardAccounts(merchant int64, cur, cardNo string) (avail, held postings.Account) {
+	return postings.CardAccount(merchant, postings.AccountCardAvailable, cur, cardNo),
+		postings.CardAccount(merchant, postings.AccountCardHeld, cur, cardNo)
+}
+
+func (l *Ledger) createCard(ctx context.Context, merchant int64, in CreateCardInput, idem *Idempotency) (*Card, error) {
+	if in.Amount < 0 || in.Amount > postings.AmountMinorMax {
+		return nil, postings.FieldErrorf("amount", "must be between 0 and the maximum amount")
+	}
+	if l.cfg.Sealer == nil {
+		return nil, fmt.Errorf("ledger: no data key configured")
+	}
+	cmd := &cardCmd{
+		accounts: []postings.Account{postings.MerchantAccount(merchant, postings.AccountFunding, in.Currency)},
+		fn: func(st *state, h *head) (any, error) {
+			return st.createCard(h, in)
+		},
+	}
+	return submitCard[Card](ctx, l, merchant, idem, in, cmd)
+}
+
+func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {
+	m := &h.merchant
+	if !m.HasCurrency(in.Currency) {
+		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "currency", "%s is not one of the merchant's currencies", in.Currency)
+	}
+	bin, err := st.binFor(m, in.Bin, in.Currency)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := st.limit(m, in.Currency)
+	if err != nil {
+		return nil, err
+	}
+	cur := postings.MustCurrency(in.Currency)
+	if in.Amount > lim.CardBalanceMax {
+		return nil, postings.ReasonErrorf(postings.ELIMIT, "card_balance_max",
+			"the amount exceeds the largest card balance allowed, %s %s", postings.FormatMinor(lim.CardBalanceMax, cur), cur.Code)
+	}
+	issued, err := st.issuedToday(m.ID, in.Currency)
+	if err != nil {
+		return nil, err
+	}
+	if in.Amount > 0 && issued.issued+in.Amount > lim.DailyCardIssueMax {
+		return nil, postings.ReasonErrorf(postings.ELIMIT, "daily_card_issue",
+			"the daily card-issuing limit of %s %s would be exceeded (%s used today)",
+			postings.FormatMinor(lim.DailyCardIssueMax, cur), cur.Code, postings.FormatMinor(issued.issued, cur))
+	}
+
+	token := randomID(20)
+	cardNo := "crd_" + token
+	pan := newPAN(in.Bin)
+	exp := st.now.UTC().AddDate(3, 0, 0)
+	c := st.addCard(cardRow{
+		CardNo: cardNo, MerchantID: m.ID, Bin: in.Bin, Currency: in.Currency, Network: bin.Network,
+		Last4: pan[len(pan)-4:], ExpiryMonth: int(exp.Month()), ExpiryYear: exp.Year(),
+		PanSealed:      st.l.cfg.Sealer.Seal([]byte(pan), "pan:"+cardNo),
+		PanFingerprint: st.l.cfg.Sealer.MAC([]byte(pan)),
+		Status:         CardActive, Remark: nullString(in.Remark), CallbackURL: nullString(in.CallbackURL),
+		CreatedAt: st.now, UpdatedAt: st.now,
+	})
+	if in.Amount > 0 {
+		avail, _ := cardAccounts(m.ID, in.Currency, cardNo)
+		if _, err := st.post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardFund,
+			Refs: postings.Refs{CardNo: cardNo},
+			Postings: []postings.Posting{{
+				Source:      postings.MerchantAccount(m.ID, postings.AccountFunding, in.Currency),
+				Destination: avail, Amount: in.Amount, Currency: in.Currency,
+			}}}); err != nil {
+			return nil, err
+		}
+		st.addIssued(issued, in.Amount)
+	}
+	card := cardFromRow(&c.row, in.Amount, 0)
+	if err := st.event(h, EventCardCreated, cardNo, in.CallbackURL, cardEventData(card)); err != nil {
+		return nil, err
+	}
+	return card, nil
+}
+
+func (l *Ledger) setCardStatus(ctx context.Context, merchant int64, cardNo, status, reason string, idem *Idempotency) (*Card, error) {
+	cmd := &cardCmd{
+		cards: []string{cardNo},
+		fn: func(st *state, h *head) (any, error) {
+			c, err := st.cardOf(merchant, cardNo)
+			if err != nil {
+				return nil, err
+			}
+			if c.row.Status == CardCancelled {
+				return nil, errCardCancelled()
+			}
+			if c.row.Status != status {
+				st.changeCard(c, func(r *cardRow) {
+					r.Status = status
+					r.FreezeReason = sql.NullString{}
+					if status == CardFrozen {
+						r.FreezeReason = nullString(reason)
+					}
+				})
+				card, err := st.cardView(c)
+				if err != nil {
+					return nil, err
+				}
+				typ := EventCardFrozen
+				if status == CardActive {
+					typ = EventCardUnfrozen
+				}
+				if err := st.event(h, typ, cardNo, "", cardEventData(card)); err != nil {
+					return nil, err
+				}
+				return card, nil
+			}
+			return st.cardView(c)
+		},
+	}
+	return submitCard[Card](ctx, l, merchant, idem, map[string]string{"op": "status", "cardNo": cardNo, "status": status, "reason": reason}, cmd)
+}
+
+func errCardCancelled() error {
+	return postings.ReasonErrorf(postings.ESTATE, "card_cancelled", "the card is cancelled")
+}
+
+func errCardFrozen() error {
+	return postings.ReasonErrorf(postings.ESTATE, "card_frozen", "the card is frozen")
+}
+
+// cardView is the card with its current balances in this batch.
+func (st *state) cardView(c *cardState) (*Card, error) {
+	avail, held := cardAccounts(c.row.MerchantID, c.row.Currency, c.row.CardNo)
+	a, err := st.peekBalance(avail)
+	if err != nil {
+		return nil, err
+	}
+	hd, err := st.peekBalance(held)
+	if err != nil {
+		return nil, err
+	}
+	return cardFromRow(&c.row, a, hd), nil
+}
+
+func (l *Ledger) cancelCard(ctx context.Context, merchant int64, cardNo string, idem *Idempotency) (*CancelResult, error) {
+	cmd := &cardCmd{
+		cards: []string{cardNo},
+		fn: func(st *state, h *head) (any, error) {
+			c, err := st.cardOf(merchant, cardNo)
+			if err != nil {
+				return nil, err
+			}
+			if c.row.Status == CardCancelled {
+				return nil, errCardCancelled()
+			}
+			avail, _ := cardAccounts(merchant, c.row.Currency, cardNo)
+			bal, err := st.peekBalance(avail)
+			if err != nil {
+				return nil, err
+			}
+			if bal > 0 {
+				if _, err := st.post(postings.Entry{Merchant: merchant, Kind: postings.KindCardCancelRefund,
+					Refs: postings.Refs{CardNo: cardNo},
+					Postings: []postings.Posting{{
+						Source:      avail,
+						Destination: postings.MerchantAccount(merchant, postings.AccountFunding, c.row.Currency),
+						Amount:      bal, Currency: c.row.Currency,
+					}}}); err != nil {
+					return nil, err
+				}
+			}
+			st.changeCard(c, func(r *cardRow) {
+				r.Status = CardCancelled
+				r.CancelledAt.Time = st.now
+			})
+			card, err := st.cardView(c)
+			if err != nil {
+				return nil, err
+			}
+			if err := st.event(h, EventCardCancelled, cardNo, "", cardEventData(card)); err != nil {
+				return nil, err
+			}
+			return &CancelResult{Card: *card, Refunded: max(bal, 0)}, nil
+		},
+	}
+	return submitCard[CancelResult](ctx, l, merchant, idem, map[string]string{"op": "cancel", "cardNo": cardNo}, cmd)
+}
+
+func (l *Ledger) transfer(ctx context.Context, merchant int64, in TransferInput, idem *Idempotency) (*TransferResult, error) {
+	if in.Direction != DirectionIn && in.Direction != DirectionOut {
+		return nil, postings.FieldErrorf("direction", "must be IN or OUT")
+	}
+	if in.Amount <= 0 || in.Amount > postings.AmountMinorMax {
+		return nil, postings.FieldErrorf("amount", "must be greater than zero and at most the maximum amount")
+	}
+	cmd := &cardCmd{
+		cards:    []string{in.CardNo},
+		accounts: []postings.Account{postings.MerchantAccount(merchant, postings.AccountFunding, in.Currency)},
+		fn: func(st *state, h *head) (any, error) {
+			return st.transfer(h, in)
+		},
+	}
+	return submitCard[TransferResult](ctx, l, merchant, idem, in, cmd)
+}
+
+func (st *state) transfer(h *head, in TransferInput) (*TransferResult, error) {
+	m := &h.merchant
+	c, err := st.cardOf(m.ID, in.CardNo)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.row.Status == CardCancelled:
+		return nil, errCardCancelled()
+	case c.row.Status == CardFrozen && in.Direction == DirectionIn:
+		// A frozen card may be emptied back into the funding account (what
+		// merchants expect when they freeze a card they suspect), but not
+		// topped up.
+		return nil, errCardFrozen()
+	}
+	if !m.HasCurrency(in.Currency) {
+		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "currency", "%s is not one of the merchant's currencies", in.Currency)
+	}
+	fund := postings.MerchantAccount(m.ID, postings.AccountFunding, in.Currency)
+	avail, _ := cardAccounts(m.ID, c.row.Currency, c.row.CardNo)
+	res := &TransferResult{
+		TxID: "trf_" + randomID(20), CardNo: c.row.CardNo, Direction: in.Direction,
+		Amount: in.Amount, Currency: in.Currency, CardAmount: in.Amount, CardCurrency: c.row.Currency,
+		CreatedAt: st.now,
+	}
+	e := postings.Entry{Merchant: m.ID, Kind: postings.KindCardTransferIn,
+		Refs: postings.Refs{CardNo: c.row.CardNo, TxID: res.TxID}}
+	if in.Direction == DirectionOut {
+		e.Kind = postings.KindCardTransferOut
+	}
+	if in.Currency == c.row.Currency {
+		src, dst := fund, avail
+		if in.Direction == DirectionOut {
+			src, dst = avail, fund
+		}
+		e.Postings = []postings.Posting{{Source: src, Destination: dst, Amount: in.Amount, Currency: in.Currency}}
+	} else if err := st.convertTransfer(&e, res, fund, avail); err != nil {
+		return nil, err
+	}
+	if _, err := st.post(e); err != nil {
+		return nil, err
+	}
+	if res.CardBalance, err = st.balance(avail); err != nil {
+		return nil, err
+	}
+	if res.FundingBalance, err = st.balance(fund); err != nil {
+		return nil, err
+	}
+	if in.Direction == DirectionIn {
+		lim, err := st.limit(m, c.row.Currency)
+		if err != nil {
+			return nil, err
+		}
+		if res.CardBalance > lim.CardBalanceMax {
+			cur := postings.MustCurrency(c.row.Currency)
+			return nil, postings.ReasonErrorf(postings.ELIMIT, "card_balance_max",
+				"the card balance would exceed the largest allowed, %s %s", postings.FormatMinor(lim.CardBalanceMax, cur), cur.Code)
+		}
+	}
+	return res, nil
+}
+
+// convertTransfer fills a cross-currency transfer: two balanced legs through
+// the FX position accounts. The rate is the operator's mid rate from the
+// source currency to the destination's with the spread taken off; the amount
+// the card receives (IN) rounds down and the amount it pays (OUT) rounds up,
+// so the gateway never pays out a fraction it did not take in.
+func (st *state) convertTransfer(e *postings.Entry, res *TransferResult, fund, avail postings.Account) error {
+	fundCur, cardCur := postings.MustCurrency(res.Currency), postings.MustCurrency(res.CardCurrency)
+	base, quote := res.Currency, res.CardCurrency
+	if res.Direction == DirectionOut {
+		base, quote = quote, base
+	}
+	rate, err := st.fxRate(base, quote)
+	if err != nil {
+		return err
+	}
+	client, err := postings.ApplySpread(rate.mid, rate.SpreadBps)
+	if err != nil {
+		return err
+	}
+	if res.Direction == DirectionIn {
+		res.CardAmount, err = postings.Convert(res.Amount, fundCur, cardCur, client, postings.RoundReceive)
+	} else {
+		// The merchant receives Amount: the card pays Amount / rate, up.
+		res.CardAmount, err = postings.Convert(res.Amount, fundCur, cardCur, client.Invert(), postings.RoundPay)
+	}
+	if err != nil {
+		return postings.WithField(err, "amount")
+	}
+	res.FXRate, res.MidRate, res.SpreadBps = client.String(), rate.MidRate, rate.SpreadBps
+	fxFund := postings.MerchantAccount(e.Merchant, postings.AccountFXPosition, res.Currency)
+	fxCard := postings.MerchantAccount(e.Merchant, postings.AccountFXPosition, res.CardCurrency)
+	if res.Direction == DirectionIn {
+		e.Postings = []postings.Posting{
+			{Source: fund, Destination: fxFund, Amount: res.Amount, Currency: res.Currency},
+			{Source: fxCard, Destination: avail, Amount: res.CardAmount, Currency: res.CardCurrency},
+		}
+	} else {
+		e.Postings = []postings.Posting{
+			{Source: avail, Destination: fxCard, Amount: res.CardAmount, Currency: res.CardCurrency},
+			{Source: fxFund, Destination: fund, Amount: res.Amount, Currency: res.Currency},
+		}
+	}
+	e.Metadata = map[string]string{
+		"fx_pair": base + "/" + quote, "fx_rate": res.FXRate, "fx_mid_rate": res.MidRate,
+		"fx_spread_bps": strconv.FormatInt(res.SpreadBps, 10),
+	}
+	return nil
+}
+
+func cardFromRow(r *cardRow, available, held int64) *Card {
+	c := &Card{
+		CardNo: r.CardNo, MerchantID: r.MerchantID, Bin: r.Bin, Network: r.Network, Currency: r.Currency,
+		Last4: r.Last4, ExpiryMonth: r.ExpiryMonth, ExpiryYear: r.ExpiryYear, PanRef: panRef(r.CardNo),
+		Status: r.Status, FreezeReason: r.FreezeReason.String, Remark: r.Remark.String,
+		CallbackURL: r.CallbackURL.String, Available: available, Held: held,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	}
+	if !r.CancelledAt.IsZero() {
+		t := r.CancelledAt.Time.UTC()
+		c.CancelledAt = &t
+	}
+	return c
+}
+
+// panRef is the reference to a card's PAN in the vault: it names the sealed
+// value without revealing anything about the number.
+func panRef(cardNo string) string { return "pan_" + cardNo[len("crd_"):] }
+
+// cardEventData is the card of spec 2.4 as callbacks carry it.
+func cardEventData(c *Card) map[string]any {
+	cur := postings.MustCurrency(c.Currency)
+	return map[string]any{
+		"cardNo": c.CardNo, "last4": c.Last4, "status": c.Status, "currency": c.Currency,
+		"balance":   postings.Money{Minor: c.Available, Currency: cur},
+		"held":      postings.Money{Minor: c.Held, Currency: cur},
+		"createdAt": c.CreatedAt.UTC().Format(time.RFC3339),
+	}
+}
+
+// newPAN draws a 16-digit card number under bin, Luhn-valid.
+func newPAN(bin string) string {
+	digits := make([]byte, 0, 16)
+	digits = append(digits, bin...)
+	for len(digits) < 15 {
+		n, err := rand.Int(rand.Reader, big.NewInt(10))
+		if err != nil {
+			panic(err)
+		}
+		digits = append(digits, byte('0'+n.Int64()))
+	}
+	return string(append(digits, luhnCheckDigit(string(digits))))
+}
+
+// luhnCheckDigit returns the digit that makes payload+digit Luhn-valid.
+func luhnCheckDigit(payload string) byte {
+	sum := 0
+	for i := len(payload) - 1; i >= 0; i-- {
+		d := int(payload[i] - '0')
+		if (len(payload)-1-i)%2 == 0 { // doubled: these positions are odd from the check digit
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return byte('0' + (10-sum%10)%10)
+}
+
+// LuhnValid reports whether a digit string passes the Luhn check.
+func LuhnValid(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return luhnCheckDigit(s[:len(s)-1]) == s[len(s)-1]
+}
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// randomID returns n characters of [a-z0-9] from crypto/rand.
+func randomID(n int) string {
+	out := make([]byte, n)
+	buf := make([]byte, n+n/2)
+	for i := 0; i < n; {
+		if _, err := rand.Read(buf); err != nil {
+			panic(err)
+		}
+		for _, b := range buf {
+			// 252 = 7 × 36: rejecting the rest keeps every character equally likely.
+			if b < 252 && i < n {
+				out[i] = idAlphabet[int(b)%36]
+				i++
+			}
+		}
+	}
+	return string(out)
+}

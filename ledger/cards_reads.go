@@ -1,0 +1,303 @@
+package ledger
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// dummyKeyHash is compared against when the shop is unknown, so that an
+// unknown shop costs the same as a wrong key.
+var dummyKeyHash = sha256.Sum256([]byte("gateway: no such shop"))
+
+func (l *Ledger) authenticate(ctx context.Context, shopNo, publicKey string) (*Merchant, error) {
+	var r struct {
+		merchantRow
+		KeyHash []byte `bun:"public_key_sha256"`
+	}
+	err := l.db.NewRaw(`select `+merchantColumns+`, m.public_key_sha256 from merchants m where m.shop_no = ?`, shopNo).
+		Scan(ctx, &r)
+	stored := dummyKeyHash[:]
+	found := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, mapError(err)
+	}
+	if found {
+		stored = r.KeyHash
+	}
+	given := sha256.Sum256([]byte(publicKey))
+	if subtle.ConstantTimeCompare(given[:], stored) != 1 || !found {
+		return nil, postings.Errorf(postings.EUNAUTHENTICATED, "unknown shop number or wrong public key")
+	}
+	m := r.merchantRow.toMerchant()
+	return &m, nil
+}
+
+func (l *Ledger) touchAuthenticated(ctx context.Context, merchant int64, at time.Time) error {
+	at = at.UTC().Truncate(time.Second)
+	_, err := l.db.NewRaw(`
+		update merchants set last_authenticated_at = ?
+		where id = ? and (last_authenticated_at is null or last_authenticated_at < ?)`, at, merchant, at).Exec(ctx)
+	return mapError(err)
+}
+
+// cardSelect reads cards with their available and held balances.
+const cardSelect = `
+	select c.*, coalesce(ba.balance, 0) as available, coalesce(bh.balance, 0) as held
+	from cards c
+	left join accounts aa on aa.card_no = c.card_no and aa.type = 'card_available'
+	left join balances ba on ba.account_id = aa.id
+	left join accounts ah on ah.card_no = c.card_no and ah.type = 'card_held'
+	left join balances bh on bh.account_id = ah.id`
+
+type cardReadRow struct {
+	cardRow
+	Available int64 `bun:"available"`
+	Held      int64 `bun:"held"`
+}
+
+func (l *Ledger) card(ctx context.Context, merchant int64, cardNo string) (*Card, error) {
+	cards, err := l.cards(ctx, merchant, []string{cardNo})
+	if err != nil {
+		return nil, err
+	}
+	c := cards[cardNo]
+	if c == nil {
+		return nil, errCardNotFound()
+	}
+	return c, nil
+}
+
+func (l *Ledger) cards(ctx context.Context, merchant int64, cardNos []string) (map[string]*Card, error) {
+	if len(cardNos) > CardsMax {
+		return nil, postings.FieldErrorf("cardNos", "at most %d cards per call", CardsMax)
+	}
+	var rows []cardReadRow
+	err := l.db.NewRaw(cardSelect+` where c.merchant_id = ? and c.card_no = any(?)`, merchant, pgdialect.Array(cardNos)).
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make(map[string]*Card, len(rows))
+	for i := range rows {
+		out[rows[i].CardNo] = cardFromRow(&rows[i].cardRow, rows[i].Available, rows[i].Held)
+	}
+	return out, nil
+}
+
+func (l *Ledger) profile(ctx context.Context, merchant int64) (*Profile, error) {
+	m, err := l.MerchantByID(ctx, merchant)
+	if err != nil {
+		return nil, err
+	}
+	p := &Profile{Merchant: *m, KYBTier: m.KYBTier, LastAuthenticatedAt: m.LastAuthenticatedAt}
+	bals, err := l.Balances(ctx, merchant, postings.AccountFunding)
+	if err != nil {
+		return nil, err
+	}
+	byCur := map[string]int64{}
+	for _, b := range bals {
+		byCur[b.Account.Currency] = b.Balance
+	}
+	day := l.now().Format("2006-01-02")
+	for _, cur := range m.Currencies {
+		p.Balances = append(p.Balances, FundingBalance{Currency: cur, Balance: byCur[cur]})
+		lim, err := limitFor(ctx, l.db, m, cur)
+		if err != nil {
+			return nil, err
+		}
+		var issued int64
+		err = l.db.NewRaw(`select issued from card_issue_daily where merchant_id = ? and currency = ? and day = ?::date`,
+			merchant, cur, day).Scan(ctx, &issued)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, mapError(err)
+		}
+		lim.DailyCardIssued = issued
+		p.Limits = append(p.Limits, *lim)
+	}
+	return p, nil
+}
+
+// binAccessSelect lists BIN entries with whether merchant ? may use them:
+// enabled, and either opened to it explicitly or, with no override, in one
+// of its currencies.
+const binAccessSelect = `
+	select b.bin, b.currency, b.network, b.type, b.enabled,
+	       b.enabled and coalesce(mb.allowed, b.currency = any(m.currencies)) as open
+	from bins b
+	join merchants m on m.id = ?
+	left join merchant_bins mb on mb.merchant_id = m.id and mb.bin = b.bin and mb.currency = b.currency`
+
+type binAccessRow struct {
+	Bin      string `bun:"bin"`
+	Currency string `bun:"currency"`
+	Network  string `bun:"network"`
+	Type     string `bun:"type"`
+	Enabled  bool   `bun:"enabled"`
+	Open     bool   `bun:"open"`
+}
+
+func (r *binAccessRow) toBIN() BIN {
+	return BIN{Bin: r.Bin, Currency: r.Currency, Network: r.Network, Type: r.Type, Enabled: r.Enabled}
+}
+
+func (l *Ledger) merchantBINs(ctx context.Context, merchant int64) ([]BIN, error) {
+	var rows []binAccessRow
+	err := l.db.NewRaw(`select * from (`+binAccessSelect+`) x where x.open order by x.network, x.bin, x.currency`, merchant).
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]BIN, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toBIN()
+	}
+	return out, nil
+}
+
+// binFor returns the BIN entry (bin, currency) if it is open to m, else
+// EFORBIDDEN "bin".
+func (st *state) binFor(m *Merchant, bin, currency string) (*BIN, error) {
+	var rows []binAccessRow
+	err := st.tx.NewRaw(binAccessSelect+` where b.bin = ? and b.currency = ?`, m.ID, bin, currency).Scan(st.ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	if len(rows) == 0 || !rows[0].Open {
+		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "bin", "BIN %s in %s is not open to this merchant", bin, currency)
+	}
+	b := rows[0].toBIN()
+	return &b, nil
+}
+
+// limit returns m's limits in currency, as seen by this batch.
+func (st *state) limit(m *Merchant, currency string) (*Limit, error) {
+	return limitFor(st.ctx, st.tx, m, currency)
+}
+
+// Default limits of each KYB tier, in USD minor units: the largest card
+// balance and the card funding per UTC day. Other currencies get the same
+// value converted at the current USD rate (docs/cards.md).
+var tierLimitsUSD = map[string]struct{ cardBalanceMax, dailyCardIssueMax int64 }{
+	KYBTier1: {10_000_00, 50_000_00},
+	KYBTier2: {100_000_00, 500_000_00},
+	KYBTier3: {1_000_000_00, 10_000_000_00},
+}
+
+func limitFor(ctx context.Context, db bun.IDB, m *Merchant, currency string) (*Limit, error) {
+	lim := &Limit{Currency: currency}
+	err := db.NewRaw(`select card_balance_max, daily_card_issue_max from merchant_limits where merchant_id = ? and currency = ?`,
+		m.ID, currency).Scan(ctx, &lim.CardBalanceMax, &lim.DailyCardIssueMax)
+	if err == nil {
+		return lim, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, mapError(err)
+	}
+	return tierLimit(ctx, db, m.KYBTier, currency)
+}
+
+// tierLimit converts a tier's USD limits into currency.
+func tierLimit(ctx context.Context, db bun.IDB, tier, currency string) (*Limit, error) {
+	t, ok := tierLimitsUSD[tier]
+	if !ok {
+		return nil, postings.FieldErrorf("tier", "must be one of TIER_1, TIER_2, TIER_3")
+	}
+	lim := &Limit{Currency: currency, CardBalanceMax: t.cardBalanceMax, DailyCardIssueMax: t.dailyCardIssueMax}
+	if currency == "USD" {
+		return lim, nil
+	}
+	to, err := postings.LookupCurrency(currency)
+	if err != nil {
+		return nil, err
+	}
+	usd := postings.MustCurrency("USD")
+	rate, err := readFXRate(ctx, db, "USD", currency)
+	if err != nil {
+		// Without a rate the same number of whole units applies.
+		scale := func(v int64) int64 {
+			for e := usd.Exponent; e < to.Exponent; e++ {
+				v *= 10
+			}
+			for e := to.Exponent; e < usd.Exponent; e++ {
+				v /= 10
+			}
+			return v
+		}
+		lim.CardBalanceMax, lim.DailyCardIssueMax = scale(lim.CardBalanceMax), scale(lim.DailyCardIssueMax)
+		return lim, nil
+	}
+	if lim.CardBalanceMax, err = postings.Convert(lim.CardBalanceMax, usd, to, rate.mid, postings.RoundReceive); err != nil {
+		return nil, err
+	}
+	if lim.DailyCardIssueMax, err = postings.Convert(lim.DailyCardIssueMax, usd, to, rate.mid, postings.RoundReceive); err != nil {
+		return nil, err
+	}
+	return lim, nil
+}
+
+// resetLimits writes the tier's limits for each currency.
+func resetLimits(ctx context.Context, db bun.IDB, merchant int64, tier string, currencies []string) error {
+	for _, cur := range currencies {
+		lim, err := tierLimit(ctx, db, tier, cur)
+		if err != nil {
+			return err
+		}
+		_, err = db.NewRaw(`
+			insert into merchant_limits (merchant_id, currency, card_balance_max, daily_card_issue_max)
+			values (?, ?, ?, ?)
+			on conflict (merchant_id, currency) do update
+			set card_balance_max = excluded.card_balance_max, daily_card_issue_max = excluded.daily_card_issue_max`,
+			merchant, cur, lim.CardBalanceMax, lim.DailyCardIssueMax).Exec(ctx)
+		if err != nil {
+			return mapError(err)
+		}
+	}
+	return nil
+}
+
+// fxRateRow is a rate as read, with its parsed mid rate.
+type fxRateRow struct {
+	FXRate
+	mid postings.Rate
+}
+
+func readFXRate(ctx context.Context, db bun.IDB, base, quote string) (*fxRateRow, error) {
+	var r fxRateRow
+	err := db.NewRaw(`select base, quote, mid_rate::text, spread_bps, source, updated_at from fx_rates where base = ? and quote = ?`,
+		base, quote).Scan(ctx, &r.Base, &r.Quote, &r.MidRate, &r.SpreadBps, &r.Source, &r.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "fx_pair", "no exchange rate from %s to %s", base, quote)
+	}
+	if err != nil {
+		return nil, mapError(err)
+	}
+	if r.mid, err = postings.ParseRate(r.MidRate); err != nil {
+		return nil, errInvariant("stored rate %s/%s: %v", base, quote, err)
+	}
+	r.MidRate = r.mid.String()
+	r.UpdatedAt = r.UpdatedAt.UTC()
+	return &r, nil
+}
+
+// fxRate returns the current rate from base to quote, refusing one older
+// than the configured age.
+func (st *state) fxRate(base, quote string) (*fxRateRow, error) {
+	r, err := readFXRate(st.ctx, st.tx, base, quote)
+	if err != nil {
+		return nil, err
+	}
+	if age := st.now.Sub(r.UpdatedAt); age > st.l.cfg.FXRateMaxAge {
+		return nil, postings.ReasonErrorf(postings.ESTATE, "fx_rate_stale",
+			"the %s/%s rate is %s old, older than the %s allowed", base, quote, age.Round(time.Second), st.l.cfg.FXRateMaxAge)
+	}
+	return r, nil
+}
