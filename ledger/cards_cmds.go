@@ -20,8 +20,9 @@ import (
 type cardCmd struct {
 	merchant  int64
 	key       *idemKey
-	cards     []string           // prefetched card rows
-	accounts  []postings.Account // prefetched accounts
+	cards        []string           // prefetched card rows
+	prefetchAuth string             // a prefetched authorization
+	accounts     []postings.Account // prefetched accounts
 	fn        func(st *state, h *head) (any, error)
 	newResult func() any
 }
@@ -32,6 +33,9 @@ func (c *cardCmd) idempotency() *idemKey { return c.key }
 func (c *cardCmd) prefetch(p *prefetch) {
 	for _, no := range c.cards {
 		p.ext.card(no)
+	}
+	if c.prefetchAuth != "" {
+		p.ext.auth(c.prefetchAuth)
 	}
 	for _, a := range c.accounts {
 		p.account(a)
@@ -236,14 +240,22 @@ func (l *Ledger) cancelCard(ctx context.Context, merchant int64, cardNo string, 
 			if err != nil {
 				return nil, err
 			}
+			refunded := int64(0)
 			if bal > 0 {
+				// What the card owes (a capture it could not cover) is
+				// repaid from its balance first; the rest goes home.
+				st.changeCard(c, func(r *cardRow) { r.Status = CardCancelled })
+				ps, err := st.creditCard(c, avail, bal)
+				if err != nil {
+					return nil, err
+				}
+				for _, p := range ps {
+					if p.Destination.Type == postings.AccountFunding {
+						refunded += p.Amount
+					}
+				}
 				if _, err := st.post(postings.Entry{Merchant: merchant, Kind: postings.KindCardCancelRefund,
-					Refs: postings.Refs{CardNo: cardNo},
-					Postings: []postings.Posting{{
-						Source:      avail,
-						Destination: postings.MerchantAccount(merchant, postings.AccountFunding, c.row.Currency),
-						Amount:      bal, Currency: c.row.Currency,
-					}}}); err != nil {
+					Refs: postings.Refs{CardNo: cardNo}, Postings: ps}); err != nil {
 					return nil, err
 				}
 			}
@@ -258,7 +270,7 @@ func (l *Ledger) cancelCard(ctx context.Context, merchant int64, cardNo string, 
 			if err := st.event(h, EventCardCancelled, cardNo, "", cardEventData(card)); err != nil {
 				return nil, err
 			}
-			return &CancelResult{Card: *card, Refunded: max(bal, 0)}, nil
+			return &CancelResult{Card: *card, Refunded: refunded}, nil
 		},
 	}
 	return submitCard[CancelResult](ctx, l, merchant, idem, map[string]string{"op": "cancel", "cardNo": cardNo}, cmd)
@@ -311,14 +323,17 @@ func (st *state) transfer(h *head, in TransferInput) (*TransferResult, error) {
 	if in.Direction == DirectionOut {
 		e.Kind = postings.KindCardTransferOut
 	}
-	if in.Currency == c.row.Currency {
-		src, dst := fund, avail
-		if in.Direction == DirectionOut {
-			src, dst = avail, fund
+	switch {
+	case in.Currency == c.row.Currency && in.Direction == DirectionOut:
+		e.Postings = []postings.Posting{{Source: avail, Destination: fund, Amount: in.Amount, Currency: in.Currency}}
+	case in.Currency == c.row.Currency:
+		if e.Postings, err = st.creditCard(c, fund, in.Amount); err != nil {
+			return nil, err
 		}
-		e.Postings = []postings.Posting{{Source: src, Destination: dst, Amount: in.Amount, Currency: in.Currency}}
-	} else if err := st.convertTransfer(&e, res, fund, avail); err != nil {
-		return nil, err
+	default:
+		if err := st.convertTransfer(&e, res, c, fund, avail); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := st.post(e); err != nil {
 		return nil, err
@@ -348,7 +363,7 @@ func (st *state) transfer(h *head, in TransferInput) (*TransferResult, error) {
 // source currency to the destination's with the spread taken off; the amount
 // the card receives (IN) rounds down and the amount it pays (OUT) rounds up,
 // so the gateway never pays out a fraction it did not take in.
-func (st *state) convertTransfer(e *postings.Entry, res *TransferResult, fund, avail postings.Account) error {
+func (st *state) convertTransfer(e *postings.Entry, res *TransferResult, c *cardState, fund, avail postings.Account) error {
 	fundCur, cardCur := postings.MustCurrency(res.Currency), postings.MustCurrency(res.CardCurrency)
 	base, quote := res.Currency, res.CardCurrency
 	if res.Direction == DirectionOut {
@@ -375,10 +390,13 @@ func (st *state) convertTransfer(e *postings.Entry, res *TransferResult, fund, a
 	fxFund := postings.MerchantAccount(e.Merchant, postings.AccountFXPosition, res.Currency)
 	fxCard := postings.MerchantAccount(e.Merchant, postings.AccountFXPosition, res.CardCurrency)
 	if res.Direction == DirectionIn {
-		e.Postings = []postings.Posting{
-			{Source: fund, Destination: fxFund, Amount: res.Amount, Currency: res.Currency},
-			{Source: fxCard, Destination: avail, Amount: res.CardAmount, Currency: res.CardCurrency},
+		credit, err := st.creditCard(c, fxCard, res.CardAmount)
+		if err != nil {
+			return err
 		}
+		e.Postings = append([]postings.Posting{
+			{Source: fund, Destination: fxFund, Amount: res.Amount, Currency: res.Currency},
+		}, credit...)
 	} else {
 		e.Postings = []postings.Posting{
 			{Source: avail, Destination: fxCard, Amount: res.CardAmount, Currency: res.CardCurrency},

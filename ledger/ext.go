@@ -20,16 +20,21 @@ type extState struct {
 	newCards   []*cardState
 	outbox     []eventRow
 	issued     map[issueKey]*issueState
+	network    networkExt
 }
 
 type extMark struct {
 	newCards, events int
+	network          networkMark
 }
 
 // extPrefetch names the domain rows a batch will read.
 type extPrefetch struct {
 	cards []string
+	auths []string
 }
+
+func (p *extPrefetch) auth(authID string) { p.auths = append(p.auths, authID) }
 
 func (p *extPrefetch) card(cardNo string) { p.cards = append(p.cards, cardNo) }
 
@@ -58,7 +63,9 @@ func (e *extState) init() {
 	}
 }
 
-func (e *extState) mark() extMark { return extMark{len(e.newCards), len(e.outbox)} }
+func (e *extState) mark() extMark {
+	return extMark{len(e.newCards), len(e.outbox), e.network.mark()}
+}
 
 // rollback drops what a failed command added; changes to loaded rows are
 // undone by the state's undo closures.
@@ -68,6 +75,7 @@ func (e *extState) rollback(m extMark) {
 	}
 	e.newCards = e.newCards[:m.newCards]
 	e.outbox = e.outbox[:m.events]
+	e.network.rollback(m.network)
 }
 
 // events counts the outbox events of the batch.
@@ -75,6 +83,9 @@ func (e *extState) events() int { return len(e.outbox) }
 
 func (e *extState) load(st *state, p *extPrefetch) error {
 	e.init()
+	if err := st.loadAuths(p.auths); err != nil {
+		return err
+	}
 	return st.loadCards(p.cards)
 }
 
@@ -211,6 +222,9 @@ func (e *extState) flush(st *state) error {
 		return err
 	}
 	if err := e.flushIssued(st); err != nil {
+		return err
+	}
+	if err := e.network.flush(st); err != nil {
 		return err
 	}
 	if len(e.outbox) > 0 {

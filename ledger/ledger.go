@@ -38,6 +38,9 @@ type Config struct {
 	// FXRateMaxAge is the age beyond which an FX rate is refused. Default
 	// 24 hours.
 	FXRateMaxAge time.Duration
+	// HoldExpiry is how long an authorization hold lasts without clearing
+	// before the expiry worker releases it. Default 7 days.
+	HoldExpiry time.Duration
 }
 
 // Ledger is the journal on PostgreSQL.
@@ -76,6 +79,9 @@ func New(db *bun.DB, cfg Config) *Ledger {
 	}
 	if cfg.FXRateMaxAge <= 0 {
 		cfg.FXRateMaxAge = 24 * time.Hour
+	}
+	if cfg.HoldExpiry <= 0 {
+		cfg.HoldExpiry = 7 * 24 * time.Hour
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -46,6 +46,7 @@ const (
 	CheckBill       = "bill"        // bill lines are exactly the billable posting sides
 	CheckBillChain  = "bill_chain"  // balance_after follows from the amounts
 	CheckEmptyEntry = "empty_entry" // an entry without postings
+	CheckHolds      = "holds"       // each card's held balance is the sum of its open holds
 )
 
 // Report is the outcome of Verify.
@@ -316,6 +317,34 @@ func (v *verifier) balances() error {
 		from balances b join accounts a on a.id = b.account_id
 		where ($1 = 0 or a.merchant_id = $1)
 		  and (b.balance < 0 and (b.constrained or a.type in ('funding', 'card_available', 'card_held', 'remit_in_flight')))
+		limit 1000`, CheckNegative); err != nil {
+		return err
+	}
+	// The held balance of every card is the sum of its open holds, and an
+	// authorization holds exactly while it is open: the hold table and the
+	// journal are checked against each other.
+	if err := v.query(`
+		with holds as (
+			select card_no, sum(held) as held from authorizations
+			where ($1 = 0 or merchant_id = $1) and status = 'OPEN' group by card_no
+		)
+		select a.merchant_id, a.address, format('held balance %s, open holds sum to %s', b.balance, coalesce(h.held, 0))
+		from accounts a join balances b on b.account_id = a.id
+		left join holds h on h.card_no = a.card_no
+		where ($1 = 0 or a.merchant_id = $1) and a.type = 'card_held' and b.balance <> coalesce(h.held, 0)
+		union all
+		select h.merchant_id, 'm:' || h.merchant_id || ':card_held:' || h.currency || ':' || h.card_no,
+		       'open holds without a held balance'
+		from authorizations h
+		where ($1 = 0 or h.merchant_id = $1) and h.status = 'OPEN'
+		  and not exists (select 1 from accounts a where a.card_no = h.card_no and a.type = 'card_held')
+		limit 1000`, CheckHolds); err != nil {
+		return err
+	}
+	if err := v.query(`
+		select a.merchant_id, a.address, format('a receivable is what a card owes, never a credit: %s', b.balance)
+		from balances b join accounts a on a.id = b.account_id
+		where ($1 = 0 or a.merchant_id = $1) and a.type = 'card_receivable' and b.balance > 0
 		limit 1000`, CheckNegative); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+
+	"github.com/paygate/gateway/ledger"
 )
 
 // env is what every subcommand gets from the outside world. Nothing reads
@@ -34,6 +36,18 @@ func subcommands() []subcommand {
 		{"migrate", "apply the database migrations and exit", cmdMigrate},
 		{"merchant create", "create a merchant and print its credentials as JSON", cmdMerchantCreate},
 		{"merchant deposit", "credit a merchant's funding account from its bank (a DEPOSIT entry)", cmdMerchantDeposit},
+		{"merchant show", "print a merchant's settings, balances and limits", cmdMerchantShow},
+		{"merchant disable", "disable a merchant: its /shop requests answer 403", cmdMerchantStatus(ledger.MerchantDisabled)},
+		{"merchant enable", "enable a disabled merchant", cmdMerchantStatus(ledger.MerchantActive)},
+		{"merchant whitelist", "replace a merchant's IP whitelist", cmdMerchantWhitelist},
+		{"merchant callback-url", "set a merchant's default callback URL", cmdMerchantCallbackURL},
+		{"merchant kyb", "set a merchant's KYB tier (resets its limits to the tier's)", cmdMerchantKYB},
+		{"merchant limits", "set a merchant's limits in one currency", cmdMerchantLimits},
+		{"bin list", "list the BIN catalogue", cmdBINList},
+		{"bin add", "add or change a BIN entry", cmdBINAdd},
+		{"bin access", "open or close a BIN entry to one merchant", cmdBINAccess},
+		{"fx set", "set the rate and spread of a currency pair", cmdFXSet},
+		{"fx list", "list the FX rates", cmdFXList},
 		{"audit verify", "check hash chains, sequences, balances and bill lines; exit 1 on any break", cmdAuditVerify},
 		{"db url", "print the URL of the gateway's database (the embedded one unless DATABASE_URL is set)", cmdDBURL},
 		{"devdb", "run a command with DATABASE_URL set to a throwaway local PostgreSQL (used by make test)", cmdDevDB},

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"strings"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// The operator's commands: merchant settings, the BIN catalogue and each
+// merchant's access to it, FX rates. They print what they changed as JSON.
+
+// withMerchant parses flags that include --shop-no, opens the ledger and
+// resolves the merchant before calling fn.
+func withMerchant(ctx context.Context, e *env, name, summary string, args []string,
+	define func(fs *flag.FlagSet), fn func(l *ledger.Ledger, m *ledger.Merchant) error) error {
+	fs := newFlags(e, name, summary)
+	shopNo := fs.String("shop-no", "", "the merchant's shop number (required)")
+	if define != nil {
+		define(fs)
+	}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *shopNo == "" {
+		return usageError("--shop-no is required")
+	}
+	s, l, err := openLedger(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	defer l.Close()
+	m, err := l.MerchantByShopNo(ctx, *shopNo)
+	if err != nil {
+		return cliError(err)
+	}
+	if err := fn(l, m); err != nil {
+		return cliError(err)
+	}
+	return nil
+}
+
+func printProfile(ctx context.Context, e *env, l *ledger.Ledger, m *ledger.Merchant) error {
+	p, err := l.Profile(ctx, m.ID)
+	if err != nil {
+		return err
+	}
+	limits := make([]map[string]any, 0, len(p.Limits))
+	for _, lim := range p.Limits {
+		cur := postings.MustCurrency(lim.Currency)
+		limits = append(limits, map[string]any{
+			"currency":          lim.Currency,
+			"cardBalanceMax":    postings.Money{Minor: lim.CardBalanceMax, Currency: cur},
+			"dailyCardIssueMax": postings.Money{Minor: lim.DailyCardIssueMax, Currency: cur},
+			"dailyCardIssued":   postings.Money{Minor: lim.DailyCardIssued, Currency: cur},
+		})
+	}
+	balances := map[string]postings.Money{}
+	for _, b := range p.Balances {
+		balances[b.Currency] = postings.Money{Minor: b.Balance, Currency: postings.MustCurrency(b.Currency)}
+	}
+	return printJSON(e, map[string]any{
+		"shopNo": m.ShopNo, "name": m.Name, "status": p.Merchant.Status, "currencies": m.Currencies,
+		"kybTier": p.KYBTier, "ipWhitelist": p.Merchant.IPWhitelist, "callbackUrl": p.Merchant.CallbackURL,
+		"balances": balances, "limits": limits, "lastAuthenticatedAt": p.LastAuthenticatedAt,
+	})
+}
+
+func cmdMerchantShow(ctx context.Context, e *env, args []string) error {
+	return withMerchant(ctx, e, "merchant show", "Print a merchant's settings, balances and limits.", args, nil,
+		func(l *ledger.Ledger, m *ledger.Merchant) error { return printProfile(ctx, e, l, m) })
+}
+
+func cmdMerchantStatus(status string) func(ctx context.Context, e *env, args []string) error {
+	verb := map[string]string{ledger.MerchantActive: "enable", ledger.MerchantDisabled: "disable"}[status]
+	return func(ctx context.Context, e *env, args []string) error {
+		return withMerchant(ctx, e, "merchant "+verb,
+			"Set the merchant "+status+" (a disabled merchant's /shop requests answer 403).", args, nil,
+			func(l *ledger.Ledger, m *ledger.Merchant) error {
+				if err := l.SetMerchantStatus(ctx, m.ID, status); err != nil {
+					return err
+				}
+				return printProfile(ctx, e, l, m)
+			})
+	}
+}
+
+func cmdMerchantWhitelist(ctx context.Context, e *env, args []string) error {
+	var ips *string
+	return withMerchant(ctx, e, "merchant whitelist",
+		"Replace the IP whitelist of /shop requests (addresses and CIDR prefixes, IPv4 and IPv6; empty allows any).", args,
+		func(fs *flag.FlagSet) {
+			ips = fs.String("ips", "", "comma-separated addresses or CIDR prefixes; empty clears")
+		},
+		func(l *ledger.Ledger, m *ledger.Merchant) error {
+			if err := l.SetIPWhitelist(ctx, m.ID, splitList(*ips)); err != nil {
+				return err
+			}
+			return printProfile(ctx, e, l, m)
+		})
+}
+
+func cmdMerchantCallbackURL(ctx context.Context, e *env, args []string) error {
+	var url *string
+	return withMerchant(ctx, e, "merchant callback-url",
+		"Set the merchant's default callback URL (for remittance-status callbacks).", args,
+		func(fs *flag.FlagSet) { url = fs.String("url", "", "http or https URL; empty removes it") },
+		func(l *ledger.Ledger, m *ledger.Merchant) error {
+			if err := l.SetCallbackURL(ctx, m.ID, *url); err != nil {
+				return err
+			}
+			return printProfile(ctx, e, l, m)
+		})
+}
+
+func cmdMerchantKYB(ctx context.Context, e *env, args []string) error {
+	var tier *string
+	return withMerchant(ctx, e, "merchant kyb",
+		"Set the merchant's KYB tier; its limits in every currency go back to the tier's defaults.", args,
+		func(fs *flag.FlagSet) { tier = fs.String("tier", "", "TIER_1, TIER_2 or TIER_3 (required)") },
+		func(l *ledger.Ledger, m *ledger.Merchant) error {
+			if err := l.SetKYBTier(ctx, m.ID, strings.ToUpper(*tier)); err != nil {
+				return err
+			}
+			return printProfile(ctx, e, l, m)
+		})
+}
+
+func cmdMerchantLimits(ctx context.Context, e *env, args []string) error {
+	var currency, balanceMax, issueMax *string
+	return withMerchant(ctx, e, "merchant limits", "Set the merchant's limits in one currency.", args,
+		func(fs *flag.FlagSet) {
+			currency = fs.String("currency", "", "ISO 4217 code (required)")
+			balanceMax = fs.String("card-balance-max", "", "largest available balance of one card, e.g. 10000.00 (required)")
+			issueMax = fs.String("daily-card-issue-max", "", "card funding per UTC day, e.g. 50000.00 (required)")
+		},
+		func(l *ledger.Ledger, m *ledger.Merchant) error {
+			cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
+			if err != nil {
+				return err
+			}
+			bal, err := postings.ParseSignedAmount(*balanceMax, cur)
+			if err != nil {
+				return postings.WithField(err, "card_balance_max")
+			}
+			iss, err := postings.ParseSignedAmount(*issueMax, cur)
+			if err != nil {
+				return postings.WithField(err, "daily_card_issue_max")
+			}
+			if err := l.SetLimit(ctx, m.ID, cur.Code, bal, iss); err != nil {
+				return err
+			}
+			return printProfile(ctx, e, l, m)
+		})
+}
+
+func cmdBINList(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bin list", "List the BIN catalogue.")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	s, l, err := openLedger(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	defer l.Close()
+	bins, err := l.BINs(ctx)
+	if err != nil {
+		return err
+	}
+	return printJSON(e, bins)
+}
+
+func cmdBINAdd(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bin add", "Add a BIN entry to the catalogue, or change one (network, enabled).")
+	bin := fs.String("bin", "", "6 to 8 digits (required)")
+	currency := fs.String("currency", "", "ISO 4217 code (required)")
+	network := fs.String("network", "", "VISA or MASTERCARD (required)")
+	disabled := fs.Bool("disabled", false, "add it disabled (closed to every merchant)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	s, l, err := openLedger(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	defer l.Close()
+	b := ledger.BIN{Bin: *bin, Currency: strings.ToUpper(*currency), Network: strings.ToUpper(*network), Type: "VIRTUAL", Enabled: !*disabled}
+	if err := l.UpsertBIN(ctx, b); err != nil {
+		return cliError(err)
+	}
+	return printJSON(e, b)
+}
+
+func cmdBINAccess(ctx context.Context, e *env, args []string) error {
+	var bin, currency, mode *string
+	return withMerchant(ctx, e, "bin access",
+		"Open or close one BIN entry to a merchant (by default a merchant may use the enabled BINs of its currencies).", args,
+		func(fs *flag.FlagSet) {
+			bin = fs.String("bin", "", "the BIN (required)")
+			currency = fs.String("currency", "", "the BIN entry's currency (required)")
+			mode = fs.String("mode", "", "allow, deny or default (required)")
+		},
+		func(l *ledger.Ledger, m *ledger.Merchant) error {
+			var allowed *bool
+			switch *mode {
+			case "allow", "deny":
+				v := *mode == "allow"
+				allowed = &v
+			case "default":
+			default:
+				return postings.FieldErrorf("mode", "must be allow, deny or default")
+			}
+			if err := l.SetBINAccess(ctx, m.ID, *bin, strings.ToUpper(*currency), allowed); err != nil {
+				return err
+			}
+			bins, err := l.MerchantBINs(ctx, m.ID)
+			if err != nil {
+				return err
+			}
+			return printJSON(e, map[string]any{"shopNo": m.ShopNo, "bins": bins})
+		})
+}
+
+func cmdFXSet(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "fx set", "Set the rate of a currency pair: one unit of BASE is RATE units of QUOTE.")
+	pair := fs.String("pair", "", "BASE/QUOTE, e.g. USD/EUR (required)")
+	rate := fs.String("rate", "", "mid-market rate, a decimal such as 0.92 (required)")
+	spread := fs.Int64("spread-bps", 50, "spread taken off the rate in the gateway's favour, in basis points")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	base, quote, ok := strings.Cut(strings.ToUpper(*pair), "/")
+	if !ok {
+		return usageError("--pair must be BASE/QUOTE, e.g. USD/EUR")
+	}
+	s, l, err := openLedger(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	defer l.Close()
+	r, err := l.SetFXRate(ctx, base, quote, *rate, *spread)
+	if err != nil {
+		return cliError(err)
+	}
+	return printJSON(e, r)
+}
+
+func cmdFXList(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "fx list", "List the FX rates.")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	s, l, err := openLedger(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	defer l.Close()
+	rates, err := l.FXRates(ctx)
+	if err != nil {
+		return err
+	}
+	return printJSON(e, rates)
+}

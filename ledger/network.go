@@ -1,0 +1,671 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// The card network side (docs/network.md): authorizations put money on
+// hold, clearing captures it, reversals and expiry release it, refunds
+// credit it back. Each network message is idempotent on its message id (an
+// idempotency key of scope "network"): a repeat has no second effect and
+// gets the first answer. A hold is resolved at most once in total: its row
+// tracks what is still held, and every change to it happens under the
+// merchant's head lock together with the journal entries that move the money.
+
+// ISO 8583 response codes of an authorization decision.
+const (
+	RespApproved     = "00"
+	RespDoNotHonour  = "05"
+	RespUnknownCard  = "14"
+	RespCancelled    = "46"
+	RespInsufficient = "51"
+	RespExpired      = "54"
+	RespNotPermitted = "57" // the spec's code for a frozen card
+	RespOverLimit    = "61"
+)
+
+// Authorization statuses.
+const (
+	AuthOpen     = "OPEN"
+	AuthCleared  = "CLEARED"
+	AuthReversed = "REVERSED"
+	AuthExpired  = "EXPIRED"
+)
+
+// Event types of the network side.
+const (
+	EventAuthApproved = "authorization.approved"
+	EventAuthDeclined = "authorization.declined"
+	EventAuthCleared  = "authorization.cleared"
+	EventAuthReversed = "authorization.reversed"
+	EventAuthExpired  = "authorization.expired"
+	EventCardRefund   = "card.refunded"
+)
+
+// CrossBorderFeeBps is the fee on an authorization in another currency than
+// the card's: 1.5% of the converted amount, rounded up, held with the
+// authorization and booked as a FEE entry when it is captured.
+const CrossBorderFeeBps = 150
+
+// AuthRequest is an authorization request from the network. Amount is in
+// minor units of Currency, the transaction's currency.
+type AuthRequest struct {
+	MessageID       string `json:"messageId"`
+	CardNo          string `json:"cardNo"`
+	Amount          int64  `json:"amount"`
+	Currency        string `json:"currency"`
+	MerchantName    string `json:"merchantName"`
+	MCC             string `json:"mcc"`
+	MerchantCountry string `json:"merchantCountry"`
+}
+
+// AuthResult is the decision.
+type AuthResult struct {
+	AuthID       string    `json:"authId,omitempty"`
+	Approved     bool      `json:"approved"`
+	Code         string    `json:"code"`
+	Reason       string    `json:"reason"`
+	CardNo       string    `json:"cardNo"`
+	Amount       int64     `json:"amount"`
+	Currency     string    `json:"currency"`
+	CardAmount   int64     `json:"cardAmount,omitempty"` // converted, card currency
+	Fee          int64     `json:"fee,omitempty"`
+	CardCurrency string    `json:"cardCurrency,omitempty"`
+	FXRate       string    `json:"fxRate,omitempty"`
+	Available    int64     `json:"available"` // after the decision
+	CreatedAt    time.Time `json:"createdAt"`
+}
+
+// ClearRequest captures an authorization. Amount is in the authorization's
+// transaction currency; it may be below, equal to or above the hold.
+type ClearRequest struct {
+	MessageID string `json:"messageId"`
+	AuthID    string `json:"authId"`
+	Amount    int64  `json:"amount"`
+}
+
+// ReverseRequest releases all (Amount 0) or part of a hold. Amount is in the
+// authorization's transaction currency.
+type ReverseRequest struct {
+	MessageID string `json:"messageId"`
+	AuthID    string `json:"authId"`
+	Amount    int64  `json:"amount,omitempty"`
+}
+
+// RefundRequest credits a card (or, for a cancelled card, the funding
+// account). Amount is in minor units of Currency, which must be the card's.
+type RefundRequest struct {
+	MessageID string `json:"messageId"`
+	CardNo    string `json:"cardNo"`
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+}
+
+// HoldResult is what a clearing, reversal or expiry did to a hold. Amounts
+// are minor units of the card's currency.
+type HoldResult struct {
+	AuthID     string    `json:"authId"`
+	CardNo     string    `json:"cardNo"`
+	Status     string    `json:"status"`
+	Currency   string    `json:"currency"`
+	Captured   int64     `json:"captured"`   // paid to the network
+	Fee        int64     `json:"fee"`        // booked as FEE
+	Released   int64     `json:"released"`   // given back by this message
+	Receivable int64     `json:"receivable"` // a capture the card could not cover, carried on its receivable
+	Held       int64     `json:"held"`       // still on hold
+	Available  int64     `json:"available"`  // the card's available balance after
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+// RefundResult is what a refund did.
+type RefundResult struct {
+	CardNo    string    `json:"cardNo"`
+	Amount    int64     `json:"amount"`
+	Currency  string    `json:"currency"`
+	Credited  string    `json:"credited"` // "card" or "funding" (cancelled card)
+	Available int64     `json:"available"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func errAuthNotFound() error {
+	return postings.ReasonErrorf(postings.ENOTFOUND, "authorization", "authorization not found")
+}
+
+// networkIdem is the idempotency of a network message: the message id,
+// with the kind of message in the fingerprint, so that one id reused for
+// another message is a conflict.
+func networkIdem(messageID string) (*Idempotency, error) {
+	if !postings.IsRefText(messageID) {
+		return nil, postings.FieldErrorf("messageId", "must be 1 to 64 characters of [A-Za-z0-9_.:-]")
+	}
+	return &Idempotency{Scope: ScopeNetwork, Key: messageID}, nil
+}
+
+// cardMerchant finds the merchant of a card, outside any batch; the batch
+// reads the card again under the merchant's lock.
+func (l *Ledger) cardMerchant(ctx context.Context, cardNo string) (int64, bool, error) {
+	var m int64
+	err := l.db.NewRaw(`select merchant_id from cards where card_no = ?`, cardNo).Scan(ctx, &m)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return m, err == nil, mapError(err)
+}
+
+// Authorize decides an authorization in real time.
+func (l *Ledger) Authorize(ctx context.Context, req AuthRequest) (*AuthResult, error) {
+	idem, err := networkIdem(req.MessageID)
+	if err != nil {
+		return nil, err
+	}
+	if req.Amount <= 0 || req.Amount > postings.AmountMinorMax {
+		return nil, postings.FieldErrorf("amount", "must be greater than zero and at most the maximum amount")
+	}
+	merchant, found := int64(0), false
+	if postings.IsRefText(req.CardNo) {
+		if merchant, found, err = l.cardMerchant(ctx, req.CardNo); err != nil {
+			return nil, err
+		}
+	}
+	if !found {
+		return l.declineUnknownCard(ctx, req)
+	}
+	cmd := &cardCmd{
+		cards: []string{req.CardNo},
+		fn: func(st *state, h *head) (any, error) {
+			return st.authorize(h, req)
+		},
+	}
+	return submitCard[AuthResult](ctx, l, merchant, idem, map[string]any{"op": "authorize", "req": req}, cmd)
+}
+
+// declineUnknownCard records a decline 14 for a card no merchant has. With
+// no merchant there is no head to lock: the attempt's unique message id
+// makes a repeat answer the same.
+func (l *Ledger) declineUnknownCard(ctx context.Context, req AuthRequest) (*AuthResult, error) {
+	now := l.now()
+	res := &AuthResult{Code: RespUnknownCard, Reason: "unknown card", CardNo: truncateRef(req.CardNo),
+		Amount: req.Amount, Currency: req.Currency, CreatedAt: now}
+	_, err := l.db.NewInsert().Model(&authAttemptRow{
+		MessageID: req.MessageID, CardNo: res.CardNo, TxnAmount: req.Amount, TxnCurrency: req.Currency,
+		ResponseCode: RespUnknownCard, Reason: res.Reason, MerchantName: nullString(req.MerchantName),
+		MCC: nullString(req.MCC), MerchantCountry: nullString(req.MerchantCountry), CreatedAt: now,
+	}).On("CONFLICT (message_id) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return res, nil
+}
+
+func truncateRef(s string) string {
+	if len(s) > 64 {
+		return s[:64]
+	}
+	return s
+}
+
+func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
+	res := &AuthResult{CardNo: req.CardNo, Amount: req.Amount, Currency: req.Currency, CreatedAt: st.now}
+	c, err := st.cardOf(h.merchant.ID, req.CardNo)
+	if err != nil {
+		return nil, err
+	}
+	res.CardCurrency = c.row.Currency
+	avail, held := cardAccounts(c.row.MerchantID, c.row.Currency, c.row.CardNo)
+	if res.Available, err = st.peekBalance(avail); err != nil {
+		return nil, err
+	}
+	decline := func(code, reason string) (*AuthResult, error) {
+		res.Code, res.Reason = code, reason
+		return res, st.recordAttempt(h, req, res)
+	}
+	switch {
+	case c.row.Status == CardCancelled:
+		return decline(RespCancelled, "card cancelled")
+	case c.row.Status == CardFrozen:
+		return decline(RespNotPermitted, "card frozen: transaction not permitted")
+	case cardExpired(&c.row, st.now):
+		return decline(RespExpired, "card expired")
+	}
+	// Convert at the operator's mid rate (the cross-border fee is the
+	// price of conversion; no spread on top), rounding up: the cardholder pays.
+	res.CardAmount = req.Amount
+	if req.Currency != c.row.Currency {
+		from, err := postings.LookupCurrency(req.Currency)
+		if err != nil {
+			return decline(RespDoNotHonour, "unsupported transaction currency")
+		}
+		rate, err := st.fxRate(req.Currency, c.row.Currency)
+		if err != nil {
+			return decline(RespDoNotHonour, "no current exchange rate for "+req.Currency+"/"+c.row.Currency)
+		}
+		if res.CardAmount, err = postings.Convert(req.Amount, from, postings.MustCurrency(c.row.Currency), rate.mid, postings.RoundPay); err != nil {
+			return decline(RespDoNotHonour, "amount cannot be converted")
+		}
+		res.FXRate = rate.MidRate
+		if res.Fee, err = feeBps(res.CardAmount, CrossBorderFeeBps); err != nil {
+			return decline(RespDoNotHonour, "fee cannot be computed")
+		}
+	}
+	lim, err := st.limit(&h.merchant, c.row.Currency)
+	if err != nil {
+		return nil, err
+	}
+	total := res.CardAmount + res.Fee
+	switch {
+	case total > lim.CardBalanceMax:
+		return decline(RespOverLimit, "exceeds the single authorization limit")
+	case total > res.Available:
+		return decline(RespInsufficient, "insufficient available balance")
+	}
+	res.AuthID = "auth_" + randomID(20)
+	if _, err := st.post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardAuth,
+		Refs:     postings.Refs{CardNo: c.row.CardNo, AuthID: res.AuthID},
+		Postings: []postings.Posting{{Source: avail, Destination: held, Amount: total, Currency: c.row.Currency}},
+	}); err != nil {
+		return nil, err
+	}
+	st.addAuth(authRow{
+		AuthID: res.AuthID, MerchantID: h.merchant.ID, CardNo: c.row.CardNo, MessageID: req.MessageID,
+		TxnAmount: req.Amount, TxnCurrency: req.Currency, FXRate: nullString(res.FXRate),
+		Amount: res.CardAmount, Fee: res.Fee, Currency: c.row.Currency, Held: total, Status: AuthOpen,
+		MerchantName: nullString(req.MerchantName), MCC: nullString(req.MCC), MerchantCountry: nullString(req.MerchantCountry),
+		ExpiresAt: st.now.Add(st.l.cfg.HoldExpiry), CreatedAt: st.now, UpdatedAt: st.now,
+	})
+	res.Approved, res.Code, res.Reason = true, RespApproved, "approved"
+	res.Available -= total
+	return res, st.recordAttempt(h, req, res)
+}
+
+// recordAttempt keeps the attempt and its outbox event.
+func (st *state) recordAttempt(h *head, req AuthRequest, res *AuthResult) error {
+	st.ext.network.attempts = append(st.ext.network.attempts, authAttemptRow{
+		MessageID: req.MessageID, MerchantID: sql.NullInt64{Int64: h.merchant.ID, Valid: true}, CardNo: req.CardNo,
+		TxnAmount: req.Amount, TxnCurrency: req.Currency, Approved: res.Approved, ResponseCode: res.Code,
+		Reason: res.Reason, AuthID: nullString(res.AuthID), MerchantName: nullString(req.MerchantName),
+		MCC: nullString(req.MCC), MerchantCountry: nullString(req.MerchantCountry), CreatedAt: st.now,
+	})
+	typ := EventAuthDeclined
+	if res.Approved {
+		typ = EventAuthApproved
+	}
+	return st.event(h, typ, req.CardNo, "", res)
+}
+
+// cardExpired reports whether the card's expiry month has ended.
+func cardExpired(c *cardRow, now time.Time) bool {
+	end := time.Date(c.ExpiryYear, time.Month(c.ExpiryMonth)+1, 1, 0, 0, 0, 0, time.UTC)
+	return !now.Before(end)
+}
+
+// feeBps is amount × bps / 10,000, rounded up, computed exactly.
+func feeBps(amount, bps int64) (int64, error) {
+	ctx := apd.BaseContext.WithPrecision(40)
+	ctx.Rounding = apd.RoundUp
+	var product, out apd.Decimal
+	if _, err := ctx.Mul(&product, apd.New(amount, 0), apd.New(bps, -4)); err != nil {
+		return 0, err
+	}
+	if _, err := ctx.RoundToIntegralValue(&out, &product); err != nil {
+		return 0, err
+	}
+	return out.Int64()
+}
+
+// holdCmd runs fn on one authorization under its merchant's lock.
+func (l *Ledger) holdCmd(ctx context.Context, messageID, authID, op string, content any,
+	fn func(st *state, h *head, a *authState) (*HoldResult, error)) (*HoldResult, error) {
+	idem, err := networkIdem(messageID)
+	if err != nil {
+		return nil, err
+	}
+	if !postings.IsRefText(authID) {
+		return nil, postings.FieldErrorf("authId", "must be 1 to 64 characters of [A-Za-z0-9_.:-]")
+	}
+	var merchant int64
+	err = l.db.NewRaw(`select merchant_id from authorizations where auth_id = ?`, authID).Scan(ctx, &merchant)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errAuthNotFound()
+	}
+	if err != nil {
+		return nil, mapError(err)
+	}
+	cmd := &cardCmd{
+		fn: func(st *state, h *head) (any, error) {
+			if err := st.loadAuths([]string{authID}); err != nil {
+				return nil, err
+			}
+			a, err := st.authOf(h.merchant.ID, authID)
+			if err != nil {
+				return nil, err
+			}
+			if err := st.loadCards([]string{a.row.CardNo}); err != nil {
+				return nil, err
+			}
+			return fn(st, h, a)
+		},
+	}
+	cmd.prefetchAuth = authID
+	return submitCard[HoldResult](ctx, l, merchant, idem, map[string]any{"op": op, "req": content}, cmd)
+}
+
+func errHoldClosed(a *authRow) error {
+	return postings.ReasonErrorf(postings.ESTATE, "authorization_closed", "the authorization is %s", a.Status)
+}
+
+// Clear captures an authorization: partially (the rest of the hold is
+// released), exactly, or above the hold. A capture always succeeds on an
+// open authorization, also on a frozen or cancelled card: what the hold
+// does not cover comes from the card's available balance, and what that
+// cannot cover is carried on the card's receivable (docs/network.md).
+func (l *Ledger) Clear(ctx context.Context, req ClearRequest) (*HoldResult, error) {
+	if req.Amount <= 0 || req.Amount > postings.AmountMinorMax {
+		return nil, postings.FieldErrorf("amount", "must be greater than zero and at most the maximum amount")
+	}
+	return l.holdCmd(ctx, req.MessageID, req.AuthID, "clear", req, func(st *state, h *head, a *authState) (*HoldResult, error) {
+		return st.clear(h, a, req)
+	})
+}
+
+func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, error) {
+	r := &a.row
+	if r.Status != AuthOpen {
+		return nil, errHoldClosed(r)
+	}
+	c := st.ext.cards[r.CardNo]
+	if c == nil {
+		return nil, errInvariant("authorization %s without its card", r.AuthID)
+	}
+	capture := req.Amount
+	fee := int64(0)
+	if r.TxnCurrency != r.Currency {
+		rate, err := postings.ParseRate(r.FXRate.String)
+		if err != nil {
+			return nil, errInvariant("authorization %s has rate %q", r.AuthID, r.FXRate.String)
+		}
+		// The rate of the authorization applies (docs/network.md).
+		if capture, err = postings.Convert(req.Amount, postings.MustCurrency(r.TxnCurrency), postings.MustCurrency(r.Currency), rate, postings.RoundPay); err != nil {
+			return nil, err
+		}
+		if fee, err = feeBps(capture, CrossBorderFeeBps); err != nil {
+			return nil, err
+		}
+	}
+	avail, held := cardAccounts(r.MerchantID, r.Currency, r.CardNo)
+	recv := postings.CardAccount(r.MerchantID, postings.AccountCardReceivable, r.Currency, r.CardNo)
+	availBal, err := st.peekBalance(avail)
+	if err != nil {
+		return nil, err
+	}
+	res := &HoldResult{AuthID: r.AuthID, CardNo: r.CardNo, Currency: r.Currency, Captured: capture, Fee: fee, CreatedAt: st.now}
+	// Take each charge from the hold first, then available, then the
+	// receivable.
+	remainingHold, remainingAvail := r.Held, availBal
+	charge := func(amount int64, dst postings.Account) []postings.Posting {
+		var ps []postings.Posting
+		add := func(src postings.Account, n int64) {
+			if n > 0 {
+				ps = append(ps, postings.Posting{Source: src, Destination: dst, Amount: n, Currency: r.Currency})
+			}
+		}
+		fromHold := min(amount, remainingHold)
+		remainingHold -= fromHold
+		fromAvail := min(amount-fromHold, remainingAvail)
+		remainingAvail -= fromAvail
+		fromRecv := amount - fromHold - fromAvail
+		res.Receivable += fromRecv
+		add(held, fromHold)
+		add(avail, fromAvail)
+		add(recv, fromRecv)
+		return ps
+	}
+	settlement := postings.MerchantAccount(r.MerchantID, postings.AccountNetworkSettlement, r.Currency)
+	refs := postings.Refs{CardNo: r.CardNo, AuthID: r.AuthID}
+	if _, err := st.post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardSettle, Refs: refs,
+		Postings: charge(capture, settlement)}); err != nil {
+		return nil, err
+	}
+	if fee > 0 {
+		if _, err := st.post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindFee, Refs: refs,
+			Metadata: map[string]string{"fee": "cross_border"},
+			Postings: charge(fee, postings.MerchantAccount(r.MerchantID, postings.AccountFeeRevenue, r.Currency))}); err != nil {
+			return nil, err
+		}
+	}
+	if remainingHold > 0 {
+		if err := st.releaseHold(h, c, r, remainingHold, postings.KindCardAuthRelease); err != nil {
+			return nil, err
+		}
+		res.Released = remainingHold
+	}
+	st.changeAuth(a, func(r *authRow) {
+		r.Captured = capture + fee
+		r.Released += res.Released
+		r.Held = 0
+		r.Status = AuthCleared
+	})
+	return st.finishHold(h, a, res, EventAuthCleared)
+}
+
+// releaseHold moves amount from the card's hold back to its available
+// balance, or to the funding account when the card is cancelled, repaying
+// any receivable first.
+func (st *state) releaseHold(h *head, c *cardState, r *authRow, amount int64, kind postings.Kind) error {
+	_, held := cardAccounts(r.MerchantID, r.Currency, r.CardNo)
+	ps, err := st.creditCard(c, held, amount)
+	if err != nil {
+		return err
+	}
+	_, err = st.post(postings.Entry{Merchant: h.merchant.ID, Kind: kind,
+		Refs: postings.Refs{CardNo: r.CardNo, AuthID: r.AuthID}, Postings: ps})
+	return err
+}
+
+// creditCard returns the postings that credit amount from src to a card:
+// its receivable first (what it owes), then its available balance, or the
+// funding account of its currency once the card is cancelled.
+func (st *state) creditCard(c *cardState, src postings.Account, amount int64) ([]postings.Posting, error) {
+	r := &c.row
+	avail, _ := cardAccounts(r.MerchantID, r.Currency, r.CardNo)
+	recv := postings.CardAccount(r.MerchantID, postings.AccountCardReceivable, r.Currency, r.CardNo)
+	owed, err := st.peekBalance(recv)
+	if err != nil {
+		return nil, err
+	}
+	dst := avail
+	if r.Status == CardCancelled {
+		dst = postings.MerchantAccount(r.MerchantID, postings.AccountFunding, r.Currency)
+	}
+	var ps []postings.Posting
+	if repay := min(amount, -owed); repay > 0 {
+		ps = append(ps, postings.Posting{Source: src, Destination: recv, Amount: repay, Currency: r.Currency})
+		amount -= repay
+	}
+	if amount > 0 {
+		ps = append(ps, postings.Posting{Source: src, Destination: dst, Amount: amount, Currency: r.Currency})
+	}
+	return ps, nil
+}
+
+func (st *state) finishHold(h *head, a *authState, res *HoldResult, eventType string) (*HoldResult, error) {
+	r := &a.row
+	avail, _ := cardAccounts(r.MerchantID, r.Currency, r.CardNo)
+	var err error
+	if res.Available, err = st.peekBalance(avail); err != nil {
+		return nil, err
+	}
+	res.Status, res.Held = r.Status, r.Held
+	return res, st.event(h, eventType, r.CardNo, "", res)
+}
+
+// Reverse releases a hold, fully (Amount 0 or the whole open amount) or
+// partly. Nothing is released twice: a closed authorization is refused, and
+// a partial amount above what is still held is refused.
+func (l *Ledger) Reverse(ctx context.Context, req ReverseRequest) (*HoldResult, error) {
+	if req.Amount < 0 || req.Amount > postings.AmountMinorMax {
+		return nil, postings.FieldErrorf("amount", "must be positive and at most the maximum amount")
+	}
+	return l.holdCmd(ctx, req.MessageID, req.AuthID, "reverse", req, func(st *state, h *head, a *authState) (*HoldResult, error) {
+		return st.reverse(h, a, req.Amount)
+	})
+}
+
+func (st *state) reverse(h *head, a *authState, txnAmount int64) (*HoldResult, error) {
+	r := &a.row
+	if r.Status != AuthOpen {
+		return nil, errHoldClosed(r)
+	}
+	c := st.ext.cards[r.CardNo]
+	res := &HoldResult{AuthID: r.AuthID, CardNo: r.CardNo, Currency: r.Currency, CreatedAt: st.now}
+	// The principal still held; the fee part of the hold goes back only
+	// when the whole authorization is reversed.
+	principal := r.Held - r.Fee
+	release := principal
+	if txnAmount > 0 {
+		release = txnAmount
+		if r.TxnCurrency != r.Currency {
+			rate, err := postings.ParseRate(r.FXRate.String)
+			if err != nil {
+				return nil, errInvariant("authorization %s has rate %q", r.AuthID, r.FXRate.String)
+			}
+			if release, err = postings.Convert(txnAmount, postings.MustCurrency(r.TxnCurrency), postings.MustCurrency(r.Currency), rate, postings.RoundReceive); err != nil {
+				return nil, postings.WithField(err, "amount")
+			}
+		}
+		if release > principal {
+			return nil, postings.FieldErrorf("amount", "exceeds what the authorization still holds")
+		}
+	}
+	if release == principal {
+		release = r.Held // the whole authorization: the fee comes back too
+	}
+	if err := st.releaseHold(h, c, r, release, postings.KindReversal); err != nil {
+		return nil, err
+	}
+	st.changeAuth(a, func(r *authRow) {
+		r.Held -= release
+		r.Released += release
+		if r.Held == 0 {
+			r.Status = AuthReversed
+		}
+	})
+	res.Released = release
+	return st.finishHold(h, a, res, EventAuthReversed)
+}
+
+// Refund credits a card from the network: its available balance, or the
+// funding account once the card is cancelled (CARD_REFUND).
+func (l *Ledger) Refund(ctx context.Context, req RefundRequest) (*RefundResult, error) {
+	idem, err := networkIdem(req.MessageID)
+	if err != nil {
+		return nil, err
+	}
+	if req.Amount <= 0 || req.Amount > postings.AmountMinorMax {
+		return nil, postings.FieldErrorf("amount", "must be greater than zero and at most the maximum amount")
+	}
+	if !postings.IsRefText(req.CardNo) {
+		return nil, errCardNotFound()
+	}
+	merchant, found, err := l.cardMerchant(ctx, req.CardNo)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, errCardNotFound()
+	}
+	cmd := &cardCmd{
+		cards: []string{req.CardNo},
+		fn: func(st *state, h *head) (any, error) {
+			c, err := st.cardOf(h.merchant.ID, req.CardNo)
+			if err != nil {
+				return nil, err
+			}
+			if req.Currency != c.row.Currency {
+				return nil, postings.FieldErrorf("currency", "must be the card's currency, %s", c.row.Currency)
+			}
+			src := postings.MerchantAccount(h.merchant.ID, postings.AccountNetworkSettlement, c.row.Currency)
+			ps, err := st.creditCard(c, src, req.Amount)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := st.post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardRefund,
+				Refs: postings.Refs{CardNo: c.row.CardNo}, Postings: ps}); err != nil {
+				return nil, err
+			}
+			res := &RefundResult{CardNo: c.row.CardNo, Amount: req.Amount, Currency: c.row.Currency, Credited: "card", CreatedAt: st.now}
+			if c.row.Status == CardCancelled {
+				res.Credited = "funding"
+			}
+			avail, _ := cardAccounts(h.merchant.ID, c.row.Currency, c.row.CardNo)
+			if res.Available, err = st.peekBalance(avail); err != nil {
+				return nil, err
+			}
+			return res, st.event(h, EventCardRefund, c.row.CardNo, "", res)
+		},
+	}
+	return submitCard[RefundResult](ctx, l, merchant, idem, map[string]any{"op": "refund", "req": req}, cmd)
+}
+
+// ExpireBatchMax bounds the holds one ExpireHolds call releases.
+const ExpireBatchMax = 500
+
+// ExpireHolds releases holds whose authorization was not cleared within the
+// hold expiry (default 7 days), at most limit of them, and returns how many
+// it released. Several workers may run it: each hold is released by one
+// command under its merchant's lock, and one already closed is skipped.
+func (l *Ledger) ExpireHolds(ctx context.Context, limit int) (int, error) {
+	if limit <= 0 || limit > ExpireBatchMax {
+		limit = ExpireBatchMax
+	}
+	var due []struct {
+		AuthID     string `bun:"auth_id"`
+		MerchantID int64  `bun:"merchant_id"`
+	}
+	err := l.db.NewRaw(`select auth_id, merchant_id from authorizations where status = 'OPEN' and expires_at <= ? order by expires_at limit ?`,
+		l.now(), limit).Scan(ctx, &due)
+	if err != nil {
+		return 0, mapError(err)
+	}
+	n := 0
+	for _, d := range due {
+		authID := d.AuthID
+		cmd := &cardCmd{prefetchAuth: authID, fn: func(st *state, h *head) (any, error) {
+			a, err := st.authOf(h.merchant.ID, authID)
+			if err != nil {
+				return nil, err
+			}
+			if a.row.Status != AuthOpen || st.now.Before(a.row.ExpiresAt) {
+				return &HoldResult{AuthID: authID, Status: a.row.Status}, nil // resolved meanwhile
+			}
+			if err := st.loadCards([]string{a.row.CardNo}); err != nil {
+				return nil, err
+			}
+			release := a.row.Held
+			if err := st.releaseHold(h, st.ext.cards[a.row.CardNo], &a.row, release, postings.KindCardAuthRelease); err != nil {
+				return nil, err
+			}
+			st.changeAuth(a, func(r *authRow) {
+				r.Released += release
+				r.Held = 0
+				r.Status = AuthExpired
+			})
+			return st.finishHold(h, a, &HoldResult{AuthID: authID, CardNo: a.row.CardNo, Currency: a.row.Currency,
+				Released: release, CreatedAt: st.now}, EventAuthExpired)
+		}}
+		res, err := submitCard[HoldResult](ctx, l, d.MerchantID, nil, nil, cmd)
+		if err != nil {
+			return n, err
+		}
+		if res.Status == AuthExpired && res.Released > 0 {
+			n++
+		}
+	}
+	return n, nil
+}
