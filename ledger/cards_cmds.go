@@ -18,13 +18,13 @@ import (
 // merchant's head lock, and replays a stored result by decoding it into a
 // fresh value from newResult.
 type cardCmd struct {
-	merchant  int64
-	key       *idemKey
+	merchant     int64
+	key          *idemKey
 	cards        []string           // prefetched card rows
 	prefetchAuth string             // a prefetched authorization
 	accounts     []postings.Account // prefetched accounts
-	fn        func(st *state, h *head) (any, error)
-	newResult func() any
+	fn           func(st *state, h *head) (any, error)
+	newResult    func() any
 }
 
 func (c *cardCmd) merchantID() int64     { return c.merchant }

@@ -56,12 +56,12 @@ const merchantColumns = `m.id, m.shop_no, m.name, m.currencies, m.status, m.ip_w
 	coalesce(m.callback_url, '') as callback_url, m.kyb_tier, m.created_at, m.last_authenticated_at`
 
 type merchantRow struct {
-	ID          int64     `bun:"id"`
-	ShopNo      string    `bun:"shop_no"`
-	Name        string    `bun:"name"`
-	Currencies  []string  `bun:"currencies,array"`
-	Status      string    `bun:"status"`
-	IPWhitelist []string  `bun:"ip_whitelist,array"`
+	ID          int64      `bun:"id"`
+	ShopNo      string     `bun:"shop_no"`
+	Name        string     `bun:"name"`
+	Currencies  []string   `bun:"currencies,array"`
+	Status      string     `bun:"status"`
+	IPWhitelist []string   `bun:"ip_whitelist,array"`
 	CallbackURL string     `bun:"callback_url"`
 	KYBTier     string     `bun:"kyb_tier"`
 	CreatedAt   time.Time  `bun:"created_at"`
