@@ -145,7 +145,8 @@ func (l *Ledger) Deposit(ctx context.Context, merchant int64, currency string, m
 	}
 	cmd := &appendCmd{batch: b, key: k, check: func(st *state, h *head) error {
 		if !h.merchant.HasCurrency(currency) {
-			return postings.ReasonErrorf(postings.EFORBIDDEN, "currency", "%s is not one of the merchant's currencies", currency)
+			return &postings.Error{Code: postings.EFORBIDDEN, Reason: "currency", Field: "currency",
+				Message: currency + " is not one of the merchant's currencies"}
 		}
 		return nil
 	}}

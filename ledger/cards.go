@@ -100,6 +100,7 @@ type Limit struct {
 	CardBalanceMax    int64  `json:"cardBalanceMax"`    // the largest available balance of one card
 	DailyCardIssueMax int64  `json:"dailyCardIssueMax"` // card funding per UTC day
 	DailyCardIssued   int64  `json:"dailyCardIssued"`   // used so far today
+	RemittanceMax     int64  `json:"remittanceMax"`     // the largest single remittance
 }
 
 // FundingBalance is a funding account's balance.

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"database/sql"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -166,43 +167,77 @@ func (l *Ledger) merchantBINs(ctx context.Context, merchant int64) ([]BIN, error
 // binFor returns the BIN entry (bin, currency) if it is open to m, else
 // EFORBIDDEN "bin".
 func (st *state) binFor(m *Merchant, bin, currency string) (*BIN, error) {
-	var rows []binAccessRow
-	err := st.tx.NewRaw(binAccessSelect+` where b.bin = ? and b.currency = ?`, m.ID, bin, currency).Scan(st.ctx, &rows)
-	if err != nil {
-		return nil, mapError(err)
+	k := strconv.FormatInt(m.ID, 10) + ":" + bin + ":" + currency
+	row, ok := st.ext.bins[k]
+	if !ok {
+		var rows []binAccessRow
+		err := st.tx.NewRaw(binAccessSelect+` where b.bin = ? and b.currency = ?`, m.ID, bin, currency).Scan(st.ctx, &rows)
+		if err != nil {
+			return nil, mapError(err)
+		}
+		if len(rows) > 0 {
+			row = &rows[0]
+		}
+		if st.ext.bins == nil {
+			st.ext.bins = map[string]*binAccessRow{}
+		}
+		st.ext.bins[k] = row
 	}
-	if len(rows) == 0 || !rows[0].Open {
+	if row == nil || !row.Open {
 		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "bin", "BIN %s in %s is not open to this merchant", bin, currency)
 	}
-	b := rows[0].toBIN()
+	b := row.toBIN()
 	return &b, nil
 }
 
 // limit returns m's limits in currency, as seen by this batch.
 func (st *state) limit(m *Merchant, currency string) (*Limit, error) {
-	return limitFor(st.ctx, st.tx, m, currency)
+	k := strconv.FormatInt(m.ID, 10) + ":" + currency
+	if lim, ok := st.ext.limits[k]; ok {
+		c := *lim
+		return &c, nil
+	}
+	lim, err := limitFor(st.ctx, st.tx, m, currency)
+	if err != nil {
+		return nil, err
+	}
+	if st.ext.limits == nil {
+		st.ext.limits = map[string]*Limit{}
+	}
+	st.ext.limits[k] = lim
+	c := *lim
+	return &c, nil
 }
 
 // Default limits of each KYB tier, in USD minor units: the largest card
 // balance and the card funding per UTC day. Other currencies get the same
 // value converted at the current USD rate (docs/cards.md).
-var tierLimitsUSD = map[string]struct{ cardBalanceMax, dailyCardIssueMax int64 }{
-	KYBTier1: {10_000_00, 50_000_00},
-	KYBTier2: {100_000_00, 500_000_00},
-	KYBTier3: {1_000_000_00, 10_000_000_00},
+var tierLimitsUSD = map[string]struct{ cardBalanceMax, dailyCardIssueMax, remittanceMax int64 }{
+	KYBTier1: {10_000_00, 50_000_00, 5_000_00},
+	KYBTier2: {100_000_00, 500_000_00, 50_000_00},
+	KYBTier3: {1_000_000_00, 10_000_000_00, 1_000_000_00},
 }
 
 func limitFor(ctx context.Context, db bun.IDB, m *Merchant, currency string) (*Limit, error) {
-	lim := &Limit{Currency: currency}
-	err := db.NewRaw(`select card_balance_max, daily_card_issue_max from merchant_limits where merchant_id = ? and currency = ?`,
-		m.ID, currency).Scan(ctx, &lim.CardBalanceMax, &lim.DailyCardIssueMax)
-	if err == nil {
-		return lim, nil
+	def, err := tierLimit(ctx, db, m.KYBTier, currency)
+	if err != nil {
+		return nil, err
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	var remitMax sql.NullInt64
+	lim := &Limit{Currency: currency}
+	err = db.NewRaw(`select card_balance_max, daily_card_issue_max, remittance_max from merchant_limits where merchant_id = ? and currency = ?`,
+		m.ID, currency).Scan(ctx, &lim.CardBalanceMax, &lim.DailyCardIssueMax, &remitMax)
+	if errors.Is(err, sql.ErrNoRows) {
+		return def, nil
+	}
+	if err != nil {
 		return nil, mapError(err)
 	}
-	return tierLimit(ctx, db, m.KYBTier, currency)
+	lim.RemittanceMax = def.RemittanceMax
+	if remitMax.Valid {
+		lim.RemittanceMax = remitMax.Int64
+	}
+	return lim, nil
 }
 
 // tierLimit converts a tier's USD limits into currency.
@@ -211,7 +246,7 @@ func tierLimit(ctx context.Context, db bun.IDB, tier, currency string) (*Limit, 
 	if !ok {
 		return nil, postings.FieldErrorf("tier", "must be one of TIER_1, TIER_2, TIER_3")
 	}
-	lim := &Limit{Currency: currency, CardBalanceMax: t.cardBalanceMax, DailyCardIssueMax: t.dailyCardIssueMax}
+	lim := &Limit{Currency: currency, CardBalanceMax: t.cardBalanceMax, DailyCardIssueMax: t.dailyCardIssueMax, RemittanceMax: t.remittanceMax}
 	if currency == "USD" {
 		return lim, nil
 	}
@@ -232,13 +267,16 @@ func tierLimit(ctx context.Context, db bun.IDB, tier, currency string) (*Limit, 
 			}
 			return v
 		}
-		lim.CardBalanceMax, lim.DailyCardIssueMax = scale(lim.CardBalanceMax), scale(lim.DailyCardIssueMax)
+		lim.CardBalanceMax, lim.DailyCardIssueMax, lim.RemittanceMax = scale(lim.CardBalanceMax), scale(lim.DailyCardIssueMax), scale(lim.RemittanceMax)
 		return lim, nil
 	}
 	if lim.CardBalanceMax, err = postings.Convert(lim.CardBalanceMax, usd, to, rate.mid, postings.RoundReceive); err != nil {
 		return nil, err
 	}
 	if lim.DailyCardIssueMax, err = postings.Convert(lim.DailyCardIssueMax, usd, to, rate.mid, postings.RoundReceive); err != nil {
+		return nil, err
+	}
+	if lim.RemittanceMax, err = postings.Convert(lim.RemittanceMax, usd, to, rate.mid, postings.RoundReceive); err != nil {
 		return nil, err
 	}
 	return lim, nil
@@ -255,7 +293,8 @@ func resetLimits(ctx context.Context, db bun.IDB, merchant int64, tier string, c
 			insert into merchant_limits (merchant_id, currency, card_balance_max, daily_card_issue_max)
 			values (?, ?, ?, ?)
 			on conflict (merchant_id, currency) do update
-			set card_balance_max = excluded.card_balance_max, daily_card_issue_max = excluded.daily_card_issue_max`,
+			set card_balance_max = excluded.card_balance_max, daily_card_issue_max = excluded.daily_card_issue_max,
+			    remittance_max = null`,
 			merchant, cur, lim.CardBalanceMax, lim.DailyCardIssueMax).Exec(ctx)
 		if err != nil {
 			return mapError(err)
@@ -291,9 +330,16 @@ func readFXRate(ctx context.Context, db bun.IDB, base, quote string) (*fxRateRow
 // fxRate returns the current rate from base to quote, refusing one older
 // than the configured age.
 func (st *state) fxRate(base, quote string) (*fxRateRow, error) {
-	r, err := readFXRate(st.ctx, st.tx, base, quote)
-	if err != nil {
-		return nil, err
+	r, ok := st.ext.rates[base+"/"+quote]
+	if !ok {
+		var err error
+		if r, err = readFXRate(st.ctx, st.tx, base, quote); err != nil {
+			return nil, err
+		}
+		if st.ext.rates == nil {
+			st.ext.rates = map[string]*fxRateRow{}
+		}
+		st.ext.rates[base+"/"+quote] = r
 	}
 	if age := st.now.Sub(r.UpdatedAt); age > st.l.cfg.FXRateMaxAge {
 		return nil, postings.ReasonErrorf(postings.ESTATE, "fx_rate_stale",

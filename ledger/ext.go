@@ -21,11 +21,19 @@ type extState struct {
 	outbox     []eventRow
 	issued     map[issueKey]*issueState
 	network    networkExt
+	remit      remitExt
+	// Read-only configuration cached for the batch: limits and FX rates
+	// are read once per batch, not once per command (an operator's change
+	// applies from the next batch).
+	limits map[string]*Limit
+	rates  map[string]*fxRateRow
+	bins   map[string]*binAccessRow
 }
 
 type extMark struct {
 	newCards, events int
 	network          networkMark
+	remit            remitMark
 }
 
 // extPrefetch names the domain rows a batch will read.
@@ -64,7 +72,7 @@ func (e *extState) init() {
 }
 
 func (e *extState) mark() extMark {
-	return extMark{len(e.newCards), len(e.outbox), e.network.mark()}
+	return extMark{len(e.newCards), len(e.outbox), e.network.mark(), e.remit.mark()}
 }
 
 // rollback drops what a failed command added; changes to loaded rows are
@@ -76,6 +84,7 @@ func (e *extState) rollback(m extMark) {
 	e.newCards = e.newCards[:m.newCards]
 	e.outbox = e.outbox[:m.events]
 	e.network.rollback(m.network)
+	e.remit.rollback(m.remit)
 }
 
 // events counts the outbox events of the batch.
@@ -225,6 +234,9 @@ func (e *extState) flush(st *state) error {
 		return err
 	}
 	if err := e.network.flush(st); err != nil {
+		return err
+	}
+	if err := e.remit.flush(st); err != nil {
 		return err
 	}
 	if len(e.outbox) > 0 {

@@ -159,7 +159,7 @@ func validateMerchantSpec(spec *MerchantSpec) error {
 	for i, c := range spec.Currencies {
 		c = strings.ToUpper(strings.TrimSpace(c))
 		if _, err := postings.LookupCurrency(c); err != nil {
-			return postings.WithField(err, "currencies")
+			return postings.FieldErrorf("currencies", "%q is not a supported ISO 4217 currency code", c)
 		}
 		if seen[c] {
 			return postings.FieldErrorf("currencies", "%s is listed twice", c)

@@ -1,0 +1,95 @@
+# The gateway's tasks. `make run` and `make test` are all a fresh Debian
+# machine with Go needs: `pg` installs the PostgreSQL server binaries when
+# they are missing. README.md explains each target.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+GO ?= go
+# Where `make run` keeps its data: the embedded PostgreSQL cluster (pg/), the
+# data key (data.key) and the self-signed TLS certificate (tls/).
+GATEWAY_DATA_DIR ?= ./var
+# Extra arguments: make run ARGS=--plain-http, make bench BENCH_ARGS='-duration 5s'.
+ARGS ?=
+BENCH_ARGS ?=
+TEST_FLAGS ?= -race -count=1 -timeout 30m
+GOLANGCI_LINT_VERSION ?= v2.15.0
+# Where Debian puts the server binaries (/usr/lib/postgresql/<version>/bin).
+PG_LIB ?= /usr/lib/postgresql
+
+# sudo only when we are not root and it exists.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
+
+.PHONY: build pg run test bench lint fmt vet clean clean-data
+
+build:
+	$(GO) build -o bin/gateway ./cmd/gateway
+	$(GO) build -o bin/bench ./cmd/bench
+
+# pg makes sure the PostgreSQL server binaries (initdb, postgres) and the OS
+# user "postgres" exist: as root the cluster runs as that user, because
+# PostgreSQL refuses to run as root. Quiet when everything is there.
+pg:
+	@if ! command -v initdb >/dev/null 2>&1 && ! ls $(PG_LIB)/*/bin/initdb >/dev/null 2>&1; then \
+		echo "make pg: the PostgreSQL server binaries (initdb) are not installed; installing Debian's postgresql package"; \
+		$(SUDO) apt-get update -qq; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null; \
+		ls $(PG_LIB)/*/bin/initdb >/dev/null 2>&1 || { echo "make pg: initdb is still missing after the install" >&2; exit 1; }; \
+	fi
+	@if ! id -u postgres >/dev/null 2>&1; then \
+		echo "make pg: creating the OS user postgres, which runs PostgreSQL when the gateway runs as root"; \
+		$(SUDO) useradd --system --user-group --home-dir /var/lib/postgresql --no-create-home \
+			--shell /usr/sbin/nologin postgres; \
+	fi
+
+# run starts the gateway on its embedded PostgreSQL in $(GATEWAY_DATA_DIR)/pg.
+# Ctrl-C stops both; the next `make run` finds the data again.
+run: pg build
+	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)" ./bin/gateway serve $(ARGS)
+
+# test runs every test with the race detector. Without DATABASE_URL, one
+# throwaway PostgreSQL serves every package (`gateway devdb`) and is removed
+# afterwards, even when a test binary dies; each test still gets its own
+# database (ledger/pgtest).
+test: pg
+	@if [ -n "$${DATABASE_URL:-}" ]; then \
+		echo "make test: using DATABASE_URL"; \
+		$(GO) test $(TEST_FLAGS) ./...; \
+	else \
+		$(GO) build -o bin/gateway ./cmd/gateway; \
+		./bin/gateway devdb -- $(GO) test $(TEST_FLAGS) ./...; \
+	fi
+
+# bench starts its own durable PostgreSQL and prints entries/s against the
+# plain-SQL ceiling (cmd/bench -help lists its flags).
+bench: pg
+	$(GO) run ./cmd/bench $(BENCH_ARGS)
+
+lint: vet
+	@lint=$$(command -v golangci-lint || echo "$(CURDIR)/bin/golangci-lint"); \
+	if [ ! -x "$$lint" ]; then \
+		echo "make lint: installing golangci-lint $(GOLANGCI_LINT_VERSION) into bin/"; \
+		GOBIN="$(CURDIR)/bin" $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
+	fi; \
+	"$$lint" run ./...
+
+fmt:
+	gofmt -s -w $$(find . \( -path ./var -o -path ./bin -o -path ./.git \) -prune -o -name '*.go' -print)
+
+vet:
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin/
+
+# clean-data deletes the gateway's data: the embedded database, the data key
+# and the certificate. It refuses while the embedded PostgreSQL runs.
+clean-data:
+	@pg="$(GATEWAY_DATA_DIR)/pg"; real="$$pg"; \
+	if [ -L "$$pg/cluster" ]; then real=$$(readlink "$$pg/cluster"); fi; \
+	if [ -f "$$real/data/postmaster.pid" ] && kill -0 "$$(head -1 "$$real/data/postmaster.pid")" 2>/dev/null; then \
+		echo "make clean-data: PostgreSQL is running on $$real; stop the gateway first" >&2; exit 1; \
+	fi; \
+	if [ "$$real" != "$$pg" ]; then rm -rf "$$real"; fi; \
+	rm -rf "$(GATEWAY_DATA_DIR)"
