@@ -1,0 +1,205 @@
+package callbacks
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+func TestAllowListCheck(t *testing.T) {
+	none := AllowList{}
+	dev := AllowList{AllowPrivate: true}
+	sandbox := AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("169.254.169.254/32")}}
+	for _, c := range []struct {
+		addr   string
+		reason string // "" = allowed by default
+		dev    bool   // allowed with AllowPrivate
+	}{
+		{"8.8.8.8", "", true},
+		{"2606:4700::1111", "", true},
+		{"172.32.0.1", "", true},
+		{"100.128.0.1", "", true},
+		{"2002:808:808::1", "", true},
+		{"127.0.0.1", "loopback", true},
+		{"127.255.0.9", "loopback", true},
+		{"::1", "loopback", true},
+		{"::ffff:127.0.0.1", "loopback", true},
+		{"10.0.0.1", "private", true},
+		{"172.16.5.4", "private", true},
+		{"192.168.1.1", "private", true},
+		{"fc00::1", "private", true},
+		{"fd12:3456::1", "private", true},
+		{"100.64.0.1", "CGNAT", true},
+		{"100.127.255.255", "CGNAT", true},
+		{"169.254.169.254", "cloud metadata", false},
+		{"::ffff:169.254.169.254", "cloud metadata", false},
+		{"fd00:ec2::254", "cloud metadata", false},
+		{"169.254.1.1", "link-local", false},
+		{"fe80::1", "link-local", false},
+		{"0.0.0.0", "unspecified", false},
+		{"0.1.2.3", "unspecified", false},
+		{"::", "unspecified", false},
+		{"224.0.0.1", "multicast", false},
+		{"239.255.255.250", "multicast", false},
+		{"ff02::1", "multicast", false},
+		{"255.255.255.255", "reserved", false},
+		{"240.0.0.1", "reserved", false},
+		{"64:ff9b::7f00:1", "loopback", true},
+		{"64:ff9b::a9fe:a9fe", "cloud metadata", false},
+		{"2002:a00:1::", "private", true},
+	} {
+		a := netip.MustParseAddr(c.addr)
+		err := none.Check(a)
+		var blocked *BlockedAddressError
+		switch {
+		case c.reason == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.addr, err)
+		case c.reason != "" && (!errors.As(err, &blocked) || !strings.Contains(blocked.Reason, c.reason)):
+			t.Errorf("%s: err = %v, want reason %q", c.addr, err, c.reason)
+		}
+		if err := dev.Check(a); (err == nil) != c.dev {
+			t.Errorf("%s with AllowPrivate: err = %v, want allowed=%v", c.addr, err, c.dev)
+		}
+	}
+	for addr, ok := range map[string]bool{"10.1.2.3": true, "10.2.0.1": false, "169.254.169.254": true, "169.254.0.1": false, "127.0.0.1": false} {
+		if err := sandbox.Check(netip.MustParseAddr(addr)); (err == nil) != ok {
+			t.Errorf("prefixes, %s: err = %v, want allowed=%v", addr, err, ok)
+		}
+	}
+	err := none.Check(netip.MustParseAddr("127.0.0.1"))
+	if got := err.Error(); got != "callbacks: refused to connect to 127.0.0.1: loopback address" {
+		t.Errorf("message %q", got)
+	}
+}
+
+// The Control function refuses at connect time: a real dialer never
+// reaches a listener on 127.0.0.1 unless the allow list permits it.
+func TestControlAtConnectTime(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	d := net.Dialer{Control: AllowList{}.Control}
+	_, err = d.Dial("tcp", ln.Addr().String())
+	var blocked *BlockedAddressError
+	if !errors.As(err, &blocked) || blocked.Reason != "loopback" {
+		t.Fatalf("dial 127.0.0.1 refused with %v, want loopback", err)
+	}
+	d.Control = AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}.Control
+	c, err := d.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("allowed dial: %v", err)
+	}
+	c.Close()
+	if err := (AllowList{}).Control("tcp", "not-an-address", nil); err == nil {
+		t.Error("Control accepted an unparsed address")
+	}
+}
+
+func TestValidateURL(t *testing.T) {
+	dev := AllowList{AllowPrivate: true}
+	for _, c := range []struct {
+		url    string
+		allow  AllowList
+		reason string // "" = valid
+	}{
+		{"https://merchant.example/paygate/callbacks", AllowList{}, ""},
+		{"http://merchant.example:8080/cb?token=abc", AllowList{}, ""},
+		{"HTTPS://merchant.example/cb", AllowList{}, ""},
+		{"https://8.8.8.8/cb", AllowList{}, ""},
+		{"https://[2606:4700::1111]/cb", AllowList{}, ""},
+		{"http://127.0.0.1:8080/cb", dev, ""},
+		{"http://localhost:8080/cb", dev, ""},
+		{"", AllowList{}, "empty"},
+		{"https://merchant.example/" + strings.Repeat("a", 2048), AllowList{}, "longer than 2048"},
+		{"ftp://merchant.example/cb", AllowList{}, "scheme"},
+		{"file:///etc/passwd", AllowList{}, "scheme"},
+		{"gopher://merchant.example/", AllowList{}, "scheme"},
+		{"//merchant.example/cb", AllowList{}, "scheme"},
+		{"merchant.example/cb", AllowList{}, "scheme"},
+		{"http:merchant.example", AllowList{}, "not an absolute URL"},
+		{"https://user:pass@merchant.example/cb", AllowList{}, "user info"},
+		{"https://user@merchant.example/cb", AllowList{}, "user info"},
+		{"https:///cb", AllowList{}, "host required"},
+		{"https://:443/cb", AllowList{}, "host required"},
+		{"https://merchant.example:0/cb", AllowList{}, "port"},
+		{"https://merchant.example:70000/cb", AllowList{}, "port"},
+		{"https://merchant.example:/cb", AllowList{}, "empty port"},
+		{"https://merchant.example/a b", AllowList{}, "space"},
+		{"https://merchant.example/\x00", AllowList{}, "control"},
+		{"http://127.0.0.1:8080/cb", AllowList{}, "loopback"},
+		{"http://[::1]/cb", AllowList{}, "loopback"},
+		{"http://[::ffff:127.0.0.1]/cb", AllowList{}, "loopback"},
+		{"http://10.0.0.5/cb", AllowList{}, "private"},
+		{"http://169.254.169.254/latest/meta-data/", AllowList{}, "cloud metadata"},
+		{"http://169.254.169.254/latest/meta-data/", dev, "cloud metadata"},
+		{"http://[fe80::1%25eth0]/cb", dev, "zone"},
+		{"http://localhost/cb", AllowList{}, "loopback"},
+		{"http://api.localhost./cb", AllowList{}, "loopback"},
+		{"http://100.64.1.1/cb", AllowList{}, "CGNAT"},
+	} {
+		err := ValidateURL(c.url, c.allow)
+		if c.reason == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.url, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrInvalidURL) || !strings.Contains(err.Error(), c.reason) {
+			t.Errorf("%q: err = %v, want %q", c.url, err, c.reason)
+		}
+		if err != nil && strings.Contains(err.Error(), "pass") {
+			t.Errorf("%q: the error shows the URL: %v", c.url, err)
+		}
+	}
+	var blocked *BlockedAddressError
+	if err := ValidateURL("http://127.0.0.1/", AllowList{}); !errors.As(err, &blocked) || blocked.Reason != "loopback" {
+		t.Errorf("errors.As BlockedAddressError: %v", err)
+	}
+}
+
+func TestAllowListFromEnv(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	l, err := AllowListFromEnv(env(nil))
+	if err != nil || l.AllowPrivate || len(l.Prefixes) != 0 {
+		t.Errorf("empty: %+v, %v", l, err)
+	}
+	l, err = AllowListFromEnv(env(map[string]string{EnvAllowPrivate: "true", EnvAllowPrefixes: " 10.1.0.0/16, 192.0.2.7 ,fd00::/8,10.2.3.4/8"}))
+	if err != nil || !l.AllowPrivate || len(l.Prefixes) != 4 || l.Prefixes[1].String() != "192.0.2.7/32" || l.Prefixes[3].String() != "10.0.0.0/8" {
+		t.Errorf("full: %+v, %v", l, err)
+	}
+	for _, bad := range []map[string]string{{EnvAllowPrivate: "yes please"}, {EnvAllowPrefixes: "10.0.0.0/33"}, {EnvAllowPrefixes: "example.com"}} {
+		if _, err := AllowListFromEnv(env(bad)); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func FuzzValidateURL(f *testing.F) {
+	for _, s := range []string{"https://merchant.example/cb", "http://127.0.0.1/", "http://[::1]:80/", "ftp://x", "http://a@b/", "http://[fe80::1%25en0]/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if ValidateURL(raw, AllowList{}) != nil {
+			return
+		}
+		if !strings.HasPrefix(strings.ToLower(raw), "http://") && !strings.HasPrefix(strings.ToLower(raw), "https://") {
+			t.Fatalf("accepted %q", raw)
+		}
+		if strings.ContainsAny(raw, " \t\r\n") {
+			t.Fatalf("accepted %q", raw)
+		}
+	})
+}

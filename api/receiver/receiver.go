@@ -1,0 +1,128 @@
+// Package receiver is the reference receiver for the gateway's signed
+// callbacks (docs/callbacks.md; merchant-gateway-service.md section 6). It
+// uses only the standard library, so that a merchant can copy it.
+//
+// Every callback is a POST with a JSON body and two headers:
+//
+//	X-Timestamp: the time of the attempt, in unix seconds
+//	X-Sign:      hex(SHA-256(raw body ‖ X-Timestamp ‖ private key))
+//
+// Sign computes X-Sign (the gateway signs with this same function), Verify
+// checks it in constant time and refuses a stale timestamp, and Handler is a
+// complete http.Handler: it verifies, decodes the Event, de-duplicates on
+// event_id, calls the merchant's function and answers {"code":200,...}.
+//
+// Verify over the raw bytes received. Never re-encode the JSON before
+// verifying: key order and spacing are not part of the contract.
+package receiver
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The callback headers.
+const (
+	HeaderSign      = "X-Sign"
+	HeaderTimestamp = "X-Timestamp"
+)
+
+// DefaultTolerance is how far X-Timestamp may be from the receiver's clock,
+// either way, when no tolerance is given.
+const DefaultTolerance = 5 * time.Minute
+
+// The errors of Verify. Handler answers ErrMissingHeaders with 400 and the
+// other two with 401. Verify wraps them with the reason; test with errors.Is.
+var (
+	// ErrMissingHeaders: X-Sign or X-Timestamp is missing or empty.
+	ErrMissingHeaders = errors.New("receiver: missing X-Sign or X-Timestamp")
+	// ErrStaleTimestamp: X-Timestamp is not unix seconds, or is further
+	// from now than the tolerance.
+	ErrStaleTimestamp = errors.New("receiver: stale timestamp")
+	// ErrBadSignature: X-Sign is not 64 hex digits, or does not match.
+	ErrBadSignature = errors.New("receiver: bad signature")
+)
+
+// timestampDigitsMax bounds X-Timestamp: unix seconds fit in 11 digits
+// until the year 5138; 12 leaves room and keeps the parse far from
+// overflow.
+const timestampDigitsMax = 12
+
+// Sign returns X-Sign for a body and timestamp: the lowercase hex SHA-256 of
+// the raw body, then the timestamp, then the merchant's private key, with
+// nothing in between.
+func Sign(body []byte, timestamp string, privateKey string) string {
+	sum := digest(body, timestamp, privateKey)
+	return hex.EncodeToString(sum[:])
+}
+
+func digest(body []byte, timestamp, privateKey string) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write(body)
+	h.Write([]byte(timestamp))
+	h.Write([]byte(privateKey))
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// ParseTimestamp reads X-Timestamp strictly: decimal unix seconds, digits
+// only (no sign, space or leading zero), at most 12 of them. The strictness
+// matters because the signed string has no separator between the body and
+// the timestamp.
+func ParseTimestamp(s string) (time.Time, error) {
+	if s == "" || len(s) > timestampDigitsMax {
+		return time.Time{}, fmt.Errorf("%w: X-Timestamp is not unix seconds", ErrStaleTimestamp)
+	}
+	if s[0] == '0' && len(s) > 1 {
+		return time.Time{}, fmt.Errorf("%w: X-Timestamp is not unix seconds", ErrStaleTimestamp)
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return time.Time{}, fmt.Errorf("%w: X-Timestamp is not unix seconds", ErrStaleTimestamp)
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return time.Unix(n, 0), nil
+}
+
+// Verify checks a callback: both headers present, timestamp within
+// ±tolerance of now (DefaultTolerance when tolerance ≤ 0), and sign equal to
+// Sign(body, timestamp, privateKey), compared in constant time. sign may be
+// lowercase or uppercase hex. An empty privateKey never verifies.
+func Verify(body []byte, timestamp, sign, privateKey string, now time.Time, tolerance time.Duration) error {
+	if timestamp == "" || sign == "" {
+		return ErrMissingHeaders
+	}
+	if tolerance <= 0 {
+		tolerance = DefaultTolerance
+	}
+	ts, err := ParseTimestamp(timestamp)
+	if err != nil {
+		return err
+	}
+	if d := now.Sub(ts); d > tolerance || d < -tolerance {
+		return fmt.Errorf("%w: X-Timestamp is %s from now, more than %s", ErrStaleTimestamp, d.Round(time.Second), tolerance)
+	}
+	if privateKey == "" {
+		return fmt.Errorf("%w: no private key configured", ErrBadSignature)
+	}
+	var got [sha256.Size]byte
+	if len(sign) != hex.EncodedLen(sha256.Size) {
+		return fmt.Errorf("%w: X-Sign is not %d hex digits", ErrBadSignature, hex.EncodedLen(sha256.Size))
+	}
+	if _, err := hex.Decode(got[:], []byte(sign)); err != nil {
+		return fmt.Errorf("%w: X-Sign is not hex", ErrBadSignature)
+	}
+	want := digest(body, timestamp, privateKey)
+	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		return ErrBadSignature
+	}
+	return nil
+}
