@@ -46,7 +46,7 @@ pg:
 # run starts the gateway on its embedded PostgreSQL in $(GATEWAY_DATA_DIR)/pg.
 # Ctrl-C stops both; the next `make run` finds the data again.
 run: pg build
-	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)" ./bin/gateway serve $(ARGS)
+	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)" ./bin/gateway serve --demo $(ARGS)
 
 # test runs every test with the race detector. Without DATABASE_URL, one
 # throwaway PostgreSQL serves every package (`gateway devdb`) and is removed

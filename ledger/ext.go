@@ -19,6 +19,7 @@ type extState struct {
 	cardAbsent map[string]bool       // looked up and not found
 	newCards   []*cardState
 	outbox     []eventRow
+	deliveries []deliveryRow
 	issued     map[issueKey]*issueState
 	network    networkExt
 	remit      remitExt
@@ -31,9 +32,9 @@ type extState struct {
 }
 
 type extMark struct {
-	newCards, events int
-	network          networkMark
-	remit            remitMark
+	newCards, events, deliveries int
+	network                      networkMark
+	remit                        remitMark
 }
 
 // extPrefetch names the domain rows a batch will read.
@@ -72,7 +73,7 @@ func (e *extState) init() {
 }
 
 func (e *extState) mark() extMark {
-	return extMark{len(e.newCards), len(e.outbox), e.network.mark(), e.remit.mark()}
+	return extMark{len(e.newCards), len(e.outbox), len(e.deliveries), e.network.mark(), e.remit.mark()}
 }
 
 // rollback drops what a failed command added; changes to loaded rows are
@@ -83,6 +84,7 @@ func (e *extState) rollback(m extMark) {
 	}
 	e.newCards = e.newCards[:m.newCards]
 	e.outbox = e.outbox[:m.events]
+	e.deliveries = e.deliveries[:m.deliveries]
 	e.network.rollback(m.network)
 	e.remit.rollback(m.remit)
 }
@@ -223,7 +225,27 @@ func (st *state) event(h *head, eventType, subject, callbackURL string, data any
 		MerchantID: h.merchant.ID, EventSeq: h.eventSeq, EventID: p.EventID, EventType: eventType,
 		Subject: subject, Payload: body, CallbackURL: nullString(callbackURL), CreatedAt: st.now,
 	})
+	if target := deliveryTarget(eventType, callbackURL, h.merchant.CallbackURL); target != "" {
+		st.ext.deliveries = append(st.ext.deliveries, deliveryRow{
+			MerchantID: h.merchant.ID, EventSeq: h.eventSeq, Subject: subject, URL: target, Status: DeliveryPending,
+			WindowStart: st.now, NextAttemptAt: bun.NullTime{Time: st.now},
+		})
+	}
 	return nil
+}
+
+// deliveryTarget is where an event is sent (docs/callbacks.md): the URL the
+// request that caused it gave, else the merchant's configured URL — except
+// card.created, which the spec sends only to the create request's URL.
+func deliveryTarget(eventType, requestURL, merchantURL string) string {
+	switch {
+	case requestURL != "":
+		return requestURL
+	case eventType == EventCardCreated:
+		return ""
+	default:
+		return merchantURL
+	}
 }
 
 func (e *extState) flush(st *state) error {
@@ -241,6 +263,11 @@ func (e *extState) flush(st *state) error {
 	}
 	if len(e.outbox) > 0 {
 		if _, err := st.tx.NewInsert().Model(&e.outbox).Exec(st.ctx); err != nil {
+			return mapError(err)
+		}
+	}
+	if len(e.deliveries) > 0 {
+		if _, err := st.tx.NewInsert().Model(&e.deliveries).Exec(st.ctx); err != nil {
 			return mapError(err)
 		}
 	}

@@ -1,0 +1,145 @@
+package callbacks
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/paygate/gateway/ledger"
+)
+
+// Store is what the dispatcher needs from the ledger: claim due deliveries
+// (SKIP LOCKED, one attempt each) and record what each attempt found.
+type Store interface {
+	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]ledger.Delivery, error)
+	RecordDelivery(ctx context.Context, d *ledger.Delivery, o ledger.DeliveryOutcome) error
+}
+
+var _ Store = (*ledger.Ledger)(nil)
+
+// DispatcherOptions tune a dispatcher.
+type DispatcherOptions struct {
+	Workers  int           // concurrent attempts; default 32
+	BatchMax int           // deliveries claimed per round; default 256
+	Poll     time.Duration // how often to look when not woken; default 1s
+	Lease    time.Duration // how long a claim lasts; default 30s
+	Now      func() time.Time
+	Log      *slog.Logger
+}
+
+// Dispatcher sends due callbacks: it claims them from the store, sends each
+// attempt with the Sender, and records the outcome with the next attempt
+// time from the retry schedule (or dead after the 24-hour window). Several
+// dispatchers, in one process or many, share the work through the store's
+// claims. Delivery is at least once: a crash between sending and recording
+// sends the same event (same event_id) again once the lease runs out.
+type Dispatcher struct {
+	store  Store
+	sender *Sender
+	opts   DispatcherOptions
+	wake   chan struct{}
+
+	rndMu sync.Mutex
+	rnd   *rand.Rand
+}
+
+// NewDispatcher returns a dispatcher; Run starts it.
+func NewDispatcher(store Store, sender *Sender, opts DispatcherOptions) *Dispatcher {
+	if opts.Workers <= 0 {
+		opts.Workers = 32
+	}
+	if opts.BatchMax <= 0 {
+		opts.BatchMax = 256
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = 30 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	seed := uint64(opts.Now().UnixNano())
+	return &Dispatcher{store: store, sender: sender, opts: opts, wake: make(chan struct{}, 1),
+		rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// Wake makes Run look for work at once (called after a commit that wrote
+// events), instead of at the next poll.
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run dispatches until ctx ends.
+func (d *Dispatcher) Run(ctx context.Context) {
+	t := time.NewTicker(d.opts.Poll)
+	defer t.Stop()
+	for ctx.Err() == nil {
+		n, err := d.Round(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.opts.Log.Warn("callback dispatcher", "error", err)
+		}
+		if n == d.opts.BatchMax {
+			continue // more may be due right now
+		}
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		case <-d.wake:
+		}
+	}
+}
+
+// Round claims one batch and sends it; it returns how many it claimed.
+func (d *Dispatcher) Round(ctx context.Context) (int, error) {
+	due, err := d.store.ClaimDeliveries(ctx, d.opts.BatchMax, d.opts.Lease)
+	if err != nil || len(due) == 0 {
+		return 0, err
+	}
+	sem := make(chan struct{}, d.opts.Workers)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for i := range due {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(del *ledger.Delivery) {
+			defer func() { <-sem; wg.Done() }()
+			if err := d.attempt(ctx, del); err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}(&due[i])
+	}
+	wg.Wait()
+	return len(due), firstErr
+}
+
+func (d *Dispatcher) attempt(ctx context.Context, del *ledger.Delivery) error {
+	res := d.sender.Send(ctx, del.URL, del.Body, del.PrivateKey)
+	o := ledger.DeliveryOutcome{OK: res.OK, Status: res.Status, Error: res.Error}
+	if !res.OK {
+		d.rndMu.Lock()
+		o.Next, o.Dead = NextAttempt(del.WindowStart, d.opts.Now(), del.Attempt, d.rnd)
+		d.rndMu.Unlock()
+	}
+	// The outcome is recorded even when ctx ended during the attempt, so
+	// that a shutdown does not cost a second send of an acknowledged event.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	d.opts.Log.Debug("callback attempt", "shop_no", del.ShopNo, "event_id", del.EventID, "attempt", del.Attempt,
+		"ok", res.OK, "status", res.Status, "dead", o.Dead)
+	return d.store.RecordDelivery(rctx, del, o)
+}

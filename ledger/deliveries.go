@@ -1,0 +1,220 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "PENDING"
+	DeliveryDelivered = "DELIVERED"
+	DeliveryFailed    = "FAILED" // the 24-hour window ended: a dead letter, replayable
+)
+
+type deliveryRow struct {
+	bun.BaseModel `bun:"table:deliveries,alias:d"`
+	MerchantID    int64        `bun:"merchant_id,pk"`
+	EventSeq      int64        `bun:"event_seq,pk"`
+	Subject       string       `bun:"subject"`
+	URL           string       `bun:"url"`
+	Status        string       `bun:"status"`
+	Attempts      int          `bun:"attempts"`
+	WindowStart   time.Time    `bun:"window_start"`
+	NextAttemptAt bun.NullTime `bun:"next_attempt_at"`
+}
+
+// Delivery is one claimed attempt: the event's stored body, where to send
+// it and the merchant's signing key (opened from its sealed form, kept in
+// memory only for the attempt).
+type Delivery struct {
+	MerchantID  int64
+	EventSeq    int64
+	EventID     string
+	EventType   string
+	ShopNo      string
+	URL         string
+	Body        []byte
+	PrivateKey  string
+	Attempt     int // 1 for the first
+	WindowStart time.Time
+}
+
+// DeliveryLeaseMax bounds how long a claim keeps other dispatchers away
+// from a delivery: longer than one attempt (5 s) with room to record it.
+const DeliveryLeaseMax = 60 * time.Second
+
+// ClaimDeliveries claims up to limit due deliveries for one attempt each.
+// SKIP LOCKED spreads them over dispatchers; the claim counts the attempt
+// and moves next_attempt_at past the lease, so no other dispatcher sends the
+// same attempt while this one holds it. A delivery waits while an earlier
+// one of the same card or remittance is still pending, so a later status is
+// never sent before the earlier one is acknowledged or dead.
+func (l *Ledger) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]Delivery, error) {
+	if lease <= 0 || lease > DeliveryLeaseMax {
+		lease = DeliveryLeaseMax
+	}
+	now := l.now()
+	var rows []struct {
+		MerchantID  int64           `bun:"merchant_id"`
+		EventSeq    int64           `bun:"event_seq"`
+		URL         string          `bun:"url"`
+		Attempts    int             `bun:"attempts"`
+		WindowStart time.Time       `bun:"window_start"`
+		EventID     string          `bun:"event_id"`
+		EventType   string          `bun:"event_type"`
+		Payload     json.RawMessage `bun:"payload"`
+		ShopNo      string          `bun:"shop_no"`
+		Sealed      []byte          `bun:"private_key_sealed"`
+	}
+	err := l.db.NewRaw(`
+		with due as (
+			select d.merchant_id, d.event_seq from deliveries d
+			where d.status = 'PENDING' and d.next_attempt_at <= ?
+			  and not exists (
+				select 1 from deliveries p
+				where p.merchant_id = d.merchant_id and p.subject = d.subject
+				  and p.event_seq < d.event_seq and p.status = 'PENDING')
+			order by d.next_attempt_at
+			limit ?
+			for update of d skip locked
+		), claimed as (
+			update deliveries d set attempts = d.attempts + 1, next_attempt_at = ?
+			from due where d.merchant_id = due.merchant_id and d.event_seq = due.event_seq
+			returning d.merchant_id, d.event_seq, d.url, d.attempts, d.window_start
+		)
+		select c.*, e.event_id, e.event_type, e.payload::text as payload, m.shop_no, m.private_key_sealed
+		from claimed c
+		join events e on e.merchant_id = c.merchant_id and e.event_seq = c.event_seq
+		join merchants m on m.id = c.merchant_id`,
+		now, limit, now.Add(lease)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]Delivery, 0, len(rows))
+	for _, r := range rows {
+		key, err := l.cfg.Sealer.Open(r.Sealed, "merchant-private-key:"+r.ShopNo)
+		if err != nil {
+			return nil, errInvariant("the signing key of %s does not open: %v", r.ShopNo, err)
+		}
+		out = append(out, Delivery{MerchantID: r.MerchantID, EventSeq: r.EventSeq, EventID: r.EventID, EventType: r.EventType,
+			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), Attempt: r.Attempts, WindowStart: r.WindowStart.UTC()})
+	}
+	return out, nil
+}
+
+// DeliveryOutcome is what an attempt found.
+type DeliveryOutcome struct {
+	OK     bool
+	Status int    // HTTP status, 0 when none came
+	Error  string // short, without secrets
+	// Next is when to try again; Dead ends the delivery (the window is over).
+	Next time.Time
+	Dead bool
+}
+
+// RecordDelivery stores the outcome of an attempt on a delivery this
+// dispatcher claimed with the given attempt number; a row that moved on
+// meanwhile (replayed, or claimed again after the lease ran out) is left
+// alone.
+func (l *Ledger) RecordDelivery(ctx context.Context, d *Delivery, o DeliveryOutcome) error {
+	now := l.now()
+	status, next, delivered := DeliveryPending, bun.NullTime{Time: o.Next}, bun.NullTime{}
+	switch {
+	case o.OK:
+		status, next, delivered = DeliveryDelivered, bun.NullTime{}, bun.NullTime{Time: now}
+	case o.Dead:
+		status, next = DeliveryFailed, bun.NullTime{}
+	}
+	if len(o.Error) > 500 {
+		o.Error = o.Error[:500]
+	}
+	_, err := l.db.NewRaw(`
+		update deliveries set status = ?, next_attempt_at = ?, last_attempt_at = ?, last_status = nullif(?, 0),
+		       last_error = nullif(?, ''), delivered_at = ?
+		where merchant_id = ? and event_seq = ? and attempts = ? and status = 'PENDING'`,
+		status, next, now, o.Status, o.Error, delivered, d.MerchantID, d.EventSeq, d.Attempt).Exec(ctx)
+	return mapError(err)
+}
+
+// DeliveryInfo is a delivery as operators list it.
+type DeliveryInfo struct {
+	ShopNo        string     `json:"shopNo" bun:"shop_no"`
+	EventSeq      int64      `json:"eventSeq" bun:"event_seq"`
+	EventID       string     `json:"eventId" bun:"event_id"`
+	EventType     string     `json:"eventType" bun:"event_type"`
+	Subject       string     `json:"subject" bun:"subject"`
+	URL           string     `json:"url" bun:"url"`
+	Status        string     `json:"status" bun:"status"`
+	Attempts      int        `json:"attempts" bun:"attempts"`
+	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty" bun:"next_attempt_at"`
+	LastAttemptAt *time.Time `json:"lastAttemptAt,omitempty" bun:"last_attempt_at"`
+	LastStatus    *int       `json:"lastStatus,omitempty" bun:"last_status"`
+	LastError     *string    `json:"lastError,omitempty" bun:"last_error"`
+	CreatedAt     time.Time  `json:"createdAt" bun:"created_at"`
+}
+
+// DeliveriesPageMax bounds one listing.
+const DeliveriesPageMax = 1000
+
+// Deliveries lists a merchant's events with their delivery (status "" for
+// an event that has no target), newest first, optionally of one status.
+func (l *Ledger) Deliveries(ctx context.Context, merchant int64, status string, limit int) ([]DeliveryInfo, error) {
+	if limit <= 0 || limit > DeliveriesPageMax {
+		limit = DeliveriesPageMax
+	}
+	var out []DeliveryInfo
+	err := l.db.NewRaw(`
+		select m.shop_no, e.event_seq, e.event_id, e.event_type, e.subject, coalesce(d.url, '') as url,
+		       coalesce(d.status, 'NOT_SENT') as status, coalesce(d.attempts, 0) as attempts, d.next_attempt_at,
+		       d.last_attempt_at, d.last_status, d.last_error, e.created_at
+		from events e
+		join merchants m on m.id = e.merchant_id
+		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+		where e.merchant_id = ? and (? = '' or coalesce(d.status, 'NOT_SENT') = ?)
+		order by e.event_seq desc
+		limit ?`, merchant, status, status, limit).Scan(ctx, &out)
+	return out, mapError(err)
+}
+
+// ReplayEvent sends an event again from now, with a new 24-hour window and
+// the same event_id: a failed or delivered delivery goes back to pending,
+// and an event that had no target gets one if the merchant has a URL now.
+func (l *Ledger) ReplayEvent(ctx context.Context, merchant int64, eventID string) error {
+	now := l.now()
+	res, err := l.db.NewRaw(`
+		insert into deliveries (merchant_id, event_seq, subject, url, status, attempts, window_start, next_attempt_at)
+		select e.merchant_id, e.event_seq, e.subject, coalesce(e.callback_url, m.callback_url), 'PENDING', 0, ?, ?
+		from events e join merchants m on m.id = e.merchant_id
+		where e.merchant_id = ? and e.event_id = ? and coalesce(e.callback_url, m.callback_url) is not null
+		  and (e.event_type <> 'card.created' or e.callback_url is not null)
+		on conflict (merchant_id, event_seq) do update
+		set status = 'PENDING', attempts = 0, window_start = excluded.window_start,
+		    next_attempt_at = excluded.next_attempt_at, delivered_at = null`,
+		now, now, merchant, eventID).Exec(ctx)
+	if err != nil {
+		return mapError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return postings.ReasonErrorf(postings.ENOTFOUND, "event", "no event %s with a callback URL for this merchant", eventID)
+	}
+	return nil
+}
+
+// ReplayFailed puts every failed delivery of a merchant back to pending with
+// a new window, and returns how many.
+func (l *Ledger) ReplayFailed(ctx context.Context, merchant int64) (int64, error) {
+	now := l.now()
+	res, err := l.db.NewRaw(`
+		update deliveries set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?
+		where merchant_id = ? and status = 'FAILED'`, now, now, merchant).Exec(ctx)
+	if err != nil {
+		return 0, mapError(err)
+	}
+	return res.RowsAffected()
+}
