@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
@@ -428,8 +429,12 @@ func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, er
 	}
 	settlement := postings.MerchantAccount(r.MerchantID, postings.AccountNetworkSettlement, r.Currency)
 	refs := postings.Refs{CardNo: r.CardNo, AuthID: r.AuthID}
+	// The clearing's message id and the network's amount travel with the
+	// entry: settlement-file reconciliation matches on them.
+	meta := map[string]string{"message_id": req.MessageID,
+		"txn_amount": strconv.FormatInt(req.Amount, 10), "txn_currency": r.TxnCurrency}
 	if _, err := st.post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardSettle, Refs: refs,
-		Postings: charge(capture, settlement)}); err != nil {
+		Metadata: meta, Postings: charge(capture, settlement)}); err != nil {
 		return nil, err
 	}
 	if fee > 0 {

@@ -193,6 +193,17 @@ func FuzzParseAmount(f *testing.F) {
 	})
 }
 
+func TestConvertRoundsTinyResultsUp(t *testing.T) {
+	usd, eur := MustCurrency("USD"), MustCurrency("EUR")
+	// 1 cent × 0.05 = 0.05 cent: paying rounds up to 1, receiving to 0 (refused).
+	if got, err := Convert(1, usd, eur, MustRate("0.05"), RoundPay); err != nil || got != 1 {
+		t.Fatalf("RoundPay: %d %v", got, err)
+	}
+	if _, err := Convert(1, usd, eur, MustRate("0.05"), RoundReceive); err == nil {
+		t.Fatal("RoundReceive of 0.05 cent must be refused as zero")
+	}
+}
+
 func TestConvert(t *testing.T) {
 	tests := []struct {
 		minor    int64

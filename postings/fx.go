@@ -65,11 +65,15 @@ const (
 )
 
 // Convert converts minor units of from into minor units of to at rate, with
-// the rounding mode given (RoundReceive or RoundPay). The result is refused
+// the rounding mode given (RoundReceive rounds down, RoundPay rounds up; no
+// other mode is accepted). The result is refused
 // when it is zero or above AmountMinorMax.
 func Convert(minor int64, from, to Currency, rate Rate, rounding apd.Rounder) (int64, error) {
 	if rate.IsZero() {
 		return 0, Errorf(EINTERNAL, "conversion without a rate")
+	}
+	if rounding != RoundPay && rounding != RoundReceive {
+		return 0, Errorf(EINTERNAL, "conversion rounding must be RoundPay or RoundReceive")
 	}
 	ctx := decimalCtx
 	ctx.Rounding = rounding
@@ -80,7 +84,16 @@ func Convert(minor int64, from, to Currency, rate Rate, rounding apd.Rounder) (i
 	if _, err := ctx.Mul(&product, x, &rate.d); err != nil {
 		return 0, Errorf(EINTERNAL, "conversion overflow: %v", err)
 	}
-	if _, err := ctx.RoundToIntegralValue(&integral, &product); err != nil {
+	// Floor and Ceil, not RoundToIntegralValue: apd rounds a value below
+	// 0.1 to zero whatever the mode, which would turn "round up" into zero.
+	// Amounts and rates are positive here, so down is floor and up is ceil.
+	var err error
+	if rounding == RoundPay {
+		_, err = ctx.Ceil(&integral, &product)
+	} else {
+		_, err = ctx.Floor(&integral, &product)
+	}
+	if err != nil {
 		return 0, Errorf(EINTERNAL, "conversion rounding: %v", err)
 	}
 	out, err := integral.Int64()
