@@ -103,6 +103,14 @@ type SanctionsList struct {
 	compact map[string][]int32 // normalised name without spaces → entries
 }
 
+// Entries returns the entries in list order (a copy).
+func (l *SanctionsList) Entries() []SanctionsEntry {
+	if l == nil {
+		return nil
+	}
+	return append([]SanctionsEntry(nil), l.entries...)
+}
+
 // Len returns the number of entries.
 func (l *SanctionsList) Len() int {
 	if l == nil {
