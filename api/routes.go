@@ -2,8 +2,38 @@ package api
 
 import "github.com/gin-gonic/gin"
 
-// addRoutes is the whole API surface in one place.
-func addRoutes(r *gin.Engine, d Deps) {
+// addRoutes is the whole API surface in one place, with the middleware of
+// each route. Every request passes, in order: the request id (and its
+// logger), the access log and metrics, panic recovery, the request
+// time-out and the body bound. Every /shop request is authenticated; every
+// /shop POST then reads its body and holds its Idempotency-Key.
+func addRoutes(r *gin.Engine, d Deps, m *metrics) {
+	inflight := newInFlight()
+	r.Use(
+		withRequestID(d.Log),
+		accessLog(d.Now, m),
+		recoverPanic(),
+		withTimeout(d.RequestTimeout),
+		limitBody(d.BodyBytesMax),
+	)
+	r.NoRoute(handleNoRoute())
+	r.NoMethod(handleNoMethod())
+
 	r.GET("/healthz", handleHealthz())
 	r.GET("/readyz", handleReadyz(d.DB))
+	r.GET("/metrics", handleMetrics(m, d.Ledger, inflight))
+
+	l := d.Ledger
+	shop := r.Group("/shop", authenticate(l, d.TrustedProxies, d.Now))
+	post := readRequest(inflight)
+	shop.GET("/account", handleAccount(l))
+	shop.GET("/card/bin/list", handleBINList(l))
+	shop.POST("/card/create", post, handleCardCreate(l))
+	shop.GET("/card/info", handleCardInfo(l))
+	shop.GET("/card/balance", handleCardBalance(l))
+	shop.POST("/card/balance/batch", post, handleCardBalanceBatch(l))
+	shop.POST("/card/freeze", post, handleCardFreeze(l))
+	shop.POST("/card/unfreeze", post, handleCardUnfreeze(l))
+	shop.POST("/card/cancel", post, handleCardCancel(l))
+	shop.POST("/card/transfer", post, handleCardTransfer(l))
 }

@@ -6,10 +6,15 @@ package api
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/ledger"
 )
 
 // Pinger is what readiness needs: the database answers.
@@ -17,17 +22,54 @@ type Pinger interface {
 	PingContext(ctx context.Context) error
 }
 
+// Defaults of Deps.
+const (
+	RequestTimeoutDefault = 60 * time.Second // spec section 8
+	BodyBytesMaxDefault   = 64 << 10
+)
+
 // Deps are the server's dependencies, given explicitly.
 type Deps struct {
-	Log *slog.Logger
-	DB  Pinger
+	Log    *slog.Logger
+	DB     Pinger
+	Ledger *ledger.Ledger
+	// TrustedProxies are the peers whose X-Forwarded-For is believed. Empty:
+	// the client IP is always the TCP peer's.
+	TrustedProxies []netip.Prefix
+	// RequestTimeout bounds every request (context deadline). Default 60s.
+	RequestTimeout time.Duration
+	// BodyBytesMax bounds a request body. Default 64 KiB.
+	BodyBytesMax int64
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+func (d *Deps) setDefaults() {
+	if d.Log == nil {
+		d.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	if d.RequestTimeout <= 0 {
+		d.RequestTimeout = RequestTimeoutDefault
+	}
+	if d.BodyBytesMax <= 0 {
+		d.BodyBytesMax = BodyBytesMaxDefault
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
 }
 
 // NewServer returns the gateway's HTTP handler.
 func NewServer(d Deps) http.Handler {
+	d.setDefaults()
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	r.HandleMethodNotAllowed = false
-	addRoutes(r, d)
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false // a redirect would not carry the envelope
+	r.RedirectFixedPath = false
+	// The client IP is computed by clientIP from Deps.TrustedProxies; gin's
+	// own guess must never be believed.
+	_ = r.SetTrustedProxies(nil)
+	addRoutes(r, d, newMetrics())
 	return r
 }

@@ -164,7 +164,11 @@ func cmdDevDB(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
-	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
+	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+		fmt.Fprintln(e.stdout, "usage: gateway devdb -- COMMAND [ARGS...]")
+		return nil
+	}
+	if len(args) == 0 {
 		fmt.Fprintln(e.stderr, "usage: gateway devdb -- COMMAND [ARGS...]")
 		return usageError("devdb needs a command")
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 	"strings"
 
 	"github.com/paygate/gateway/ledger"
@@ -48,6 +47,9 @@ func subcommands() []subcommand {
 		{"bin access", "open or close a BIN entry to one merchant", cmdBINAccess},
 		{"fx set", "set the rate and spread of a currency pair", cmdFXSet},
 		{"fx list", "list the FX rates", cmdFXList},
+		{"sanctions load", "replace the sanctions list that remittance screening reads", cmdSanctionsLoad},
+		{"rail settle", "report an in-flight remittance settled (as the rail partner)", cmdRail(ledger.RemitSettled)},
+		{"rail return", "report an in-flight remittance returned (as the rail partner)", cmdRail(ledger.RemitReturned)},
 		{"audit verify", "check hash chains, sequences, balances and bill lines; exit 1 on any break", cmdAuditVerify},
 		{"db url", "print the URL of the gateway's database (the embedded one unless DATABASE_URL is set)", cmdDBURL},
 		{"devdb", "run a command with DATABASE_URL set to a throwaway local PostgreSQL (used by make test)", cmdDevDB},
@@ -148,14 +150,4 @@ func logLevel(s string) slog.Level {
 		return slog.LevelInfo
 	}
 	return l
-}
-
-// sortedKeys is a small helper for stable output.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -29,10 +30,22 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	addr := fs.String("addr", envOr(e, "GATEWAY_ADDR", "127.0.0.1:8443"), "listen address (GATEWAY_ADDR)")
 	plain := fs.Bool("plain-http", envBool(e, "GATEWAY_PLAIN_HTTP"),
 		"serve plain HTTP, only behind a TLS-terminating proxy (GATEWAY_PLAIN_HTTP)")
+	demo := fs.Bool("demo", envBool(e, "GATEWAY_DEMO"),
+		"make sure a funded demo merchant exists and write its credentials to $GATEWAY_DATA_DIR/demo-merchant.json (GATEWAY_DEMO)")
+	rateMaxAge := fs.Duration("fx-rate-max-age", envDuration(e, "GATEWAY_FX_RATE_MAX_AGE", 24*time.Hour),
+		"FX rates older than this are refused (GATEWAY_FX_RATE_MAX_AGE)")
+	holdExpiry := fs.Duration("hold-expiry", envDuration(e, "GATEWAY_HOLD_EXPIRY", 7*24*time.Hour),
+		"authorization holds not cleared within this are released (GATEWAY_HOLD_EXPIRY)")
+	noWorkers := fs.Bool("no-workers", envBool(e, "GATEWAY_NO_WORKERS"),
+		"serve requests only: no hold expiry, remittance lifecycle or callback delivery (GATEWAY_NO_WORKERS)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	sealer, err := loadSealer(e)
+	if err != nil {
+		return err
+	}
+	workerCfg, err := readWorkerSettings(e)
 	if err != nil {
 		return err
 	}
@@ -49,10 +62,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.close()
-	l := ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log})
+	l := ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, FXRateMaxAge: *rateMaxAge, HoldExpiry: *holdExpiry})
 	defer l.Close()
 
-	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db})
+	proxies, err := api.ParseTrustedProxies(e.getenv("GATEWAY_TRUSTED_PROXIES"))
+	if err != nil {
+		return err
+	}
+	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -70,8 +87,26 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		MaxHeaderBytes:    headerBytesMax,
 		ErrorLog:          nil,
 	}
+	if *demo {
+		caCert := ""
+		if tlsCfg != nil && e.getenv("GATEWAY_TLS_CERT") == "" {
+			caCert, _ = filepath.Abs(filepath.Join(dataDir(e), "tls", "cert.pem"))
+		}
+		if err := ensureDemo(ctx, e, l, scheme+"://"+ln.Addr().String(), caCert, *rateMaxAge); err != nil {
+			ln.Close()
+			return fmt.Errorf("demo merchant: %w", err)
+		}
+	}
 	fmt.Fprintf(e.stdout, "listening on %s://%s\n", scheme, ln.Addr())
 	e.log.Info("gateway started", "addr", ln.Addr().String(), "scheme", scheme)
+
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	waitWorkers := func() {}
+	if !*noWorkers {
+		waitWorkers = startWorkers(wctx, e, l, workerCfg)
+	}
+	defer func() { stopWorkers(); waitWorkers() }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -92,6 +127,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 func envOr(e *env, name, def string) string {
 	if v := e.getenv(name); v != "" {
 		return v
+	}
+	return def
+}
+
+func envDuration(e *env, name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(e.getenv(name)); err == nil && d > 0 {
+		return d
 	}
 	return def
 }

@@ -1,0 +1,219 @@
+package api
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// The authentication headers of spec section 5. http.Header canonicalises
+// names, so x-shop-no and X-SHOP-NO are the same header.
+const (
+	headerShopNo    = "X-Shop-No"
+	headerPublicKey = "X-Public-Key"
+)
+
+// credentialBytesMax bounds the header values handed to the ledger.
+const credentialBytesMax = 256
+
+// authenticate resolves the merchant of a /shop request (spec section 5):
+// missing header 400, unknown shop or wrong key 401 (one answer for both),
+// disabled merchant or caller outside the IP whitelist 403. On success it
+// records the time and leaves the merchant in the context.
+func authenticate(l *ledger.Ledger, proxies []netip.Prefix, now func() time.Time) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		shopNo, err := credentialHeader(c.Request.Header, headerShopNo)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		key, err := credentialHeader(c.Request.Header, headerPublicKey)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		ctx := c.Request.Context()
+		m, err := l.Authenticate(ctx, shopNo, key)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		c.Set(shopNoKey, m.ShopNo)
+		if m.Status == ledger.MerchantDisabled {
+			writeError(c, &postings.Error{Code: postings.EFORBIDDEN, Reason: reasonMerchantDisabled,
+				Message: "merchant is disabled"})
+			return
+		}
+		ip := clientIP(c.Request, proxies)
+		if !ipAllowed(ip, m.IPWhitelist) {
+			logger(c).Warn("caller IP not on the whitelist", "client_ip", ip.String())
+			writeError(c, &postings.Error{Code: postings.EFORBIDDEN, Reason: reasonIPNotAllowed,
+				Message: "caller IP is not on the merchant's whitelist"})
+			return
+		}
+		// The time of the last authentication is a convenience for the
+		// profile: failing to record it must not fail the request.
+		if err := l.TouchAuthenticated(ctx, m.ID, now()); err != nil {
+			logger(c).Warn("recording the authentication time", "error", err.Error())
+		}
+		c.Set(merchantKey, m)
+		c.Next()
+	}
+}
+
+// credentialHeader reads one authentication header: missing, empty or
+// absurdly long is 400 naming the header. A credential that is too long
+// for any shop is refused before it reaches the database.
+func credentialHeader(h http.Header, name string) (string, error) {
+	v := strings.TrimSpace(h.Get(name))
+	if v == "" {
+		return "", postings.FieldErrorf(name, "header is required")
+	}
+	if len(v) > credentialBytesMax {
+		return "", postings.FieldErrorf(name, "header is longer than %d bytes", credentialBytesMax)
+	}
+	if !isPrintableASCII(v) {
+		// No shop number or key has such bytes: the credentials identify no
+		// merchant, and the answer is the one of a wrong key.
+		return "", postings.Errorf(postings.EUNAUTHENTICATED, "malformed credentials")
+	}
+	return v, nil
+}
+
+// isPrintableASCII reports whether s has only bytes 0x20 to 0x7e: what a
+// credential or an idempotency key may hold (the database stores UTF-8
+// text, and these values are never meant to be anything else).
+func isPrintableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// merchantOf is the authenticated merchant of a /shop request.
+func merchantOf(c *gin.Context) *ledger.Merchant {
+	return c.MustGet(merchantKey).(*ledger.Merchant)
+}
+
+// clientIP is the caller's address: the TCP peer's, unless the peer is a
+// trusted proxy; then X-Forwarded-For is walked from the right (the entry
+// the nearest proxy appended) and the first address that is not itself a
+// trusted proxy is the client. Entries left of it were written by the
+// client or by untrusted hops and are never believed. An entry that does not
+// parse ends the walk with an invalid address, which no whitelist admits.
+func clientIP(r *http.Request, proxies []netip.Prefix) netip.Addr {
+	peer := peerAddr(r.RemoteAddr)
+	if !peer.IsValid() || !inPrefixes(peer, proxies) {
+		return peer
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	client := peer
+	for i := len(hops) - 1; i >= 0; i-- {
+		a := parseHop(hops[i])
+		if !a.IsValid() {
+			return netip.Addr{}
+		}
+		client = a
+		if !inPrefixes(a, proxies) {
+			break
+		}
+	}
+	return client
+}
+
+func peerAddr(remote string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(remote); err == nil {
+		return ap.Addr().Unmap()
+	}
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a.Unmap()
+}
+
+// parseHop parses one X-Forwarded-For entry: an address, or an address with
+// a port ("[2001:db8::1]:443", "192.0.2.1:80"), which some proxies write.
+func parseHop(s string) netip.Addr {
+	s = strings.TrimSpace(s)
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.WithZone("").Unmap()
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().WithZone("").Unmap()
+	}
+	return netip.Addr{}
+}
+
+func inPrefixes(a netip.Addr, ps []netip.Prefix) bool {
+	for _, p := range ps {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// ipAllowed checks a client address against a merchant's whitelist of
+// canonical CIDR prefixes; an empty whitelist admits every address. An
+// entry that does not parse admits nothing (the ledger stores them
+// canonical, so that does not happen).
+func ipAllowed(a netip.Addr, whitelist []string) bool {
+	if len(whitelist) == 0 {
+		return true
+	}
+	if !a.IsValid() {
+		return false
+	}
+	for _, s := range whitelist {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			if one, err := netip.ParseAddr(s); err == nil && one.Unmap() == a {
+				return true
+			}
+			continue
+		}
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseTrustedProxies parses a comma-separated list of CIDR prefixes or
+// addresses (GATEWAY_TRUSTED_PROXIES).
+func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, postings.FieldErrorf("GATEWAY_TRUSTED_PROXIES", "%q is neither an IP address nor a CIDR prefix", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}

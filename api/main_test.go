@@ -1,0 +1,225 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/ledger/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// syncBuffer is a log sink the server writes while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testServer is the real gateway over HTTPS on a fresh database.
+type testServer struct {
+	t      testing.TB
+	l      *ledger.Ledger
+	srv    *httptest.Server
+	client *http.Client
+	logs   *syncBuffer
+}
+
+type serverOptions struct {
+	proxies      []netip.Prefix
+	timeout      time.Duration
+	bodyBytesMax int64
+	ledgerNow    func() time.Time
+}
+
+// newTestServer starts the gateway; after the test it checks that the
+// ledger verifies.
+func newTestServer(t testing.TB, opts serverOptions) *testServer {
+	t.Helper()
+	db := pgtest.NewDB(t)
+	key := make([]byte, ledger.DataKeyBytes)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := ledger.NewSealer(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ledger.New(db, ledger.Config{Sealer: sealer, Now: opts.ledgerNow})
+	t.Cleanup(l.Close)
+	logs := &syncBuffer{}
+	srv := httptest.NewUnstartedServer(NewServer(Deps{
+		Log: slog.New(slog.NewJSONHandler(logs, nil)), DB: db, Ledger: l,
+		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { mustVerify(t, l) })
+	return &testServer{t: t, l: l, srv: srv, client: srv.Client(), logs: logs}
+}
+
+func mustVerify(t testing.TB, l *ledger.Ledger) {
+	t.Helper()
+	rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	for _, p := range rep.Problems {
+		t.Errorf("Verify: %s", p)
+	}
+}
+
+// shop is a merchant with its credentials.
+type shop struct {
+	m     *ledger.Merchant
+	creds *ledger.Credentials
+}
+
+func (s *testServer) newShop(spec ledger.MerchantSpec) shop {
+	s.t.Helper()
+	if spec.Name == "" {
+		spec.Name = "Test shop"
+	}
+	if len(spec.Currencies) == 0 {
+		spec.Currencies = []string{"USD", "EUR"}
+	}
+	m, creds, err := s.l.CreateMerchant(context.Background(), spec)
+	if err != nil {
+		s.t.Fatalf("CreateMerchant: %v", err)
+	}
+	return shop{m: m, creds: creds}
+}
+
+func (s *testServer) deposit(sh shop, cur string, minor int64) {
+	s.t.Helper()
+	if _, err := s.l.Deposit(context.Background(), sh.m.ID, cur, minor, nil); err != nil {
+		s.t.Fatalf("Deposit: %v", err)
+	}
+}
+
+// answer is a response with its envelope decoded.
+type answer struct {
+	status  int
+	header  http.Header
+	raw     []byte
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// request sends method path with body; headers are name, value pairs, sent
+// as given (no canonicalisation), after the shop's credentials.
+func (s *testServer) request(sh *shop, method, path, body string, headers ...string) *answer {
+	s.t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.srv.URL+path, r)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if sh != nil {
+		req.Header.Set("X-Shop-No", sh.creds.ShopNo)
+		req.Header.Set("X-Public-Key", sh.creds.PublicKey)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "\x00delete" {
+			req.Header.Del(headers[i])
+			continue
+		}
+		req.Header[headers[i]] = append(req.Header[headers[i]], headers[i+1])
+	}
+	return s.send(req)
+}
+
+func (s *testServer) send(req *http.Request) *answer {
+	s.t.Helper()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	a := &answer{status: resp.StatusCode, header: resp.Header, raw: raw}
+	if err := json.Unmarshal(raw, a); err != nil {
+		s.t.Fatalf("%s %s: answer is not an envelope: %v: %s", req.Method, req.URL.Path, err, raw)
+	}
+	return a
+}
+
+// must checks an answer's HTTP status and envelope code.
+func (a *answer) must(t testing.TB, status, code int) *answer {
+	t.Helper()
+	if a.status != status || a.Code != code {
+		t.Fatalf("got HTTP %d code %d (%s), want HTTP %d code %d; body %s", a.status, a.Code, a.Message, status, code, a.raw)
+	}
+	if code != codeOK && string(a.Data) != "null" {
+		t.Fatalf("failure with data: %s", a.raw)
+	}
+	return a
+}
+
+// into decodes data.
+func (a *answer) into(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(a.Data, v); err != nil {
+		t.Fatalf("data: %v: %s", err, a.raw)
+	}
+}
+
+// golden compares got with testdata/name.golden, or rewrites it with -update.
+func golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: got\n%s\nwant\n%s", path, got, want)
+	}
+}
