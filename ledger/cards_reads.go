@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -20,6 +21,10 @@ import (
 var dummyKeyHash = sha256.Sum256([]byte("gateway: no such shop"))
 
 func (l *Ledger) authenticate(ctx context.Context, shopNo, publicKey string) (*Merchant, error) {
+	given := sha256.Sum256([]byte(publicKey))
+	if m, ok := l.auth.get(shopNo, given, l.now()); ok {
+		return m, nil
+	}
 	var r struct {
 		merchantRow
 		KeyHash []byte `bun:"public_key_sha256"`
@@ -34,16 +39,90 @@ func (l *Ledger) authenticate(ctx context.Context, shopNo, publicKey string) (*M
 	if found {
 		stored = r.KeyHash
 	}
-	given := sha256.Sum256([]byte(publicKey))
 	if subtle.ConstantTimeCompare(given[:], stored) != 1 || !found {
 		return nil, postings.Errorf(postings.EUNAUTHENTICATED, "unknown shop number or wrong public key")
 	}
 	m := r.merchantRow.toMerchant()
-	return &m, nil
+	l.auth.put(shopNo, given, &m, l.now())
+	c := m
+	return &c, nil
+}
+
+// authCache keeps successful authentications for a short time, so that a
+// busy merchant's requests do not each read its row. Only successes are
+// kept, under the SHA-256 of the key that succeeded; the operator's changes
+// in this process drop the merchant at once, and other processes see them
+// within authCacheTTL (docs/security.md).
+type authCache struct {
+	mu      sync.Mutex
+	entries map[string]authEntry
+	touched map[int64]time.Time // last recorded authentication, per merchant
+}
+
+type authEntry struct {
+	keyHash [32]byte
+	m       Merchant
+	at      time.Time
+}
+
+const (
+	authCacheTTL        = time.Second
+	authCacheEntriesMax = 100_000
+)
+
+func (a *authCache) get(shopNo string, keyHash [32]byte, now time.Time) (*Merchant, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e, ok := a.entries[shopNo]
+	if !ok || now.Sub(e.at) > authCacheTTL || now.Before(e.at) ||
+		subtle.ConstantTimeCompare(e.keyHash[:], keyHash[:]) != 1 {
+		return nil, false
+	}
+	m := e.m
+	return &m, true
+}
+
+func (a *authCache) put(shopNo string, keyHash [32]byte, m *Merchant, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.entries == nil || len(a.entries) >= authCacheEntriesMax {
+		a.entries = map[string]authEntry{} // bounded: start over rather than grow
+	}
+	a.entries[shopNo] = authEntry{keyHash: keyHash, m: *m, at: now}
+}
+
+// forget drops a merchant after an operator change.
+func (a *authCache) forget(merchant int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k, e := range a.entries {
+		if e.m.ID == merchant {
+			delete(a.entries, k)
+		}
+	}
+}
+
+// shouldTouch reports whether the authentication time of merchant needs a
+// write: at most one a second per process (the statement itself keeps it to
+// one a second across processes).
+func (a *authCache) shouldTouch(merchant int64, at time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.touched == nil || len(a.touched) >= authCacheEntriesMax {
+		a.touched = map[int64]time.Time{}
+	}
+	if last, ok := a.touched[merchant]; ok && !at.After(last) {
+		return false
+	}
+	a.touched[merchant] = at
+	return true
 }
 
 func (l *Ledger) touchAuthenticated(ctx context.Context, merchant int64, at time.Time) error {
 	at = at.UTC().Truncate(time.Second)
+	if !l.auth.shouldTouch(merchant, at) {
+		return nil
+	}
 	_, err := l.db.NewRaw(`
 		update merchants set last_authenticated_at = ?
 		where id = ? and (last_authenticated_at is null or last_authenticated_at < ?)`, at, merchant, at).Exec(ctx)

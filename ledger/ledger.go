@@ -45,11 +45,12 @@ type Config struct {
 
 // Ledger is the journal on PostgreSQL.
 type Ledger struct {
-	db  *bun.DB
-	cfg Config
-	log *slog.Logger
-	w   *writer
-	ids *idAllocator
+	db   *bun.DB
+	cfg  Config
+	log  *slog.Logger
+	w    *writer
+	ids  *idAllocator
+	auth authCache
 
 	hooksMu sync.Mutex
 	hooks   []func(committed *CommitInfo)

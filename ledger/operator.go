@@ -48,6 +48,7 @@ func (l *Ledger) SetKYBTier(ctx context.Context, merchant int64, tier string) er
 	if _, ok := tierLimitsUSD[tier]; !ok {
 		return postings.FieldErrorf("tier", "must be one of TIER_1, TIER_2, TIER_3")
 	}
+	defer l.auth.forget(merchant)
 	return l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var currencies []string
 		err := tx.NewRaw(`update merchants set kyb_tier = ? where id = ? returning currencies`, tier, merchant).
@@ -77,6 +78,7 @@ func (l *Ledger) SetLimit(ctx context.Context, merchant int64, currency string, 
 }
 
 func (l *Ledger) updateMerchant(ctx context.Context, merchant int64, set string, arg any) error {
+	defer l.auth.forget(merchant)
 	res, err := l.db.NewRaw(`update merchants set `+set+` where id = ?`, arg, merchant).Exec(ctx)
 	if err != nil {
 		return mapError(err)
