@@ -291,9 +291,13 @@ func TestCardCommandsAreIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := l.CreateCard(ctx, m.ID, in, key)
-	if err != nil || b.CardNo != a.CardNo || b.Available != a.Available || !b.CreatedAt.Equal(a.CreatedAt) {
-		t.Fatalf("replay %+v %v, first %+v", b, err, a)
+	if key.Replayed {
+		t.Fatal("a first request reported as a replay")
+	}
+	again := &ledger.Idempotency{Scope: ledger.ScopeShop, Key: "create-1"}
+	b, err := l.CreateCard(ctx, m.ID, in, again)
+	if err != nil || b.CardNo != a.CardNo || b.Available != a.Available || !b.CreatedAt.Equal(a.CreatedAt) || !again.Replayed {
+		t.Fatalf("replay %+v %v (replayed %v), first %+v", b, err, again.Replayed, a)
 	}
 	in.Amount = 11_00
 	_, err = l.CreateCard(ctx, m.ID, in, key)

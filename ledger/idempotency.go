@@ -32,6 +32,10 @@ type Idempotency struct {
 	// Fingerprint identifies the request; the zero value lets the ledger
 	// compute one from the command's content.
 	Fingerprint [32]byte
+	// Replayed is set by the ledger when the answer is the stored one of
+	// an earlier request with this key (nothing new happened). Read it after
+	// the call returns.
+	Replayed bool
 }
 
 type idemKey struct {
@@ -39,6 +43,7 @@ type idemKey struct {
 	merchant    int64
 	key         string
 	fingerprint [32]byte
+	origin      *Idempotency // the caller's, to report a replay
 }
 
 func (k *idemKey) id() string {
@@ -57,7 +62,7 @@ func newIdemKey(merchant int64, in *Idempotency, content func() [32]byte) (*idem
 	default:
 		return nil, fmt.Errorf("ledger: unknown idempotency scope %q", in.Scope)
 	}
-	k := &idemKey{scope: in.Scope, merchant: merchant, key: in.Key, fingerprint: in.Fingerprint}
+	k := &idemKey{scope: in.Scope, merchant: merchant, key: in.Key, fingerprint: in.Fingerprint, origin: in}
 	if k.fingerprint == ([32]byte{}) {
 		k.fingerprint = content()
 	}
@@ -147,6 +152,11 @@ func (st *state) storeIdempotency(k *idemKey, entriesFrom int, val any, err erro
 
 // replay answers a repeated key with the first outcome.
 func (st *state) replay(cmd command, row *idemRow) result {
+	if k := cmd.idempotency(); k != nil && k.origin != nil {
+		// The caller reads it only after the answer crosses the result
+		// channel, which orders this write before that read.
+		k.origin.Replayed = true
+	}
 	if row.status == idemFailed {
 		var e postings.Error
 		if err := json.Unmarshal(row.response, &e); err != nil {
