@@ -441,6 +441,9 @@ func TestIdempotentRetries(t *testing.T) {
 	if string(first.raw) != string(again.raw) {
 		t.Fatalf("retry answered\n%s\nfirst\n%s", again.raw, first.raw)
 	}
+	if first.header.Get("Idempotent-Replayed") != "" || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("Idempotent-Replayed: first %q, retry %q", first.header.Get("Idempotent-Replayed"), again.header.Get("Idempotent-Replayed"))
+	}
 	if got := s.fundingBalance(sh, "USD"); got != "990.00" {
 		t.Errorf("funding %s: the retry created a second card", got)
 	}

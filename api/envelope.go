@@ -36,11 +36,15 @@ const (
 	codeIdemConflict    = 1008
 	codeIdemInProgress  = 1009
 	codeFXUnavailable   = 1010
+	codeRemitNotFound   = 1101
+	codeAuthNotFound    = 1201 // internal network API: 1200-1299
+	codeAuthClosed      = 1202
 	messageOK           = "success"
 	messageInternal     = "internal error"
 	messageUnauthorized = "unknown shop number or wrong public key"
 	messageUnavailable  = "service unavailable; retry later with the same Idempotency-Key"
 	messageTimeout      = "request timed out; retry with the same Idempotency-Key"
+	messageBadToken     = "missing or wrong bearer token"
 )
 
 // Reasons the API itself gives to the errors it makes, so that they go
@@ -74,6 +78,7 @@ var errorReasons = map[reasonKey]outcome{
 	{postings.ENOTFOUND, reasonRoute}:             {http.StatusNotFound, http.StatusNotFound, ""},
 	{postings.EINVALID, reasonMethod}:             {http.StatusMethodNotAllowed, http.StatusMethodNotAllowed, ""},
 	{postings.EINVALID, reasonBodyTooLarge}:       {http.StatusRequestEntityTooLarge, http.StatusRequestEntityTooLarge, ""},
+	{postings.ELIMIT, reasonRateLimited}:          {http.StatusTooManyRequests, http.StatusTooManyRequests, ""},
 	{postings.EFORBIDDEN, reasonMerchantDisabled}: {http.StatusForbidden, http.StatusForbidden, ""},
 	{postings.EFORBIDDEN, reasonIPNotAllowed}:     {http.StatusForbidden, http.StatusForbidden, ""},
 	{postings.EUNAVAILABLE, reasonTimeout}:        {http.StatusServiceUnavailable, http.StatusServiceUnavailable, messageTimeout},
@@ -86,6 +91,11 @@ var errorReasons = map[reasonKey]outcome{
 	{postings.ECONFLICT, "idempotency_race"}:      {http.StatusOK, codeIdemInProgress, ""},
 	{postings.EFORBIDDEN, "fx_pair"}:              {http.StatusOK, codeFXUnavailable, ""},
 	{"", "fx_rate_stale"}:                         {http.StatusOK, codeFXUnavailable, ""},
+	{postings.ENOTFOUND, "remittance"}:            {http.StatusOK, codeRemitNotFound, ""},
+	// The internal network API (docs/network.md).
+	{postings.EUNAUTHENTICATED, reasonInternalToken}: {http.StatusUnauthorized, http.StatusUnauthorized, messageBadToken},
+	{postings.ENOTFOUND, "authorization"}:            {http.StatusOK, codeAuthNotFound, ""},
+	{postings.ESTATE, "authorization_closed"}:        {http.StatusOK, codeAuthClosed, ""},
 }
 
 // errorCodes maps the codes whose reason did not match above.
@@ -116,6 +126,9 @@ var businessMessages = map[int]string{
 	codeIdemConflict:   "Idempotency-Key reused with another request",
 	codeIdemInProgress: "a request with this Idempotency-Key is in progress",
 	codeFXUnavailable:  "FX rate unavailable",
+	codeAuthNotFound:   "authorization not found",
+	codeAuthClosed:     "the authorization is closed",
+	codeRemitNotFound:  "remittance not found",
 }
 
 // classify turns any error into the *postings.Error that is answered and its
@@ -201,6 +214,11 @@ func writeEnvelope(c *gin.Context, status int, env envelope) {
 	c.Abort()
 	if c.Writer.Written() {
 		return // a late write (after a panic mid-answer) cannot change anything
+	}
+	if idem := idempotencyOf(c); idem != nil && idem.Replayed {
+		// The stored answer of an earlier request with this key (Stripe's
+		// Idempotent-Replayed): nothing new happened.
+		c.Header("Idempotent-Replayed", "true")
 	}
 	c.Data(status, "application/json; charset=utf-8", append(b, '\n'))
 }
