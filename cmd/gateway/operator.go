@@ -93,7 +93,7 @@ func cmdMerchantWhitelist(ctx context.Context, e *env, args []string) error {
 	return withMerchant(ctx, e, "merchant whitelist",
 		"Replace the IP whitelist of /shop requests (addresses and CIDR prefixes, IPv4 and IPv6; empty allows any).", args,
 		func(fs *flag.FlagSet) {
-			ips = fs.String("ips", "", "comma-separated addresses or CIDR prefixes; empty clears")
+			ips = fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes; empty clears")
 		},
 		func(l *ledger.Ledger, m *ledger.Merchant) error {
 			if err := l.SetIPWhitelist(ctx, m.ID, splitList(*ips)); err != nil {
@@ -144,11 +144,11 @@ func cmdMerchantLimits(ctx context.Context, e *env, args []string) error {
 			}
 			bal, err := postings.ParseSignedAmount(*balanceMax, cur)
 			if err != nil {
-				return postings.WithField(err, "card_balance_max")
+				return postings.FieldErrorf("card_balance_max", "%s", postings.AsError(err).Message)
 			}
 			iss, err := postings.ParseSignedAmount(*issueMax, cur)
 			if err != nil {
-				return postings.WithField(err, "daily_card_issue_max")
+				return postings.FieldErrorf("daily_card_issue_max", "%s", postings.AsError(err).Message)
 			}
 			if err := l.SetLimit(ctx, m.ID, cur.Code, bal, iss); err != nil {
 				return err
