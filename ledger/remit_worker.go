@@ -58,8 +58,8 @@ func (s *SimulatedRail) Outcome(_ context.Context, r DueRemittance) (string, str
 // RemitWorkerConfig tunes the lifecycle worker.
 type RemitWorkerConfig struct {
 	Rail      Rail
-	Screening time.Duration // time in SUBMITTED before screening starts
-	InFlight  time.Duration // time in SCREENING… before the rail is asked
+	Screening time.Duration // time in SCREENING before the screen decides
+	InFlight  time.Duration // time in IN_FLIGHT before the rail is asked
 	BatchMax  int           // remittances claimed per round; default 100
 	Claim     time.Duration // how long a claim lasts; default 30s
 	// RequireSanctionsList refuses to pass screening while no list is
