@@ -30,6 +30,7 @@ type limitView struct {
 	CardBalanceMax    postings.Money `json:"cardBalanceMax"`
 	DailyCardIssueMax postings.Money `json:"dailyCardIssueMax"`
 	DailyCardIssued   postings.Money `json:"dailyCardIssued"`
+	RemittanceMax     postings.Money `json:"remittanceMax"`
 }
 
 func newAccountView(p *ledger.Profile) accountView {
@@ -50,6 +51,7 @@ func newAccountView(p *ledger.Profile) accountView {
 			CardBalanceMax:    money(lim.CardBalanceMax, lim.Currency),
 			DailyCardIssueMax: money(lim.DailyCardIssueMax, lim.Currency),
 			DailyCardIssued:   money(lim.DailyCardIssued, lim.Currency),
+			RemittanceMax:     money(lim.RemittanceMax, lim.Currency),
 		})
 	}
 	return v

@@ -68,10 +68,15 @@ func authenticate(l *ledger.Ledger, proxies []netip.Prefix, now func() time.Time
 	}
 }
 
-// credentialHeader reads one authentication header: missing, empty or
-// absurdly long is 400 naming the header. A credential that is too long
-// for any shop is refused before it reaches the database.
+// credentialHeader reads one authentication header: missing, empty,
+// repeated or absurdly long is 400 naming the header. A credential that is
+// too long for any shop is refused before it reaches the database; a
+// repeated one is refused because a proxy in front may believe the other
+// value than the gateway does.
 func credentialHeader(h http.Header, name string) (string, error) {
+	if len(h.Values(name)) > 1 {
+		return "", postings.FieldErrorf(name, "header must appear once")
+	}
 	v := strings.TrimSpace(h.Get(name))
 	if v == "" {
 		return "", postings.FieldErrorf(name, "header is required")

@@ -24,9 +24,15 @@ import (
 // holding a decimal. It is parsed only once the currency is known.
 type amountText string
 
+// stringMembers is a nested JSON object whose members are all strings, such
+// as a remittance's beneficiary. Errors name a member "<field>.<member>".
+type stringMembers map[string]string
+
 // field is one member of a request object. into is *string (a JSON string),
-// *amountText (a number or a decimal string) or *[]string (an array of
-// strings, at most itemsMax of them). JSON null counts as absent.
+// *amountText (a number or a decimal string), *[]string (an array of
+// strings, at most itemsMax of them) or *stringMembers (an object of string
+// members, each at most once, at most itemsMax of them). JSON null counts as
+// absent, also for a member of a stringMembers object.
 type field struct {
 	name     string
 	required bool
@@ -166,10 +172,55 @@ func decodeValue(dec *json.Decoder, f *field) (bool, error) {
 			return false, syntaxError(err)
 		}
 		*into = items
+	case *stringMembers:
+		if tok != json.Delim('{') {
+			return false, postings.FieldErrorf(f.name, "must be a JSON object of strings")
+		}
+		members, err := decodeStringMembers(dec, f)
+		if err != nil {
+			return false, err
+		}
+		*into = members
 	default:
 		panic("api: field of unknown kind " + f.name)
 	}
 	return true, nil
+}
+
+// decodeStringMembers reads the members of an object whose opening brace
+// has been read, and its closing brace.
+func decodeStringMembers(dec *json.Decoder, f *field) (stringMembers, error) {
+	members := stringMembers{}
+	seen := map[string]bool{}
+	for dec.More() {
+		if len(seen) == f.itemsMax {
+			return nil, postings.FieldErrorf(f.name, "has more than %d members", f.itemsMax)
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntaxError(err)
+		}
+		name, _ := tok.(string)
+		path := f.name + "." + quoteName(name)
+		if seen[name] {
+			return nil, postings.FieldErrorf(path, "appears more than once")
+		}
+		seen[name] = true
+		if tok, err = dec.Token(); err != nil {
+			return nil, syntaxError(err)
+		}
+		switch v := tok.(type) {
+		case nil:
+		case string:
+			members[name] = v
+		default:
+			return nil, postings.FieldErrorf(path, "must be a string")
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, syntaxError(err)
+	}
+	return members, nil
 }
 
 func syntaxError(err error) error {

@@ -58,6 +58,7 @@ type serverOptions struct {
 	timeout      time.Duration
 	bodyBytesMax int64
 	ledgerNow    func() time.Time
+	rateLimit    RateLimit
 }
 
 // newTestServer starts the gateway; after the test it checks that the
@@ -79,6 +80,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	srv := httptest.NewUnstartedServer(NewServer(Deps{
 		Log: slog.New(slog.NewJSONHandler(logs, nil)), DB: db, Ledger: l,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
+		RateLimit: opts.rateLimit,
 	}))
 	srv.StartTLS()
 	t.Cleanup(srv.Close)

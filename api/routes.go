@@ -5,8 +5,9 @@ import "github.com/gin-gonic/gin"
 // addRoutes is the whole API surface in one place, with the middleware of
 // each route. Every request passes, in order: the request id (and its
 // logger), the access log and metrics, panic recovery, the request
-// time-out and the body bound. Every /shop request is authenticated; every
-// /shop POST then reads its body and holds its Idempotency-Key.
+// time-out and the body bound. Every /shop request is authenticated, then
+// charged to its merchant's rate limit (429 past it); every /shop POST then
+// reads its body and holds its Idempotency-Key.
 func addRoutes(r *gin.Engine, d Deps, m *metrics) {
 	inflight := newInFlight()
 	r.Use(
@@ -24,7 +25,7 @@ func addRoutes(r *gin.Engine, d Deps, m *metrics) {
 	r.GET("/metrics", handleMetrics(m, d.Ledger, inflight))
 
 	l := d.Ledger
-	shop := r.Group("/shop", authenticate(l, d.TrustedProxies, d.Now))
+	shop := r.Group("/shop", authenticate(l, d.TrustedProxies, d.Now), limitRate(newRateLimiter(d.RateLimit, d.Now)))
 	post := readRequest(inflight)
 	shop.GET("/account", handleAccount(l))
 	shop.GET("/card/bin/list", handleBINList(l))
@@ -36,4 +37,8 @@ func addRoutes(r *gin.Engine, d Deps, m *metrics) {
 	shop.POST("/card/unfreeze", post, handleCardUnfreeze(l))
 	shop.POST("/card/cancel", post, handleCardCancel(l))
 	shop.POST("/card/transfer", post, handleCardTransfer(l))
+	shop.GET("/bill/list", handleBillList(l))
+	shop.GET("/remittance/dynamic-fields", handleRemittanceDynamicFields())
+	shop.POST("/remittance/create", post, handleRemittanceCreate(l))
+	shop.GET("/remittance/query", handleRemittanceQuery(l))
 }

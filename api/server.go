@@ -40,6 +40,9 @@ type Deps struct {
 	RequestTimeout time.Duration
 	// BodyBytesMax bounds a request body. Default 64 KiB.
 	BodyBytesMax int64
+	// RateLimit is each merchant's token bucket on /shop, per gateway
+	// instance. Zero: 200 requests/s, bursts of 400.
+	RateLimit RateLimit
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }

@@ -228,8 +228,10 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// Nothing secret reaches the logs through a whole card flow: no public or
-// private key, no PAN-like digit run, no body.
+// Nothing secret reaches the logs through a whole card flow (create, info,
+// transfer, freeze, unfreeze, cancel, and failing authentications, one with
+// the private key sent as the public key): no public or private key, no
+// PAN-like digit run, no body.
 func TestLogsHoldNoSecrets(t *testing.T) {
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
@@ -237,17 +239,23 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	s.cardInfo(sh, k.CardNo)
 	s.request(&sh, "POST", "/shop/card/transfer",
 		fmt.Sprintf(`{"cardNo":%q,"amount":1,"currency":"USD","direction":"OUT"}`, k.CardNo), "Idempotency-Key", "KEY-IN-HEADER")
+	s.request(&sh, "POST", "/shop/card/freeze", fmt.Sprintf(`{"cardNo":%q,"reason":"REASON-IN-BODY"}`, k.CardNo)).must(t, 200, 200)
+	s.request(&sh, "POST", "/shop/card/unfreeze", fmt.Sprintf(`{"cardNo":%q}`, k.CardNo)).must(t, 200, 200)
+	s.request(&sh, "POST", "/shop/card/cancel", fmt.Sprintf(`{"cardNo":%q}`, k.CardNo)).must(t, 200, 200)
 	s.request(nil, "GET", "/shop/account", "", "X-Shop-No", sh.creds.ShopNo, "X-Public-Key", "pk_WRONG-KEY-ATTEMPT")
+	s.request(nil, "GET", "/shop/account", "", "X-Shop-No", sh.creds.ShopNo, "X-Public-Key", sh.creds.PrivateKey).must(t, 401, 401)
 	// The access line is written after the answer: wait for the last one.
+	const requests = 8
 	deadline := time.Now().Add(5 * time.Second)
-	for strings.Count(s.logs.String(), `"msg":"request"`) < 4 && time.Now().Before(deadline) {
+	for strings.Count(s.logs.String(), `"msg":"request"`) < requests && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	logs := s.logs.String()
-	if strings.Count(logs, `"msg":"request"`) < 4 {
+	if strings.Count(logs, `"msg":"request"`) < requests {
 		t.Fatalf("access lines missing: %s", logs)
 	}
-	for _, secret := range []string{sh.creds.PublicKey, sh.creds.PrivateKey, "pk_", "sk_", "WRONG-KEY", "REMARK-IN-BODY", "KEY-IN-HEADER"} {
+	for _, secret := range []string{sh.creds.PublicKey, sh.creds.PrivateKey, "pk_", "sk_", "WRONG-KEY", "REMARK-IN-BODY",
+		"REASON-IN-BODY", "KEY-IN-HEADER"} {
 		if strings.Contains(logs, secret) {
 			t.Errorf("logs hold %q", secret)
 		}

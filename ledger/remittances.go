@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -255,6 +256,20 @@ func (st *state) createRemittance(h *head, in RemittanceInput) (*Remittance, err
 		return nil, postings.ReasonErrorf(postings.ELIMIT, "remittance_max",
 			"the amount exceeds the largest remittance of the merchant's KYB tier, %s %s", postings.FormatMinor(lim.RemittanceMax, cur), cur.Code)
 	}
+	fund := postings.MerchantAccount(m.ID, postings.AccountFunding, in.Currency)
+	// Amount and fee are two entries: check them together, so that the
+	// refusal tells the balance the merchant has, not the one left between
+	// them (the entries check again as they post).
+	bal, err := st.balance(fund)
+	if err != nil {
+		return nil, err
+	}
+	if need := in.Amount + in.Fee; need > bal { // both at most AmountMinorMax: no overflow
+		cur := postings.MustCurrency(in.Currency)
+		return nil, &postings.Error{Code: postings.EINSUFFICIENT, Reason: string(postings.AccountFunding),
+			Message: fmt.Sprintf("insufficient funds: the funding account balance is %s %s, the remittance needs %s %s (amount plus fee)",
+				postings.FormatMinor(bal, cur), cur.Code, postings.FormatMinor(need, cur), cur.Code)}
+	}
 	e := &st.ext.remit
 	e.init()
 	s := &remitState{isNew: true, row: remitRow{
@@ -268,7 +283,6 @@ func (st *state) createRemittance(h *head, in RemittanceInput) (*Remittance, err
 	s.history = 1
 	e.history = append(e.history, remitHistoryRow{TxID: s.row.TxID, Seq: 1, Status: RemitSubmitted, At: st.now})
 
-	fund := postings.MerchantAccount(m.ID, postings.AccountFunding, in.Currency)
 	refs := postings.Refs{TxID: s.row.TxID}
 	if _, err := st.post(postings.Entry{Merchant: m.ID, Kind: postings.KindRemitOut, Refs: refs, Postings: []postings.Posting{{
 		Source: fund, Destination: postings.MerchantAccount(m.ID, postings.AccountRemitInFlight, in.Currency),

@@ -93,6 +93,12 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 		return nil, mapError(err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
+	// One snapshot of a journal of millions of entries takes longer than
+	// the statement time-out meant for requests; the scan is read-only and
+	// bounded by the journal's size, so it gets its own limit.
+	if _, err := tx.ExecContext(ctx, `set local statement_timeout = '2h'`); err != nil {
+		return nil, mapError(err)
+	}
 	rep := &Report{}
 	v := &verifier{ctx: ctx, tx: tx.Tx, rep: rep, merchant: opts.Merchant, progress: opts.Progress}
 	for _, step := range []func() error{v.chains, v.balances, v.bills} {

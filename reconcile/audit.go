@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"time"
 
 	"github.com/paygate/gateway/ledger"
 )
@@ -69,46 +67,3 @@ func Audit(ctx context.Context, v Verifier, o AuditOptions) (bool, error) {
 		verdict, rep.Merchants, rep.Entries, rep.Postings, rep.Elapsed, len(rep.Problems)+int(rep.ProblemsOmitted))
 	return rep.OK(), nil
 }
-
-// progressBar draws "[#####     ] 52% 520000/1000000 entries" on a terminal.
-type progressBar struct {
-	w     io.Writer
-	last  time.Time
-	start time.Time
-}
-
-func newProgressBar(w io.Writer) *progressBar {
-	f, ok := w.(*os.File)
-	if !ok {
-		return nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	return &progressBar{w: w, start: time.Now()}
-}
-
-const barWidth = 30
-
-func (b *progressBar) update(done, total int64) {
-	if time.Since(b.last) < 100*time.Millisecond && done < total {
-		return
-	}
-	b.last = time.Now()
-	frac := 1.0
-	if total > 0 {
-		frac = float64(done) / float64(total) // a ratio for drawing, not money
-	}
-	filled := int(frac * barWidth)
-	bar := make([]byte, barWidth)
-	for i := range bar {
-		bar[i] = ' '
-		if i < filled {
-			bar[i] = '#'
-		}
-	}
-	fmt.Fprintf(b.w, "\r[%s] %3.0f%% %d/%d entries", bar, frac*100, done, total)
-}
-
-func (b *progressBar) done() { fmt.Fprintln(b.w) }

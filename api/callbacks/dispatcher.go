@@ -67,7 +67,7 @@ func NewDispatcher(store Store, sender *Sender, opts DispatcherOptions) *Dispatc
 	}
 	seed := uint64(opts.Now().UnixNano())
 	return &Dispatcher{store: store, sender: sender, opts: opts, wake: make(chan struct{}, 1),
-		rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+		rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} //nolint:gosec // G404: retry jitter, not a secret
 }
 
 // Wake makes Run look for work at once (called after a commit that wrote

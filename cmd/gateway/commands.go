@@ -216,6 +216,7 @@ func splitList(s string) []string {
 
 func printJSON(e *env, v any) error {
 	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false) // URLs with & stay readable
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

@@ -67,6 +67,9 @@ func newGateway(t *testing.T) *gateway {
 		"GATEWAY_DATA_DIR":  t.TempDir(),
 		"GATEWAY_ADDR":      "127.0.0.1:0",
 		"GATEWAY_LOG_LEVEL": "warn",
+		// The internal network API's default port is fixed: tests in
+		// parallel each take a free one.
+		"GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
 	}}
 }
 
@@ -596,6 +599,9 @@ func TestServeEmbedded(t *testing.T) {
 		"GATEWAY_DATA_DIR":  dir,
 		"GATEWAY_ADDR":      "127.0.0.1:0",
 		"GATEWAY_LOG_LEVEL": "warn",
+		// The internal network API's default port is fixed: tests in
+		// parallel each take a free one.
+		"GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
 	}}
 	pidFile := filepath.Join(dir, "pg", "data", "postmaster.pid")
 

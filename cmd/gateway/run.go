@@ -59,6 +59,9 @@ func subcommands() []subcommand {
 		{"network attempts", "list a card's authorization attempts with their ISO 8583 codes", cmdNetworkAttempts},
 		{"network show", "print one authorization and what became of its hold", cmdNetworkShow},
 		{"audit verify", "check hash chains, sequences, balances and bill lines; exit 1 on any break", cmdAuditVerify},
+		{"audit statement", "check a merchant's statement over UTC days: opening + movements = closing; exit 1 on a mismatch", cmdAuditStatement},
+		{"audit role", "create or update an auditor's read-only database login (member of gateway_auditor)", cmdAuditRole},
+		{"reconcile settlement", "match a card network settlement CSV against the CARD_SETTLE entries; exit 0 only if all match", cmdReconcileSettlement},
 		{"db url", "print the URL of the gateway's database (the embedded one unless DATABASE_URL is set)", cmdDBURL},
 		{"devdb", "run a command with DATABASE_URL set to a throwaway local PostgreSQL (used by make test)", cmdDevDB},
 	}

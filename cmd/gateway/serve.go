@@ -36,6 +36,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		"FX rates older than this are refused (GATEWAY_FX_RATE_MAX_AGE)")
 	holdExpiry := fs.Duration("hold-expiry", envDuration(e, "GATEWAY_HOLD_EXPIRY", 7*24*time.Hour),
 		"authorization holds not cleared within this are released (GATEWAY_HOLD_EXPIRY)")
+	internalAddr := fs.String("internal-addr", envOr(e, "GATEWAY_INTERNAL_ADDR", internalAddrDefault),
+		"listen address of the internal network API (GATEWAY_INTERNAL_ADDR)")
 	noWorkers := fs.Bool("no-workers", envBool(e, "GATEWAY_NO_WORKERS"),
 		"serve requests only: no hold expiry, remittance lifecycle or callback delivery (GATEWAY_NO_WORKERS)")
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -69,7 +71,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies})
+	rateLimit, err := api.ParseRateLimit(e.getenv("GATEWAY_RATE_LIMIT_RPS"), e.getenv("GATEWAY_RATE_LIMIT_BURST"))
+	if err != nil {
+		return err
+	}
+	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies, RateLimit: rateLimit})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -99,6 +105,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "listening on %s://%s\n", scheme, ln.Addr())
 	e.log.Info("gateway started", "addr", ln.Addr().String(), "scheme", scheme)
+	// The internal network API, with the same TLS (docs/network.md).
+	internal, err := startInternal(e, *internalAddr, tlsCfg, l)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer internal.stop()
 
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
@@ -112,6 +125,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
+		return err
+	case err := <-internal.errc:
+		srv.Close()
 		return err
 	case <-ctx.Done():
 	}

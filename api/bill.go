@@ -1,0 +1,319 @@
+package api
+
+import (
+	"encoding/csv"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// The bill export, GET /shop/bill/list (spec 2.7, 4 rule 4; docs/api.md,
+// "Bill"): every movement of the merchant's funding accounts and card
+// balances in a range of UTC days, in bill sequence order, as JSON pages or
+// as CSV.
+
+// Bounds of the bill query (docs/api.md).
+const (
+	billDaysMax     = 366
+	billPageMax     = 1_000_000
+	billSizeMax     = 500
+	billPageDefault = 1
+	billSizeDefault = 50
+	// billCSVBatch is how many lines a whole-range CSV export reads at a time.
+	billCSVBatch = 500
+	dateLayout   = "2006-01-02"
+)
+
+// billAccountFunding is the account of a funding account's line; a card's
+// line names its cardNo.
+const billAccountFunding = "FUNDING"
+
+// billQuery is a validated bill request. paged is false when the request
+// gave neither page nor size (the CSV export then streams the whole range).
+type billQuery struct {
+	start, end time.Time // the first and last day, both included
+	page, size int
+	paged      bool
+}
+
+// from and to are the time range of the days: [start 00:00, end+1 00:00).
+func (q billQuery) from() time.Time { return q.start }
+func (q billQuery) to() time.Time   { return q.end.AddDate(0, 0, 1) }
+
+// queryValue reads a query parameter given at most once.
+func queryValue(c *gin.Context, name string) (string, bool, error) {
+	vs, ok := c.GetQueryArray(name)
+	if !ok {
+		return "", false, nil
+	}
+	if len(vs) > 1 {
+		return "", true, postings.FieldErrorf(name, "appears more than once")
+	}
+	return vs[0], true, nil
+}
+
+func queryDate(c *gin.Context, name string) (time.Time, error) {
+	s, ok, err := queryValue(c, name)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !ok || s == "" {
+		return time.Time{}, postings.FieldErrorf(name, "query parameter is required")
+	}
+	d, err := time.Parse(dateLayout, s)
+	if len(s) != len(dateLayout) || err != nil {
+		return time.Time{}, postings.FieldErrorf(name, "must be a date YYYY-MM-DD")
+	}
+	return d, nil
+}
+
+// queryInt reads an optional decimal integer in [lo, hi]: digits only, no
+// sign.
+func queryInt(c *gin.Context, name string, lo, hi, def int) (int, bool, error) {
+	s, ok, err := queryValue(c, name)
+	if err != nil || !ok {
+		return def, false, err
+	}
+	bad := postings.FieldErrorf(name, "must be an integer from %d to %d", lo, hi)
+	if s == "" || len(s) > 9 {
+		return 0, true, bad
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, true, bad
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, true, bad
+	}
+	return n, true, nil
+}
+
+// parseBillQuery checks the query of GET /shop/bill/list; every refusal is
+// a 400 naming its parameter.
+func parseBillQuery(c *gin.Context) (billQuery, error) {
+	var q billQuery
+	var err error
+	if q.start, err = queryDate(c, "startDate"); err != nil {
+		return q, err
+	}
+	if q.end, err = queryDate(c, "endDate"); err != nil {
+		return q, err
+	}
+	if q.end.Before(q.start) {
+		return q, postings.FieldErrorf("endDate", "must not be before startDate")
+	}
+	if q.end.Sub(q.start) >= billDaysMax*24*time.Hour {
+		return q, postings.FieldErrorf("endDate", "must be within %d days of startDate, both included", billDaysMax)
+	}
+	var hasPage, hasSize bool
+	if q.page, hasPage, err = queryInt(c, "page", 1, billPageMax, billPageDefault); err != nil {
+		return q, err
+	}
+	if q.size, hasSize, err = queryInt(c, "size", 1, billSizeMax, billSizeDefault); err != nil {
+		return q, err
+	}
+	q.paged = hasPage || hasSize
+	return q, nil
+}
+
+// billLineView is one entry of the bill (spec 2.7 and the fields docs/api.md
+// adds). cardNo, txId and authId appear when the entry has them.
+type billLineView struct {
+	BillID       string         `json:"billId"`
+	Type         string         `json:"type"`
+	Amount       postings.Money `json:"amount"`
+	Currency     string         `json:"currency"`
+	Ts           string         `json:"ts"`
+	Account      string         `json:"account"`
+	CardNo       string         `json:"cardNo,omitempty"`
+	TxID         string         `json:"txId,omitempty"`
+	AuthID       string         `json:"authId,omitempty"`
+	BalanceAfter postings.Money `json:"balanceAfter"`
+	Seq          int64          `json:"seq"`
+	BillSeq      int64          `json:"billSeq"`
+}
+
+// billListView is the paginated structure of spec 2.1.
+type billListView struct {
+	Total int64          `json:"total"`
+	List  []billLineView `json:"list"`
+}
+
+// billID is a line's id: the shop number and the bill sequence, both
+// immutable, so the id is stable; clients treat it as opaque.
+func billID(shopNo string, billSeq int64) string {
+	return "bil_" + shopNo + "_" + strconv.FormatInt(billSeq, 10)
+}
+
+func newBillLineView(shopNo string, b *ledger.BillLine) billLineView {
+	acct := b.Account
+	if acct == ledger.BillAccountFunding {
+		acct = billAccountFunding
+	}
+	return billLineView{
+		BillID: billID(shopNo, b.BillSeq), Type: string(b.Kind),
+		Amount: money(b.Amount, b.Currency), Currency: b.Currency, Ts: timestamp(b.CreatedAt),
+		Account: acct, CardNo: b.CardNo, TxID: b.TxID, AuthID: b.AuthID,
+		BalanceAfter: money(b.BalanceAfter, b.Currency), Seq: b.MerchantSeq, BillSeq: b.BillSeq,
+	}
+}
+
+// handleBillList answers GET /shop/bill/list?startDate=&endDate=&page=&size=:
+// JSON {total, list}, or CSV when the client accepts text/csv.
+func handleBillList(l *ledger.Ledger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Header("Vary", "Accept")
+		q, err := parseBillQuery(c)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		m := merchantOf(c)
+		if acceptsCSV(c.Request.Header) {
+			writeBillCSV(c, l, m, q)
+			return
+		}
+		p, err := l.Bill(c.Request.Context(), m.ID, q.from(), q.to(), q.page, q.size)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		v := billListView{Total: p.Total, List: make([]billLineView, len(p.Lines))}
+		for i := range p.Lines {
+			v.List[i] = newBillLineView(m.ShopNo, &p.Lines[i])
+		}
+		writeOK(c, v)
+	}
+}
+
+// acceptsCSV reports whether Accept names text/csv with a non-zero quality.
+func acceptsCSV(h http.Header) bool {
+	for _, v := range h.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil || mt != "text/csv" {
+				continue
+			}
+			if qv, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(qv, 64); err != nil || f <= 0 {
+					continue
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// billCSVHeader is the CSV's first line: the JSON field names, in order.
+var billCSVHeader = []string{"billId", "type", "amount", "currency", "ts", "account", "cardNo", "txId",
+	"authId", "balanceAfter", "seq", "billSeq"}
+
+// billCSVRecord is a line as CSV cells: the JSON values, amounts with the
+// currency's decimals. A currency the table does not know is a bug, refused
+// like the JSON encoder refuses it.
+func billCSVRecord(v *billLineView) ([]string, error) {
+	amount, err := v.Amount.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	after, err := v.BalanceAfter.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return []string{
+		v.BillID, v.Type, string(amount), v.Currency, v.Ts, csvText(v.Account), csvText(v.CardNo),
+		csvText(v.TxID), csvText(v.AuthID), string(after),
+		strconv.FormatInt(v.Seq, 10), strconv.FormatInt(v.BillSeq, 10),
+	}, nil
+}
+
+// csvText defuses a text cell that a spreadsheet would read as a formula
+// (OWASP "CSV injection"): one starting with =, +, -, @, tab or CR gets a
+// leading apostrophe. Amounts are numbers and are left alone.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// writeBillCSV answers the bill as CSV: one page when the request gave page
+// or size, else the whole range, read in batches of billCSVBatch lines and
+// flushed as it goes. Errors before the first byte are answered in the
+// envelope; an error once the answer has started cannot change its status,
+// so it is logged and the connection aborted: the client sees a broken
+// transfer, never a silently short file.
+func writeBillCSV(c *gin.Context, l *ledger.Ledger, m *ledger.Merchant, q billQuery) {
+	ctx := c.Request.Context()
+	var (
+		r    ledger.BillRange
+		page *ledger.BillPage
+		err  error
+	)
+	if q.paged {
+		page, err = l.Bill(ctx, m.ID, q.from(), q.to(), q.page, q.size)
+		if page != nil {
+			r = page.BillRange
+		}
+	} else {
+		r, err = l.BillRange(ctx, m.ID, q.from(), q.to())
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	name := fmt.Sprintf("bill_%s_%s_%s", m.ShopNo, q.start.Format(dateLayout), q.end.Format(dateLayout))
+	if q.paged {
+		name += fmt.Sprintf("_p%d_s%d", q.page, q.size)
+	}
+	c.Header("Content-Type", "text/csv; charset=utf-8")
+	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name + ".csv"}))
+	c.Header("X-Total-Count", strconv.FormatInt(r.Total, 10))
+	setOutcome(c, codeOK)
+	c.Status(http.StatusOK)
+	w := csv.NewWriter(c.Writer)
+	write := func(lines []ledger.BillLine) error {
+		for i := range lines {
+			v := newBillLineView(m.ShopNo, &lines[i])
+			rec, err := billCSVRecord(&v)
+			if err != nil {
+				return err
+			}
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+		}
+		w.Flush()
+		c.Writer.Flush()
+		return w.Error()
+	}
+	if err = w.Write(billCSVHeader); err == nil {
+		if q.paged {
+			err = write(page.Lines)
+		} else {
+			w.Flush()
+			err = l.BillStream(ctx, m.ID, r, billCSVBatch, write)
+		}
+	}
+	if err == nil {
+		w.Flush()
+		err = w.Error()
+	}
+	c.Abort()
+	if err != nil {
+		setOutcome(c, http.StatusInternalServerError)
+		logger(c).Error("bill export failed after the answer started", "error", err.Error())
+		panic(http.ErrAbortHandler)
+	}
+}

@@ -1,0 +1,109 @@
+package api
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// The internal network API (docs/network.md, docs/openapi-internal.yaml):
+// the card processor's authorizations, clearings, reversals and refunds,
+// and the rail partners' remittance reports. It runs on a listener of its
+// own, reached only by those partners, and authenticates one bearer token.
+// It answers in the same envelope, with the same middleware, as /shop.
+
+// InternalDeps are the internal server's dependencies.
+type InternalDeps struct {
+	Log    *slog.Logger
+	Ledger *ledger.Ledger
+	// Token is the bearer token every request but /healthz must carry
+	// (Authorization: Bearer <token>). Empty refuses every request.
+	Token string
+	// RequestTimeout bounds every request (context deadline). Default 60s.
+	RequestTimeout time.Duration
+	// BodyBytesMax bounds a request body. Default 64 KiB.
+	BodyBytesMax int64
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// NewInternalServer returns the handler of the internal network API.
+func NewInternalServer(d InternalDeps) http.Handler {
+	if d.Log == nil {
+		d.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	if d.RequestTimeout <= 0 {
+		d.RequestTimeout = RequestTimeoutDefault
+	}
+	if d.BodyBytesMax <= 0 {
+		d.BodyBytesMax = BodyBytesMaxDefault
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	_ = r.SetTrustedProxies(nil)
+	addInternalRoutes(r, d, newMetrics())
+	return r
+}
+
+// reasonInternalToken is the reason of a missing or wrong bearer token.
+const reasonInternalToken = "internal_token"
+
+// requireToken authenticates a request of the internal API: the
+// Authorization header must be "Bearer <token>". The comparison is of the
+// SHA-256 digests in constant time, so that neither the token's bytes nor
+// its length leak through timing. Missing, malformed and wrong are one
+// answer: 401.
+func requireToken(token string) gin.HandlerFunc {
+	want := sha256.Sum256([]byte(token))
+	return func(c *gin.Context) {
+		got, ok := bearerToken(c.Request.Header)
+		given := sha256.Sum256([]byte(got))
+		if subtle.ConstantTimeCompare(given[:], want[:]) != 1 || !ok || token == "" {
+			c.Header("WWW-Authenticate", `Bearer realm="gateway-internal"`)
+			writeError(c, &postings.Error{Code: postings.EUNAUTHENTICATED, Reason: reasonInternalToken,
+				Message: messageBadToken})
+			return
+		}
+		c.Next()
+	}
+}
+
+// bearerToken reads "Authorization: Bearer <token>" (the scheme is
+// case-insensitive, RFC 7235). It reports false when the header is absent,
+// repeated or not a bearer credential.
+func bearerToken(h http.Header) (string, bool) {
+	vals := h.Values("Authorization")
+	if len(vals) != 1 {
+		return "", false
+	}
+	scheme, tok, found := strings.Cut(strings.TrimSpace(vals[0]), " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+// readInternalBody reads and decodes the JSON body of an internal POST.
+func readInternalBody(c *gin.Context, fields []field) error {
+	raw, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	return decodeObject(raw, fields)
+}

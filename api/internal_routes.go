@@ -1,0 +1,35 @@
+package api
+
+import "github.com/gin-gonic/gin"
+
+// addInternalRoutes is the whole internal API surface. Every request passes
+// the middleware of /shop in the same order (request id and logger, access
+// log, panic recovery, time-out, body bound); every route but /healthz
+// then checks the bearer token. There is no Idempotency-Key: each message
+// is idempotent on its messageId, in the ledger.
+func addInternalRoutes(r *gin.Engine, d InternalDeps, m *metrics) {
+	r.Use(
+		withRequestID(d.Log),
+		accessLog(d.Now, m),
+		recoverPanic(),
+		withTimeout(d.RequestTimeout),
+		limitBody(d.BodyBytesMax),
+	)
+	r.NoRoute(handleNoRoute())
+	r.NoMethod(handleNoMethod())
+
+	r.GET("/healthz", handleHealthz())
+
+	l := d.Ledger
+	auth := requireToken(d.Token)
+	network := r.Group("/network", auth)
+	network.POST("/authorize", handleNetworkAuthorize(l))
+	network.POST("/clear", handleNetworkClear(l))
+	network.POST("/reverse", handleNetworkReverse(l))
+	network.POST("/refund", handleNetworkRefund(l))
+	network.GET("/authorizations", handleNetworkAttempts(l))
+	network.GET("/authorizations/:authId", handleNetworkAuthorization(l))
+
+	rail := r.Group("/rail", auth)
+	rail.POST("/report", handleRailReport(l))
+}

@@ -1,0 +1,99 @@
+package api
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// A rail partner's report on the internal API (docs/remittances.md, Rails):
+// an in-flight remittance SETTLED or RETURNED, idempotent on the partner's
+// message id.
+
+// checkReturnReason checks an ISO 20022 return reason code: four upper-case
+// letters or digits (AC01, AC04, MS03, …).
+func checkReturnReason(s string) error {
+	ok := len(s) == 4
+	for i := 0; ok && i < len(s); i++ {
+		ok = isUpper(s[i]) || (s[i] >= '0' && s[i] <= '9')
+	}
+	if !ok {
+		return postings.FieldErrorf("reason", "must be an ISO 20022 return reason code such as AC01")
+	}
+	return nil
+}
+
+// railReport is a decoded POST /rail/report.
+type railReport struct {
+	MessageID, TxID, Status, Reason string
+}
+
+func decodeRailReport(c *gin.Context) (railReport, error) {
+	var r railReport
+	err := readInternalBody(c, []field{
+		{name: "messageId", required: true, into: &r.MessageID},
+		{name: "txId", required: true, into: &r.TxID},
+		{name: "status", required: true, into: &r.Status},
+		{name: "reason", into: &r.Reason},
+	})
+	if err != nil {
+		return railReport{}, err
+	}
+	if err := checkMessageID(r.MessageID); err != nil {
+		return railReport{}, err
+	}
+	if !postings.IsRefText(r.TxID) {
+		return railReport{}, postings.FieldErrorf("txId", "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', ':' or '-'")
+	}
+	switch r.Status {
+	case ledger.RemitSettled:
+		if r.Reason != "" {
+			return railReport{}, postings.FieldErrorf("reason", "only a RETURNED report carries a reason")
+		}
+	case ledger.RemitReturned:
+		if r.Reason == "" {
+			return railReport{}, postings.FieldErrorf("reason", "is required for RETURNED: an ISO 20022 return reason code such as AC01")
+		}
+		if err := checkReturnReason(r.Reason); err != nil {
+			return railReport{}, err
+		}
+	default:
+		return railReport{}, postings.FieldErrorf("status", "must be SETTLED or RETURNED")
+	}
+	return r, nil
+}
+
+// railReportView is the remittance after the report.
+type railReportView struct {
+	TxID      string         `json:"txId"`
+	Status    string         `json:"status"`
+	Reason    *string        `json:"reason"`
+	Amount    postings.Money `json:"amount"`
+	Fee       postings.Money `json:"fee"`
+	Currency  string         `json:"currency"`
+	Rail      string         `json:"rail"`
+	SettledAt *string        `json:"settledAt"`
+	UpdatedAt string         `json:"updatedAt"`
+}
+
+// handleRailReport answers POST /rail/report.
+func handleRailReport(l *ledger.Ledger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		req, err := decodeRailReport(c)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		r, err := l.ReportRemittance(c.Request.Context(), req.MessageID, req.TxID, req.Status, req.Reason)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		writeOK(c, railReportView{
+			TxID: r.TxID, Status: r.Status, Reason: stringOrNil(r.Reason),
+			Amount: money(r.Amount, r.Currency), Fee: money(r.Fee, r.Currency), Currency: r.Currency,
+			Rail: r.Rail, SettledAt: timestampOrNil(r.SettledAt), UpdatedAt: timestamp(r.UpdatedAt),
+		})
+	}
+}

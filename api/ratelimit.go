@@ -1,0 +1,198 @@
+package api
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// Per-merchant rate limiting of /shop (docs/security.md, "Rate limits"): a
+// token bucket per authenticated merchant, so that one merchant's flood is
+// answered 429 while the others' requests go on. The buckets live in this
+// process: N gateway instances behind a load balancer give a merchant up to
+// N times the budget. A limiter shared through the database or a cache is
+// future work.
+
+// Defaults of RateLimit (GATEWAY_RATE_LIMIT_RPS, GATEWAY_RATE_LIMIT_BURST).
+const (
+	RateLimitRPSDefault   = 200
+	RateLimitBurstDefault = 400
+)
+
+// rateBucketsMax bounds the buckets kept at once. Only authenticated
+// merchants get one, so the bound is reached only by a gateway with that
+// many merchants active within a couple of seconds; past it, the bucket
+// idle the longest is dropped (its merchant starts again with a full one).
+const rateBucketsMax = 100_000
+
+// reasonRateLimited is the reason of the 429 (api/envelope.go).
+const reasonRateLimited = "rate_limited"
+
+// RateLimit sizes each merchant's token bucket on /shop: RPS requests per
+// second sustained, Burst requests at once on top of an idle bucket. The
+// zero value means the defaults (200 and 400); a negative RPS turns the
+// limit off.
+type RateLimit struct {
+	RPS   float64
+	Burst int
+}
+
+func (r *RateLimit) setDefaults() {
+	if r.RPS == 0 {
+		r.RPS = RateLimitRPSDefault
+	}
+	if r.Burst <= 0 {
+		r.Burst = RateLimitBurstDefault
+	}
+}
+
+// ParseRateLimit reads GATEWAY_RATE_LIMIT_RPS and GATEWAY_RATE_LIMIT_BURST:
+// empty means the default; rps "off" turns the limit off. Anything else
+// must be a positive number (rps) or a positive integer (burst).
+func ParseRateLimit(rps, burst string) (RateLimit, error) {
+	var r RateLimit
+	switch rps = strings.TrimSpace(rps); {
+	case rps == "":
+	case strings.EqualFold(rps, "off"):
+		r.RPS = -1
+	default:
+		v, err := strconv.ParseFloat(rps, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return RateLimit{}, postings.FieldErrorf("GATEWAY_RATE_LIMIT_RPS", "%q is not a positive number or \"off\"", rps)
+		}
+		r.RPS = v
+	}
+	if burst = strings.TrimSpace(burst); burst != "" {
+		v, err := strconv.Atoi(burst)
+		if err != nil || v <= 0 {
+			return RateLimit{}, postings.FieldErrorf("GATEWAY_RATE_LIMIT_BURST", "%q is not a positive integer", burst)
+		}
+		r.Burst = v
+	}
+	return r, nil
+}
+
+// bucket is one merchant's tokens as of last.
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// rateLimiter holds the buckets. One mutex guards the map: the work under
+// it is a map lookup and a little arithmetic, never I/O, so a merchant that
+// is being refused holds no one else up for longer than that.
+type rateLimiter struct {
+	rate  float64 // tokens per second
+	burst float64 // the bucket's capacity
+	now   func() time.Time
+	// fullAfter is how long an untouched bucket takes to fill from empty:
+	// past it, a bucket is the same as a new one and can be dropped.
+	fullAfter  time.Duration
+	bucketsMax int
+
+	mu        sync.Mutex
+	buckets   map[int64]*bucket
+	lastSweep time.Time
+}
+
+// newRateLimiter returns nil when the limit is off.
+func newRateLimiter(r RateLimit, now func() time.Time) *rateLimiter {
+	r.setDefaults()
+	if r.RPS < 0 {
+		return nil
+	}
+	full := time.Duration(float64(r.Burst) / r.RPS * float64(time.Second))
+	return &rateLimiter{
+		rate: r.RPS, burst: float64(r.Burst), now: now,
+		fullAfter: max(full, time.Second), bucketsMax: rateBucketsMax,
+		buckets: map[int64]*bucket{}, lastSweep: now(),
+	}
+}
+
+// take spends one of merchant's tokens. When there is none, it reports how
+// long until there is one.
+func (rl *rateLimiter) take(merchant int64) (ok bool, wait time.Duration) {
+	now := rl.now()
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	rl.sweep(now)
+	b := rl.buckets[merchant]
+	if b == nil {
+		b = &bucket{tokens: rl.burst, last: now}
+		rl.buckets[merchant] = b
+	} else if elapsed := now.Sub(b.last); elapsed > 0 {
+		// A clock that went backwards refills nothing.
+		b.tokens = math.Min(rl.burst, b.tokens+elapsed.Seconds()*rl.rate)
+		b.last = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, time.Duration((1 - b.tokens) / rl.rate * float64(time.Second))
+}
+
+// sweep drops the buckets that have refilled, at most once per fullAfter
+// (the cost is one pass over the map, spread over that many requests), and
+// at once when the map is over its bound. Dropping a full bucket changes
+// nothing: a new one starts full.
+func (rl *rateLimiter) sweep(now time.Time) {
+	if now.Sub(rl.lastSweep) < rl.fullAfter && len(rl.buckets) < rl.bucketsMax {
+		return
+	}
+	rl.lastSweep = now
+	for id, b := range rl.buckets {
+		if now.Sub(b.last) >= rl.fullAfter {
+			delete(rl.buckets, id)
+		}
+	}
+	for len(rl.buckets) >= rl.bucketsMax {
+		oldest, first := int64(0), true
+		for id, b := range rl.buckets {
+			if first || b.last.Before(rl.buckets[oldest].last) {
+				oldest, first = id, false
+			}
+		}
+		delete(rl.buckets, oldest)
+	}
+}
+
+func (rl *rateLimiter) len() int {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return len(rl.buckets)
+}
+
+// limitRate is the middleware of /shop after authentication: a merchant
+// out of tokens is answered 429 in the envelope with Retry-After (whole
+// seconds, at least 1), before its body is read. A request that failed
+// authentication never gets here, so it costs no merchant anything.
+func limitRate(rl *rateLimiter) gin.HandlerFunc {
+	if rl == nil {
+		return func(c *gin.Context) { c.Next() }
+	}
+	return func(c *gin.Context) {
+		ok, wait := rl.take(merchantOf(c).ID)
+		if ok {
+			c.Next()
+			return
+		}
+		c.Header("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+		writeError(c, &postings.Error{Code: postings.ELIMIT, Reason: reasonRateLimited,
+			Message: "rate limit exceeded; retry after the number of seconds in Retry-After"})
+	}
+}
+
+func retryAfterSeconds(wait time.Duration) int {
+	s := int(math.Ceil(wait.Seconds()))
+	if s < 1 {
+		return 1
+	}
+	return s
+}

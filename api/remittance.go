@@ -1,0 +1,282 @@
+package api
+
+import (
+	"encoding/json"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// The remittance endpoints (spec 2.5, 2.6, 3.2; docs/api.md, "Remittances";
+// the rules are docs/remittances.md). The corridor data and the checks are
+// postings' (corridors.go, remit.go); the lifecycle is the ledger's worker.
+
+// beneficiaryMembersMax bounds the members of "beneficiary": the four fixed
+// fields and the at most 16 dynamic fields ValidateRemittance accepts.
+const beneficiaryMembersMax = 4 + 16
+
+// dynamicFieldsView is the answer of GET /shop/remittance/dynamic-fields:
+// the corridor and its fee schedule.
+type dynamicFieldsView struct {
+	Country         string                 `json:"country"`
+	Currency        string                 `json:"currency"`
+	Rail            postings.Rail          `json:"rail"`
+	Fields          []postings.Field       `json:"fields"`
+	PurposeCodes    []postings.PurposeCode `json:"purposeCodes"`
+	PurposeRequired bool                   `json:"purposeRequired"`
+	FeeFixed        postings.Money         `json:"feeFixed"`
+	FeeBasisPoints  int64                  `json:"feeBasisPoints"`
+}
+
+// queryParam reads a required query parameter.
+func queryParam(c *gin.Context, name string) (string, error) {
+	v, ok := c.GetQuery(name)
+	if !ok || v == "" {
+		return "", postings.FieldErrorf(name, "query parameter is required")
+	}
+	return v, nil
+}
+
+// handleRemittanceDynamicFields answers GET
+// /shop/remittance/dynamic-fields?country=XX&currency=YYY: the corridor of a
+// destination country and currency. An unknown country or currency is a
+// 400 naming the parameter.
+func handleRemittanceDynamicFields() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		country, err := queryParam(c, "country")
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		code, err := queryParam(c, "currency")
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		cur, err := parseCurrency("currency", code)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		// DynamicFields names "country" and "currency", the parameters.
+		cor, err := postings.DynamicFields(country, cur.Code)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		writeOK(c, dynamicFieldsView{
+			Country: cor.Country, Currency: cor.Currency, Rail: cor.Rail,
+			Fields: cor.Fields, PurposeCodes: cor.PurposeCodes, PurposeRequired: cor.PurposeRequired,
+			FeeFixed: money(cor.FeeFixed, cor.Currency), FeeBasisPoints: cor.FeeBasisPoints,
+		})
+	}
+}
+
+// beneficiaryOf splits the decoded beneficiary object into the fixed fields
+// of the spec and the corridor's dynamic fields.
+func beneficiaryOf(m stringMembers) postings.Beneficiary {
+	var b postings.Beneficiary
+	for k, v := range m {
+		switch k {
+		case "name":
+			b.Name = v
+		case "country":
+			b.Country = v
+		case "bank_swift":
+			b.BankSwift = v
+		case "account_no":
+			b.AccountNo = v
+		default:
+			if b.Extra == nil {
+				b.Extra = map[string]string{}
+			}
+			b.Extra[k] = v
+		}
+	}
+	return b
+}
+
+// decodeRemittanceCreate decodes and validates POST /shop/remittance/create
+// (spec 2.6) into the ledger's input: the request normalised (spaces out of
+// an IBAN, codes upper-cased), the amount parsed with the currency's
+// exponent, the beneficiary and purpose checked against the corridor, and
+// the fee and rail of the corridor. The first failure is answered, naming
+// its field.
+func decodeRemittanceCreate(raw []byte) (ledger.RemittanceInput, error) {
+	var req struct {
+		PayerID, Currency, Purpose, CallbackURL string
+		Beneficiary                             stringMembers
+		Amount                                  amountText
+	}
+	err := decodeObject(raw, []field{
+		{name: "payer_id", required: true, into: &req.PayerID},
+		{name: "beneficiary", required: true, into: &req.Beneficiary, itemsMax: beneficiaryMembersMax},
+		{name: "amount", required: true, into: &req.Amount},
+		{name: "currency", required: true, into: &req.Currency},
+		{name: "purpose", into: &req.Purpose},
+		{name: "callback_url", into: &req.CallbackURL},
+	})
+	if err != nil {
+		return ledger.RemittanceInput{}, err
+	}
+	r := postings.RemittanceRequest{PayerID: req.PayerID, Beneficiary: beneficiaryOf(req.Beneficiary),
+		Currency: req.Currency, Purpose: req.Purpose}
+	r.Normalize()
+	cur, err := parseCurrency("currency", r.Currency)
+	if err != nil {
+		return ledger.RemittanceInput{}, err
+	}
+	if r.Amount, err = postings.ParseAmount(string(req.Amount), cur); err != nil {
+		return ledger.RemittanceInput{}, postings.WithField(err, "amount")
+	}
+	if req.CallbackURL != "" {
+		if err := checkCallbackURL("callback_url", req.CallbackURL); err != nil {
+			return ledger.RemittanceInput{}, err
+		}
+	}
+	cor, err := postings.ValidateRemittance(&r)
+	if err != nil {
+		return ledger.RemittanceInput{}, err
+	}
+	fee, err := postings.RemittanceFee(cor, r.Amount, cur)
+	if err != nil {
+		return ledger.RemittanceInput{}, err
+	}
+	beneficiary, err := json.Marshal(r.Beneficiary)
+	if err != nil {
+		return ledger.RemittanceInput{}, err
+	}
+	return ledger.RemittanceInput{PayerID: r.PayerID, Beneficiary: beneficiary, Amount: r.Amount, Fee: fee,
+		Currency: cur.Code, Purpose: r.Purpose, Rail: string(cor.Rail), CallbackURL: req.CallbackURL}, nil
+}
+
+// remittanceCreatedView is the answer of POST /shop/remittance/create.
+type remittanceCreatedView struct {
+	TxID      string         `json:"txId"`
+	Status    string         `json:"status"`
+	Amount    postings.Money `json:"amount"`
+	Currency  string         `json:"currency"`
+	Fee       postings.Money `json:"fee"`
+	Rail      string         `json:"rail"`
+	Purpose   string         `json:"purpose"`
+	CreatedAt string         `json:"createdAt"`
+}
+
+// handleRemittanceCreate answers POST /shop/remittance/create: records the
+// remittance in SUBMITTED and debits the amount (REMIT_OUT) and the fee
+// (FEE) from the funding account of its currency, in one transaction.
+func handleRemittanceCreate(l *ledger.Ledger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		in, err := decodeRemittanceCreate(bodyOf(c))
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		r, err := l.CreateRemittance(c.Request.Context(), merchantOf(c).ID, in, idempotencyOf(c))
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		writeOK(c, remittanceCreatedView{TxID: r.TxID, Status: r.Status,
+			Amount: money(r.Amount, r.Currency), Currency: r.Currency, Fee: money(r.Fee, r.Currency),
+			Rail: r.Rail, Purpose: r.Purpose, CreatedAt: timestamp(r.CreatedAt)})
+	}
+}
+
+// beneficiaryView is the beneficiary as the query shows it: the account
+// number masked down to its last four characters.
+type beneficiaryView struct {
+	Name      string `json:"name"`
+	Country   string `json:"country"`
+	AccountNo string `json:"account_no"`
+}
+
+// maskAccount keeps the last four characters of an account number behind
+// "****"; an account of four characters or fewer is not shown at all.
+func maskAccount(s string) string {
+	if len(s) <= 4 {
+		return "****"
+	}
+	return "****" + s[len(s)-4:]
+}
+
+type remittanceStepView struct {
+	Status string `json:"status"`
+	At     string `json:"at"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// remittanceView is the answer of GET /shop/remittance/query: the
+// remittance of spec 2.5 and what the gateway adds to it.
+type remittanceView struct {
+	TxID        string               `json:"txId"`
+	Status      string               `json:"status"`
+	Amount      postings.Money       `json:"amount"`
+	Currency    string               `json:"currency"`
+	SettledAt   *string              `json:"settledAt,omitempty"`
+	Fee         postings.Money       `json:"fee"`
+	Rail        string               `json:"rail"`
+	Purpose     string               `json:"purpose"`
+	PayerID     string               `json:"payerId"`
+	Beneficiary beneficiaryView      `json:"beneficiary"`
+	Reason      string               `json:"reason,omitempty"`
+	CreatedAt   string               `json:"createdAt"`
+	History     []remittanceStepView `json:"history"`
+}
+
+func newRemittanceView(r *ledger.Remittance) (remittanceView, error) {
+	var b struct {
+		Name      string `json:"name"`
+		Country   string `json:"country"`
+		AccountNo string `json:"account_no"`
+	}
+	if err := json.Unmarshal(r.Beneficiary, &b); err != nil {
+		return remittanceView{}, err // a stored row the gateway wrote: a bug, answered 500
+	}
+	v := remittanceView{
+		TxID: r.TxID, Status: r.Status, Amount: money(r.Amount, r.Currency), Currency: r.Currency,
+		Fee: money(r.Fee, r.Currency), Rail: r.Rail, Purpose: r.Purpose, PayerID: r.PayerID,
+		Beneficiary: beneficiaryView{Name: b.Name, Country: b.Country, AccountNo: maskAccount(b.AccountNo)},
+		CreatedAt:   timestamp(r.CreatedAt),
+		History:     make([]remittanceStepView, 0, len(r.History)),
+	}
+	if r.Status == ledger.RemitSettled {
+		v.SettledAt = timestampOrNil(r.SettledAt)
+	}
+	if r.Status == ledger.RemitReturned || r.Status == ledger.RemitRejected {
+		v.Reason = r.Reason
+	}
+	for _, h := range r.History {
+		v.History = append(v.History, remittanceStepView{Status: h.Status, At: timestamp(h.At), Reason: h.Reason})
+	}
+	return v, nil
+}
+
+// handleRemittanceQuery answers GET /shop/remittance/query?txId=. An
+// unknown txId and another merchant's are the same 1101.
+func handleRemittanceQuery(l *ledger.Ledger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		txID, err := queryParam(c, "txId")
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		if !postings.IsRefText(txID) {
+			writeError(c, postings.FieldErrorf("txId", "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', ':' or '-'"))
+			return
+		}
+		r, err := l.Remittance(c.Request.Context(), merchantOf(c).ID, txID)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		v, err := newRemittanceView(r)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		writeOK(c, v)
+	}
+}

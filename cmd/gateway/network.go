@@ -1,0 +1,399 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/ledger"
+)
+
+// The internal network API (docs/network.md): its listener, started by
+// serve, and the simulator commands that call it as the card processor
+// would.
+
+// internalAddrDefault is where the internal API listens by default: the
+// loopback only, since the card processor runs beside the gateway.
+const internalAddrDefault = "127.0.0.1:8444"
+
+// internalTokenFile is where serve keeps the internal API's bearer token
+// when GATEWAY_INTERNAL_TOKEN is not set.
+const internalTokenFile = "internal-token"
+
+// internalTokenBytesMin bounds a configured token from below.
+const internalTokenBytesMin = 16
+
+// internalToken is the internal API's bearer token: GATEWAY_INTERNAL_TOKEN,
+// else the one in $GATEWAY_DATA_DIR/internal-token. With create, a missing
+// file is made with a random token (mode 0600). It returns where the token
+// came from, for the log; never the token itself.
+func internalToken(e *env, create bool) (token, source string, err error) {
+	if t := strings.TrimSpace(e.getenv("GATEWAY_INTERNAL_TOKEN")); t != "" {
+		if len(t) < internalTokenBytesMin || !isTokenText(t) {
+			return "", "", fmt.Errorf("GATEWAY_INTERNAL_TOKEN must be at least %d printable ASCII characters without spaces", internalTokenBytesMin)
+		}
+		return t, "GATEWAY_INTERNAL_TOKEN", nil
+	}
+	path, _ := filepath.Abs(filepath.Join(dataDir(e), internalTokenFile))
+	b, err := os.ReadFile(path)
+	if err == nil {
+		t := strings.TrimSpace(string(b))
+		if len(t) < internalTokenBytesMin || !isTokenText(t) {
+			return "", "", fmt.Errorf("%s does not hold a token", path)
+		}
+		return t, path, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", "", err
+	}
+	if !create {
+		return "", "", fmt.Errorf("no internal API token: set GATEWAY_INTERNAL_TOKEN, or start `gateway serve` once to create %s", path)
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", "", err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return internalToken(e, false) // another process made it first
+	}
+	if err != nil {
+		return "", "", err
+	}
+	t := "itk_" + hex.EncodeToString(raw)
+	if _, err := f.WriteString(t + "\n"); err != nil {
+		f.Close()
+		return "", "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", "", err
+	}
+	return t, path, nil
+}
+
+func isTokenText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// internalListener is the running internal API of serve.
+type internalListener struct {
+	srv  *http.Server
+	errc chan error
+}
+
+// startInternal starts the internal network API on addr, with the TLS
+// configuration of the public listener (nil: plain HTTP). It prints the
+// address (after serve's "listening on" line) and logs where the token is.
+func startInternal(e *env, addr string, tlsCfg *tls.Config, l *ledger.Ledger) (*internalListener, error) {
+	token, source, err := internalToken(e, true)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("internal API: %w", err)
+	}
+	scheme := "http"
+	if tlsCfg != nil {
+		ln = tls.NewListener(ln, tlsCfg)
+		scheme = "https"
+	}
+	il := &internalListener{errc: make(chan error, 1), srv: &http.Server{
+		Handler:           api.NewInternalServer(api.InternalDeps{Log: e.log, Ledger: l, Token: token}),
+		ReadHeaderTimeout: readHeaderTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    headerBytesMax,
+	}}
+	fmt.Fprintf(e.stdout, "internal network API on %s://%s\n", scheme, ln.Addr())
+	e.log.Info("internal network API started", "addr", ln.Addr().String(), "scheme", scheme, "token_from", source)
+	go func() {
+		if err := il.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			il.errc <- fmt.Errorf("internal API: %w", err)
+		}
+	}()
+	return il, nil
+}
+
+// stop shuts the internal API down, letting requests in progress finish.
+func (il *internalListener) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	_ = il.srv.Shutdown(ctx)
+}
+
+// The simulator: `gateway network …` calls the internal API.
+
+// networkClient is the simulator's connection to the internal API.
+type networkClient struct {
+	base   string // scheme://host:port
+	token  string
+	client *http.Client
+}
+
+// networkFlags adds the connection flags every network command shares.
+func networkFlags(e *env, fs *flag.FlagSet) (addr *string, plain *bool) {
+	addr = fs.String("addr", envOr(e, "GATEWAY_INTERNAL_ADDR", internalAddrDefault),
+		"the internal API: host:port or a URL (GATEWAY_INTERNAL_ADDR)")
+	plain = fs.Bool("plain-http", envBool(e, "GATEWAY_PLAIN_HTTP"), "call over plain HTTP (GATEWAY_PLAIN_HTTP)")
+	return addr, plain
+}
+
+// newNetworkClient connects to addr with the token of the configuration,
+// trusting the system's roots plus the self-signed certificate of the data
+// directory and GATEWAY_TLS_CERT, when present.
+func newNetworkClient(e *env, addr string, plain bool) (*networkClient, error) {
+	token, _, err := internalToken(e, false)
+	if err != nil {
+		return nil, err
+	}
+	base := addr
+	if !strings.Contains(addr, "://") {
+		scheme := "https"
+		if plain {
+			scheme = "http"
+		}
+		base = scheme + "://" + addr
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usageError(fmt.Sprintf("--addr: %q is not host:port or an http(s) URL", addr))
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	for _, f := range []string{filepath.Join(dataDir(e), "tls", "cert.pem"), e.getenv("GATEWAY_TLS_CERT")} {
+		if f == "" {
+			continue
+		}
+		if b, err := os.ReadFile(f); err == nil {
+			pool.AppendCertsFromPEM(b)
+		}
+	}
+	return &networkClient{base: strings.TrimRight(u.Scheme+"://"+u.Host, "/"), token: token, client: &http.Client{
+		Timeout:   writeTimeout,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}},
+	}}, nil
+}
+
+// call sends one request and returns the envelope's data; an error envelope
+// is an error naming the flag at fault when the message names a field.
+func (nc *networkClient) call(ctx context.Context, method, path string, body any) (json.RawMessage, error) {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, nc.base+path, r)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+nc.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := nc.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("calling the internal API: %w", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	var env struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return nil, fmt.Errorf("HTTP %d: the answer is not an envelope: %.200q", resp.StatusCode, raw)
+	}
+	if resp.StatusCode != http.StatusOK || env.Code != 200 {
+		return nil, envelopeError(resp.StatusCode, env.Code, env.Message)
+	}
+	return env.Data, nil
+}
+
+// flagOfField names the command-line flag of a request field.
+var flagOfField = map[string]string{
+	"messageId": "--message-id", "cardNo": "--card-no", "authId": "--auth-id", "amount": "--amount",
+	"currency": "--currency", "merchantName": "--merchant-name", "mcc": "--mcc",
+	"merchantCountry": "--merchant-country", "limit": "--limit",
+}
+
+func envelopeError(status, code int, message string) error {
+	if status == http.StatusBadRequest {
+		if field, rest, ok := strings.Cut(message, ": "); ok && flagOfField[field] != "" {
+			return &exitError{code: 2, msg: flagOfField[field] + ": " + rest}
+		}
+		return &exitError{code: 2, msg: message}
+	}
+	return &exitError{code: 1, msg: fmt.Sprintf("HTTP %d, code %d: %s", status, code, message)}
+}
+
+// messageID returns the --message-id given, or a new one, told on stderr
+// so that the message can be repeated.
+func messageID(e *env, given string) string {
+	if given != "" {
+		return given
+	}
+	b := make([]byte, 10)
+	_, _ = rand.Read(b)
+	id := "cli-" + hex.EncodeToString(b)
+	fmt.Fprintf(e.stderr, "messageId %s (repeat with --message-id %s: no second effect)\n", id, id)
+	return id
+}
+
+func required(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			return usageError(pairs[i] + " is required")
+		}
+	}
+	return nil
+}
+
+// runNetwork calls the internal API and prints the answer's data as JSON.
+func runNetwork(ctx context.Context, e *env, addr string, plain bool, method, path string, body any) error {
+	nc, err := newNetworkClient(e, addr, plain)
+	if err != nil {
+		return err
+	}
+	data, err := nc.call(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	return printJSON(e, data)
+}
+
+func cmdNetworkAuthorize(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "network authorize", "Send an authorization request, as the card network; prints the decision.")
+	addr, plain := networkFlags(e, fs)
+	cardNo := fs.String("card-no", "", "the card (required)")
+	amount := fs.String("amount", "", "decimal amount in --currency, e.g. 10.00 (required)")
+	currency := fs.String("currency", "", "the transaction's ISO 4217 currency (required)")
+	name := fs.String("merchant-name", "Simulator Coffee", "the card acceptor's name")
+	mcc := fs.String("mcc", "5814", "the merchant category code, 4 digits")
+	country := fs.String("merchant-country", "US", "the card acceptor's ISO 3166 country")
+	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := required("--card-no", *cardNo, "--amount", *amount, "--currency", *currency); err != nil {
+		return err
+	}
+	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/authorize", map[string]any{
+		"messageId": messageID(e, *msg), "cardNo": *cardNo, "amount": *amount, "currency": strings.ToUpper(*currency),
+		"merchantName": *name, "mcc": *mcc, "merchantCountry": *country,
+	})
+}
+
+func cmdNetworkClear(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "network clear", "Capture an authorization (partial, exact or above the hold), as the card network.")
+	addr, plain := networkFlags(e, fs)
+	authID := fs.String("auth-id", "", "the authorization (required)")
+	amount := fs.String("amount", "", "decimal amount in the authorization's transaction currency (required)")
+	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := required("--auth-id", *authID, "--amount", *amount); err != nil {
+		return err
+	}
+	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/clear", map[string]any{
+		"messageId": messageID(e, *msg), "authId": *authID, "amount": *amount,
+	})
+}
+
+func cmdNetworkReverse(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "network reverse", "Release an authorization's hold, all of it or --amount of it, as the card network.")
+	addr, plain := networkFlags(e, fs)
+	authID := fs.String("auth-id", "", "the authorization (required)")
+	amount := fs.String("amount", "", "decimal amount in the transaction currency (default: the whole hold)")
+	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := required("--auth-id", *authID); err != nil {
+		return err
+	}
+	body := map[string]any{"messageId": messageID(e, *msg), "authId": *authID}
+	if *amount != "" {
+		body["amount"] = *amount
+	}
+	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/reverse", body)
+}
+
+func cmdNetworkRefund(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "network refund", "Refund to a card (its funding account once cancelled), as the card network.")
+	addr, plain := networkFlags(e, fs)
+	cardNo := fs.String("card-no", "", "the card (required)")
+	amount := fs.String("amount", "", "decimal amount, e.g. 5.00 (required)")
+	currency := fs.String("currency", "", "the card's currency (required)")
+	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := required("--card-no", *cardNo, "--amount", *amount, "--currency", *currency); err != nil {
+		return err
+	}
+	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/refund", map[string]any{
+		"messageId": messageID(e, *msg), "cardNo": *cardNo, "amount": *amount, "currency": strings.ToUpper(*currency),
+	})
+}
+
+func cmdNetworkAttempts(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "network attempts", "List a card's authorization attempts with their codes, newest first.")
+	addr, plain := networkFlags(e, fs)
+	cardNo := fs.String("card-no", "", "the card (required)")
+	limit := fs.Int("limit", 100, "at most this many, 1 to 500")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := required("--card-no", *cardNo); err != nil {
+		return err
+	}
+	q := url.Values{"cardNo": {*cardNo}, "limit": {fmt.Sprint(*limit)}}
+	return runNetwork(ctx, e, *addr, *plain, http.MethodGet, "/network/authorizations?"+q.Encode(), nil)
+}
+
+func cmdNetworkShow(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "network show", "Print one authorization: what is held, captured and released.")
+	addr, plain := networkFlags(e, fs)
+	authID := fs.String("auth-id", "", "the authorization (required)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := required("--auth-id", *authID); err != nil {
+		return err
+	}
+	return runNetwork(ctx, e, *addr, *plain, http.MethodGet, "/network/authorizations/"+url.PathEscape(*authID), nil)
+}

@@ -1,0 +1,211 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// The bill export (docs/api.md, "Bill"): the lines of bill_lines whose
+// created_at falls in a time range, in bill_seq order, a page at a time or
+// streamed.
+//
+// Why the lines of a time range are one contiguous bill_seq range. post()
+// (state.go) gives every bill line the merchant's next bill_seq while it
+// holds the merchant's head lock, and stamps it with the entry's created_at,
+// which is never before the head's last_ts: created_at is non-decreasing in
+// bill_seq for each merchant. So the lines with from ≤ created_at < to are
+// exactly the bill_seq range [lo, hi], where lo is the first line at or
+// after from and hi the last one before to. Both are one seek of
+// bill_lines_created_idx (merchant_id, created_at, bill_seq); the total is
+// hi − lo + 1, and page N is the primary-key range
+// lo+(N−1)·size … min(hi, lo+N·size−1): page 10,000 costs what page 1 costs,
+// with no OFFSET scan.
+//
+// Why a page once read never changes. bill_seq is gapless and assigned under
+// the head lock, which is held until COMMIT, so whoever sees line n sees
+// every line before it: the lines up to hi are all there when hi is read,
+// and they are append-only. A line written later gets a bill_seq above every
+// existing one and a created_at at or after every existing one, so it can
+// only land after hi: either outside the range (created_at ≥ to) or, when
+// the range reaches the present, extending hi. lo never moves (no new line
+// can fall before it), so a full page keeps its lines, and a partial last
+// page can only grow at its end.
+
+// BillPageMax bounds the lines of one Bill page and of one BillStream batch.
+const BillPageMax = 1000
+
+// BillLine is one movement of a billable account (a funding account or a
+// card's available balance).
+type BillLine struct {
+	BillSeq     int64         // the merchant's gapless bill sequence
+	MerchantSeq int64         // the journal entry's merchant sequence
+	Kind        postings.Kind // the entry's kind
+	// Amount is signed minor units: negative when money left the account.
+	Amount   int64
+	Currency string
+	// CreatedAt is the entry's time (UTC).
+	CreatedAt time.Time
+	// Account is "funding" for a funding account, else the card token of
+	// the card whose available balance moved.
+	Account string
+	// The entry's references; empty when absent.
+	CardNo, TxID, AuthID string
+	// BalanceAfter is the account's balance after this movement.
+	BalanceAfter int64
+}
+
+// BillAccountFunding is BillLine.Account for a funding account.
+const BillAccountFunding = "funding"
+
+// BillRange is the bill_seq range [First, Last] of the lines of a time
+// range; Total is its length, 0 (with First and Last 0) when it is empty.
+type BillRange struct {
+	First, Last int64
+	Total       int64
+}
+
+// BillPage is one page of a bill.
+type BillPage struct {
+	BillRange
+	Page, Size int
+	Lines      []BillLine
+}
+
+// Bill returns page page (from 1) of size lines (1 to BillPageMax) of the
+// merchant's bill lines with from ≤ created_at < to, in bill_seq order,
+// with the total of the range. A page past the end is empty.
+func (l *Ledger) Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*BillPage, error) {
+	if page < 1 {
+		return nil, postings.FieldErrorf("page", "must be at least 1")
+	}
+	if size < 1 || size > BillPageMax {
+		return nil, postings.FieldErrorf("size", "must be from 1 to %d", BillPageMax)
+	}
+	r, err := l.BillRange(ctx, merchant, from, to)
+	if err != nil {
+		return nil, err
+	}
+	p := &BillPage{BillRange: r, Page: page, Size: size, Lines: []BillLine{}}
+	first, last, ok := pageBounds(r, page, size)
+	if !ok {
+		return p, nil
+	}
+	p.Lines, err = l.billLines(ctx, merchant, first, last)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// pageBounds is the bill_seq range of page page of r, if it has lines.
+// (page−1) is compared against the range length divided by size, so that
+// nothing overflows whatever page is.
+func pageBounds(r BillRange, page, size int) (first, last int64, ok bool) {
+	if r.Total == 0 || int64(page-1) > (r.Total-1)/int64(size) {
+		return 0, 0, false
+	}
+	first = r.First + int64(page-1)*int64(size)
+	last = min(r.Last, first+int64(size)-1)
+	return first, last, true
+}
+
+// BillRange finds the bill_seq range of the merchant's lines with
+// from ≤ created_at < to: two seeks of bill_lines_created_idx, in one
+// statement.
+func (l *Ledger) BillRange(ctx context.Context, merchant int64, from, to time.Time) (BillRange, error) {
+	if !to.After(from) {
+		return BillRange{}, nil
+	}
+	var row struct {
+		Lo sql.NullInt64 `bun:"lo"`
+		Hi sql.NullInt64 `bun:"hi"`
+	}
+	err := l.db.NewRaw(`
+		select
+		  (select bill_seq from bill_lines
+		   where merchant_id = ? and created_at >= ?
+		   order by created_at, bill_seq limit 1) as lo,
+		  (select bill_seq from bill_lines
+		   where merchant_id = ? and created_at < ?
+		   order by created_at desc, bill_seq desc limit 1) as hi`,
+		merchant, from.UTC(), merchant, to.UTC()).Scan(ctx, &row)
+	if err != nil {
+		return BillRange{}, mapError(err)
+	}
+	if !row.Lo.Valid || !row.Hi.Valid || row.Hi.Int64 < row.Lo.Int64 {
+		return BillRange{}, nil
+	}
+	return BillRange{First: row.Lo.Int64, Last: row.Hi.Int64, Total: row.Hi.Int64 - row.Lo.Int64 + 1}, nil
+}
+
+// BillStream calls fn with the lines of r in bill_seq order, in batches of
+// at most batch lines (1 to BillPageMax; others mean BillPageMax), each read
+// by its own primary-key range query: memory stays bounded whatever the
+// range. It stops at the first error, fn's included.
+func (l *Ledger) BillStream(ctx context.Context, merchant int64, r BillRange, batch int, fn func([]BillLine) error) error {
+	if batch < 1 || batch > BillPageMax {
+		batch = BillPageMax
+	}
+	if r.Total == 0 {
+		return nil
+	}
+	for first := r.First; first <= r.Last; first += int64(batch) {
+		last := min(r.Last, first+int64(batch)-1)
+		lines, err := l.billLines(ctx, merchant, first, last)
+		if err != nil {
+			return err
+		}
+		if err := fn(lines); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type billReadRow struct {
+	BillSeq      int64          `bun:"bill_seq"`
+	MerchantSeq  int64          `bun:"merchant_seq"`
+	Kind         string         `bun:"kind"`
+	Amount       int64          `bun:"amount"`
+	Currency     string         `bun:"currency"`
+	BalanceAfter int64          `bun:"balance_after"`
+	CreatedAt    time.Time      `bun:"created_at"`
+	CardNo       sql.NullString `bun:"card_no"`
+	TxID         sql.NullString `bun:"tx_id"`
+	AuthID       sql.NullString `bun:"auth_id"`
+	AccountType  string         `bun:"account_type"`
+	AccountCard  sql.NullString `bun:"account_card"`
+}
+
+// billLines reads the lines first..last (a primary-key range) with their
+// accounts.
+func (l *Ledger) billLines(ctx context.Context, merchant, first, last int64) ([]BillLine, error) {
+	var rows []billReadRow
+	err := l.db.NewRaw(`
+		select b.bill_seq, b.merchant_seq, b.kind, b.amount, b.currency, b.balance_after, b.created_at,
+		       b.card_no, b.tx_id, b.auth_id, a.type as account_type, a.card_no as account_card
+		from bill_lines b
+		join accounts a on a.id = b.account_id
+		where b.merchant_id = ? and b.bill_seq between ? and ?
+		order by b.bill_seq`, merchant, first, last).Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]BillLine, len(rows))
+	for i, r := range rows {
+		acct := BillAccountFunding
+		if r.AccountType != string(postings.AccountFunding) {
+			acct = r.AccountCard.String
+		}
+		out[i] = BillLine{
+			BillSeq: r.BillSeq, MerchantSeq: r.MerchantSeq, Kind: postings.Kind(r.Kind),
+			Amount: r.Amount, Currency: r.Currency, CreatedAt: r.CreatedAt.UTC(), Account: acct,
+			CardNo: r.CardNo.String, TxID: r.TxID.String, AuthID: r.AuthID.String,
+			BalanceAfter: r.BalanceAfter,
+		}
+	}
+	return out, nil
+}

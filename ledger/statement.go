@@ -1,0 +1,234 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// The reads behind reconciliation (package reconcile): a merchant's billable
+// accounts over a period, and the CARD_SETTLE entries that a card network's
+// settlement file is matched against. They only read.
+
+// StatementAccount is one billable account of a merchant over a period
+// [from, to), read from its bill lines and its balance in one snapshot.
+type StatementAccount struct {
+	Account postings.Account
+	Opening int64 // balance_after of the account's last bill line before from; 0 without one
+	Moved   int64 // the sum of the bill amounts in [from, to)
+	Lines   int64 // the bill lines in [from, to)
+	Closing int64 // balance_after of the account's last bill line before to; 0 without one
+	After   int64 // the sum of the bill amounts at or after to
+	Balance int64 // the balance now (balances.balance)
+	// HasBalance is false when the account has no balance row.
+	HasBalance bool
+}
+
+// StatementAccountsMax bounds the accounts StatementAccounts returns.
+const StatementAccountsMax = 100_000
+
+// StatementAccounts returns every billable account of merchant (each
+// currency's funding account and each card's available balance) with its
+// bill over [from, to), funding first then cards, by currency. It reads the
+// merchant's whole bill once, in one statement (one snapshot). More than
+// StatementAccountsMax accounts is ELIMIT.
+func (l *Ledger) StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]StatementAccount, error) {
+	if !from.Before(to) {
+		return nil, postings.FieldErrorf("from", "must be before to")
+	}
+	var billable []string
+	for _, t := range postings.AccountTypes() {
+		if t.Billable() {
+			billable = append(billable, string(t))
+		}
+	}
+	// The last line before a time is the one with the highest bill_seq:
+	// bill_seq is the commit order and a merchant's clock never goes back.
+	var rows []struct {
+		Type     string        `bun:"type"`
+		Currency string        `bun:"currency"`
+		CardNo   string        `bun:"card_no"`
+		Opening  int64         `bun:"opening"`
+		Moved    int64         `bun:"moved"`
+		Lines    int64         `bun:"lines"`
+		Closing  int64         `bun:"closing"`
+		After    int64         `bun:"after"`
+		Balance  sql.NullInt64 `bun:"balance"`
+	}
+	err := l.db.NewRaw(`
+		with per_account as (
+			select l.account_id,
+			       max(l.bill_seq) filter (where l.created_at < ?1) as opening_seq,
+			       max(l.bill_seq) filter (where l.created_at < ?2) as closing_seq,
+			       coalesce(sum(l.amount) filter (where l.created_at >= ?1 and l.created_at < ?2), 0)::bigint as moved,
+			       count(*) filter (where l.created_at >= ?1 and l.created_at < ?2) as lines,
+			       coalesce(sum(l.amount) filter (where l.created_at >= ?2), 0)::bigint as after
+			from bill_lines l
+			where l.merchant_id = ?0
+			group by l.account_id
+		)
+		select a.type, a.currency, coalesce(a.card_no, '') as card_no,
+		       coalesce(o.balance_after, 0) as opening, coalesce(p.moved, 0) as moved, coalesce(p.lines, 0) as lines,
+		       coalesce(c.balance_after, 0) as closing, coalesce(p.after, 0) as after, b.balance
+		from accounts a
+		left join balances b on b.account_id = a.id
+		left join per_account p on p.account_id = a.id
+		left join bill_lines o on o.merchant_id = ?0 and o.bill_seq = p.opening_seq
+		left join bill_lines c on c.merchant_id = ?0 and c.bill_seq = p.closing_seq
+		where a.merchant_id = ?0 and a.type = any(?3)
+		order by a.currency, a.type <> 'funding', a.card_no
+		limit ?4`, merchant, from.UTC(), to.UTC(), pgdialect.Array(billable), StatementAccountsMax+1).Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	if len(rows) > StatementAccountsMax {
+		return nil, postings.Errorf(postings.ELIMIT, "the merchant has more than %d billable accounts", StatementAccountsMax)
+	}
+	out := make([]StatementAccount, len(rows))
+	for i, r := range rows {
+		out[i] = StatementAccount{
+			Account: postings.Account{Merchant: merchant, Type: postings.AccountType(r.Type), Currency: r.Currency, Card: r.CardNo},
+			Opening: r.Opening, Moved: r.Moved, Lines: r.Lines, Closing: r.Closing, After: r.After,
+			Balance: r.Balance.Int64, HasBalance: r.Balance.Valid,
+		}
+	}
+	return out, nil
+}
+
+// Settlement is a card network clearing as the journal has it: the
+// CARD_SETTLE entry of an authorization. The network's own amount and
+// message id are the entry's metadata (txn_amount, txn_currency,
+// message_id), written by Clear.
+type Settlement struct {
+	AuthID      string
+	AuthStatus  string // the authorization's status; "" when there is no such authorization
+	Found       bool   // a CARD_SETTLE entry exists; the fields below are set only then
+	EntryID     int64  // entries.id: the cursor of SettlementsBetween
+	Merchant    int64
+	ShopNo      string
+	Seq         int64
+	CardNo      string
+	CreatedAt   time.Time
+	MessageID   string // metadata message_id
+	TxnAmount   string // metadata txn_amount: minor units of TxnCurrency, as text
+	TxnCurrency string
+	Captured    int64 // what the entry captured, in Currency (the card's)
+	Currency    string
+}
+
+// SettlementBatchMax bounds one read of settlements.
+const SettlementBatchMax = 1000
+
+// settlementColumns are the columns settlementRow scans, from entries se
+// joined to merchants m.
+const settlementColumns = `true as found, se.id as entry_id, se.merchant_id, m.shop_no, se.merchant_seq,
+	coalesce(se.card_no, '') as card_no, se.created_at,
+	coalesce(se.metadata->>'message_id', '') as message_id,
+	coalesce(se.metadata->>'txn_amount', '') as txn_amount,
+	coalesce(se.metadata->>'txn_currency', '') as txn_currency,
+	coalesce((select sum(p.amount) from postings p
+	          where p.merchant_id = se.merchant_id and p.merchant_seq = se.merchant_seq), 0)::bigint as captured,
+	coalesce((select min(p.currency) from postings p
+	          where p.merchant_id = se.merchant_id and p.merchant_seq = se.merchant_seq), '') as currency`
+
+type settlementRow struct {
+	AuthID      string    `bun:"auth_id"`
+	AuthStatus  string    `bun:"auth_status"`
+	Found       bool      `bun:"found"`
+	EntryID     int64     `bun:"entry_id"`
+	MerchantID  int64     `bun:"merchant_id"`
+	ShopNo      string    `bun:"shop_no"`
+	MerchantSeq int64     `bun:"merchant_seq"`
+	CardNo      string    `bun:"card_no"`
+	CreatedAt   time.Time `bun:"created_at"`
+	MessageID   string    `bun:"message_id"`
+	TxnAmount   string    `bun:"txn_amount"`
+	TxnCurrency string    `bun:"txn_currency"`
+	Captured    int64     `bun:"captured"`
+	Currency    string    `bun:"currency"`
+}
+
+func (r *settlementRow) toSettlement() Settlement {
+	s := Settlement{AuthID: r.AuthID, AuthStatus: r.AuthStatus, Found: r.Found}
+	if r.Found {
+		s.EntryID, s.Merchant, s.ShopNo, s.Seq, s.CardNo = r.EntryID, r.MerchantID, r.ShopNo, r.MerchantSeq, r.CardNo
+		s.CreatedAt = r.CreatedAt.UTC()
+		s.MessageID, s.TxnAmount, s.TxnCurrency = r.MessageID, r.TxnAmount, r.TxnCurrency
+		s.Captured, s.Currency = r.Captured, r.Currency
+	}
+	return s
+}
+
+// SettlementsByAuth returns one Settlement for each of authIDs (at most
+// SettlementBatchMax), in their order: the authorization's CARD_SETTLE
+// entry when there is one (Found), and the authorization's status either
+// way. Clear writes one CARD_SETTLE per authorization; should there be
+// several, the first is returned.
+func (l *Ledger) SettlementsByAuth(ctx context.Context, authIDs []string) ([]Settlement, error) {
+	if len(authIDs) > SettlementBatchMax {
+		return nil, postings.Errorf(postings.ELIMIT, "at most %d authorizations per read", SettlementBatchMax)
+	}
+	if len(authIDs) == 0 {
+		return nil, nil
+	}
+	var rows []settlementRow
+	err := l.db.NewRaw(`
+		select r.auth_id, coalesce(h.status, '') as auth_status, s.*
+		from unnest(?::text[]) with ordinality as r(auth_id, n)
+		left join authorizations h on h.auth_id = r.auth_id
+		left join lateral (
+			select `+settlementColumns+`
+			from entries se join merchants m on m.id = se.merchant_id
+			where se.auth_id = r.auth_id and se.kind = 'CARD_SETTLE'
+			order by se.id limit 1
+		) s on true
+		order by r.n`, pgdialect.Array(authIDs)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]Settlement, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toSettlement()
+	}
+	return out, nil
+}
+
+// SettlementCursor is where a page of SettlementsBetween ends; the zero
+// value starts at the beginning.
+type SettlementCursor struct {
+	CreatedAt time.Time
+	EntryID   int64
+}
+
+// SettlementsBetween returns the CARD_SETTLE entries created in [from, to),
+// of every merchant, in (created_at, id) order, after cursor: at most limit
+// of them (capped at SettlementBatchMax). The last one's CreatedAt and
+// EntryID are the next cursor. The index entries_card_settle_idx makes each
+// page a range scan.
+func (l *Ledger) SettlementsBetween(ctx context.Context, from, to time.Time, after SettlementCursor, limit int) ([]Settlement, error) {
+	if limit <= 0 || limit > SettlementBatchMax {
+		limit = SettlementBatchMax
+	}
+	var rows []settlementRow
+	err := l.db.NewRaw(`
+		select se.auth_id, coalesce(h.status, '') as auth_status, `+settlementColumns+`
+		from entries se
+		join merchants m on m.id = se.merchant_id
+		left join authorizations h on h.auth_id = se.auth_id
+		where se.kind = 'CARD_SETTLE' and se.created_at >= ? and se.created_at < ?
+		  and (se.created_at, se.id) > (?, ?)
+		order by se.created_at, se.id
+		limit ?`, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, limit).Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]Settlement, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toSettlement()
+	}
+	return out, nil
+}
