@@ -297,7 +297,54 @@ func (st *state) recordAttempt(h *head, req AuthRequest, res *AuthResult) error 
 	if res.Approved {
 		typ = EventAuthApproved
 	}
-	return st.event(h, typ, req.CardNo, "", res)
+	return st.event(h, typ, req.CardNo, "", authEventData(res))
+}
+
+// The network events carry money like every other callback: decimals with
+// the currency's places, and times as YYYY-MM-DDThh:mm:ssZ
+// (docs/callbacks.md).
+
+func money(minor int64, currency string) postings.Money {
+	return postings.Money{Minor: minor, Currency: postings.MustCurrency(currency)}
+}
+
+func authEventData(r *AuthResult) map[string]any {
+	d := map[string]any{
+		"approved": r.Approved, "code": r.Code, "reason": r.Reason, "cardNo": r.CardNo,
+		"amount": money(r.Amount, r.Currency), "currency": r.Currency,
+		"createdAt": r.CreatedAt.UTC().Format(time.RFC3339),
+	}
+	if r.AuthID != "" {
+		d["authId"] = r.AuthID
+	}
+	if r.CardCurrency != "" {
+		d["cardCurrency"] = r.CardCurrency
+		d["cardAmount"] = money(r.CardAmount, r.CardCurrency)
+		d["fee"] = money(r.Fee, r.CardCurrency)
+		d["available"] = money(r.Available, r.CardCurrency)
+	}
+	if r.FXRate != "" {
+		d["fxRate"] = r.FXRate
+	}
+	return d
+}
+
+func holdEventData(r *HoldResult) map[string]any {
+	return map[string]any{
+		"authId": r.AuthID, "cardNo": r.CardNo, "status": r.Status, "currency": r.Currency,
+		"captured": money(r.Captured, r.Currency), "fee": money(r.Fee, r.Currency),
+		"released": money(r.Released, r.Currency), "receivable": money(r.Receivable, r.Currency),
+		"held": money(r.Held, r.Currency), "available": money(r.Available, r.Currency),
+		"createdAt": r.CreatedAt.UTC().Format(time.RFC3339),
+	}
+}
+
+func refundEventData(r *RefundResult) map[string]any {
+	return map[string]any{
+		"cardNo": r.CardNo, "amount": money(r.Amount, r.Currency), "currency": r.Currency,
+		"credited": r.Credited, "available": money(r.Available, r.Currency),
+		"createdAt": r.CreatedAt.UTC().Format(time.RFC3339),
+	}
 }
 
 // cardExpired reports whether the card's expiry month has ended.
@@ -507,7 +554,7 @@ func (st *state) finishHold(h *head, a *authState, res *HoldResult, eventType st
 		return nil, err
 	}
 	res.Status, res.Held = r.Status, r.Held
-	return res, st.event(h, eventType, r.CardNo, "", res)
+	return res, st.event(h, eventType, r.CardNo, "", holdEventData(res))
 }
 
 // Reverse releases a hold, fully (Amount 0 or the whole open amount) or
@@ -612,7 +659,7 @@ func (l *Ledger) Refund(ctx context.Context, req RefundRequest) (*RefundResult, 
 			if res.Available, err = st.peekBalance(avail); err != nil {
 				return nil, err
 			}
-			return res, st.event(h, EventCardRefund, c.row.CardNo, "", res)
+			return res, st.event(h, EventCardRefund, c.row.CardNo, "", refundEventData(res))
 		},
 	}
 	return submitCard[RefundResult](ctx, l, merchant, idem, map[string]any{"op": "refund", "req": req}, cmd)
