@@ -378,7 +378,7 @@ func TestRemittanceCreate(t *testing.T) {
 
 	a = s.request(&sh, "POST", "/shop/remittance/create", remitBody(benUS, `"747.99"`, "USD", "")).must(t, 200, codeInsufficient)
 	golden(t, "1001_remittance_insufficient_funds", a.raw)
-	a = s.request(&sh, "POST", "/shop/remittance/create",
+	s.request(&sh, "POST", "/shop/remittance/create",
 		remitBody(`{"name":"Jane Smith","country":"GB","account_no":"31926819","sort_code":"60-16-13"}`, `"10.00"`, "GBP", "")).
 		must(t, 200, codeCurrencyDenied)
 	if got := s.fundingBalance(sh, "USD"); got != "748.75" {
