@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,71 +38,55 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 	currencies := fs.String("currencies", "", "comma-separated ISO 4217 codes, e.g. USD,EUR (required)")
 	whitelist := fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes allowed to call /shop (default: any)")
 	callback := fs.String("callback-url", "", "default URL for remittance-status callbacks")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	s, l, err := openLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	defer l.Close()
-	m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{
-		Name: *name, Currencies: splitList(*currencies), IPWhitelist: splitList(*whitelist), CallbackURL: *callback,
-	})
-	if err != nil {
-		return cliError(err)
-	}
-	return printJSON(e, map[string]any{
-		"shopNo": creds.ShopNo, "publicKey": creds.PublicKey, "privateKey": creds.PrivateKey,
-		"name": m.Name, "currencies": m.Currencies, "ipWhitelist": m.IPWhitelist, "status": m.Status,
+	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+		m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{
+			Name: *name, Currencies: splitList(*currencies), IPWhitelist: splitList(*whitelist), CallbackURL: *callback,
+		})
+		if err != nil {
+			return err
+		}
+		return printJSON(e, map[string]any{
+			"shopNo": creds.ShopNo, "publicKey": creds.PublicKey, "privateKey": creds.PrivateKey,
+			"name": m.Name, "currencies": m.Currencies, "ipWhitelist": m.IPWhitelist, "status": m.Status,
+		})
 	})
 }
 
 func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "merchant deposit", "Credit a merchant's funding account from its bank, as a DEPOSIT entry.")
-	shopNo := fs.String("shop-no", "", "the merchant's shop number (required)")
-	currency := fs.String("currency", "", "ISO 4217 code, one of the merchant's (required)")
-	amount := fs.String("amount", "", "decimal amount, e.g. 1000.00 (required)")
-	key := fs.String("idempotency-key", "", "makes the command safe to repeat: the same key deposits once")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
-	if err != nil {
-		return cliError(err)
-	}
-	minor, err := postings.ParseAmount(*amount, cur)
-	if err != nil {
-		return cliError(err)
-	}
-	s, l, err := openLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	defer l.Close()
-	m, err := l.MerchantByShopNo(ctx, *shopNo)
-	if err != nil {
-		return cliError(err)
-	}
-	var idem *ledger.Idempotency
-	if *key != "" {
-		idem = &ledger.Idempotency{Key: *key}
-	}
-	rec, err := l.Deposit(ctx, m.ID, cur.Code, minor, idem)
-	if err != nil {
-		return cliError(err)
-	}
-	bal, err := l.Balance(ctx, postings.MerchantAccount(m.ID, postings.AccountFunding, cur.Code))
-	if err != nil {
-		return err
-	}
-	return printJSON(e, map[string]any{
-		"shopNo": m.ShopNo, "kind": rec.Kind, "seq": rec.Seq,
-		"amount": postings.Money{Minor: minor, Currency: cur}, "currency": cur.Code,
-		"balance": postings.Money{Minor: bal, Currency: cur}, "ts": rec.CreatedAt.Format(time.RFC3339),
-	})
+	var currency, amount, key *string
+	return withMerchant(ctx, e, "merchant deposit", "Credit a merchant's funding account from its bank, as a DEPOSIT entry.", args,
+		func(fs *flag.FlagSet) {
+			currency = fs.String("currency", "", "ISO 4217 code, one of the merchant's (required)")
+			amount = fs.String("amount", "", "decimal amount, e.g. 1000.00 (required)")
+			key = fs.String("idempotency-key", "", "makes the command safe to repeat: the same key deposits once")
+		},
+		func(l *ledger.Ledger, m *ledger.Merchant) error {
+			cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
+			if err != nil {
+				return err
+			}
+			minor, err := postings.ParseAmount(*amount, cur)
+			if err != nil {
+				return err
+			}
+			var idem *ledger.Idempotency
+			if *key != "" {
+				idem = &ledger.Idempotency{Key: *key}
+			}
+			rec, err := l.Deposit(ctx, m.ID, cur.Code, minor, idem)
+			if err != nil {
+				return err
+			}
+			bal, err := l.Balance(ctx, postings.MerchantAccount(m.ID, postings.AccountFunding, cur.Code))
+			if err != nil {
+				return err
+			}
+			return printJSON(e, map[string]any{
+				"shopNo": m.ShopNo, "kind": rec.Kind, "seq": rec.Seq,
+				"amount": postings.Money{Minor: minor, Currency: cur}, "currency": cur.Code,
+				"balance": postings.Money{Minor: bal, Currency: cur}, "ts": rec.CreatedAt.Format(time.RFC3339),
+			})
+		})
 }
 
 func cmdAuditVerify(ctx context.Context, e *env, args []string) error {

@@ -12,7 +12,22 @@ import (
 // The operator's commands: merchant settings, the BIN catalogue and each
 // merchant's access to it, FX rates. They print what they changed as JSON.
 
-// withMerchant parses flags that include --shop-no, opens the ledger and
+// withLedger parses fs, opens the ledger, runs fn and closes it again; a
+// domain error from fn is shown naming its flag (cliError).
+func withLedger(ctx context.Context, e *env, fs *flag.FlagSet, args []string, fn func(l *ledger.Ledger) error) error {
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	s, l, err := openLedger(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	defer l.Close()
+	return cliError(fn(l))
+}
+
+// withMerchant is withLedger for the commands that take --shop-no: it
 // resolves the merchant before calling fn.
 func withMerchant(ctx context.Context, e *env, name, summary string, args []string,
 	define func(fs *flag.FlagSet), fn func(l *ledger.Ledger, m *ledger.Merchant) error) error {
@@ -21,26 +36,16 @@ func withMerchant(ctx context.Context, e *env, name, summary string, args []stri
 	if define != nil {
 		define(fs)
 	}
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if *shopNo == "" {
-		return usageError("--shop-no is required")
-	}
-	s, l, err := openLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	defer l.Close()
-	m, err := l.MerchantByShopNo(ctx, *shopNo)
-	if err != nil {
-		return cliError(err)
-	}
-	if err := fn(l, m); err != nil {
-		return cliError(err)
-	}
-	return nil
+	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+		if *shopNo == "" {
+			return usageError("--shop-no is required")
+		}
+		m, err := l.MerchantByShopNo(ctx, *shopNo)
+		if err != nil {
+			return err
+		}
+		return fn(l, m)
+	})
 }
 
 func printProfile(ctx context.Context, e *env, l *ledger.Ledger, m *ledger.Merchant) error {
@@ -159,20 +164,13 @@ func cmdMerchantLimits(ctx context.Context, e *env, args []string) error {
 
 func cmdBINList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bin list", "List the BIN catalogue.")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	s, l, err := openLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	defer l.Close()
-	bins, err := l.BINs(ctx)
-	if err != nil {
-		return err
-	}
-	return printJSON(e, bins)
+	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+		bins, err := l.BINs(ctx)
+		if err != nil {
+			return err
+		}
+		return printJSON(e, bins)
+	})
 }
 
 func cmdBINAdd(ctx context.Context, e *env, args []string) error {
@@ -181,20 +179,13 @@ func cmdBINAdd(ctx context.Context, e *env, args []string) error {
 	currency := fs.String("currency", "", "ISO 4217 code (required)")
 	network := fs.String("network", "", "VISA or MASTERCARD (required)")
 	disabled := fs.Bool("disabled", false, "add it disabled (closed to every merchant)")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	s, l, err := openLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	defer l.Close()
-	b := ledger.BIN{Bin: *bin, Currency: strings.ToUpper(*currency), Network: strings.ToUpper(*network), Type: "VIRTUAL", Enabled: !*disabled}
-	if err := l.UpsertBIN(ctx, b); err != nil {
-		return cliError(err)
-	}
-	return printJSON(e, b)
+	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+		b := ledger.BIN{Bin: *bin, Currency: strings.ToUpper(*currency), Network: strings.ToUpper(*network), Type: "VIRTUAL", Enabled: !*disabled}
+		if err := l.UpsertBIN(ctx, b); err != nil {
+			return err
+		}
+		return printJSON(e, b)
+	})
 }
 
 func cmdBINAccess(ctx context.Context, e *env, args []string) error {
@@ -232,40 +223,26 @@ func cmdFXSet(ctx context.Context, e *env, args []string) error {
 	pair := fs.String("pair", "", "BASE/QUOTE, e.g. USD/EUR (required)")
 	rate := fs.String("rate", "", "mid-market rate, a decimal such as 0.92 (required)")
 	spread := fs.Int64("spread-bps", 50, "spread taken off the rate in the gateway's favour, in basis points")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	base, quote, ok := strings.Cut(strings.ToUpper(*pair), "/")
-	if !ok {
-		return usageError("--pair must be BASE/QUOTE, e.g. USD/EUR")
-	}
-	s, l, err := openLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	defer l.Close()
-	r, err := l.SetFXRate(ctx, base, quote, *rate, *spread)
-	if err != nil {
-		return cliError(err)
-	}
-	return printJSON(e, r)
+	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+		base, quote, ok := strings.Cut(strings.ToUpper(*pair), "/")
+		if !ok {
+			return usageError("--pair must be BASE/QUOTE, e.g. USD/EUR")
+		}
+		r, err := l.SetFXRate(ctx, base, quote, *rate, *spread)
+		if err != nil {
+			return err
+		}
+		return printJSON(e, r)
+	})
 }
 
 func cmdFXList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "fx list", "List the FX rates.")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	s, l, err := openLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	defer l.Close()
-	rates, err := l.FXRates(ctx)
-	if err != nil {
-		return err
-	}
-	return printJSON(e, rates)
+	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+		rates, err := l.FXRates(ctx)
+		if err != nil {
+			return err
+		}
+		return printJSON(e, rates)
+	})
 }

@@ -16,33 +16,26 @@ import (
 func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "sanctions load", "Replace the sanctions list (CSV: name,country[,list,id] with a header line).")
 	file := fs.String("file", "", "the CSV file (required)")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	f, err := os.Open(*file)
-	if err != nil {
-		return usageError(err.Error())
-	}
-	defer f.Close()
-	list, err := postings.ParseSanctionsList(f)
-	if err != nil {
-		return cliError(err)
-	}
-	s, l, err := openLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	defer l.Close()
-	entries := make([]ledger.SanctionsEntry, 0, list.Len())
-	for _, x := range list.Entries() {
-		entries = append(entries, ledger.SanctionsEntry{Name: x.Name, Country: x.Country, List: x.List, Ref: x.ID})
-	}
-	version, err := l.ReplaceSanctions(ctx, entries)
-	if err != nil {
-		return err
-	}
-	return printJSON(e, map[string]any{"entries": len(entries), "version": version})
+	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+		f, err := os.Open(*file)
+		if err != nil {
+			return usageError(err.Error())
+		}
+		defer f.Close()
+		list, err := postings.ParseSanctionsList(f)
+		if err != nil {
+			return err
+		}
+		entries := make([]ledger.SanctionsEntry, 0, list.Len())
+		for _, x := range list.Entries() {
+			entries = append(entries, ledger.SanctionsEntry{Name: x.Name, Country: x.Country, List: x.List, Ref: x.ID})
+		}
+		version, err := l.ReplaceSanctions(ctx, entries)
+		if err != nil {
+			return err
+		}
+		return printJSON(e, map[string]any{"entries": len(entries), "version": version})
+	})
 }
 
 // cmdRail reports a rail outcome for an in-flight remittance, as a rail
@@ -54,25 +47,18 @@ func cmdRail(status string) func(ctx context.Context, e *env, args []string) err
 		txID := fs.String("tx-id", "", "the remittance (required)")
 		reason := fs.String("reason", "", "ISO 20022 return reason, e.g. AC01 (return only)")
 		msg := fs.String("message-id", "", "the report's message id, for idempotency (default: derived from tx id and status)")
-		if help, err := parseFlags(fs, args); help || err != nil {
-			return err
-		}
-		if *msg == "" {
-			*msg = "cli-" + verb + "-" + *txID
-		}
-		if status == ledger.RemitReturned && *reason == "" {
-			*reason = "AC01"
-		}
-		s, l, err := openLedger(ctx, e)
-		if err != nil {
-			return err
-		}
-		defer s.close()
-		defer l.Close()
-		r, err := l.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
-		if err != nil {
-			return cliError(err)
-		}
-		return printJSON(e, map[string]any{"txId": r.TxID, "status": r.Status, "reason": r.Reason, "settledAt": r.SettledAt})
+		return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+			if *msg == "" {
+				*msg = "cli-" + verb + "-" + *txID
+			}
+			if status == ledger.RemitReturned && *reason == "" {
+				*reason = "AC01"
+			}
+			r, err := l.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
+			if err != nil {
+				return err
+			}
+			return printJSON(e, map[string]any{"txId": r.TxID, "status": r.Status, "reason": r.Reason, "settledAt": r.SettledAt})
+		})
 	}
 }
