@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -250,16 +251,22 @@ func decodeCardRequest(raw []byte, withReason bool) (cardRequest, error) {
 	return req, nil
 }
 
-// handleCardFreeze answers POST /shop/card/freeze: data null. Freezing a
-// frozen card succeeds and changes nothing.
-func handleCardFreeze(l *ledger.Ledger) gin.HandlerFunc {
+// cardAction is what freeze, unfreeze and cancel do with their request.
+type cardAction func(ctx context.Context, merchant int64, req cardRequest, idem *ledger.Idempotency) error
+
+// handleCardAction answers POST /shop/card/freeze, unfreeze and cancel, all
+// with data null (the spec shows null for freeze and cancel). Freezing a
+// frozen card, or unfreezing an active one, succeeds and changes nothing. A
+// cancellation's refund shows in the card (balance 0, CANCELLED) and in the
+// bill (CARD_CANCEL_REFUND). Only freeze takes a reason.
+func handleCardAction(withReason bool, act cardAction) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		req, err := decodeCardRequest(bodyOf(c), true)
+		req, err := decodeCardRequest(bodyOf(c), withReason)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
-		if _, err := l.FreezeCard(c.Request.Context(), merchantOf(c).ID, req.CardNo, req.Reason, idempotencyOf(c)); err != nil {
+		if err := act(c.Request.Context(), merchantOf(c).ID, req, idempotencyOf(c)); err != nil {
 			writeError(c, err)
 			return
 		}
@@ -267,37 +274,24 @@ func handleCardFreeze(l *ledger.Ledger) gin.HandlerFunc {
 	}
 }
 
-// handleCardUnfreeze answers POST /shop/card/unfreeze: data null.
-func handleCardUnfreeze(l *ledger.Ledger) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		req, err := decodeCardRequest(bodyOf(c), false)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		if _, err := l.UnfreezeCard(c.Request.Context(), merchantOf(c).ID, req.CardNo, idempotencyOf(c)); err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, nil)
+func freezeCard(l *ledger.Ledger) cardAction {
+	return func(ctx context.Context, m int64, req cardRequest, idem *ledger.Idempotency) error {
+		_, err := l.FreezeCard(ctx, m, req.CardNo, req.Reason, idem)
+		return err
 	}
 }
 
-// handleCardCancel answers POST /shop/card/cancel: data null, as the spec
-// shows. The refund is visible in the card (balance 0, status CANCELLED) and
-// in the bill (CARD_CANCEL_REFUND).
-func handleCardCancel(l *ledger.Ledger) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		req, err := decodeCardRequest(bodyOf(c), false)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		if _, err := l.CancelCard(c.Request.Context(), merchantOf(c).ID, req.CardNo, idempotencyOf(c)); err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, nil)
+func unfreezeCard(l *ledger.Ledger) cardAction {
+	return func(ctx context.Context, m int64, req cardRequest, idem *ledger.Idempotency) error {
+		_, err := l.UnfreezeCard(ctx, m, req.CardNo, idem)
+		return err
+	}
+}
+
+func cancelCard(l *ledger.Ledger) cardAction {
+	return func(ctx context.Context, m int64, req cardRequest, idem *ledger.Idempotency) error {
+		_, err := l.CancelCard(ctx, m, req.CardNo, idem)
+		return err
 	}
 }
 
