@@ -314,13 +314,9 @@ func decodeTransfer(raw []byte) (ledger.TransferInput, error) {
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
 		return ledger.TransferInput{}, err
 	}
-	cur, err := parseCurrency("currency", req.Currency)
+	cur, amount, err := parseMoney(req.Currency, req.Amount)
 	if err != nil {
 		return ledger.TransferInput{}, err
-	}
-	amount, err := postings.ParseAmount(string(req.Amount), cur)
-	if err != nil {
-		return ledger.TransferInput{}, postings.WithField(err, "amount")
 	}
 	if req.Direction != ledger.DirectionIn && req.Direction != ledger.DirectionOut {
 		return ledger.TransferInput{}, postings.FieldErrorf("direction", "must be IN or OUT")

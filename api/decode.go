@@ -268,6 +268,21 @@ func parseCurrency(name, s string) (postings.Currency, error) {
 	return cur, nil
 }
 
+// parseMoney reads a positive amount ("amount") in the currency named by
+// "currency", with no more decimals than the currency has; an error names
+// the field at fault.
+func parseMoney(currency string, amount amountText) (postings.Currency, int64, error) {
+	cur, err := parseCurrency("currency", currency)
+	if err != nil {
+		return postings.Currency{}, 0, err
+	}
+	minor, err := postings.ParseAmount(string(amount), cur)
+	if err != nil {
+		return postings.Currency{}, 0, postings.WithField(err, "amount")
+	}
+	return cur, minor, nil
+}
+
 func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
 
 // checkText checks free text stored for the merchant: at most n characters,

@@ -102,13 +102,9 @@ func decodeAuthorize(c *gin.Context) (ledger.AuthRequest, error) {
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
 		return ledger.AuthRequest{}, err
 	}
-	cur, err := parseCurrency("currency", req.Currency)
+	cur, amount, err := parseMoney(req.Currency, req.Amount)
 	if err != nil {
 		return ledger.AuthRequest{}, err
-	}
-	amount, err := postings.ParseAmount(string(req.Amount), cur)
-	if err != nil {
-		return ledger.AuthRequest{}, postings.WithField(err, "amount")
 	}
 	if err := checkText("merchantName", req.MerchantName, merchantNameCharsMax); err != nil {
 		return ledger.AuthRequest{}, err
@@ -331,13 +327,9 @@ func decodeRefund(c *gin.Context) (ledger.RefundRequest, error) {
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
 		return ledger.RefundRequest{}, err
 	}
-	cur, err := parseCurrency("currency", req.Currency)
+	cur, amount, err := parseMoney(req.Currency, req.Amount)
 	if err != nil {
 		return ledger.RefundRequest{}, err
-	}
-	amount, err := postings.ParseAmount(string(req.Amount), cur)
-	if err != nil {
-		return ledger.RefundRequest{}, postings.WithField(err, "amount")
 	}
 	return ledger.RefundRequest{MessageID: req.MessageID, CardNo: req.CardNo, Amount: amount, Currency: cur.Code}, nil
 }
