@@ -69,3 +69,30 @@ func TestGroupCommitIsolatesFailingCommand(t *testing.T) {
 	}
 	mustVerify(t, l)
 }
+
+// With the database gone, every queued command is answered EUNAVAILABLE
+// (nothing of it happened; the caller retries with its key), not an
+// internal error.
+func TestUnavailableDatabaseAnswersUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{Shards: 1})
+	m := newMerchant(t, l, "USD")
+	deposit(t, l, m.ID, "USD", 100_00)
+	l.DB().Close()
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range errs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, errs[i] = l.Deposit(ctx, m.ID, "USD", 1_00, nil)
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if postings.ErrorCode(err) != postings.EUNAVAILABLE {
+			t.Errorf("deposit %d: %v, want EUNAVAILABLE", i, err)
+		}
+	}
+}

@@ -86,6 +86,8 @@ type idemRow struct {
 }
 
 // loadIdempotency reads the keys of the batch that are stored and unexpired.
+// Expiry is judged by the ledger's clock, the one that wrote expires_at, not
+// the database's: two clocks that disagree must not revive a key early.
 func (st *state) loadIdempotency(keys []*idemKey) error {
 	if len(keys) == 0 {
 		return nil
@@ -110,8 +112,8 @@ func (st *state) loadIdempotency(keys []*idemKey) error {
 		select scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq
 		from idempotency_keys
 		where (scope, merchant_id, key) in (select * from unnest(?::text[], ?::bigint[], ?::text[]))
-		  and expires_at > now()`,
-		pgdialect.Array(scopes), pgdialect.Array(merchants), pgdialect.Array(names)).Scan(st.ctx, &rows)
+		  and expires_at > ?`,
+		pgdialect.Array(scopes), pgdialect.Array(merchants), pgdialect.Array(names), st.now).Scan(st.ctx, &rows)
 	if err != nil {
 		return mapError(err)
 	}
@@ -204,13 +206,14 @@ func (st *state) flushIdempotency() error {
 			set fingerprint = excluded.fingerprint, status = excluded.status, response = excluded.response,
 			    first_seq = excluded.first_seq, last_seq = excluded.last_seq,
 			    created_at = excluded.created_at, expires_at = excluded.expires_at
-			where k.expires_at <= now()
+			where k.expires_at <= ?::timestamptz
 			returning 1
 		)
 		select count(*) from ins`,
 		st.now.Format(time.RFC3339Nano), expires,
 		pgdialect.Array(scopes), pgdialect.Array(merchants), pgdialect.Array(names), pgdialect.Array(fps),
-		pgdialect.Array(statuses), pgdialect.Array(responses), pgdialect.Array(firsts), pgdialect.Array(lasts)).
+		pgdialect.Array(statuses), pgdialect.Array(responses), pgdialect.Array(firsts), pgdialect.Array(lasts),
+		st.now.Format(time.RFC3339Nano)).
 		Scan(st.ctx, &inserted)
 	if err != nil {
 		return mapError(err)
@@ -227,7 +230,7 @@ func (st *state) flushIdempotency() error {
 func (l *Ledger) PruneIdempotency(limit int) (int64, error) {
 	res, err := l.db.NewRaw(`
 		delete from idempotency_keys
-		where ctid in (select ctid from idempotency_keys where expires_at <= now() limit ?)`, limit).
+		where ctid in (select ctid from idempotency_keys where expires_at <= ? limit ?)`, l.now(), limit).
 		Exec(l.bg())
 	if err != nil {
 		return 0, mapError(err)

@@ -16,10 +16,11 @@ import (
 // state is the in-memory view of the rows one batch transaction reads and
 // writes. Commands change it; flush writes the net result.
 type state struct {
-	ctx context.Context
-	tx  bun.Tx
-	l   *Ledger
-	now time.Time
+	ctx  context.Context
+	conn bun.Conn // released by end
+	tx   bun.Tx
+	l    *Ledger
+	now  time.Time
 
 	heads    map[int64]*head
 	accounts map[string]*acctState // by address
@@ -66,13 +67,30 @@ type mark struct {
 	ext                                         extMark
 }
 
+// connAcquireTimeout bounds the wait for a database connection. While
+// PostgreSQL is down or recovering, every attempt would otherwise queue
+// behind the pool's dials for up to the batch time-out; failing fast lets
+// the API answer 503 at once and the client retry with its key.
+const connAcquireTimeout = 2 * time.Second
+
 func (l *Ledger) beginState(ctx context.Context) (*state, error) {
-	tx, err := l.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	// The connection is taken with a short deadline of its own; the
+	// transaction then lives on ctx (database/sql ties a transaction to the
+	// context it began with).
+	actx, cancel := context.WithTimeout(ctx, connAcquireTimeout)
+	conn, err := l.db.Conn(actx)
+	cancel()
 	if err != nil {
+		return nil, &postings.Error{Code: postings.EUNAVAILABLE, Message: "the database is unavailable"}
+	}
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		conn.Close()
 		return nil, mapError(err)
 	}
 	return &state{
 		ctx:      ctx,
+		conn:     conn,
 		tx:       tx,
 		l:        l,
 		now:      l.now(),
@@ -82,6 +100,9 @@ func (l *Ledger) beginState(ctx context.Context) (*state, error) {
 		idem:     map[string]*idemRow{},
 	}, nil
 }
+
+// end returns the connection to the pool once the transaction is over.
+func (st *state) end() { _ = st.conn.Close() }
 
 func (st *state) mark() mark {
 	return mark{len(st.newAccounts), len(st.entries), len(st.bills), len(st.idemRows), len(st.undo), st.ext.mark()}

@@ -51,9 +51,10 @@ const (
 )
 
 type request struct {
-	ctx  context.Context
-	cmd  command
-	done chan result // buffered: the writer never blocks on a caller
+	ctx   context.Context
+	cmd   command
+	shard chan *request
+	done  chan result // buffered: the writer never blocks on a caller
 }
 
 type result struct {
@@ -86,8 +87,8 @@ func (w *writer) submit(ctx context.Context, cmd command) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	req := &request{ctx: ctx, cmd: cmd, done: make(chan result, 1)}
 	shard := w.shards[int(uint64(cmd.merchantID())%uint64(len(w.shards)))]
+	req := &request{ctx: ctx, cmd: cmd, shard: shard, done: make(chan result, 1)}
 	select {
 	case shard <- req:
 	case <-w.stop:
@@ -186,7 +187,7 @@ func (w *writer) runBatch(batch []*request) {
 		}
 		return
 	}
-	if len(live) > 1 && !isOutcomeUnknown(err) {
+	if len(live) > 1 && !isOutcomeUnknown(err) && postings.ErrorCode(err) != postings.EUNAVAILABLE {
 		w.stats.splits.Add(1)
 		w.l.log.Warn("ledger batch failed; running its commands one by one", "commands", len(live), "error", err)
 		for _, r := range live {
@@ -194,9 +195,45 @@ func (w *writer) runBatch(batch []*request) {
 		}
 		return
 	}
+	if isOutcomeUnknown(err) {
+		// COMMIT itself failed: the batch may or may not be in. The
+		// caller retries with its key and learns which (docs/reliability.md).
+		w.l.log.Warn("ledger commit outcome unknown", "commands", len(live), "error", err)
+		err = &postings.Error{Code: postings.EUNAVAILABLE, Reason: "outcome_unknown",
+			Message: "the database went away while committing; retry with the same Idempotency-Key to learn the outcome"}
+	}
 	for _, r := range live {
 		r.done <- result{err: err}
 	}
+	if postings.ErrorCode(err) == postings.EUNAVAILABLE {
+		w.failQueued(batchShard(live))
+	}
+}
+
+// failQueued answers every request waiting on a shard with EUNAVAILABLE
+// after a batch found the database unavailable: they have not started, so
+// nothing of theirs happened, and each would otherwise wait its turn for an
+// attempt that fails the same way.
+func (w *writer) failQueued(shard chan *request) {
+	if shard == nil {
+		return
+	}
+	for {
+		select {
+		case r := <-shard:
+			r.done <- result{err: &postings.Error{Code: postings.EUNAVAILABLE, Message: "the database is unavailable"}}
+		default:
+			return
+		}
+	}
+}
+
+// batchShard is the shard of a batch's commands (one shard per batch).
+func batchShard(batch []*request) chan *request {
+	if len(batch) == 0 {
+		return nil
+	}
+	return batch[0].shard
 }
 
 func (w *writer) commitWithRetry(batch []*request) ([]result, error) {
@@ -210,7 +247,9 @@ func (w *writer) commitWithRetry(batch []*request) ([]result, error) {
 		if err == nil {
 			return results, nil
 		}
-		if !isTransient(err) {
+		if !isTransient(err) || postings.ErrorCode(err) == postings.EUNAVAILABLE {
+			// An unavailable database is not retried here: the caller
+			// hears at once and retries with its key.
 			return nil, err
 		}
 		w.stats.retries.Add(1)
@@ -233,6 +272,7 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 		if !committed {
 			_ = st.tx.Rollback()
 		}
+		st.end()
 	}()
 
 	merchants := make([]int64, 0, len(batch))
