@@ -21,7 +21,7 @@ PG_LIB ?= /usr/lib/postgresql
 # sudo only when we are not root and it exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
 
-.PHONY: build pg run test bench lint fmt vet clean clean-data
+.PHONY: build pg run test bench chaos lint fmt vet clean clean-data
 
 build:
 	$(GO) build -o bin/gateway ./cmd/gateway
@@ -61,10 +61,21 @@ test: pg
 		./bin/gateway devdb -- $(GO) test $(TEST_FLAGS) ./...; \
 	fi
 
-# bench starts its own durable PostgreSQL and prints entries/s against the
-# plain-SQL ceiling (cmd/bench -help lists its flags).
+# bench starts its own durable PostgreSQL (fsync on) and the real gateway
+# (built from ./cmd/gateway), drives every scenario over HTTPS beside the
+# plain-SQL ceiling measured in the same run, prints one table and writes it
+# to bench-results/latest.json. About 8 minutes on 2 cores; docs/performance.md
+# explains the rows; `go run ./cmd/bench -help` lists the flags.
 bench: pg
 	$(GO) run ./cmd/bench $(BENCH_ARGS)
+
+# chaos builds the gateway, starts its own durable PostgreSQL and injects
+# faults into real `gateway serve` processes: kill -9 under load, a database
+# outage, several instances on one database (docs/reliability.md). Several
+# minutes; exit status 1 on any violation. make chaos CHAOS_ARGS='-seeds 42'.
+CHAOS_ARGS ?=
+chaos: pg
+	$(GO) run ./cmd/chaos $(CHAOS_ARGS)
 
 lint: vet
 	@lint=$$(command -v golangci-lint || echo "$(CURDIR)/bin/golangci-lint"); \
