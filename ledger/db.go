@@ -21,7 +21,7 @@ type DBOptions struct {
 	ConnsMax         int           // open connections; default 32
 	StatementTimeout time.Duration // server-side limit per statement; default 30s
 	LockTimeout      time.Duration // server-side limit on a lock wait; default 10s
-	ConnectTimeout   time.Duration // default 5s, so an outage fails fast
+	ConnectTimeout   time.Duration // default 2s, so an outage fails fast
 }
 
 func (o *DBOptions) defaults() {
@@ -35,9 +35,15 @@ func (o *DBOptions) defaults() {
 		o.LockTimeout = 10 * time.Second
 	}
 	if o.ConnectTimeout == 0 {
-		o.ConnectTimeout = 5 * time.Second
+		// database/sql tries a failing dial more than once, so a request
+		// can wait a multiple of this while PostgreSQL restarts: keep it
+		// short, so that an outage is answered 503 in seconds.
+		o.ConnectTimeout = 2 * time.Second
 	}
 }
+
+// openTimeout bounds the start-up connection check of OpenDB.
+const openTimeout = 15 * time.Second
 
 // OpenDB opens a bun database on a PostgreSQL URL through pgx.
 //
@@ -64,13 +70,22 @@ func OpenDB(ctx context.Context, databaseURL string, o DBOptions) (*bun.DB, erro
 	sqldb.SetMaxIdleConns(o.ConnsMax)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	db := bun.NewDB(sqldb, pgdialect.New())
-	pingCtx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+	// The first connection may take a few tries on a busy machine: each
+	// dial is short, the whole start-up check is not.
+	pingCtx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
-	if err := db.PingContext(pingCtx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("ledger: connecting to PostgreSQL: %w", err)
+	for {
+		err := db.PingContext(pingCtx)
+		if err == nil {
+			return db, nil
+		}
+		select {
+		case <-pingCtx.Done():
+			db.Close()
+			return nil, fmt.Errorf("ledger: connecting to PostgreSQL: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	return db, nil
 }
 
 // Migrate applies the migrations of sql/ that the database does not have
