@@ -66,7 +66,7 @@ func setupMerchants(ctx context.Context, l *ledger.Ledger, n, cardsEach int, car
 		}
 		mm.deposits = 5_000_000_00
 		if _, err := l.Deposit(ctx, m.ID, "USD", mm.deposits, &ledger.Idempotency{Key: "chaos-setup-deposit"}); err != nil {
-			return nil, fmt.Errorf("Deposit: %w", err)
+			return nil, fmt.Errorf("deposit: %w", err)
 		}
 		for j := 0; j < cardsEach; j++ {
 			c, err := l.CreateCard(ctx, m.ID, ledger.CreateCardInput{Bin: mm.bin, Currency: "USD", Amount: cardFunding, Remark: "chaos setup"}, nil)
