@@ -59,9 +59,10 @@ type Ledger struct {
 // CommitInfo tells commit hooks what a batch changed, so that workers (the
 // callback dispatcher) can wake up at once instead of polling.
 type CommitInfo struct {
-	Merchants []int64
-	Entries   int
-	Events    int
+	Merchants  []int64
+	Entries    int
+	Events     int
+	Deliveries int // callbacks to send: the dispatcher need not look when 0
 }
 
 // New starts a ledger on db. Close stops it.
@@ -113,7 +114,7 @@ func (l *Ledger) afterCommit(st *state) {
 	if len(hooks) == 0 {
 		return
 	}
-	info := &CommitInfo{Entries: len(st.entries), Events: st.ext.events()}
+	info := &CommitInfo{Entries: len(st.entries), Events: st.ext.events(), Deliveries: len(st.ext.deliveries)}
 	for id, h := range st.heads {
 		if h.dirty {
 			info.Merchants = append(info.Merchants, id)

@@ -105,7 +105,9 @@ func startWorkers(ctx context.Context, e *env, l *ledger.Ledger, s *workerSettin
 	sender := callbacks.NewSender(callbacks.SenderOptions{Allow: s.allow})
 	d := callbacks.NewDispatcher(l, sender, callbacks.DispatcherOptions{Log: e.log})
 	l.OnCommit(func(c *ledger.CommitInfo) {
-		if c.Events > 0 {
+		// Events without a target URL have no delivery: waking the
+		// dispatcher for them would cost a claim query per commit.
+		if c.Deliveries > 0 {
 			d.Wake()
 		}
 	})
