@@ -88,8 +88,11 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		if err != nil && ctx.Err() == nil {
 			d.opts.Log.Warn("callback dispatcher", "error", err)
 		}
-		if n == d.opts.BatchMax {
-			continue // more may be due right now
+		if n > 0 {
+			// More may be due right now: a full batch left some behind,
+			// and an acknowledged callback frees the next one of its card
+			// or remittance. An empty round waits.
+			continue
 		}
 		select {
 		case <-ctx.Done():

@@ -38,6 +38,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		"authorization holds not cleared within this are released (GATEWAY_HOLD_EXPIRY)")
 	internalAddr := fs.String("internal-addr", envOr(e, "GATEWAY_INTERNAL_ADDR", internalAddrDefault),
 		"listen address of the internal network API (GATEWAY_INTERNAL_ADDR)")
+	shards := fs.Int("ledger-shards", envInt(e, "GATEWAY_LEDGER_SHARDS", 0),
+		"ledger writer shards; 0: 2 per CPU (GATEWAY_LEDGER_SHARDS, docs/performance.md)")
+	batchWindow := fs.Duration("ledger-batch-window", envDuration(e, "GATEWAY_LEDGER_BATCH_WINDOW", 0),
+		"how long a writer shard waits for more commands once it has one; 0: take what is queued (GATEWAY_LEDGER_BATCH_WINDOW)")
 	noWorkers := fs.Bool("no-workers", envBool(e, "GATEWAY_NO_WORKERS"),
 		"serve requests only: no hold expiry, remittance lifecycle or callback delivery (GATEWAY_NO_WORKERS)")
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -64,7 +68,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.close()
-	l := ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, FXRateMaxAge: *rateMaxAge, HoldExpiry: *holdExpiry})
+	l := ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, FXRateMaxAge: *rateMaxAge, HoldExpiry: *holdExpiry,
+		Shards: *shards, BatchWindow: *batchWindow})
 	defer l.Close()
 
 	proxies, err := api.ParseTrustedProxies(e.getenv("GATEWAY_TRUSTED_PROXIES"))
@@ -150,6 +155,13 @@ func envOr(e *env, name, def string) string {
 func envDuration(e *env, name string, def time.Duration) time.Duration {
 	if d, err := time.ParseDuration(e.getenv(name)); err == nil && d > 0 {
 		return d
+	}
+	return def
+}
+
+func envInt(e *env, name string, def int) int {
+	if n, err := strconv.Atoi(e.getenv(name)); err == nil && n >= 0 {
+		return n
 	}
 	return def
 }
