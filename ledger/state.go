@@ -67,11 +67,12 @@ type mark struct {
 	ext                                         extMark
 }
 
-// connAcquireTimeout bounds the wait for a database connection. While
+// connAcquireTimeout bounds the wait for a database connection while the
+// pool is not saturated, that is while connections are being dialled: when
 // PostgreSQL is down or recovering, every attempt would otherwise queue
 // behind the pool's dials for up to the batch time-out; failing fast lets
 // the API answer 503 at once and the client retry with its key.
-const connAcquireTimeout = 2 * time.Second
+const connAcquireTimeout = 5 * time.Second
 
 func (l *Ledger) beginState(ctx context.Context) (*state, error) {
 	// The connection is taken with a short deadline of its own; the
@@ -80,6 +81,13 @@ func (l *Ledger) beginState(ctx context.Context) (*state, error) {
 	actx, cancel := context.WithTimeout(ctx, connAcquireTimeout)
 	conn, err := l.db.Conn(actx)
 	cancel()
+	if err != nil && ctx.Err() == nil {
+		// Every connection busy with healthy work (a burst of reads) is
+		// not an outage: then wait for one with the batch's deadline.
+		if s := l.db.Stats(); s.MaxOpenConnections > 0 && s.InUse >= s.MaxOpenConnections {
+			conn, err = l.db.Conn(ctx)
+		}
+	}
 	if err != nil {
 		return nil, &postings.Error{Code: postings.EUNAVAILABLE, Message: "the database is unavailable"}
 	}
