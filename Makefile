@@ -64,7 +64,7 @@ test: pg
 # bench starts its own durable PostgreSQL (fsync on) and the real gateway
 # (built from ./cmd/gateway), drives every scenario over HTTPS beside the
 # plain-SQL ceiling measured in the same run, prints one table and writes it
-# to bench-results/latest.json. About 8 minutes on 2 cores; docs/performance.md
+# to bench-results/latest.json. About 6 minutes on 2 cores; docs/performance.md
 # explains the rows; `go run ./cmd/bench -help` lists the flags.
 bench: pg
 	$(GO) run ./cmd/bench $(BENCH_ARGS)

@@ -1,271 +1,176 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
-	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	mrand "math/rand/v2"
-	"sync"
-	"sync/atomic"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
-
 	"github.com/paygate/gateway/ledger"
-	"github.com/paygate/gateway/ledger/pgcluster"
 	"github.com/paygate/gateway/postings"
 )
 
-type benchEnv struct {
-	ctx     context.Context
-	cluster *pgcluster.Cluster
-	o       options
-	log     io.Writer
-	dbSeq   int
-}
+// --- 7: gateway audit verify ---------------------------------------------
 
-type scenario struct {
-	name string
-	run  func(env *benchEnv) ([]row, error)
-}
-
-func scenarios() []scenario {
-	return []scenario{
-		{"ledger-spread", benchLedgerSpread},
-		{"ledger-hot", benchLedgerHot},
+func scenarioVerify(b *bench) ([]row, error) {
+	if b.gatewayBin == "" {
+		return nil, errors.New("needs the gateway binary")
 	}
-}
-
-// newDatabase creates a fresh migrated database and returns its URL.
-func (env *benchEnv) newDatabase() (string, error) {
-	env.dbSeq++
-	name := fmt.Sprintf("bench_%d", env.dbSeq)
-	if err := env.cluster.CreateDatabase(env.ctx, name); err != nil {
-		return "", err
+	if _, err := b.bill(); err != nil {
+		return nil, err
 	}
-	return env.cluster.URL(name), nil
-}
-
-// drive runs op from concurrency workers for the configured duration, after
-// a short warm-up, and returns throughput and latencies of the operations
-// that succeeded. An operation error other than errSkip stops the run.
-func (env *benchEnv) drive(op func(worker, i int) error) (float64, latencies, error) {
-	ctx, cancel := context.WithCancel(env.ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		all      latencies
-		count    atomic.Int64
-		firstErr error
-		measure  atomic.Bool
-	)
-	warmup := time.Second
-	if env.o.duration < 5*time.Second {
-		warmup = 0
-		measure.Store(true)
+	var entries, postingsN int64
+	if err := b.db.QueryRowContext(b.ctx, `select (select count(*) from entries), (select count(*) from postings)`).Scan(&entries, &postingsN); err != nil {
+		return nil, err
 	}
-	for w := 0; w < env.o.concurrency; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			var local latencies
-			for i := 0; ctx.Err() == nil; i++ {
-				t0 := time.Now()
-				err := op(w, i)
-				d := time.Since(t0)
-				if err != nil && ctx.Err() == nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					cancel()
-					break
-				}
-				if measure.Load() && ctx.Err() == nil {
-					local = append(local, d)
-					count.Add(1)
-				}
-			}
-			mu.Lock()
-			all = append(all, local...)
-			mu.Unlock()
-		}(w)
-	}
-	time.Sleep(warmup)
-	measure.Store(true)
-	start := time.Now()
-	select {
-	case <-time.After(env.o.duration):
-	case <-ctx.Done():
-	}
-	elapsed := time.Since(start)
-	cancel()
-	wg.Wait()
-	if firstErr != nil {
-		return 0, nil, firstErr
-	}
-	return float64(count.Load()) / elapsed.Seconds(), all, nil
-}
-
-func newBenchLedger(env *benchEnv) (*ledger.Ledger, func(), error) {
-	u, err := env.newDatabase()
+	logPath := filepath.Join(b.dir, "audit-verify.log")
+	f, err := os.Create(logPath)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	db, err := ledger.OpenDB(env.ctx, u, ledger.DBOptions{ConnsMax: 40})
+	defer f.Close()
+	cmd := exec.CommandContext(b.ctx, b.gatewayBin, "audit", "verify")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+b.dbURL, "GATEWAY_DATA_KEY="+b.dataKey,
+		"GATEWAY_DATA_DIR="+filepath.Join(b.dir, "verify"))
+	cmd.Stdout, cmd.Stderr = f, f
+	progress(b.log, "7: gateway audit verify over %d entries (%d postings), all merchants", entries, postingsN)
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	stopPerf := b.startPerf("7-audit-verify", cmd.Process.Pid)
+	runErr := cmd.Wait()
+	took := time.Since(t0)
+	stopPerf()
+	if b.ctx.Err() != nil {
+		return nil, b.ctx.Err()
+	}
+	rate := float64(entries) / took.Seconds()
+	r := row{Scenario: fmt.Sprintf("7  gateway audit verify, %d entries", entries), OpsPerSec: rate,
+		Target: "≥ 100,000 entries/s", Measured: fmt.Sprintf("%.0f entries/s", rate), Verdict: verdict(rate >= 100_000)}
+	var notes []string
+	notes = append(notes, fmt.Sprintf("wall %.1f s for the whole database (every merchant)", took.Seconds()))
+	if ps := cmd.ProcessState; ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			notes = append(notes, fmt.Sprintf("verify process CPU %.1f s, max RSS %.0f MB", cpu.Seconds(), float64(ru.Maxrss)/1024))
+		}
+	}
+	var exit *exec.ExitError
+	switch {
+	case runErr == nil:
+		notes = append(notes, "the journal verifies")
+	case errors.As(runErr, &exit) && exit.ExitCode() == 1:
+		notes = append(notes, "THE JOURNAL DOES NOT VERIFY (exit 1): "+tailFile(logPath, 3))
+	default:
+		r.Verdict = "ERROR"
+		notes = append(notes, fmt.Sprintf("audit verify failed: %v: %s", runErr, tailFile(logPath, 3)))
+	}
+	r.Note = joinNotes(notes...)
+	return []row{r}, nil
+}
+
+// --- L: ledger.Append in process ------------------------------------------
+
+// scenarioLedger measures the ledger writer without HTTP: ledger.Append in
+// this process, each call one entry, against the same plain-SQL ceilings as
+// scenarios 1 and 2 (measured once per run). Each row gets a fresh database.
+func scenarioLedger(b *bench) ([]row, error) {
+	conc := b.o.concurrency
+	spread, err := b.benchLedger("L1 ledger.Append, spread (in process)", b.o.merchants, b.o.cardsPer, postings.KindCardTransferIn)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := ledger.Migrate(env.ctx, db); err != nil {
-		db.Close()
-		return nil, nil, err
+	ceil, err := b.ceiling("spread", func() (*runResult, error) {
+		return b.ceilingSpreadTransfers(conc, b.o.merchants, b.o.cardsPer)
+	})
+	if err != nil {
+		return nil, err
+	}
+	spread.CeilingOps, spread.Ratio, spread.CeilingPgCPUPerOpMs = ceil.opsPerSec, spread.OpsPerSec/ceil.opsPerSec, ceil.pgCPUPerOpMs
+	spread.Note = "funding → card over the same cards as 1, no HTTP; " + spread.Note
+
+	hot, err := b.benchLedger("L2 ledger.Append, one hot account (in process)", 1, 10_000, postings.KindCardFund)
+	if err != nil {
+		return nil, err
+	}
+	ceil, err = b.ceiling("hot", func() (*runResult, error) { return b.ceilingHot(conc, 10_000) })
+	if err != nil {
+		return nil, err
+	}
+	hot.CeilingOps, hot.Ratio, hot.CeilingPgCPUPerOpMs = ceil.opsPerSec, hot.OpsPerSec/ceil.opsPerSec, ceil.pgCPUPerOpMs
+	hot.Note = "every entry debits one funding account, no HTTP; " + hot.Note
+	return []row{spread, hot}, nil
+}
+
+func (b *bench) benchLedger(name string, merchantsN, cardsPer int, kind postings.Kind) (row, error) {
+	u, err := b.newDatabase()
+	if err != nil {
+		return row{}, err
+	}
+	db, err := ledger.OpenDB(b.ctx, u, ledger.DBOptions{ConnsMax: 40})
+	if err != nil {
+		return row{}, err
+	}
+	defer db.Close()
+	if err := ledger.Migrate(b.ctx, db); err != nil {
+		return row{}, err
 	}
 	key := make([]byte, ledger.DataKeyBytes)
 	_, _ = rand.Read(key)
 	sealer, _ := ledger.NewSealer(key)
-	l := ledger.New(db, ledger.Config{Sealer: sealer})
-	return l, func() { l.Close(); db.Close() }, nil
-}
-
-// benchLedgerSpread appends CARD_TRANSFER_IN entries spread over 10,000
-// cards of 100 merchants, against the same postings as plain SQL.
-func benchLedgerSpread(env *benchEnv) ([]row, error) {
-	const merchantsN, cardsPer = 100, 100
-	return benchLedger(env, "ledger-spread", merchantsN, cardsPer,
-		"Append over 10,000 cards of 100 merchants vs one plain-SQL transaction per posting")
-}
-
-// benchLedgerHot appends CARD_FUND entries that all debit one merchant's
-// funding account, against the same postings as plain SQL on one hot row.
-func benchLedgerHot(env *benchEnv) ([]row, error) {
-	return benchLedger(env, "ledger-hot", 1, 10_000,
-		"every entry debits one funding account: group commit vs the row-locked plain-SQL ceiling")
-}
-
-func benchLedger(env *benchEnv, name string, merchantsN, cardsPer int, note string) ([]row, error) {
-	l, closeFn, err := newBenchLedger(env)
-	if err != nil {
-		return nil, err
-	}
-	defer closeFn()
+	l := ledger.New(db, ledger.Config{Sealer: sealer, Shards: b.o.lShards, BatchWindow: b.o.lWindow})
+	defer l.Close()
 	merchants := make([]int64, merchantsN)
 	for i := range merchants {
-		m, _, err := l.CreateMerchant(env.ctx, ledger.MerchantSpec{Name: fmt.Sprintf("bench %d", i), Currencies: []string{"USD"}})
+		m, _, err := l.CreateMerchant(b.ctx, ledger.MerchantSpec{Name: fmt.Sprintf("bench %d", i), Currencies: []string{"USD"}})
 		if err != nil {
-			return nil, err
+			return row{}, err
 		}
-		if _, err := l.Deposit(env.ctx, m.ID, "USD", 1_000_000_000_00, nil); err != nil {
-			return nil, err
+		if _, err := l.Deposit(b.ctx, m.ID, "USD", depositMinor, nil); err != nil {
+			return row{}, err
 		}
 		merchants[i] = m.ID
 	}
-	kind := postings.KindCardTransferIn
-	if merchantsN == 1 {
-		kind = postings.KindCardFund
-	}
-	rngs := make([]*mrand.Rand, env.o.concurrency)
+	rngs := make([]*mrand.Rand, b.o.concurrency)
 	for i := range rngs {
 		rngs[i] = mrand.New(mrand.NewPCG(uint64(i), 7))
 	}
 	before := l.Stats()
-	ops, lat, err := env.drive(func(w, i int) error {
-		m := merchants[rngs[w].IntN(len(merchants))]
-		card := fmt.Sprintf("crd_%d_%d", m, rngs[w].IntN(cardsPer))
-		_, err := l.Append(env.ctx, ledger.Batch{Merchant: m, Entries: []postings.Entry{{
-			Merchant: m, Kind: kind, Refs: postings.Refs{CardNo: card},
-			Postings: []postings.Posting{{
-				Source:      postings.MerchantAccount(m, postings.AccountFunding, "USD"),
-				Destination: postings.CardAccount(m, postings.AccountCardAvailable, "USD", card),
-				Amount:      1, Currency: "USD",
-			}},
-		}}})
-		return err
-	})
+	progress(b.log, "%s: %d clients, %s", name, b.o.concurrency, b.o.duration)
+	res, err := b.drive(driveSpec{concurrency: b.o.concurrency, duration: b.o.duration, warmup: b.o.warmup, profile: name[:2],
+		gateway: false,
+		op: func(w, _ int) error {
+			m := merchants[rngs[w].IntN(len(merchants))]
+			card := fmt.Sprintf("crd_%d_%d", m, rngs[w].IntN(cardsPer))
+			_, err := l.Append(b.ctx, ledger.Batch{Merchant: m, Entries: []postings.Entry{{
+				Merchant: m, Kind: kind, Refs: postings.Refs{CardNo: card},
+				Postings: []postings.Posting{{
+					Source:      postings.MerchantAccount(m, postings.AccountFunding, "USD"),
+					Destination: postings.CardAccount(m, postings.AccountCardAvailable, "USD", card),
+					Amount:      1, Currency: "USD",
+				}},
+			}}})
+			return err
+		}})
 	if err != nil {
-		return nil, err
+		return row{}, err
 	}
 	after := l.Stats()
 	batching := float64(after.Commands-before.Commands) / float64(max(1, after.Batches-before.Batches))
-
-	ceiling, err := plainSQLCeiling(env, merchantsN, cardsPer)
-	if err != nil {
-		return nil, err
+	shards := "default shards"
+	if b.o.lShards > 0 {
+		shards = fmt.Sprintf("%d shards", b.o.lShards)
 	}
-	return []row{
-		{Scenario: name, OpsPerSec: ops, P50Ms: lat.percentile(0.5), P99Ms: lat.percentile(0.99),
-			CeilingOps: ceiling, Ratio: ops / ceiling,
-			Note: fmt.Sprintf("%s; %.1f commands per transaction", note, batching)},
-	}, nil
-}
-
-// plainSQLCeiling writes the same postings with minimal plain-SQL
-// transactions — lock and update the two balances in id order (with the
-// non-negative CHECK), insert the entry and its posting, commit — one
-// transaction per posting, prepared statements, the same concurrency.
-func plainSQLCeiling(env *benchEnv, merchantsN, cardsPer int) (float64, error) {
-	u, err := env.newDatabase()
-	if err != nil {
-		return 0, err
+	if b.o.lWindow > 0 {
+		shards += fmt.Sprintf(", batch window %s", b.o.lWindow)
 	}
-	db, err := sql.Open("pgx", u)
-	if err != nil {
-		return 0, err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(env.o.concurrency + 2)
-	db.SetMaxIdleConns(env.o.concurrency + 2)
-	// No arguments: one round trip with several statements.
-	_, err = db.ExecContext(env.ctx, `
-		create table accounts (id bigint primary key, balance bigint not null, constrained boolean not null,
-			constraint accounts_non_negative check (not constrained or balance >= 0));
-		create table entries (id bigserial primary key, kind text not null, card text, created_at timestamptz not null default now());
-		create table postings (entry_id bigint not null references entries (id), source_id bigint not null references accounts (id),
-			destination_id bigint not null references accounts (id), amount bigint not null check (amount > 0));`)
-	if err != nil {
-		return 0, err
-	}
-	_, err = db.ExecContext(env.ctx, `
-		insert into accounts select g, case when g <= $1::bigint then 100000000000 else 0 end, true
-		from generate_series(1, $1::bigint + $1::bigint * $2::bigint) g`, merchantsN, cardsPer)
-	if err != nil {
-		return 0, err
-	}
-	rngs := make([]*mrand.Rand, env.o.concurrency)
-	for i := range rngs {
-		rngs[i] = mrand.New(mrand.NewPCG(uint64(i), 7))
-	}
-	ops, _, err := env.drive(func(w, i int) error {
-		m := 1 + rngs[w].IntN(merchantsN)
-		card := merchantsN + (m-1)*cardsPer + 1 + rngs[w].IntN(cardsPer)
-		tx, err := db.BeginTx(env.ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback() //nolint:errcheck
-		// Funding ids are below card ids: this is the id order.
-		if _, err := tx.ExecContext(env.ctx, `update accounts set balance = balance - 1 where id = $1`, m); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(env.ctx, `update accounts set balance = balance + 1 where id = $1`, card); err != nil {
-			return err
-		}
-		var id int64
-		if err := tx.QueryRowContext(env.ctx, `insert into entries (kind, card) values ('CARD_FUND', $1) returning id`, fmt.Sprint(card)).Scan(&id); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(env.ctx, `insert into postings values ($1, $2, $3, 1)`, id, m, card); err != nil {
-			return err
-		}
-		err = tx.Commit()
-		if errors.Is(err, context.Canceled) {
-			return nil
-		}
-		return err
-	})
-	return ops, err
+	return row{Scenario: name, OpsPerSec: res.opsPerSec, P50Ms: res.p50(), P99Ms: res.p99(), Ops: res.n, Errors: res.errs,
+		PgCPUPerOpMs: res.pgCPUPerOpMs, BenchCPUPerOpMs: res.benchCPUPerOpMs,
+		Note: joinNotes(fmt.Sprintf("%s; %.1f commands per transaction", shards, batching), res.errorNote())}, nil
 }

@@ -1,0 +1,731 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/ledger/pgcluster"
+)
+
+// bench is one run: the PostgreSQL cluster, the gateway under test, the
+// ledger library on the gateway's database (for setup), and what the
+// scenarios prepared so far.
+type bench struct {
+	ctx     context.Context
+	o       options
+	log     io.Writer
+	dir     string // short, under /tmp: the unix socket path is limited
+	cluster *pgcluster.Cluster
+	dbURL   string
+	dataKey string // hex
+	db      *bun.DB
+	l       *ledger.Ledger
+	gw      *gateway
+	shop    *shopClient
+	dbSeq   int
+
+	// Prepared on first use (setup.go).
+	spreadSet   *spreadSetup
+	hotSet      *merchantSetup
+	billSet     *billSetup
+	hotCardsMu  sync.Mutex
+	hotCards    []string
+	perfRunning bool
+	ceilings    map[string]*runResult
+	gatewayBin  string
+	pgStat      bool
+	pgCPUMu     sync.Mutex
+	pgCPUSeen   map[int]float64 // pid → CPU ms when last seen
+}
+
+func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err error) {
+	dir, err := os.MkdirTemp("/tmp", "gwb-")
+	if err != nil {
+		return nil, err
+	}
+	// Traversable, so that PostgreSQL (the postgres user, when this runs as
+	// root) keeps its cluster here rather than in a fallback under /var/tmp:
+	// one RemoveAll then cleans up everything. What is secret inside (the
+	// gateway's TLS key) is created private.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, err
+	}
+	b := &bench{ctx: ctx, o: o, log: log, dir: dir}
+	defer func() {
+		if err != nil {
+			b.close()
+		}
+	}()
+	progress(log, "working directory %s", dir)
+	key := make([]byte, ledger.DataKeyBytes)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	b.dataKey = hex.EncodeToString(key)
+
+	// Build first: it is the step most likely to fail (the tree may be in
+	// the middle of someone's change), and it needs no database.
+	bin := o.gatewayBin
+	if bin == "" && o.needsGateway() {
+		bin = filepath.Join(dir, "gateway")
+		progress(log, "building the gateway: go build -o %s ./cmd/gateway", bin)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/gateway")
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("building the gateway: %w", err)
+		}
+	}
+
+	progress(log, "starting a durable PostgreSQL (fsync on, synchronous_commit on)")
+	settings := map[string]string{"shared_buffers": "1GB", "max_wal_size": "4GB", "checkpoint_timeout": "15min"}
+	if o.perfDir != "" && pgStatStatementsAvailable() {
+		// With -perf, each profile also gets the statements PostgreSQL spent
+		// its time on (nested ones too: trigger bodies).
+		settings["shared_preload_libraries"] = "pg_stat_statements"
+		settings["pg_stat_statements.track"] = "all"
+		settings["pg_stat_statements.track_planning"] = "on"
+		b.pgStat = true
+	}
+	b.cluster, err = pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Durable: true, Log: log, Settings: settings})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.cluster.CreateDatabase(ctx, "gateway"); err != nil {
+		return nil, err
+	}
+	b.dbURL = b.cluster.URL("gateway")
+	b.db, err = ledger.OpenDB(ctx, b.dbURL, ledger.DBOptions{ConnsMax: 80})
+	if err != nil {
+		return nil, err
+	}
+	if err := ledger.Migrate(ctx, b.db); err != nil {
+		return nil, err
+	}
+	if b.pgStat {
+		if _, err := b.db.ExecContext(ctx, "create extension if not exists pg_stat_statements"); err != nil {
+			return nil, err
+		}
+	}
+	sealer, err := ledger.NewSealer(key)
+	if err != nil {
+		return nil, err
+	}
+	b.l = ledger.New(b.db, ledger.Config{Sealer: sealer})
+
+	if bin != "" {
+		b.gatewayBin = bin
+		b.gw, err = startGateway(ctx, bin, b, log)
+		if err != nil {
+			return nil, err
+		}
+		b.shop = &shopClient{base: "https://" + b.gw.addr, hc: b.gw.client}
+	}
+	return b, nil
+}
+
+// needsGateway: every scenario but the in-process ledger rows drives it.
+func (o *options) needsGateway() bool {
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7"} {
+		if o.selected(id) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *bench) close() {
+	if b.gw != nil {
+		b.gw.stop()
+	}
+	if b.l != nil {
+		b.l.Close()
+	}
+	if b.db != nil {
+		b.db.Close()
+	}
+	if b.cluster != nil {
+		if err := b.cluster.Stop(); err != nil {
+			progress(b.log, "stopping PostgreSQL: %v", err)
+		}
+	}
+	if b.o.keep {
+		progress(b.log, "kept %s", b.dir)
+		return
+	}
+	if b.cluster != nil && !strings.HasPrefix(b.cluster.Dir(), b.dir+"/") {
+		os.RemoveAll(b.cluster.Dir()) // a fallback outside the directory
+	}
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}
+
+// newDatabase creates a fresh database on the cluster (for the ceilings and
+// the in-process ledger rows) and returns its URL.
+func (b *bench) newDatabase() (string, error) {
+	b.dbSeq++
+	name := fmt.Sprintf("bench_%d", b.dbSeq)
+	if err := b.cluster.CreateDatabase(b.ctx, name); err != nil {
+		return "", err
+	}
+	return b.cluster.URL(name), nil
+}
+
+// gateway is the `gateway serve` subprocess.
+type gateway struct {
+	cmd           *exec.Cmd
+	addr          string // 127.0.0.1:port of the /shop API
+	internalAddr  string
+	internalToken string
+	dataDir       string
+	logPath       string
+	client        *http.Client
+	exited        chan struct{}
+	exitErr       error
+	rss           *rssSampler
+	stopSampler   func()
+}
+
+// rssEvery is how often the gateway's resident memory is sampled.
+const rssEvery = 100 * time.Millisecond
+
+func startGateway(ctx context.Context, bin string, b *bench, log io.Writer) (*gateway, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	iport, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	tok := make([]byte, 24)
+	_, _ = rand.Read(tok)
+	g := &gateway{
+		addr:          fmt.Sprintf("127.0.0.1:%d", port),
+		internalAddr:  fmt.Sprintf("127.0.0.1:%d", iport),
+		internalToken: hex.EncodeToString(tok),
+		dataDir:       filepath.Join(b.dir, "gw"),
+		logPath:       filepath.Join(b.dir, "gateway.log"),
+		exited:        make(chan struct{}),
+	}
+	if err := os.MkdirAll(g.dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(g.logPath)
+	if err != nil {
+		return nil, err
+	}
+	// Not CommandContext: the gateway is stopped with SIGTERM, in order.
+	g.cmd = exec.Command(bin, "serve")
+	g.cmd.Env = append(os.Environ(),
+		"DATABASE_URL="+b.dbURL,
+		"GATEWAY_DATA_DIR="+g.dataDir,
+		"GATEWAY_DATA_KEY="+b.dataKey,
+		"GATEWAY_ADDR="+g.addr,
+		"GATEWAY_INTERNAL_ADDR="+g.internalAddr,
+		"GATEWAY_INTERNAL_TOKEN="+g.internalToken,
+		"GATEWAY_CALLBACK_ALLOW_PRIVATE=true",
+		// The per-merchant rate limit (200 requests/s by default) would cap
+		// the hot-merchant and bill scenarios: the bench measures capacity.
+		"GATEWAY_RATE_LIMIT_RPS=off",
+	)
+	g.cmd.Stdout, g.cmd.Stderr = logFile, logFile
+	g.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the bench, which stops it
+	progress(log, "starting the gateway: %s serve on https://%s (log: %s)", bin, g.addr, g.logPath)
+	if err := g.cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	go func() {
+		g.exitErr = g.cmd.Wait()
+		logFile.Close()
+		close(g.exited)
+	}()
+	g.rss = &rssSampler{pid: g.cmd.Process.Pid}
+	g.stopSampler = g.rss.run(rssEvery)
+
+	// The self-signed certificate appears in the data directory; pin it.
+	certPath := filepath.Join(g.dataDir, "tls", "cert.pem")
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if err := g.alive(); err != nil {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			g.stop()
+			return nil, fmt.Errorf("the gateway did not answer /healthz within 90s; the end of %s:\n%s", g.logPath, tailFile(g.logPath, 20))
+		}
+		if g.client == nil {
+			if pem, err := os.ReadFile(certPath); err == nil {
+				pool := x509.NewCertPool()
+				if pool.AppendCertsFromPEM(pem) {
+					g.client = newHTTPClient(pool, b.o.concurrency)
+				}
+			}
+		}
+		if g.client != nil {
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			req, _ := http.NewRequestWithContext(cctx, http.MethodGet, "https://"+g.addr+"/healthz", nil)
+			resp, err := g.client.Do(req)
+			cancel()
+			if err == nil {
+				io.Copy(io.Discard, resp.Body) //nolint:errcheck
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					progress(log, "gateway ready (pid %d)", g.cmd.Process.Pid)
+					return g, nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			g.stop()
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// newHTTPClient is the one client every worker shares: keep-alive
+// connections, enough idle ones for every worker, the gateway's self-signed
+// certificate as the only root (pinned), HTTP/1.1 as the gateway serves it.
+func newHTTPClient(roots *x509.CertPool, concurrency int) *http.Client {
+	t := &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
+		MaxIdleConns:        2*concurrency + 16,
+		MaxIdleConnsPerHost: 2*concurrency + 16,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	}
+	return &http.Client{Transport: t, Timeout: 65 * time.Second}
+}
+
+// alive reports an error if the gateway has exited.
+func (g *gateway) alive() error {
+	select {
+	case <-g.exited:
+		return fmt.Errorf("the gateway exited (%v); the end of %s:\n%s", g.exitErr, g.logPath, tailFile(g.logPath, 20))
+	default:
+		return nil
+	}
+}
+
+func (g *gateway) stop() {
+	if g.stopSampler != nil {
+		g.stopSampler()
+	}
+	select {
+	case <-g.exited:
+		return
+	default:
+	}
+	_ = g.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-g.exited:
+	case <-time.After(20 * time.Second):
+		_ = g.cmd.Process.Kill()
+		<-g.exited
+	}
+}
+
+// cpuMs is the gateway's CPU time so far (user + system), in milliseconds.
+func (g *gateway) cpuMs() float64 {
+	return procCPUMs(g.cmd.Process.Pid)
+}
+
+// procCPUMs reads utime + stime of /proc/<pid>/stat (clock ticks of 10 ms,
+// the value of USER_HZ on Linux).
+func procCPUMs(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	// The command name is in parentheses and may hold spaces.
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+2:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 13 {
+		return 0
+	}
+	// After the name: state(0) … utime is field 14 of the line, index 11 here.
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) * 10
+}
+
+// rssSampler samples VmRSS of a process.
+type rssSampler struct {
+	pid   int
+	mu    sync.Mutex
+	maxMB float64
+	winMB float64
+}
+
+func (s *rssSampler) run(every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			if mb, ok := vmRSSMB(s.pid); ok {
+				s.mu.Lock()
+				s.maxMB = max(s.maxMB, mb)
+				s.winMB = max(s.winMB, mb)
+				s.mu.Unlock()
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done); wg.Wait() }) }
+}
+
+func (s *rssSampler) max() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxMB
+}
+
+func (s *rssSampler) resetWindow() {
+	s.mu.Lock()
+	s.winMB = 0
+	s.mu.Unlock()
+}
+
+func (s *rssSampler) windowMax() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.winMB
+}
+
+func vmRSSMB(pid int) (float64, bool) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "VmRSS:") {
+			var kb float64
+			if _, err := fmt.Sscanf(strings.TrimSpace(line[len("VmRSS:"):]), "%f kB", &kb); err == nil {
+				return kb / 1024, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func tailFile(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// startPerf records a perf profile (with call graphs) of this run's
+// processes (the bench, the gateway, PostgreSQL) into
+// -perf DIR/<name>.data until the returned function is called. The gateway
+// is built with symbols, so `perf report -i …` names its Go functions.
+func (b *bench) startPerf(name string, extraPids ...int) (stop func()) {
+	if b.o.perfDir == "" || b.perfRunning {
+		return func() {}
+	}
+	if err := os.MkdirAll(b.o.perfDir, 0o755); err != nil {
+		progress(b.log, "perf: %v", err)
+		return func() {}
+	}
+	name = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '/' || r == ',' {
+			return '-'
+		}
+		return r
+	}, name)
+	out := filepath.Join(b.o.perfDir, name+".data")
+	if b.pgStat {
+		_, _ = b.db.ExecContext(b.ctx, "select pg_stat_statements_reset()")
+	}
+	// Only this run's processes: other work on the machine (other
+	// PostgreSQL clusters, compilers) stays out of the profile.
+	pids := []string{strconv.Itoa(os.Getpid())}
+	if b.gw != nil {
+		pids = append(pids, strconv.Itoa(b.gw.cmd.Process.Pid))
+	}
+	for _, p := range append(b.pgPids(), extraPids...) {
+		pids = append(pids, strconv.Itoa(p))
+	}
+	cmd := exec.Command("perf", "record", "-g", "-F", "999", "-o", out, "-p", strings.Join(pids, ","))
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		progress(b.log, "perf: %v", err)
+		return func() {}
+	}
+	b.perfRunning = true
+	return func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		if err := cmd.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+			if s := strings.TrimSpace(stderr.String()); s != "" && !strings.Contains(s, "Captured and wrote") {
+				progress(b.log, "perf %s: %v: %s", name, err, s)
+			}
+		}
+		b.perfRunning = false
+		progress(b.log, "perf profile written to %s", out)
+		if b.pgStat {
+			b.dumpPgStat(filepath.Join(b.o.perfDir, name+".pgstat.txt"))
+		}
+	}
+}
+
+// pgStatStatementsAvailable: is the contrib module installed next to the
+// server binaries?
+func pgStatStatementsAvailable() bool {
+	bin, err := pgcluster.FindBinaries()
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(bin.Postgres)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(filepath.Dir(filepath.Dir(real)), "lib", "pg_stat_statements.so"))
+	return err == nil
+}
+
+// dumpPgStat writes the statements of the gateway's database by total time.
+func (b *bench) dumpPgStat(path string) {
+	rows, err := b.db.QueryContext(b.ctx, `
+		select calls, round(total_plan_time::numeric, 1), round(total_exec_time::numeric, 1),
+		       round(mean_exec_time::numeric, 3), rows, regexp_replace(left(query, 300), '\s+', ' ', 'g')
+		from pg_stat_statements
+		where dbid = (select oid from pg_database where datname = current_database())
+		order by total_plan_time + total_exec_time desc limit 40`)
+	if err != nil {
+		progress(b.log, "pg_stat_statements: %v", err)
+		return
+	}
+	defer rows.Close()
+	var buf bytes.Buffer
+	// Totals first: how much of the statements' time went to planning.
+	var plan, exec float64
+	_ = b.db.QueryRowContext(b.ctx, `
+		select coalesce(sum(total_plan_time), 0), coalesce(sum(total_exec_time), 0) from pg_stat_statements
+		where dbid = (select oid from pg_database where datname = current_database()) and toplevel`).Scan(&plan, &exec)
+	fmt.Fprintf(&buf, "top-level statements: planning %.0f ms, execution %.0f ms (nested statements such as foreign-key checks are inside execution)\n\n", plan, exec)
+	fmt.Fprintf(&buf, "%8s %10s %10s %9s %9s  %s\n", "calls", "plan ms", "exec ms", "mean ms", "rows", "query")
+	for rows.Next() {
+		var calls, nrows int64
+		var planMs, total, mean float64
+		var q string
+		if err := rows.Scan(&calls, &planMs, &total, &mean, &nrows, &q); err != nil {
+			progress(b.log, "pg_stat_statements: %v", err)
+			return
+		}
+		fmt.Fprintf(&buf, "%8d %10.1f %10.1f %9.3f %9d  %s\n", calls, planMs, total, mean, nrows, q)
+	}
+	_ = os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// sleepCtx sleeps d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// pgPids are the PostgreSQL server's processes: the postmaster and every
+// process it started (backends, WAL writer, checkpointer, …).
+func (b *bench) pgPids() []int {
+	if b.cluster == nil {
+		return nil
+	}
+	raw, err := os.ReadFile(filepath.Join(b.cluster.Dir(), "data", "postmaster.pid"))
+	if err != nil {
+		return nil
+	}
+	pm, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(raw), "\n", 2)[0]))
+	if err != nil {
+		return nil
+	}
+	pids := []int{pm}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == pm {
+			continue
+		}
+		if procPPid(pid) == pm {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// pgCPUMs is the CPU time so far of the PostgreSQL server's processes. A
+// backend that exited (a closed connection) keeps counting with the CPU it
+// had when last seen, so that the total never goes back.
+func (b *bench) pgCPUMs() float64 {
+	b.pgCPUMu.Lock()
+	defer b.pgCPUMu.Unlock()
+	if b.pgCPUSeen == nil {
+		b.pgCPUSeen = map[int]float64{}
+	}
+	for _, p := range b.pgPids() {
+		if ms := procCPUMs(p); ms > b.pgCPUSeen[p] {
+			b.pgCPUSeen[p] = ms
+		}
+	}
+	total := 0.0
+	for _, ms := range b.pgCPUSeen {
+		total += ms
+	}
+	return total
+}
+
+// procPPid is a process's parent, 0 if unknown.
+func procPPid(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+2:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 2 {
+		return 0
+	}
+	p, _ := strconv.Atoi(f[1])
+	return p
+}
+
+// ledgerStats are the gateway's ledger writer counters (GET /metrics).
+type ledgerStats struct {
+	batches, commands, splits, retries float64
+}
+
+func (g *gateway) ledgerStats(ctx context.Context) (ledgerStats, bool) {
+	var st ledgerStats
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+g.addr+"/metrics", nil)
+	if err != nil {
+		return st, false
+	}
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return st, false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, resp.Body) //nolint:errcheck
+		return st, false
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	found := false
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			continue
+		}
+		switch f[0] {
+		case "gateway_ledger_batches_total":
+			st.batches, found = v, true
+		case "gateway_ledger_commands_total":
+			st.commands = v
+		case "gateway_ledger_splits_total":
+			st.splits = v
+		case "gateway_ledger_retries_total":
+			st.retries = v
+		}
+	}
+	return st, found
+}
+
+// logProblems counts the gateway log's WARN and ERROR lines by message,
+// and keeps the first line of each.
+func (g *gateway) logProblems() (map[string]int, map[string]string) {
+	out, first := map[string]int{}, map[string]string{}
+	f, err := os.Open(g.logPath)
+	if err != nil {
+		return out, first
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, []byte(`"level":"WARN"`)) && !bytes.Contains(line, []byte(`"level":"ERROR"`)) {
+			continue
+		}
+		var e struct {
+			Level string `json:"level"`
+			Msg   string `json:"msg"`
+		}
+		if json.Unmarshal(line, &e) == nil {
+			k := e.Level + " " + e.Msg
+			if out[k] == 0 {
+				first[k] = string(line[:min(len(line), 400)])
+			}
+			out[k]++
+		}
+	}
+	return out, first
+}
