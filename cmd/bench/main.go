@@ -63,6 +63,20 @@ type options struct {
 	authLowConc  int
 	lShards      int
 	lWindow      time.Duration
+	gatewayEnv   envList
+}
+
+// envList is a repeatable NAME=VALUE flag.
+type envList []string
+
+func (e *envList) String() string { return strings.Join(*e, " ") }
+
+func (e *envList) Set(v string) error {
+	if i := strings.IndexByte(v, '='); i <= 0 {
+		return fmt.Errorf("%q is not NAME=VALUE", v)
+	}
+	*e = append(*e, v)
+	return nil
 }
 
 // row is one line of the result table.
@@ -143,6 +157,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.internalWait, "internal-wait", 3*time.Second, "how long to wait for the internal network API to answer before falling back to in-process ledger.Authorize")
 	fs.IntVar(&o.lShards, "ledger-shards", 0, "rows L1, L2: ledger.Config.Shards of the in-process ledger (0: the ledger's default)")
 	fs.DurationVar(&o.lWindow, "ledger-batch-window", 0, "rows L1, L2: ledger.Config.BatchWindow of the in-process ledger")
+	fs.Var(&o.gatewayEnv, "gateway-env", "NAME=VALUE added to the gateway's environment, e.g. GATEWAY_LEDGER_SHARDS=2 (repeatable)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the bench process (its setup and the in-process ledger rows) to this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err

@@ -251,6 +251,7 @@ func startGateway(ctx context.Context, bin string, b *bench, log io.Writer) (*ga
 		// the hot-merchant and bill scenarios: the bench measures capacity.
 		"GATEWAY_RATE_LIMIT_RPS=off",
 	)
+	g.cmd.Env = append(g.cmd.Env, b.o.gatewayEnv...) // -gateway-env: last wins
 	g.cmd.Stdout, g.cmd.Stderr = logFile, logFile
 	g.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the bench, which stops it
 	progress(log, "starting the gateway: %s serve on https://%s (log: %s)", bin, g.addr, g.logPath)
