@@ -76,10 +76,13 @@ func (l *Ledger) ClaimDeliveries(ctx context.Context, limit int, lease time.Dura
 		with due as (
 			select d.merchant_id, d.event_seq from deliveries d
 			where d.status = 'PENDING' and d.next_attempt_at <= ?
-			  and not exists (
-				select 1 from deliveries p
-				where p.merchant_id = d.merchant_id and p.subject = d.subject
-				  and p.event_seq < d.event_seq and p.status = 'PENDING')
+			  -- The first pending delivery of its subject: a correlated min
+			  -- over deliveries_subject_idx, one index probe per candidate
+			  -- whatever the statistics say (an anti-join planned on stale
+			  -- statistics stalled a sudden backlog for 30 s).
+			  and d.event_seq = (
+				select min(p.event_seq) from deliveries p
+				where p.merchant_id = d.merchant_id and p.subject = d.subject and p.status = 'PENDING')
 			order by d.next_attempt_at
 			limit ?
 			for update of d skip locked
