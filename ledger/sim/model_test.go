@@ -26,8 +26,21 @@ type mMerchant struct {
 	cards  []*mCard
 	remits []*mRemit
 	// network message ids already answered, for conflicting reuse
-	netDone []string
+	netDone []netAnswer
 }
+
+// netAnswer is a network message id and when the ledger answered it: its
+// key is kept for the ledger's idempotency TTL, after which the id may be
+// used again.
+type netAnswer struct {
+	id string
+	at time.Time
+}
+
+// netKeyFreshMax is how long ago an answered message id must have been
+// answered for its reuse to be a conflict: well inside the ledger's TTL
+// (48 hours by default, never less than 24).
+const netKeyFreshMax = 20 * time.Hour
 
 type mCard struct {
 	m      *mMerchant
@@ -476,7 +489,7 @@ func (s *sim) opAuthorize(msg *netMsg) *op {
 				return err
 			}
 			r := res.(*ledger.AuthResult)
-			m.netDone = append(m.netDone, msg.id)
+			m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
 			avail := s.md.get(availOf(c))
 			code := ledger.RespApproved
 			switch {
@@ -522,7 +535,7 @@ func (s *sim) opHold(msg *netMsg) *op {
 			if err := wantErr(err, postings.ESTATE, "authorization_closed"); err != nil {
 				return err
 			}
-			m.netDone = append(m.netDone, msg.id)
+			m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
 			return nil
 		}
 		if msg.kind == "clear" {
@@ -538,7 +551,7 @@ func (s *sim) expectClear(msg *netMsg, h *mHold, res any, err error) error {
 		return err
 	}
 	c, m := h.card, h.card.m
-	m.netDone = append(m.netDone, msg.id)
+	m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
 	capture := msg.amount
 	settlement := acctOf(m, postings.AccountNetworkSettlement)
 	fromHold := min(capture, h.held)
@@ -569,7 +582,7 @@ func (s *sim) expectReverse(msg *netMsg, h *mHold, res any, err error) error {
 			if err := wantErr(err, postings.EINVALID, ""); err != nil {
 				return err
 			}
-			h.card.m.netDone = append(h.card.m.netDone, msg.id)
+			h.card.m.netDone = append(h.card.m.netDone, netAnswer{msg.id, s.nowUTC()})
 			return nil
 		}
 	}
@@ -577,7 +590,7 @@ func (s *sim) expectReverse(msg *netMsg, h *mHold, res any, err error) error {
 		return err
 	}
 	c, m := h.card, h.card.m
-	m.netDone = append(m.netDone, msg.id)
+	m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
 	s.md.creditCard(c, heldOf(c), release)
 	m.seq++
 	h.held -= release
@@ -597,7 +610,7 @@ func (s *sim) opRefund(msg *netMsg) *op {
 		name: "refund", m: m, cards: []*mCard{c}, key: answerKey(ledger.ScopeNetwork, m.id, msg.id),
 		call: func(ctx context.Context) (any, error) { return s.l.Refund(ctx, req) },
 		expect: func(res any, err error) error {
-			m.netDone = append(m.netDone, msg.id)
+			m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
 			if msg.currency != m.cur {
 				return wantErr(err, postings.EINVALID, "")
 			}
@@ -621,7 +634,16 @@ func (s *sim) opRefund(msg *netMsg) *op {
 // message: the ledger must refuse it (idempotency_mismatch) and change
 // nothing.
 func (s *sim) opConflict(m *mMerchant) *op {
-	id := m.netDone[s.rng.IntN(len(m.netDone))]
+	var fresh []string
+	for _, a := range m.netDone {
+		if s.nowUTC().Sub(a.at) < netKeyFreshMax {
+			fresh = append(fresh, a.id)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	id := fresh[s.rng.IntN(len(fresh))]
 	c := m.cards[s.rng.IntN(len(m.cards))]
 	req := ledger.RefundRequest{MessageID: id, CardNo: c.no, Amount: s.between(1, 50_00) + 7_777_777, Currency: m.cur}
 	return &op{

@@ -256,8 +256,8 @@ func (s *sim) runStep() {
 	case r < 72:
 		s.deliver(true)
 	case r < 74:
-		if len(m.netDone) > 0 {
-			s.exec(s.opConflict(m), s.pickFault())
+		if o := s.opConflict(m); o != nil {
+			s.exec(o, s.pickFault())
 		}
 	case r < 80:
 		s.exec(s.opRemit(m), s.pickFault())
