@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // extState holds the rows of the merchants' domain tables that a batch reads
@@ -92,17 +92,33 @@ func (e *extState) rollback(m extMark) {
 // events counts the outbox events of the batch.
 func (e *extState) events() int { return len(e.outbox) }
 
-func (e *extState) load(st *state, p *extPrefetch) error {
+// queueLoad queues the reads of the prefetched domain rows.
+func (e *extState) queueLoad(st *state, p *pipeline, pf *extPrefetch) {
 	e.init()
-	if err := st.loadAuths(p.auths); err != nil {
-		return err
-	}
-	return st.loadCards(p.cards)
+	st.queueAuths(p, pf.auths)
+	st.queueCards(p, pf.cards)
 }
 
-// loadCards reads cards by number into the batch. Cards of every merchant
-// are loaded; commands check ownership.
-func (st *state) loadCards(cardNos []string) error {
+// cardColumns are the columns of cardRow, in its field order.
+const cardColumns = `card_no, merchant_id, bin, currency, network, last4, expiry_month, expiry_year,
+	pan_sealed, pan_fingerprint, status, freeze_reason, remark, callback_url, created_at, updated_at, cancelled_at`
+
+var stmtLoadCards = newStmt(`select ` + cardColumns + ` from cards where card_no = any($1::text[])`)
+
+func (r *cardRow) scan(rows pgx.Rows) error {
+	var cancelled *time.Time
+	err := rows.Scan(&r.CardNo, &r.MerchantID, &r.Bin, &r.Currency, &r.Network, &r.Last4, &r.ExpiryMonth, &r.ExpiryYear,
+		&r.PanSealed, &r.PanFingerprint, &r.Status, &r.FreezeReason, &r.Remark, &r.CallbackURL,
+		&r.CreatedAt, &r.UpdatedAt, &cancelled)
+	if cancelled != nil {
+		r.CancelledAt = bun.NullTime{Time: *cancelled}
+	}
+	return err
+}
+
+// queueCards queues the read of cards by number, with all their accounts.
+// Cards of every merchant are read; commands check ownership.
+func (st *state) queueCards(p *pipeline, cardNos []string) {
 	e := &st.ext
 	e.init()
 	var want []string
@@ -112,21 +128,31 @@ func (st *state) loadCards(cardNos []string) error {
 		}
 	}
 	if len(want) == 0 {
-		return nil
+		return
 	}
-	var rows []cardRow
-	if err := st.tx.NewSelect().Model(&rows).Where("card_no = any(?)", pgdialect.Array(want)).Scan(st.ctx); err != nil {
-		return mapError(err)
-	}
-	for i := range rows {
-		e.cards[rows[i].CardNo] = &cardState{row: rows[i]}
-	}
-	for _, c := range want {
-		if _, ok := e.cards[c]; !ok {
-			e.cardAbsent[c] = true
+	p.query(stmtLoadCards, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var r cardRow
+			if err := r.scan(rows); err != nil {
+				return err
+			}
+			e.cards[r.CardNo] = &cardState{row: r}
 		}
-	}
-	return nil
+		for _, c := range want {
+			if _, ok := e.cards[c]; !ok {
+				e.cardAbsent[c] = true
+			}
+		}
+		return nil
+	}, want)
+	st.queueCardAccounts(p, want)
+}
+
+// loadCards reads cards by number into the batch.
+func (st *state) loadCards(cardNos []string) error {
+	p := st.pipeline()
+	st.queueCards(p, cardNos)
+	return p.send()
 }
 
 // cardOf returns the merchant's card, or ENOTFOUND "card" when it does not
@@ -156,6 +182,7 @@ func (st *state) addCard(r cardRow) *cardState {
 	c := &cardState{row: r, isNew: true}
 	st.ext.cards[r.CardNo] = c
 	delete(st.ext.cardAbsent, r.CardNo)
+	st.cardAccounts[r.CardNo] = true // a new card has no accounts yet
 	st.ext.newCards = append(st.ext.newCards, c)
 	return c
 }
@@ -248,66 +275,70 @@ func deliveryTarget(eventType, requestURL, merchantURL string) string {
 	}
 }
 
-func (e *extState) flush(st *state) error {
-	if err := e.flushCards(st); err != nil {
-		return err
-	}
-	if err := e.flushIssued(st); err != nil {
-		return err
-	}
-	if err := e.network.flush(st); err != nil {
-		return err
-	}
-	if err := e.remit.flush(st); err != nil {
-		return err
-	}
-	if len(e.outbox) > 0 {
-		if _, err := st.tx.NewInsert().Model(&e.outbox).Exec(st.ctx); err != nil {
-			return mapError(err)
-		}
-	}
-	if len(e.deliveries) > 0 {
-		if _, err := st.tx.NewInsert().Model(&e.deliveries).Exec(st.ctx); err != nil {
-			return mapError(err)
-		}
-	}
-	return nil
+// flush queues the writes of the domain rows.
+func (e *extState) flush(st *state, p *pipeline) {
+	e.flushCards(p)
+	e.flushIssued(p)
+	e.network.flush(p)
+	e.remit.flush(p)
+	e.flushEvents(p)
 }
 
-func (e *extState) flushCards(st *state) error {
-	if len(e.newCards) > 0 {
-		rows := make([]cardRow, len(e.newCards))
+var stmtInsertCards = newStmt(`
+	insert into cards (` + cardColumns + `)
+	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[],
+	                     $8::smallint[], $9::bytea[], $10::bytea[], $11::text[], $12::text[], $13::text[], $14::text[],
+	                     $15::timestamptz[], $16::timestamptz[], $17::timestamptz[])`)
+
+var stmtUpdateCards = newStmt(`
+	update cards c set status = v.status, freeze_reason = v.reason, updated_at = v.updated, cancelled_at = v.cancelled
+	from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
+	     as v(card_no, status, reason, updated, cancelled)
+	where c.card_no = v.card_no`)
+
+func (e *extState) flushCards(p *pipeline) {
+	if n := len(e.newCards); n > 0 {
+		var (
+			nos, bins, curs, nets, last4s, statuses = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+			ms                                      = make([]int64, n)
+			months, years                           = make([]int16, n), make([]int16, n)
+			sealed, fps                             = make([][]byte, n), make([][]byte, n)
+			reasons, remarks, urls                  = make([]*string, n), make([]*string, n), make([]*string, n)
+			created, updated                        = make([]time.Time, n), make([]time.Time, n)
+			cancelled                               = make([]*time.Time, n)
+		)
 		for i, c := range e.newCards {
-			rows[i] = c.row
+			r := &c.row
+			nos[i], ms[i], bins[i], curs[i], nets[i], last4s[i] = r.CardNo, r.MerchantID, r.Bin, r.Currency, r.Network, r.Last4
+			months[i], years[i], sealed[i], fps[i], statuses[i] = int16(r.ExpiryMonth), int16(r.ExpiryYear), r.PanSealed, r.PanFingerprint, r.Status
+			reasons[i], remarks[i], urls[i] = nullText(r.FreezeReason), nullText(r.Remark), nullText(r.CallbackURL)
+			created[i], updated[i], cancelled[i] = r.CreatedAt, r.UpdatedAt, nullTime(r.CancelledAt)
 		}
-		if _, err := st.tx.NewInsert().Model(&rows).Exec(st.ctx); err != nil {
-			return mapError(err)
-		}
+		p.execRows(stmtInsertCards, n, "cards", nos, ms, bins, curs, nets, last4s, months, years, sealed, fps, statuses,
+			reasons, remarks, urls, created, updated, cancelled)
 	}
-	var changed []cardRow
+	var nos, statuses []string
+	var reasons []*string
+	var updated []time.Time
+	var cancelled []*time.Time
 	for _, c := range e.cards {
 		if c.dirty && !c.isNew {
-			changed = append(changed, c.row)
+			nos, statuses = append(nos, c.row.CardNo), append(statuses, c.row.Status)
+			reasons, updated = append(reasons, nullText(c.row.FreezeReason)), append(updated, c.row.UpdatedAt)
+			cancelled = append(cancelled, nullTime(c.row.CancelledAt))
 		}
 	}
-	if len(changed) == 0 {
-		return nil
+	if len(nos) > 0 {
+		p.execRows(stmtUpdateCards, len(nos), "cards", nos, statuses, reasons, updated, cancelled)
 	}
-	res, err := st.tx.NewUpdate().With("_data", st.tx.NewValues(&changed)).
-		Model((*cardRow)(nil)).TableExpr("_data").
-		Set("status = _data.status").Set("freeze_reason = _data.freeze_reason").
-		Set("updated_at = _data.updated_at").Set("cancelled_at = _data.cancelled_at").
-		Where("c.card_no = _data.card_no").Exec(st.ctx)
-	if err != nil {
-		return mapError(err)
-	}
-	if n, _ := res.RowsAffected(); n != int64(len(changed)) {
-		return errInvariant("%d cards updated, %d expected", n, len(changed))
-	}
-	return nil
 }
 
-func (e *extState) flushIssued(st *state) error {
+var stmtUpsertIssued = newStmt(`
+	insert into card_issue_daily (merchant_id, currency, day, issued)
+	select * from unnest($1::bigint[], $2::text[], $3::date[], $4::bigint[])
+	on conflict (merchant_id, currency, day) do update set issued = excluded.issued`)
+
+func (e *extState) flushIssued(p *pipeline) {
 	var ms, amounts []int64
 	var curs, days []string
 	for k, s := range e.issued {
@@ -315,15 +346,62 @@ func (e *extState) flushIssued(st *state) error {
 			ms, curs, days, amounts = append(ms, k.merchant), append(curs, k.currency), append(days, k.day), append(amounts, s.issued)
 		}
 	}
-	if len(ms) == 0 {
+	if len(ms) > 0 {
+		p.execRows(stmtUpsertIssued, len(ms), "issuing counters", ms, curs, days, amounts)
+	}
+}
+
+var stmtInsertEvents = newStmt(`
+	insert into events (merchant_id, event_seq, event_id, event_type, subject, payload, callback_url, created_at)
+	select m, seq, id, type, subject, payload::jsonb, url, at
+	from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+	     as v(m, seq, id, type, subject, payload, url, at)`)
+
+var stmtInsertDeliveries = newStmt(`
+	insert into deliveries (merchant_id, event_seq, subject, url, status, attempts, window_start, next_attempt_at)
+	select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::integer[],
+	                     $7::timestamptz[], $8::timestamptz[])`)
+
+func (e *extState) flushEvents(p *pipeline) {
+	if n := len(e.outbox); n > 0 {
+		ms, seqs := make([]int64, n), make([]int64, n)
+		ids, types, subjects, payloads := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		urls := make([]*string, n)
+		ats := make([]time.Time, n)
+		for i, ev := range e.outbox {
+			ms[i], seqs[i], ids[i], types[i], subjects[i] = ev.MerchantID, ev.EventSeq, ev.EventID, ev.EventType, ev.Subject
+			payloads[i], urls[i], ats[i] = string(ev.Payload), nullText(ev.CallbackURL), ev.CreatedAt
+		}
+		p.execRows(stmtInsertEvents, n, "events", ms, seqs, ids, types, subjects, payloads, urls, ats)
+	}
+	if n := len(e.deliveries); n > 0 {
+		ms, seqs := make([]int64, n), make([]int64, n)
+		subjects, urls, statuses := make([]string, n), make([]string, n), make([]string, n)
+		attempts := make([]int32, n)
+		windows := make([]time.Time, n)
+		nexts := make([]*time.Time, n)
+		for i, d := range e.deliveries {
+			ms[i], seqs[i], subjects[i], urls[i], statuses[i] = d.MerchantID, d.EventSeq, d.Subject, d.URL, d.Status
+			attempts[i], windows[i], nexts[i] = int32(d.Attempts), d.WindowStart, nullTime(d.NextAttemptAt)
+		}
+		p.execRows(stmtInsertDeliveries, n, "deliveries", ms, seqs, subjects, urls, statuses, attempts, windows, nexts)
+	}
+}
+
+// nullText is a nullable text parameter.
+func nullText(s sql.NullString) *string {
+	if !s.Valid {
 		return nil
 	}
-	_, err := st.tx.NewRaw(`
-		insert into card_issue_daily (merchant_id, currency, day, issued)
-		select * from unnest(?::bigint[], ?::text[], ?::date[], ?::bigint[])
-		on conflict (merchant_id, currency, day) do update set issued = excluded.issued`,
-		pgdialect.Array(ms), pgdialect.Array(curs), pgdialect.Array(days), pgdialect.Array(amounts)).Exec(st.ctx)
-	return mapError(err)
+	return &s.String
+}
+
+// nullTime is a nullable timestamptz parameter.
+func nullTime(t bun.NullTime) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t.Time
 }
 
 type cardRow struct {

@@ -1,104 +1,144 @@
 package ledger
 
 import (
-	"encoding/hex"
-	"fmt"
+	"encoding/json"
 	"time"
 
-	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/paygate/gateway/postings"
 )
 
-// flush writes the batch: one statement per table, whatever the number of
-// commands, with the balances netted to one update per account.
+// flush writes the batch in one pipeline: one statement per table, whatever
+// the number of commands, with the balances netted to one update per
+// account. The statements run in this order (rows before the rows that
+// refer to them); the first that fails aborts the transaction.
 func (st *state) flush() error {
-	if err := st.flushAccounts(); err != nil {
+	p := st.pipeline()
+	st.flushAccounts(p)
+	if err := st.flushJournal(p); err != nil {
 		return err
 	}
-	if err := st.flushJournal(); err != nil {
-		return err
-	}
-	if err := st.flushBalances(); err != nil {
-		return err
-	}
-	if err := st.flushHeads(); err != nil {
-		return err
-	}
-	if err := st.flushIdempotency(); err != nil {
-		return err
-	}
-	return st.ext.flush(st)
+	st.flushBalances(p)
+	st.flushHeads(p)
+	st.flushIdempotency(p)
+	st.ext.flush(st, p)
+	return p.send()
 }
 
-func (st *state) flushAccounts() error {
-	if len(st.newAccounts) == 0 {
-		return nil
+var stmtInsertAccounts = newStmt(`
+	insert into accounts (id, merchant_id, type, currency, card_no, address)
+	select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
+	     as v(id, m, type, currency, card_no, address)`)
+
+var stmtInsertBalances = newStmt(`
+	insert into balances (account_id, merchant_id, currency, constrained)
+	select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::bool[])`)
+
+func (st *state) flushAccounts(p *pipeline) {
+	n := len(st.newAccounts)
+	if n == 0 {
+		return
 	}
-	accts := make([]accountRow, 0, len(st.newAccounts))
-	bals := make([]balanceRow, 0, len(st.newAccounts))
-	for _, a := range st.newAccounts {
-		accts = append(accts, accountRow{
-			ID: a.id, MerchantID: a.account.Merchant, Type: string(a.account.Type),
-			Currency: a.account.Currency, CardNo: nullString(a.account.Card), Address: a.account.Address(),
-		})
-		bals = append(bals, balanceRow{
-			AccountID: a.id, MerchantID: a.account.Merchant, Currency: a.account.Currency,
-			Constrained: a.account.Type.Constrained(),
-		})
+	ids, ms := make([]int64, n), make([]int64, n)
+	types, curs, addrs := make([]string, n), make([]string, n), make([]string, n)
+	cards := make([]*string, n)
+	constrained := make([]bool, n)
+	for i, a := range st.newAccounts {
+		ids[i], ms[i] = a.id, a.account.Merchant
+		types[i], curs[i], addrs[i] = string(a.account.Type), a.account.Currency, a.account.Address()
+		if a.account.Card != "" { // NULL for accounts of no card
+			c := a.account.Card
+			cards[i] = &c
+		}
+		constrained[i] = a.account.Type.Constrained()
 	}
-	if _, err := st.tx.NewInsert().Model(&accts).Exec(st.ctx); err != nil {
-		return mapError(err)
-	}
-	if _, err := st.tx.NewInsert().Model(&bals).Exec(st.ctx); err != nil {
-		return mapError(err)
-	}
-	return nil
+	p.execRows(stmtInsertAccounts, n, "accounts", ids, ms, types, curs, cards, addrs)
+	p.execRows(stmtInsertBalances, n, "balances", ids, ms, curs, constrained)
 }
 
-func (st *state) flushJournal() error {
-	if len(st.entries) == 0 {
+// Empty references are stored as NULL.
+var stmtInsertEntries = newStmt(`
+	insert into entries (merchant_id, merchant_seq, kind, created_at, card_no, tx_id, auth_id, metadata, prev_hash, hash)
+	select m, seq, kind, at, nullif(card, ''), nullif(tx, ''), nullif(auth, ''), meta::jsonb, prev, hash
+	from unnest($1::bigint[], $2::bigint[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[],
+	            $8::text[], $9::bytea[], $10::bytea[])
+	     as v(m, seq, kind, at, card, tx, auth, meta, prev, hash)`)
+
+var stmtInsertPostings = newStmt(`
+	insert into postings (merchant_id, merchant_seq, idx, source_id, destination_id, amount, currency)
+	select * from unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[])`)
+
+var stmtInsertBillLines = newStmt(`
+	insert into bill_lines (merchant_id, bill_seq, merchant_seq, posting_idx, account_id, kind, amount, currency,
+	                        balance_after, created_at, card_no, tx_id, auth_id)
+	select m, bill, seq, idx, acct, kind, amount, cur, after, at, nullif(card, ''), nullif(tx, ''), nullif(auth, '')
+	from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::smallint[], $5::bigint[], $6::text[], $7::bigint[],
+	            $8::text[], $9::bigint[], $10::timestamptz[], $11::text[], $12::text[], $13::text[])
+	     as v(m, bill, seq, idx, acct, kind, amount, cur, after, at, card, tx, auth)`)
+
+func (st *state) flushJournal(p *pipeline) error {
+	n := len(st.entries)
+	if n == 0 {
 		return nil
 	}
-	entries := make([]entryRow, 0, len(st.entries))
-	var ps []postingRow
-	for _, r := range st.entries {
+	ms, seqs := make([]int64, n), make([]int64, n)
+	kinds, metas := make([]string, n), make([]string, n)
+	ats := make([]time.Time, n)
+	cards, txs, auths := make([]string, n), make([]string, n), make([]string, n)
+	prevs, hashes := make([][]byte, n), make([][]byte, n)
+	var pm, ps, psrc, pdst, pamt []int64
+	var pidx []int16
+	var pcur []string
+	for i, r := range st.entries {
 		meta := r.Metadata
 		if meta == nil {
 			meta = map[string]string{}
 		}
-		entries = append(entries, entryRow{
-			MerchantID: r.Merchant, MerchantSeq: r.Seq, Kind: string(r.Kind), CreatedAt: r.CreatedAt,
-			CardNo: nullString(r.Refs.CardNo), TxID: nullString(r.Refs.TxID), AuthID: nullString(r.Refs.AuthID),
-			Metadata: meta, PrevHash: r.PrevHash[:], Hash: r.Hash[:],
-		})
-		for i, p := range r.Postings {
-			ps = append(ps, postingRow{
-				MerchantID: r.Merchant, MerchantSeq: r.Seq, Idx: int16(i),
-				SourceID:      st.accounts[p.Source.Address()].id,
-				DestinationID: st.accounts[p.Destination.Address()].id,
-				Amount:        p.Amount, Currency: p.Currency,
-			})
+		b, err := json.Marshal(meta)
+		if err != nil {
+			return err
+		}
+		ms[i], seqs[i], kinds[i], metas[i] = r.Merchant, r.Seq, string(r.Kind), string(b)
+		ats[i] = r.CreatedAt
+		cards[i], txs[i], auths[i] = r.Refs.CardNo, r.Refs.TxID, r.Refs.AuthID
+		prevs[i], hashes[i] = append([]byte(nil), r.PrevHash[:]...), append([]byte(nil), r.Hash[:]...)
+		for j, po := range r.Postings {
+			pm, ps, pidx = append(pm, r.Merchant), append(ps, r.Seq), append(pidx, int16(j))
+			psrc = append(psrc, st.accounts[po.Source.Address()].id)
+			pdst = append(pdst, st.accounts[po.Destination.Address()].id)
+			pamt, pcur = append(pamt, po.Amount), append(pcur, po.Currency)
 		}
 	}
-	if _, err := st.tx.NewInsert().Model(&entries).Exec(st.ctx); err != nil {
-		return mapError(err)
-	}
-	if _, err := st.tx.NewInsert().Model(&ps).Exec(st.ctx); err != nil {
-		return mapError(err)
-	}
-	if len(st.bills) > 0 {
-		if _, err := st.tx.NewInsert().Model(&st.bills).Exec(st.ctx); err != nil {
-			return mapError(err)
+	p.execRows(stmtInsertEntries, n, "entries", ms, seqs, kinds, ats, cards, txs, auths, metas, prevs, hashes)
+	p.execRows(stmtInsertPostings, len(pm), "postings", pm, ps, pidx, psrc, pdst, pamt, pcur)
+	if k := len(st.bills); k > 0 {
+		bm, bseq, bms, bacct, bamt, bafter := make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k)
+		bidx := make([]int16, k)
+		bkind, bcur, bcard, btx, bauth := make([]string, k), make([]string, k), make([]string, k), make([]string, k), make([]string, k)
+		bat := make([]time.Time, k)
+		for i, b := range st.bills {
+			bm[i], bseq[i], bms[i], bidx[i], bacct[i] = b.MerchantID, b.BillSeq, b.MerchantSeq, b.PostingIdx, b.AccountID
+			bkind[i], bamt[i], bcur[i], bafter[i], bat[i] = b.Kind, b.Amount, b.Currency, b.BalanceAfter, b.CreatedAt
+			bcard[i], btx[i], bauth[i] = b.CardNo.String, b.TxID.String, b.AuthID.String
 		}
+		p.execRows(stmtInsertBillLines, k, "bill lines", bm, bseq, bms, bidx, bacct, bkind, bamt, bcur, bafter, bat, bcard, btx, bauth)
 	}
 	return nil
 }
 
+// stmtUpdateBalances applies each touched account's net change and returns
+// the result.
+var stmtUpdateBalances = newStmt(`
+	update balances b set balance = b.balance + v.delta, last_seq = v.seq
+	from unnest($1::bigint[], $2::bigint[], $3::bigint[]) as v(id, delta, seq)
+	where b.account_id = v.id
+	returning b.account_id, b.balance`)
+
 // flushBalances applies each touched account's net change and reads the
 // result back: a balance that is not what the batch computed means something
 // changed it outside the writer, and the batch is abandoned.
-func (st *state) flushBalances() error {
+func (st *state) flushBalances(p *pipeline) {
 	var ids, deltas, seqs []int64
 	want := map[int64]int64{}
 	for _, a := range st.accounts {
@@ -111,36 +151,38 @@ func (st *state) flushBalances() error {
 		want[a.id] = a.balance
 	}
 	if len(ids) == 0 {
-		return nil
+		return
 	}
-	var got []struct {
-		AccountID int64 `bun:"account_id"`
-		Balance   int64 `bun:"balance"`
-	}
-	err := st.tx.NewRaw(`
-		update balances b set balance = b.balance + v.delta, last_seq = v.seq
-		from unnest(?::bigint[], ?::bigint[], ?::bigint[]) as v(id, delta, seq)
-		where b.account_id = v.id
-		returning b.account_id, b.balance`,
-		pgdialect.Array(ids), pgdialect.Array(deltas), pgdialect.Array(seqs)).Scan(st.ctx, &got)
-	if err != nil {
-		return mapError(err)
-	}
-	if len(got) != len(ids) {
-		return fmt.Errorf("ledger: invariant: %d balances updated, %d expected", len(got), len(ids))
-	}
-	for _, g := range got {
-		if want[g.AccountID] != g.Balance {
-			return fmt.Errorf("ledger: invariant: account %d has balance %d after the batch, the batch computed %d",
-				g.AccountID, g.Balance, want[g.AccountID])
+	p.query(stmtUpdateBalances, func(rows pgx.Rows) error {
+		got := 0
+		for rows.Next() {
+			var id, balance int64
+			if err := rows.Scan(&id, &balance); err != nil {
+				return err
+			}
+			got++
+			if want[id] != balance {
+				return errInvariant("account %d has balance %d after the batch, the batch computed %d", id, balance, want[id])
+			}
 		}
-	}
-	return nil
+		if got != len(ids) {
+			return errInvariant("%d balances updated, %d expected", got, len(ids))
+		}
+		return nil
+	}, ids, deltas, seqs)
 }
 
-func (st *state) flushHeads() error {
+var stmtUpdateHeads = newStmt(`
+	update ledger_heads h
+	set last_seq = v.seq, last_hash = v.hash, last_bill_seq = v.bill, last_event_seq = v.event, last_ts = v.ts
+	from unnest($1::bigint[], $2::bigint[], $3::bytea[], $4::bigint[], $5::bigint[], $6::timestamptz[])
+	     as v(m, seq, hash, bill, event, ts)
+	where h.merchant_id = v.m`)
+
+func (st *state) flushHeads(p *pipeline) {
 	var ms, seqs, bills, events []int64
-	var hashes, tss []string
+	var hashes [][]byte
+	var tss []time.Time
 	for id, h := range st.heads {
 		if !h.dirty {
 			continue
@@ -149,28 +191,13 @@ func (st *state) flushHeads() error {
 		seqs = append(seqs, h.seq)
 		bills = append(bills, h.billSeq)
 		events = append(events, h.eventSeq)
-		hashes = append(hashes, hex.EncodeToString(h.hash[:]))
-		tss = append(tss, h.ts.UTC().Format(time.RFC3339Nano))
+		hashes = append(hashes, append([]byte(nil), h.hash[:]...))
+		tss = append(tss, h.ts)
 	}
 	if len(ms) == 0 {
-		return nil
+		return
 	}
-	res, err := st.tx.NewRaw(`
-		update ledger_heads h
-		set last_seq = v.seq, last_hash = decode(v.hash, 'hex'), last_bill_seq = v.bill,
-		    last_event_seq = v.event, last_ts = v.ts::timestamptz
-		from unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::bigint[], ?::text[]) as v(m, seq, hash, bill, event, ts)
-		where h.merchant_id = v.m`,
-		pgdialect.Array(ms), pgdialect.Array(seqs), pgdialect.Array(hashes), pgdialect.Array(bills),
-		pgdialect.Array(events), pgdialect.Array(tss)).
-		Exec(st.ctx)
-	if err != nil {
-		return mapError(err)
-	}
-	if n, _ := res.RowsAffected(); n != int64(len(ms)) {
-		return fmt.Errorf("ledger: invariant: %d heads updated, %d expected", n, len(ms))
-	}
-	return nil
+	p.execRows(stmtUpdateHeads, len(ms), "heads", ms, seqs, hashes, bills, events, tss)
 }
 
 // recordsSeqRange returns the first and last sequence of records.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/paygate/gateway/postings"
 )
@@ -85,12 +85,13 @@ type idemRow struct {
 	isNew    bool // written by this batch, not yet flushed
 }
 
-// loadIdempotency reads the keys of the batch that are stored and unexpired.
+// queueIdempotency queues the read of the batch's keys that are stored and
+// unexpired.
 // Expiry is judged by the ledger's clock, the one that wrote expires_at, not
 // the database's: two clocks that disagree must not revive a key early.
-func (st *state) loadIdempotency(keys []*idemKey) error {
+func (st *state) queueIdempotency(p *pipeline, keys []*idemKey) {
 	if len(keys) == 0 {
-		return nil
+		return
 	}
 	scopes := make([]string, len(keys))
 	merchants := make([]int64, len(keys))
@@ -98,36 +99,29 @@ func (st *state) loadIdempotency(keys []*idemKey) error {
 	for i, k := range keys {
 		scopes[i], merchants[i], names[i] = k.scope, k.merchant, k.key
 	}
-	var rows []struct {
-		Scope       string `bun:"scope"`
-		MerchantID  int64  `bun:"merchant_id"`
-		Key         string `bun:"key"`
-		Fingerprint []byte `bun:"fingerprint"`
-		Status      int    `bun:"status"`
-		Response    []byte `bun:"response"`
-		FirstSeq    *int64 `bun:"first_seq"`
-		LastSeq     *int64 `bun:"last_seq"`
-	}
-	err := st.tx.NewRaw(`
-		select scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq
-		from idempotency_keys
-		where (scope, merchant_id, key) in (select * from unnest(?::text[], ?::bigint[], ?::text[]))
-		  and expires_at > ?`,
-		pgdialect.Array(scopes), pgdialect.Array(merchants), pgdialect.Array(names), st.now).Scan(st.ctx, &rows)
-	if err != nil {
-		return mapError(err)
-	}
-	for _, r := range rows {
-		row := &idemRow{idemKey: idemKey{scope: r.Scope, merchant: r.MerchantID, key: r.Key},
-			status: r.Status, response: r.Response}
-		copy(row.fingerprint[:], r.Fingerprint)
-		if r.FirstSeq != nil {
-			row.firstSeq, row.lastSeq = *r.FirstSeq, *r.LastSeq
+	p.query(stmtLoadIdempotency, func(rows pgx.Rows) error {
+		for rows.Next() {
+			row := &idemRow{}
+			var fp []byte
+			var first, last *int64
+			if err := rows.Scan(&row.scope, &row.merchant, &row.key, &fp, &row.status, &row.response, &first, &last); err != nil {
+				return err
+			}
+			copy(row.fingerprint[:], fp)
+			if first != nil && last != nil {
+				row.firstSeq, row.lastSeq = *first, *last
+			}
+			st.idem[row.id()] = row
 		}
-		st.idem[row.id()] = row
-	}
-	return nil
+		return nil
+	}, scopes, merchants, names, st.now)
 }
+
+var stmtLoadIdempotency = newStmt(`
+	select scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq
+	from idempotency_keys
+	where (scope, merchant_id, key) in (select * from unnest($1::text[], $2::bigint[], $3::text[]))
+	  and expires_at > $4::timestamptz`)
 
 // storeIdempotency records a command's outcome under its key, in the batch.
 func (st *state) storeIdempotency(k *idemKey, entriesFrom int, val any, err error) {
@@ -177,53 +171,55 @@ func (st *state) replay(cmd command, row *idemRow) result {
 // flushIdempotency inserts the new keys. An expired key with the same name is
 // replaced; an unexpired one cannot exist, because the merchant's head is
 // locked, so a conflict is reported as an error rather than ignored.
-func (st *state) flushIdempotency() error {
+func (st *state) flushIdempotency(p *pipeline) {
 	if len(st.idemRows) == 0 {
-		return nil
+		return
 	}
 	n := len(st.idemRows)
 	scopes, names := make([]string, n), make([]string, n)
 	merchants, statuses := make([]int64, n), make([]int64, n)
-	fps, responses := make([]string, n), make([]string, n)
+	fps, responses := make([][]byte, n), make([][]byte, n)
 	firsts, lasts := make([]int64, n), make([]int64, n)
 	for i, r := range st.idemRows {
 		scopes[i], merchants[i], names[i] = r.scope, r.merchant, r.key
-		fps[i] = fmt.Sprintf("%x", r.fingerprint)
+		fps[i] = append([]byte(nil), r.fingerprint[:]...)
 		statuses[i] = int64(r.status)
-		responses[i] = fmt.Sprintf("%x", r.response)
+		responses[i] = r.response
 		firsts[i], lasts[i] = r.firstSeq, r.lastSeq
 	}
-	expires := st.now.Add(st.l.cfg.IdempotencyTTL).Format(time.RFC3339Nano)
-	var inserted int
-	err := st.tx.NewRaw(`
-		with ins as (
-			insert into idempotency_keys as k (scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq, created_at, expires_at)
-			select v.scope, v.m, v.key, decode(v.fp, 'hex'), v.status, decode(v.resp, 'hex'),
-			       nullif(v.first, 0), nullif(v.last, 0), ?::timestamptz, ?::timestamptz
-			from unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::bigint[], ?::bigint[])
-			     as v(scope, m, key, fp, status, resp, first, last)
-			on conflict (scope, merchant_id, key) do update
-			set fingerprint = excluded.fingerprint, status = excluded.status, response = excluded.response,
-			    first_seq = excluded.first_seq, last_seq = excluded.last_seq,
-			    created_at = excluded.created_at, expires_at = excluded.expires_at
-			where k.expires_at <= ?::timestamptz
-			returning 1
-		)
-		select count(*) from ins`,
-		st.now.Format(time.RFC3339Nano), expires,
-		pgdialect.Array(scopes), pgdialect.Array(merchants), pgdialect.Array(names), pgdialect.Array(fps),
-		pgdialect.Array(statuses), pgdialect.Array(responses), pgdialect.Array(firsts), pgdialect.Array(lasts),
-		st.now.Format(time.RFC3339Nano)).
-		Scan(st.ctx, &inserted)
-	if err != nil {
-		return mapError(err)
-	}
-	if inserted != n {
-		return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_race",
-			"an idempotency key was stored concurrently; retry with the same key")
-	}
-	return nil
+	expires := st.now.Add(st.l.cfg.IdempotencyTTL)
+	p.query(stmtStoreIdempotency, func(rows pgx.Rows) error {
+		var inserted int64
+		for rows.Next() {
+			if err := rows.Scan(&inserted); err != nil {
+				return err
+			}
+		}
+		if inserted != int64(n) {
+			return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_race",
+				"an idempotency key was stored concurrently; retry with the same key")
+		}
+		return nil
+	}, st.now, expires, scopes, merchants, names, fps, statuses, responses, firsts, lasts)
 }
+
+// stmtStoreIdempotency inserts the new keys. An expired key with the same
+// name is replaced; an unexpired one cannot exist, because the merchant's
+// head is locked, so a conflict is reported as an error rather than ignored.
+var stmtStoreIdempotency = newStmt(`
+	with ins as (
+		insert into idempotency_keys as k (scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq, created_at, expires_at)
+		select v.scope, v.m, v.key, v.fp, v.status, v.resp, nullif(v.first, 0), nullif(v.last, 0), $1::timestamptz, $2::timestamptz
+		from unnest($3::text[], $4::bigint[], $5::text[], $6::bytea[], $7::bigint[], $8::bytea[], $9::bigint[], $10::bigint[])
+		     as v(scope, m, key, fp, status, resp, first, last)
+		on conflict (scope, merchant_id, key) do update
+		set fingerprint = excluded.fingerprint, status = excluded.status, response = excluded.response,
+		    first_seq = excluded.first_seq, last_seq = excluded.last_seq,
+		    created_at = excluded.created_at, expires_at = excluded.expires_at
+		where k.expires_at <= $1::timestamptz
+		returning 1
+	)
+	select count(*) from ins`)
 
 // PruneIdempotency deletes expired keys, at most limit of them, and returns
 // how many it deleted. The server calls it periodically.

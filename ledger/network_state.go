@@ -4,8 +4,8 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // The authorizations a batch reads and writes, kept like the cards in
@@ -84,8 +84,18 @@ func (n *networkExt) rollback(m networkMark) {
 	n.attempts = n.attempts[:m.attempts]
 }
 
-// loadAuths reads authorizations by id into the batch.
-func (st *state) loadAuths(ids []string) error {
+// authColumns0 are the columns of authRow, in its field order; authColumns
+// reads them.
+const (
+	authColumns0 = `auth_id, merchant_id, card_no, message_id, txn_amount, txn_currency, fx_rate, amount, fee,
+	currency, held, captured, released, status, merchant_name, mcc, merchant_country, expires_at, created_at, updated_at`
+	authColumns = authColumns0
+)
+
+var stmtLoadAuths = newStmt(`select ` + authColumns + ` from authorizations where auth_id = any($1::text[])`)
+
+// queueAuths queues the read of authorizations by id.
+func (st *state) queueAuths(p *pipeline, ids []string) {
 	n := &st.ext.network
 	n.init()
 	var want []string
@@ -95,21 +105,32 @@ func (st *state) loadAuths(ids []string) error {
 		}
 	}
 	if len(want) == 0 {
-		return nil
+		return
 	}
-	var rows []authRow
-	if err := st.tx.NewSelect().Model(&rows).Where("auth_id = any(?)", pgdialect.Array(want)).Scan(st.ctx); err != nil {
-		return mapError(err)
-	}
-	for i := range rows {
-		n.auths[rows[i].AuthID] = &authState{row: rows[i]}
-	}
-	for _, id := range want {
-		if _, ok := n.auths[id]; !ok {
-			n.authAbsent[id] = true
+	p.query(stmtLoadAuths, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var r authRow
+			if err := rows.Scan(&r.AuthID, &r.MerchantID, &r.CardNo, &r.MessageID, &r.TxnAmount, &r.TxnCurrency, &r.FXRate,
+				&r.Amount, &r.Fee, &r.Currency, &r.Held, &r.Captured, &r.Released, &r.Status, &r.MerchantName, &r.MCC,
+				&r.MerchantCountry, &r.ExpiresAt, &r.CreatedAt, &r.UpdatedAt); err != nil {
+				return err
+			}
+			n.auths[r.AuthID] = &authState{row: r}
 		}
-	}
-	return nil
+		for _, id := range want {
+			if _, ok := n.auths[id]; !ok {
+				n.authAbsent[id] = true
+			}
+		}
+		return nil
+	}, want)
+}
+
+// loadAuths reads authorizations by id into the batch.
+func (st *state) loadAuths(ids []string) error {
+	p := st.pipeline()
+	st.queueAuths(p, ids)
+	return p.send()
 }
 
 // authOf returns the merchant's authorization, or ENOTFOUND "authorization".
@@ -142,39 +163,77 @@ func (st *state) changeAuth(a *authState, fn func(r *authRow)) {
 	a.dirty = true
 }
 
-func (n *networkExt) flush(st *state) error {
-	if len(n.newAuths) > 0 {
-		rows := make([]authRow, len(n.newAuths))
+var stmtInsertAuths = newStmt(`
+	insert into authorizations (` + authColumns0 + `)
+	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
+	                     $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[],
+	                     $15::text[], $16::text[], $17::text[], $18::timestamptz[], $19::timestamptz[], $20::timestamptz[])`)
+
+var stmtUpdateAuths = newStmt(`
+	update authorizations a
+	set held = v.held, captured = v.captured, released = v.released, status = v.status, updated_at = v.updated
+	from unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::timestamptz[])
+	     as v(auth_id, held, captured, released, status, updated)
+	where a.auth_id = v.auth_id`)
+
+var stmtInsertAttempts = newStmt(`
+	insert into auth_attempts (message_id, merchant_id, card_no, txn_amount, txn_currency, approved, response_code,
+	                           reason, auth_id, merchant_name, mcc, merchant_country, created_at)
+	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::bool[], $7::text[],
+	                     $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])`)
+
+func (n *networkExt) flush(p *pipeline) {
+	if k := len(n.newAuths); k > 0 {
+		var (
+			ids, cards, msgs, txnCurs, curs, statuses = make([]string, k), make([]string, k), make([]string, k), make([]string, k), make([]string, k), make([]string, k)
+			ms, txnAmts, amts, fees                   = make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k)
+			helds, capts, rels                        = make([]int64, k), make([]int64, k), make([]int64, k)
+			rates, names, mccs, countries             = make([]*string, k), make([]*string, k), make([]*string, k), make([]*string, k)
+			expires, created, updated                 = make([]time.Time, k), make([]time.Time, k), make([]time.Time, k)
+		)
 		for i, a := range n.newAuths {
-			rows[i] = a.row
+			r := &a.row
+			ids[i], ms[i], cards[i], msgs[i], txnAmts[i], txnCurs[i] = r.AuthID, r.MerchantID, r.CardNo, r.MessageID, r.TxnAmount, r.TxnCurrency
+			rates[i], amts[i], fees[i], curs[i] = nullText(r.FXRate), r.Amount, r.Fee, r.Currency
+			helds[i], capts[i], rels[i], statuses[i] = r.Held, r.Captured, r.Released, r.Status
+			names[i], mccs[i], countries[i] = nullText(r.MerchantName), nullText(r.MCC), nullText(r.MerchantCountry)
+			expires[i], created[i], updated[i] = r.ExpiresAt, r.CreatedAt, r.UpdatedAt
 		}
-		if _, err := st.tx.NewInsert().Model(&rows).Exec(st.ctx); err != nil {
-			return mapError(err)
-		}
+		p.execRows(stmtInsertAuths, k, "authorizations", ids, ms, cards, msgs, txnAmts, txnCurs, rates, amts, fees, curs,
+			helds, capts, rels, statuses, names, mccs, countries, expires, created, updated)
 	}
-	var changed []authRow
+	var ids, statuses []string
+	var helds, capts, rels []int64
+	var updated []time.Time
 	for _, a := range n.auths {
 		if a.dirty && !a.isNew {
-			changed = append(changed, a.row)
+			ids, statuses, updated = append(ids, a.row.AuthID), append(statuses, a.row.Status), append(updated, a.row.UpdatedAt)
+			helds, capts, rels = append(helds, a.row.Held), append(capts, a.row.Captured), append(rels, a.row.Released)
 		}
 	}
-	if len(changed) > 0 {
-		res, err := st.tx.NewUpdate().With("_data", st.tx.NewValues(&changed)).
-			Model((*authRow)(nil)).TableExpr("_data").
-			Set("held = _data.held").Set("captured = _data.captured").Set("released = _data.released").
-			Set("status = _data.status").Set("updated_at = _data.updated_at").
-			Where("a.auth_id = _data.auth_id").Exec(st.ctx)
-		if err != nil {
-			return mapError(err)
-		}
-		if k, _ := res.RowsAffected(); k != int64(len(changed)) {
-			return errInvariant("%d authorizations updated, %d expected", k, len(changed))
-		}
+	if len(ids) > 0 {
+		p.execRows(stmtUpdateAuths, len(ids), "authorizations", ids, helds, capts, rels, statuses, updated)
 	}
-	if len(n.attempts) > 0 {
-		if _, err := st.tx.NewInsert().Model(&n.attempts).Exec(st.ctx); err != nil {
-			return mapError(err)
+	if k := len(n.attempts); k > 0 {
+		var (
+			msgs, cards, txnCurs, codes, reasons = make([]string, k), make([]string, k), make([]string, k), make([]string, k), make([]string, k)
+			ms                                   = make([]*int64, k)
+			amts                                 = make([]int64, k)
+			approved                             = make([]bool, k)
+			authIDs, names, mccs, countries      = make([]*string, k), make([]*string, k), make([]*string, k), make([]*string, k)
+			created                              = make([]time.Time, k)
+		)
+		for i := range n.attempts {
+			r := &n.attempts[i]
+			msgs[i], cards[i], amts[i], txnCurs[i], approved[i], codes[i], reasons[i] = r.MessageID, r.CardNo, r.TxnAmount, r.TxnCurrency, r.Approved, r.ResponseCode, r.Reason
+			if r.MerchantID.Valid {
+				m := r.MerchantID.Int64
+				ms[i] = &m
+			}
+			authIDs[i], names[i], mccs[i], countries[i] = nullText(r.AuthID), nullText(r.MerchantName), nullText(r.MCC), nullText(r.MerchantCountry)
+			created[i] = r.CreatedAt
 		}
+		p.execRows(stmtInsertAttempts, k, "authorization attempts", msgs, ms, cards, amts, txnCurs, approved, codes, reasons,
+			authIDs, names, mccs, countries, created)
 	}
-	return nil
 }

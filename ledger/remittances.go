@@ -187,15 +187,15 @@ func (st *state) remitStep(s *remitState, status, reason string) {
 	})
 }
 
-func (r *remitExt) flush(st *state) error {
+// flush queues the remittance rows. Remittances are rare next to card
+// operations: their statements are bun's, rendered to text.
+func (r *remitExt) flush(p *pipeline) {
 	if len(r.newRows) > 0 {
 		rows := make([]remitRow, len(r.newRows))
 		for i, s := range r.newRows {
 			rows[i] = s.row
 		}
-		if _, err := st.tx.NewInsert().Model(&rows).Exec(st.ctx); err != nil {
-			return mapError(err)
-		}
+		p.bunExec(p.db.NewInsert().Model(&rows), nil)
 	}
 	var changed []remitRow
 	for _, s := range r.remits {
@@ -204,24 +204,15 @@ func (r *remitExt) flush(st *state) error {
 		}
 	}
 	if len(changed) > 0 {
-		res, err := st.tx.NewUpdate().With("_data", st.tx.NewValues(&changed)).
+		p.bunExec(p.db.NewUpdate().With("_data", p.db.NewValues(&changed)).
 			Model((*remitRow)(nil)).TableExpr("_data").
 			Set("status = _data.status").Set("reason = _data.reason").Set("next_action_at = _data.next_action_at").
 			Set("claimed_until = _data.claimed_until").Set("updated_at = _data.updated_at").Set("settled_at = _data.settled_at").
-			Where("r.tx_id = _data.tx_id").Exec(st.ctx)
-		if err != nil {
-			return mapError(err)
-		}
-		if k, _ := res.RowsAffected(); k != int64(len(changed)) {
-			return errInvariant("%d remittances updated, %d expected", k, len(changed))
-		}
+			Where("r.tx_id = _data.tx_id"), rowsCheck(len(changed), "remittances"))
 	}
 	if len(r.history) > 0 {
-		if _, err := st.tx.NewInsert().Model(&r.history).Exec(st.ctx); err != nil {
-			return mapError(err)
-		}
+		p.bunExec(p.db.NewInsert().Model(&r.history), nil)
 	}
-	return nil
 }
 
 // CreateRemittance records a remittance in SUBMITTED and, in the same

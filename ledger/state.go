@@ -7,8 +7,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/paygate/gateway/postings"
 )
@@ -17,15 +17,22 @@ import (
 // writes. Commands change it; flush writes the net result.
 type state struct {
 	ctx  context.Context
-	conn bun.Conn // released by end
-	tx   bun.Tx
-	l    *Ledger
-	now  time.Time
+	conn bun.Conn  // released by end
+	pg   *pgx.Conn // the same connection: pipelines and prepared statements
+	// tx runs bun's queries on the connection, inside the transaction that
+	// the first pipeline begins (commit in writer.go).
+	tx    bun.IDB
+	began bool // the transaction was begun and is not over yet
+	l     *Ledger
+	now   time.Time
 
 	heads    map[int64]*head
 	accounts map[string]*acctState // by address
 	absent   map[string]bool       // addresses looked up and not found
-	idem     map[string]*idemRow
+	// cardAccounts are the cards whose accounts are all in accounts: read
+	// with the card, or the card is new in this batch.
+	cardAccounts map[string]bool
+	idem         map[string]*idemRow
 
 	// Rows to insert, in order; a mark records their lengths so that a
 	// failed command can be undone by truncation.
@@ -91,26 +98,68 @@ func (l *Ledger) beginState(ctx context.Context) (*state, error) {
 	if err != nil {
 		return nil, &postings.Error{Code: postings.EUNAVAILABLE, Message: "the database is unavailable"}
 	}
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	pg, err := pgConnOf(conn)
 	if err != nil {
 		conn.Close()
 		return nil, mapError(err)
 	}
 	return &state{
-		ctx:      ctx,
-		conn:     conn,
-		tx:       tx,
-		l:        l,
-		now:      l.now(),
-		heads:    map[int64]*head{},
-		accounts: map[string]*acctState{},
-		absent:   map[string]bool{},
-		idem:     map[string]*idemRow{},
+		ctx:          ctx,
+		conn:         conn,
+		pg:           pg,
+		tx:           conn,
+		l:            l,
+		now:          l.now(),
+		heads:        map[int64]*head{},
+		accounts:     map[string]*acctState{},
+		absent:       map[string]bool{},
+		cardAccounts: map[string]bool{},
+		idem:         map[string]*idemRow{},
 	}, nil
 }
 
-// end returns the connection to the pool once the transaction is over.
-func (st *state) end() { _ = st.conn.Close() }
+// pipeline starts a pipeline on the batch's connection.
+func (st *state) pipeline() *pipeline { return newPipeline(st.ctx, st.pg, st.l.db) }
+
+// begin queues the start of the batch's transaction. The transaction is
+// READ COMMITTED: every row a command decides on is read after the
+// merchant's head is locked, and only the writer changes them under it.
+func (st *state) begin(p *pipeline) {
+	p.text("begin isolation level read committed", nil)
+	st.began = true
+}
+
+// commitTx commits the batch's transaction. An error means the outcome is
+// unknown (the COMMIT may have been applied), except when PostgreSQL
+// answered that it rolled back.
+func (st *state) commitTx() error {
+	tag, err := st.pg.Exec(st.ctx, "commit")
+	if err != nil {
+		return &outcomeUnknownError{err: err}
+	}
+	st.began = false
+	if tag.String() != "COMMIT" {
+		// PostgreSQL answers a COMMIT of a failed transaction with ROLLBACK.
+		return errInvariant("the batch transaction was rolled back at commit (%s)", tag.String())
+	}
+	return nil
+}
+
+// rollbackTimeout bounds the ROLLBACK of an abandoned batch.
+const rollbackTimeout = 5 * time.Second
+
+// end rolls back a transaction that is still open and returns the
+// connection to the pool. A connection left inside a transaction (the
+// rollback failed) is discarded by the pool, not reused.
+func (st *state) end() {
+	if st.began {
+		ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+		_, _ = st.pg.Exec(ctx, "rollback")
+		cancel()
+		st.began = false
+	}
+	_ = st.conn.Close()
+}
 
 func (st *state) mark() mark {
 	return mark{len(st.newAccounts), len(st.entries), len(st.bills), len(st.idemRows), len(st.undo), st.ext.mark()}
@@ -134,38 +183,40 @@ func (st *state) rollback(m mark) {
 	st.ext.rollback(m.ext)
 }
 
-// lockHeads locks the journal heads of the batch's merchants in id order, so
-// that two transactions never wait on each other in a cycle. Merchants
-// without a head are absent from st.heads; their commands fail alone.
-func (st *state) lockHeads(merchants []int64) error {
-	ids := uniqueSorted(merchants)
-	var rows []struct {
-		MerchantID  int64     `bun:"merchant_id"`
-		LastSeq     int64     `bun:"last_seq"`
-		LastHash    []byte    `bun:"last_hash"`
-		LastBillSeq int64     `bun:"last_bill_seq"`
-		LastEvent   int64     `bun:"last_event_seq"`
-		LastTs      time.Time `bun:"last_ts"`
-		merchantRow
-	}
-	err := st.tx.NewRaw(`
-		select h.merchant_id, h.last_seq, h.last_hash, h.last_bill_seq, h.last_event_seq, h.last_ts, `+merchantColumns+`
-		from ledger_heads h join merchants m on m.id = h.merchant_id
-		where h.merchant_id = any(?)
-		order by h.merchant_id
-		for update of h`, pgdialect.Array(ids)).Scan(st.ctx, &rows)
-	if err != nil {
-		return mapError(err)
-	}
-	for _, r := range rows {
-		h := &head{merchant: r.merchantRow.toMerchant(), seq: r.LastSeq, billSeq: r.LastBillSeq, eventSeq: r.LastEvent, ts: r.LastTs.UTC()}
-		if len(r.LastHash) != len(h.hash) {
-			return fmt.Errorf("ledger: head of merchant %d has a %d-byte hash", r.MerchantID, len(r.LastHash))
+// stmtLockHeads locks the journal heads of the batch's merchants in id
+// order, so that two transactions never wait on each other in a cycle.
+var stmtLockHeads = newStmt(`
+	select h.merchant_id, h.last_seq, h.last_hash, h.last_bill_seq, h.last_event_seq, h.last_ts,
+	       m.shop_no, m.name, m.currencies, m.status, m.ip_whitelist, coalesce(m.callback_url, ''),
+	       m.kyb_tier, m.created_at, m.last_authenticated_at
+	from ledger_heads h join merchants m on m.id = h.merchant_id
+	where h.merchant_id = any($1::bigint[])
+	order by h.merchant_id
+	for update of h`)
+
+// queueLockHeads queues the lock of the merchants' heads. Merchants without
+// a head are absent from st.heads; their commands fail alone.
+func (st *state) queueLockHeads(p *pipeline, merchants []int64) {
+	p.query(stmtLockHeads, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var r merchantRow
+			var hash []byte
+			h := &head{}
+			if err := rows.Scan(&r.ID, &h.seq, &hash, &h.billSeq, &h.eventSeq, &h.ts,
+				&r.ShopNo, &r.Name, &r.Currencies, &r.Status, &r.IPWhitelist, &r.CallbackURL,
+				&r.KYBTier, &r.CreatedAt, &r.LastAuthAt); err != nil {
+				return err
+			}
+			if len(hash) != len(h.hash) {
+				return fmt.Errorf("ledger: head of merchant %d has a %d-byte hash", r.ID, len(hash))
+			}
+			copy(h.hash[:], hash)
+			h.ts = h.ts.UTC()
+			h.merchant = r.toMerchant()
+			st.heads[r.ID] = h
 		}
-		copy(h.hash[:], r.LastHash)
-		st.heads[r.MerchantID] = h
-	}
-	return nil
+		return nil
+	}, uniqueSorted(merchants))
 }
 
 // head returns the locked head of merchant m.
@@ -196,42 +247,107 @@ func newPrefetch() *prefetch {
 
 func (p *prefetch) account(a postings.Account) { p.addresses[a.Address()] = a }
 
-// load reads the prefetched rows.
-func (st *state) load(p *prefetch) error {
-	addrs := make([]string, 0, len(p.addresses))
-	for a := range p.addresses {
+// queueLoad queues the reads of the prefetched rows.
+func (st *state) queueLoad(p *pipeline, pf *prefetch) {
+	addrs := make([]string, 0, len(pf.addresses))
+	for a := range pf.addresses {
 		addrs = append(addrs, a)
 	}
-	if err := st.loadAccounts(addrs); err != nil {
-		return err
+	st.queueAccounts(p, addrs)
+	st.ext.queueLoad(st, p, &pf.ext)
+}
+
+var stmtLoadAccounts = newStmt(`
+	select a.id, a.merchant_id, a.type, a.currency, coalesce(a.card_no, ''), b.balance, b.last_seq
+	from accounts a join balances b on b.account_id = a.id
+	where a.address = any($1::text[])`)
+
+// stmtLoadCardAccounts reads every account of the given cards: a card's
+// accounts cannot be named before the card is read (their currency is the
+// card's), so they are read with it, in the same pipeline.
+var stmtLoadCardAccounts = newStmt(`
+	select a.id, a.merchant_id, a.type, a.currency, coalesce(a.card_no, ''), b.balance, b.last_seq
+	from accounts a join balances b on b.account_id = a.id
+	where a.card_no = any($1::text[])`)
+
+// scanAccounts adds the accounts of rows to the batch.
+func (st *state) scanAccounts(rows pgx.Rows) error {
+	for rows.Next() {
+		var r accountBalanceRow
+		if err := rows.Scan(&r.ID, &r.MerchantID, &r.Type, &r.Currency, &r.CardNo, &r.Balance, &r.LastSeq); err != nil {
+			return err
+		}
+		a := postings.Account{Merchant: r.MerchantID, Type: postings.AccountType(r.Type), Currency: r.Currency, Card: r.CardNo}
+		if _, ok := st.accounts[a.Address()]; ok {
+			continue // already in the batch, perhaps changed: keep the batch's view
+		}
+		st.accounts[a.Address()] = &acctState{id: r.ID, account: a, balance: r.Balance, loaded: r.Balance, lastSeq: r.LastSeq}
 	}
-	return st.ext.load(st, &p.ext)
+	return nil
+}
+
+// queueAccounts queues the read of accounts by address.
+func (st *state) queueAccounts(p *pipeline, addrs []string) {
+	var want []string
+	for _, a := range addrs {
+		if _, ok := st.accounts[a]; !ok && !st.absent[a] {
+			want = append(want, a)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	p.query(stmtLoadAccounts, func(rows pgx.Rows) error {
+		if err := st.scanAccounts(rows); err != nil {
+			return err
+		}
+		// What was not found does not exist: the merchant's head is locked,
+		// so nobody else can create it before this transaction ends.
+		for _, addr := range want {
+			if _, ok := st.accounts[addr]; !ok {
+				st.absent[addr] = true
+			}
+		}
+		return nil
+	}, want)
+}
+
+// queueCardAccounts queues the read of every account of the cards.
+func (st *state) queueCardAccounts(p *pipeline, cardNos []string) {
+	var want []string
+	for _, c := range cardNos {
+		if !st.cardAccounts[c] {
+			want = append(want, c)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	p.query(stmtLoadCardAccounts, func(rows pgx.Rows) error {
+		if err := st.scanAccounts(rows); err != nil {
+			return err
+		}
+		for _, c := range want {
+			st.cardAccounts[c] = true
+		}
+		return nil
+	}, want)
+}
+
+// knownAbsent reports whether the batch knows that a does not exist: it was
+// looked up, or it is an account of a card whose accounts were all read (or
+// that the batch created) while its merchant's head is locked.
+func (st *state) knownAbsent(a postings.Account) bool {
+	if st.absent[a.Address()] {
+		return true
+	}
+	return a.Card != "" && st.cardAccounts[a.Card] && st.heads[a.Merchant] != nil
 }
 
 func (st *state) loadAccounts(addrs []string) error {
-	if len(addrs) == 0 {
-		return nil
-	}
-	var rows []accountBalanceRow
-	err := st.tx.NewRaw(`
-		select a.id, a.merchant_id, a.type, a.currency, coalesce(a.card_no, '') as card_no, b.balance, b.last_seq
-		from accounts a join balances b on b.account_id = a.id
-		where a.address = any(?)`, pgdialect.Array(addrs)).Scan(st.ctx, &rows)
-	if err != nil {
-		return mapError(err)
-	}
-	for _, r := range rows {
-		a := postings.Account{Merchant: r.MerchantID, Type: postings.AccountType(r.Type), Currency: r.Currency, Card: r.CardNo}
-		st.accounts[a.Address()] = &acctState{id: r.ID, account: a, balance: r.Balance, loaded: r.Balance, lastSeq: r.LastSeq}
-	}
-	// What was not found does not exist: the merchant's head is locked, so
-	// nobody else can create it before this transaction ends.
-	for _, addr := range addrs {
-		if _, ok := st.accounts[addr]; !ok {
-			st.absent[addr] = true
-		}
-	}
-	return nil
+	p := st.pipeline()
+	st.queueAccounts(p, addrs)
+	return p.send()
 }
 
 // account returns the batch's view of a, loading it on demand or creating
@@ -241,7 +357,7 @@ func (st *state) account(a postings.Account) (*acctState, error) {
 	if s, ok := st.accounts[addr]; ok {
 		return s, nil
 	}
-	if !st.absent[addr] {
+	if !st.knownAbsent(a) {
 		if err := st.loadAccounts([]string{addr}); err != nil {
 			return nil, err
 		}
@@ -266,7 +382,7 @@ func (st *state) peekBalance(a postings.Account) (int64, error) {
 	if s, ok := st.accounts[addr]; ok {
 		return s.balance, nil
 	}
-	if !st.absent[addr] {
+	if !st.knownAbsent(a) {
 		if err := st.loadAccounts([]string{addr}); err != nil {
 			return 0, err
 		}

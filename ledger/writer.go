@@ -267,35 +267,27 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			_ = st.tx.Rollback()
-		}
-		st.end()
-	}()
+	defer st.end() // rolls back unless committed
 
+	// One round trip: begin, lock the heads, read the idempotency keys and
+	// every row the commands named. The reads run after the lock (the
+	// pipeline runs in order), so they see what the last holder committed.
 	merchants := make([]int64, 0, len(batch))
+	keys := make([]*idemKey, 0, len(batch))
+	pf := newPrefetch()
 	for _, r := range batch {
 		merchants = append(merchants, r.cmd.merchantID())
-	}
-	if err := st.lockHeads(merchants); err != nil {
-		return nil, err
-	}
-	keys := make([]*idemKey, 0, len(batch))
-	p := newPrefetch()
-	for _, r := range batch {
 		if k := r.cmd.idempotency(); k != nil {
 			keys = append(keys, k)
 		}
-		if st.heads[r.cmd.merchantID()] != nil {
-			r.cmd.prefetch(p)
-		}
+		r.cmd.prefetch(pf)
 	}
-	if err := st.loadIdempotency(keys); err != nil {
-		return nil, err
-	}
-	if err := st.load(p); err != nil {
+	p := st.pipeline()
+	st.begin(p)
+	st.queueLockHeads(p, merchants)
+	st.queueIdempotency(p, keys)
+	st.queueLoad(p, pf)
+	if err := p.send(); err != nil {
 		return nil, err
 	}
 
@@ -306,11 +298,9 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 	if err := st.flush(); err != nil {
 		return nil, err
 	}
-	if err := st.tx.Commit(); err != nil {
-		committed = true // nothing left to roll back
-		return nil, &outcomeUnknownError{err: err}
+	if err := st.commitTx(); err != nil {
+		return nil, err
 	}
-	committed = true
 	w.stats.batches.Add(1)
 	w.stats.commands.Add(int64(len(batch)))
 	w.l.afterCommit(st)

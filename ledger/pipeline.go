@@ -1,0 +1,203 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
+)
+
+// The writer talks to PostgreSQL in few round trips and with few plans
+// (docs/performance.md): its frequent statements have a fixed text with
+// array parameters, are prepared once per connection and planned once
+// (PostgreSQL keeps a generic plan for a prepared statement), and the
+// statements of one phase of a batch transaction — the loads after the head
+// lock, the flush — travel together as one pipeline: one round trip, one
+// Sync, PostgreSQL running them in order and skipping the rest after the
+// first error.
+//
+// Everything else in the package keeps bun's interpolated queries and the
+// simple protocol (ledger/db.go): those are rare or read-only.
+
+// stmt is a statement with a fixed text, prepared on each connection the
+// first time it is used there.
+type stmt struct {
+	name string
+	sql  string
+}
+
+func newStmt(sql string) *stmt {
+	h := fnv.New64a()
+	h.Write([]byte(sql))
+	return &stmt{name: fmt.Sprintf("gw_%016x", h.Sum64()), sql: sql}
+}
+
+// pgConnOf returns the pgx connection under a pinned database/sql
+// connection. The caller holds c exclusively until it closes it, and uses
+// the two in turn, never at once, so the pgx connection is used only while
+// database/sql is not using it.
+func pgConnOf(c bun.Conn) (*pgx.Conn, error) {
+	var pc *pgx.Conn
+	err := c.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("ledger: driver connection is %T, not pgx", dc)
+		}
+		pc = sc.Conn()
+		return nil
+	})
+	return pc, err
+}
+
+// pipeline collects statements to send in one round trip. Each statement has
+// a reader for its result, called in order once the pipeline is sent.
+type pipeline struct {
+	ctx     context.Context
+	pc      *pgx.Conn
+	db      *bun.DB // builds and renders bun queries queued with bunExec
+	batch   pgconn.Batch
+	readers []func(*pgconn.ResultReader) error
+	err     error // the first error while queueing; send returns it
+}
+
+// Limits of one pipeline: the statements of a flush are one per table (about
+// twenty at most), so a pipeline longer than this is a bug.
+const pipelineStatementsMax = 64
+
+func newPipeline(ctx context.Context, pc *pgx.Conn, db *bun.DB) *pipeline {
+	return &pipeline{ctx: ctx, pc: pc, db: db}
+}
+
+func (p *pipeline) queuePrepared(s *stmt, args []any, read func(*pgconn.ResultReader) error) {
+	if p.err != nil {
+		return
+	}
+	if len(p.readers) >= pipelineStatementsMax {
+		p.err = fmt.Errorf("ledger: pipeline longer than %d statements", pipelineStatementsMax)
+		return
+	}
+	// Prepare costs a round trip only the first time on this connection.
+	sd, err := p.pc.Prepare(p.ctx, s.name, s.sql)
+	if err != nil {
+		p.err = err
+		return
+	}
+	// One builder per statement: a builder reuses its buffers, and the
+	// batch keeps references to them until it is sent.
+	var eqb pgx.ExtendedQueryBuilder
+	if err := eqb.Build(p.pc.TypeMap(), sd, args); err != nil {
+		p.err = fmt.Errorf("ledger: encoding the arguments of %s: %w", s.name, err)
+		return
+	}
+	p.batch.ExecPrepared(sd.Name, eqb.ParamValues, eqb.ParamFormats, eqb.ResultFormats)
+	p.readers = append(p.readers, read)
+}
+
+// exec queues a prepared statement; check (if not nil) receives its
+// command tag.
+func (p *pipeline) exec(s *stmt, check func(pgconn.CommandTag) error, args ...any) {
+	p.queuePrepared(s, args, func(rr *pgconn.ResultReader) error {
+		tag, err := rr.Close()
+		if err != nil || check == nil {
+			return err
+		}
+		return check(tag)
+	})
+}
+
+// execRows queues a prepared statement that must change exactly n rows.
+func (p *pipeline) execRows(s *stmt, n int, what string, args ...any) {
+	p.exec(s, rowsCheck(n, what), args...)
+}
+
+// rowsCheck is a check that a statement changed exactly n rows.
+func rowsCheck(n int, what string) func(pgconn.CommandTag) error {
+	return func(tag pgconn.CommandTag) error {
+		if tag.RowsAffected() != int64(n) {
+			return errInvariant("%d %s written, %d expected", tag.RowsAffected(), what, n)
+		}
+		return nil
+	}
+}
+
+// query queues a prepared statement whose rows go to scan.
+func (p *pipeline) query(s *stmt, scan func(pgx.Rows) error, args ...any) {
+	p.queuePrepared(s, args, func(rr *pgconn.ResultReader) error {
+		rows := pgx.RowsFromResultReader(p.pc.TypeMap(), rr)
+		defer rows.Close()
+		if err := scan(rows); err != nil {
+			return err
+		}
+		rows.Close()
+		return rows.Err()
+	})
+}
+
+// text queues a statement without parameters (a bun query rendered to text,
+// for the rare tables). check (if not nil) receives its command tag.
+func (p *pipeline) text(sql string, check func(pgconn.CommandTag) error) {
+	if p.err != nil {
+		return
+	}
+	p.batch.ExecParams(sql, nil, nil, nil, nil)
+	p.readers = append(p.readers, func(rr *pgconn.ResultReader) error {
+		tag, err := rr.Close()
+		if err != nil || check == nil {
+			return err
+		}
+		return check(tag)
+	})
+}
+
+// bunExec queues a bun query, rendered to text with its arguments.
+func (p *pipeline) bunExec(q schema.QueryAppender, check func(pgconn.CommandTag) error) {
+	if p.err != nil {
+		return
+	}
+	b, err := q.AppendQuery(p.db.Formatter(), nil)
+	if err != nil {
+		p.err = err
+		return
+	}
+	p.text(string(b), check)
+}
+
+// len is the number of statements queued.
+func (p *pipeline) len() int { return len(p.readers) }
+
+// send sends the pipeline and reads every result in order. It returns the
+// first error: PostgreSQL skips the statements after a failed one, and the
+// transaction is then aborted.
+func (p *pipeline) send() error {
+	if p.err != nil {
+		return mapError(p.err)
+	}
+	if len(p.readers) == 0 {
+		return nil
+	}
+	mrr := p.pc.PgConn().ExecBatch(p.ctx, &p.batch)
+	var first error
+	read := 0
+	for _, r := range p.readers {
+		if !mrr.NextResult() {
+			break
+		}
+		read++
+		if err := r(mrr.ResultReader()); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := mrr.Close(); err != nil && first == nil {
+		first = err
+	}
+	if first == nil && read != len(p.readers) {
+		// Without an error every statement has its result.
+		first = fmt.Errorf("ledger: pipeline of %d statements returned %d results", len(p.readers), read)
+	}
+	return mapError(first)
+}
