@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -118,15 +119,85 @@ func (a *authCache) shouldTouch(merchant int64, at time.Time) bool {
 	return true
 }
 
-func (l *Ledger) touchAuthenticated(ctx context.Context, merchant int64, at time.Time) error {
+func (l *Ledger) touchAuthenticated(_ context.Context, merchant int64, at time.Time) error {
 	at = at.UTC().Truncate(time.Second)
 	if !l.auth.shouldTouch(merchant, at) {
 		return nil
 	}
+	l.touches.add(merchant, at, l.flushTouches)
+	return nil
+}
+
+// touchFlushDelay is how long authentication times wait to be written: one
+// statement a second for every merchant, rather than one autocommit (and
+// one WAL flush) a second per active merchant.
+const touchFlushDelay = time.Second
+
+// touches are the authentication times not yet written.
+type touches struct {
+	mu        sync.Mutex
+	pending   map[int64]time.Time
+	scheduled bool
+}
+
+// add records at for merchant and schedules flush if none is scheduled.
+func (t *touches) add(merchant int64, at time.Time, flush func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending == nil {
+		t.pending = map[int64]time.Time{}
+	}
+	if prev, ok := t.pending[merchant]; !ok || at.After(prev) {
+		t.pending[merchant] = at
+	}
+	if !t.scheduled {
+		t.scheduled = true
+		time.AfterFunc(touchFlushDelay, flush)
+	}
+}
+
+// latest is the pending time of merchant, if any.
+func (t *touches) latest(merchant int64) (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	at, ok := t.pending[merchant]
+	return at, ok
+}
+
+func (t *touches) take() map[int64]time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.pending
+	t.pending, t.scheduled = nil, false
+	return p
+}
+
+// flushTouchesTimeout bounds the write of the pending authentication times.
+const flushTouchesTimeout = 10 * time.Second
+
+// flushTouches writes the pending authentication times in one statement.
+// They are a convenience for the profile: a failed write is logged, not
+// retried (the next authentication writes a later time).
+func (l *Ledger) flushTouches() {
+	p := l.touches.take()
+	if len(p) == 0 {
+		return
+	}
+	ids := make([]int64, 0, len(p))
+	ats := make([]time.Time, 0, len(p))
+	for id, at := range p {
+		ids, ats = append(ids, id), append(ats, at)
+	}
+	ctx, cancel := context.WithTimeout(l.bg(), flushTouchesTimeout)
+	defer cancel()
 	_, err := l.db.NewRaw(`
-		update merchants set last_authenticated_at = ?
-		where id = ? and (last_authenticated_at is null or last_authenticated_at < ?)`, at, merchant, at).Exec(ctx)
-	return mapError(err)
+		update merchants m set last_authenticated_at = v.at
+		from unnest(?::bigint[], ?::timestamptz[]) as v(id, at)
+		where m.id = v.id and (m.last_authenticated_at is null or m.last_authenticated_at < v.at)`,
+		pgdialect.Array(ids), pgdialect.Array(ats)).Exec(ctx)
+	if err != nil {
+		l.log.Warn("recording authentication times", "merchants", len(ids), "error", err)
+	}
 }
 
 // cardSelect reads cards with their available and held balances.
@@ -179,6 +250,9 @@ func (l *Ledger) profile(ctx context.Context, merchant int64) (*Profile, error) 
 		return nil, err
 	}
 	p := &Profile{Merchant: *m, KYBTier: m.KYBTier, LastAuthenticatedAt: m.LastAuthenticatedAt}
+	if at, ok := l.touches.latest(merchant); ok && (p.LastAuthenticatedAt == nil || at.After(*p.LastAuthenticatedAt)) {
+		p.LastAuthenticatedAt = &at // this process's, not written yet
+	}
 	bals, err := l.Balances(ctx, merchant, postings.AccountFunding)
 	if err != nil {
 		return nil, err
@@ -276,7 +350,14 @@ func (st *state) limit(m *Merchant, currency string) (*Limit, error) {
 		c := *lim
 		return &c, nil
 	}
-	lim, err := limitFor(st.ctx, st.tx, m, currency)
+	var lim *Limit
+	var err error
+	if st.ext.limitsRead[m.ID] {
+		// Read with the head lock; absent rows mean the tier's defaults.
+		lim, err = limitFrom(st.ctx, st.tx, m, currency, st.ext.limitRows[k])
+	} else {
+		lim, err = limitFor(st.ctx, st.tx, m, currency)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -298,25 +379,64 @@ var tierLimitsUSD = map[string]struct{ cardBalanceMax, dailyCardIssueMax, remitt
 }
 
 func limitFor(ctx context.Context, db bun.IDB, m *Merchant, currency string) (*Limit, error) {
-	def, err := tierLimit(ctx, db, m.KYBTier, currency)
-	if err != nil {
-		return nil, err
-	}
-	var remitMax sql.NullInt64
-	lim := &Limit{Currency: currency}
-	err = db.NewRaw(`select card_balance_max, daily_card_issue_max, remittance_max from merchant_limits where merchant_id = ? and currency = ?`,
-		m.ID, currency).Scan(ctx, &lim.CardBalanceMax, &lim.DailyCardIssueMax, &remitMax)
+	var row limitRow
+	err := db.NewRaw(`select card_balance_max, daily_card_issue_max, remittance_max from merchant_limits where merchant_id = ? and currency = ?`,
+		m.ID, currency).Scan(ctx, &row.cardBalanceMax, &row.dailyCardIssueMax, &row.remittanceMax)
 	if errors.Is(err, sql.ErrNoRows) {
-		return def, nil
+		return limitFrom(ctx, db, m, currency, nil)
 	}
 	if err != nil {
 		return nil, mapError(err)
 	}
-	lim.RemittanceMax = def.RemittanceMax
-	if remitMax.Valid {
-		lim.RemittanceMax = remitMax.Int64
+	return limitFrom(ctx, db, m, currency, &row)
+}
+
+// limitRow is a merchant_limits row.
+type limitRow struct {
+	cardBalanceMax, dailyCardIssueMax int64
+	remittanceMax                     *int64 // NULL: the tier's
+}
+
+// limitFrom is m's limit in currency from its merchant_limits row, or the
+// tier's defaults when it has none.
+func limitFrom(ctx context.Context, db bun.IDB, m *Merchant, currency string, row *limitRow) (*Limit, error) {
+	def, err := tierLimit(ctx, db, m.KYBTier, currency)
+	if err != nil || row == nil {
+		return def, err
+	}
+	lim := &Limit{Currency: currency, CardBalanceMax: row.cardBalanceMax, DailyCardIssueMax: row.dailyCardIssueMax,
+		RemittanceMax: def.RemittanceMax}
+	if row.remittanceMax != nil {
+		lim.RemittanceMax = *row.remittanceMax
 	}
 	return lim, nil
+}
+
+var stmtLoadLimits = newStmt(`
+	select merchant_id, currency, card_balance_max, daily_card_issue_max, remittance_max
+	from merchant_limits where merchant_id = any($1::bigint[])`)
+
+// queueLimits queues the read of the merchants' limits in every currency,
+// with the head lock: most commands check one.
+func (st *state) queueLimits(p *pipeline, merchants []int64) {
+	if st.ext.limitsRead == nil {
+		st.ext.limitsRead, st.ext.limitRows = map[int64]bool{}, map[string]*limitRow{}
+	}
+	p.query(stmtLoadLimits, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var m int64
+			var cur string
+			r := &limitRow{}
+			if err := rows.Scan(&m, &cur, &r.cardBalanceMax, &r.dailyCardIssueMax, &r.remittanceMax); err != nil {
+				return err
+			}
+			st.ext.limitRows[strconv.FormatInt(m, 10)+":"+cur] = r
+		}
+		for _, m := range merchants {
+			st.ext.limitsRead[m] = true
+		}
+		return nil
+	}, merchants)
 }
 
 // tierLimit converts a tier's USD limits into currency.

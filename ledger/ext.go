@@ -27,8 +27,12 @@ type extState struct {
 	// are read once per batch, not once per command (an operator's change
 	// applies from the next batch).
 	limits map[string]*Limit
-	rates  map[string]*fxRateRow
-	bins   map[string]*binAccessRow
+	// The merchant_limits rows of the batch's merchants, read with the
+	// head lock (limitsRead), by "merchant:currency".
+	limitsRead map[int64]bool
+	limitRows  map[string]*limitRow
+	rates      map[string]*fxRateRow
+	bins       map[string]*binAccessRow
 }
 
 type extMark struct {

@@ -117,11 +117,15 @@ func (st *state) queueIdempotency(p *pipeline, keys []*idemKey) {
 	}, scopes, merchants, names, st.now)
 }
 
+// One primary-key probe per key (the lateral subquery, kept apart by
+// "offset 0", cannot become a hash join over the whole table).
 var stmtLoadIdempotency = newStmt(`
-	select scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq
-	from idempotency_keys
-	where (scope, merchant_id, key) in (select * from unnest($1::text[], $2::bigint[], $3::text[]))
-	  and expires_at > $4::timestamptz`)
+	select k.scope, k.merchant_id, k.key, k.fingerprint, k.status, k.response, k.first_seq, k.last_seq
+	from unnest($1::text[], $2::bigint[], $3::text[]) as v(scope, m, key)
+	cross join lateral (
+		select * from idempotency_keys k
+		where k.scope = v.scope and k.merchant_id = v.m and k.key = v.key and k.expires_at > $4::timestamptz
+		offset 0) k`)
 
 // storeIdempotency records a command's outcome under its key, in the batch.
 func (st *state) storeIdempotency(k *idemKey, entriesFrom int, val any, err error) {

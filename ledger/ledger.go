@@ -46,12 +46,13 @@ type Config struct {
 
 // Ledger is the journal on PostgreSQL.
 type Ledger struct {
-	db   *bun.DB
-	cfg  Config
-	log  *slog.Logger
-	w    *writer
-	ids  *idAllocator
-	auth authCache
+	db      *bun.DB
+	cfg     Config
+	log     *slog.Logger
+	w       *writer
+	ids     *idAllocator
+	auth    authCache
+	touches touches
 
 	hooksMu sync.Mutex
 	hooks   []func(committed *CommitInfo)
@@ -101,7 +102,10 @@ func New(db *bun.DB, cfg Config) *Ledger {
 
 // Close stops the writer after the batches in progress; queued commands are
 // answered with EUNAVAILABLE.
-func (l *Ledger) Close() { l.w.close() }
+func (l *Ledger) Close() {
+	l.w.close()
+	l.flushTouches()
+}
 
 // DB is the underlying database, for the packages that read derived views.
 func (l *Ledger) DB() *bun.DB { return l.db }

@@ -285,6 +285,7 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 	p := st.pipeline()
 	st.begin(p)
 	st.queueLockHeads(p, merchants)
+	st.queueLimits(p, uniqueSorted(merchants))
 	st.queueIdempotency(p, keys)
 	st.queueLoad(p, pf)
 	if err := p.send(); err != nil {
