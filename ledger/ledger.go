@@ -53,6 +53,8 @@ type Ledger struct {
 	ids     *idAllocator
 	auth    authCache
 	touches touches
+	// cardOwners caches the merchant of each card (network messages).
+	cardOwners cardOwners
 
 	hooksMu sync.Mutex
 	hooks   []func(committed *CommitInfo)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
@@ -151,13 +152,47 @@ func networkIdem(messageID string) (*Idempotency, error) {
 
 // cardMerchant finds the merchant of a card, outside any batch; the batch
 // reads the card again under the merchant's lock.
+//
+// A card never changes merchant, so the answer is cached (bounded, started
+// over when full): a network message costs no read before its batch.
 func (l *Ledger) cardMerchant(ctx context.Context, cardNo string) (int64, bool, error) {
+	if m, ok := l.cardOwners.get(cardNo); ok {
+		return m, true, nil
+	}
 	var m int64
 	err := l.db.NewRaw(`select merchant_id from cards where card_no = ?`, cardNo).Scan(ctx, &m)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
+		return 0, false, nil // not cached: the card may be created later
 	}
-	return m, err == nil, mapError(err)
+	if err != nil {
+		return 0, false, mapError(err)
+	}
+	l.cardOwners.put(cardNo, m)
+	return m, true, nil
+}
+
+// cardOwnersMax bounds the card → merchant cache (about 100 bytes each).
+const cardOwnersMax = 1 << 17
+
+type cardOwners struct {
+	mu sync.RWMutex
+	m  map[string]int64
+}
+
+func (c *cardOwners) get(cardNo string) (int64, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	m, ok := c.m[cardNo]
+	return m, ok
+}
+
+func (c *cardOwners) put(cardNo string, merchant int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= cardOwnersMax {
+		c.m = make(map[string]int64)
+	}
+	c.m[cardNo] = merchant
 }
 
 // Authorize decides an authorization in real time.
