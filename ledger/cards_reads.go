@@ -200,20 +200,18 @@ func (l *Ledger) flushTouches() {
 	}
 }
 
-// cardSelect reads cards with their available and held balances.
-const cardSelect = `
-	select c.*, coalesce(ba.balance, 0) as available, coalesce(bh.balance, 0) as held
+// stmtReadCards reads a merchant's cards with their available and held
+// balances. Prepared, and written so that its one plan is index probes: the
+// cards by primary key, each balance through the card's account (a lateral
+// subquery kept apart by "offset 0").
+var stmtReadCards = newStmt(`
+	select ` + cardColumnsOf("c") + `,
+	       coalesce((select b.balance from accounts a join balances b on b.account_id = a.id
+	                 where a.card_no = c.card_no and a.type = 'card_available' offset 0), 0),
+	       coalesce((select b.balance from accounts a join balances b on b.account_id = a.id
+	                 where a.card_no = c.card_no and a.type = 'card_held' offset 0), 0)
 	from cards c
-	left join accounts aa on aa.card_no = c.card_no and aa.type = 'card_available'
-	left join balances ba on ba.account_id = aa.id
-	left join accounts ah on ah.card_no = c.card_no and ah.type = 'card_held'
-	left join balances bh on bh.account_id = ah.id`
-
-type cardReadRow struct {
-	cardRow
-	Available int64 `bun:"available"`
-	Held      int64 `bun:"held"`
-}
+	where c.merchant_id = $1 and c.card_no = any($2::text[])`)
 
 func (l *Ledger) card(ctx context.Context, merchant int64, cardNo string) (*Card, error) {
 	cards, err := l.cards(ctx, merchant, []string{cardNo})
@@ -231,15 +229,20 @@ func (l *Ledger) cards(ctx context.Context, merchant int64, cardNos []string) (m
 	if len(cardNos) > CardsMax {
 		return nil, postings.FieldErrorf("cardNos", "at most %d cards per call", CardsMax)
 	}
-	var rows []cardReadRow
-	err := l.db.NewRaw(cardSelect+` where c.merchant_id = ? and c.card_no = any(?)`, merchant, pgdialect.Array(cardNos)).
-		Scan(ctx, &rows)
+	out := make(map[string]*Card, len(cardNos))
+	err := l.query(ctx, stmtReadCards, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var r cardRow
+			var available, held int64
+			if err := r.scan(rows, &available, &held); err != nil {
+				return err
+			}
+			out[r.CardNo] = cardFromRow(&r, available, held)
+		}
+		return nil
+	}, merchant, cardNos)
 	if err != nil {
-		return nil, mapError(err)
-	}
-	out := make(map[string]*Card, len(rows))
-	for i := range rows {
-		out[rows[i].CardNo] = cardFromRow(&rows[i].cardRow, rows[i].Available, rows[i].Held)
+		return nil, err
 	}
 	return out, nil
 }

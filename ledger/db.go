@@ -65,6 +65,14 @@ func OpenDB(ctx context.Context, databaseURL string, o DBOptions) (*bun.DB, erro
 	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(o.StatementTimeout.Milliseconds())
 	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(o.LockTimeout.Milliseconds())
 	cfg.RuntimeParams["timezone"] = "UTC"
+	// The only prepared statements are the package's own fixed texts
+	// (ledger/pipeline.go), written so that their generic plan is index
+	// probes: plan them once per connection. PostgreSQL would otherwise
+	// plan them anew at every execution, because a custom plan for a
+	// one-element array always looks cheaper than the generic one, and
+	// planning was a third of its time (docs/performance.md). bun's
+	// queries use the simple protocol and are not affected.
+	cfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	sqldb := stdlib.OpenDB(*cfg)
 	sqldb.SetMaxOpenConns(o.ConnsMax)
 	sqldb.SetMaxIdleConns(o.ConnsMax)

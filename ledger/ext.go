@@ -3,6 +3,7 @@ package ledger
 import (
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -107,13 +108,24 @@ func (e *extState) queueLoad(st *state, p *pipeline, pf *extPrefetch) {
 const cardColumns = `card_no, merchant_id, bin, currency, network, last4, expiry_month, expiry_year,
 	pan_sealed, pan_fingerprint, status, freeze_reason, remark, callback_url, created_at, updated_at, cancelled_at`
 
+// cardColumnsOf is cardColumns qualified with a table alias.
+func cardColumnsOf(alias string) string {
+	cols := strings.Split(cardColumns, ",")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
 var stmtLoadCards = newStmt(`select ` + cardColumns + ` from cards where card_no = any($1::text[])`)
 
-func (r *cardRow) scan(rows pgx.Rows) error {
+// scan reads the card columns of a row, then extra columns into more.
+func (r *cardRow) scan(rows pgx.Rows, more ...any) error {
 	var cancelled *time.Time
-	err := rows.Scan(&r.CardNo, &r.MerchantID, &r.Bin, &r.Currency, &r.Network, &r.Last4, &r.ExpiryMonth, &r.ExpiryYear,
+	dest := append([]any{&r.CardNo, &r.MerchantID, &r.Bin, &r.Currency, &r.Network, &r.Last4, &r.ExpiryMonth, &r.ExpiryYear,
 		&r.PanSealed, &r.PanFingerprint, &r.Status, &r.FreezeReason, &r.Remark, &r.CallbackURL,
-		&r.CreatedAt, &r.UpdatedAt, &cancelled)
+		&r.CreatedAt, &r.UpdatedAt, &cancelled}, more...)
+	err := rows.Scan(dest...)
 	if cancelled != nil {
 		r.CancelledAt = bun.NullTime{Time: *cancelled}
 	}

@@ -201,3 +201,31 @@ func (p *pipeline) send() error {
 	}
 	return mapError(first)
 }
+
+// query runs a prepared statement on a pooled connection and hands its rows
+// to scan: the read paths that run at every request (card balances) are
+// parsed and planned once per connection rather than at every call.
+func (l *Ledger) query(ctx context.Context, s *stmt, scan func(pgx.Rows) error, args ...any) error {
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return mapError(err)
+	}
+	defer conn.Close()
+	pc, err := pgConnOf(conn)
+	if err != nil {
+		return err
+	}
+	if _, err := pc.Prepare(ctx, s.name, s.sql); err != nil {
+		return mapError(err)
+	}
+	rows, err := pc.Query(ctx, s.name, args...)
+	if err != nil {
+		return mapError(err)
+	}
+	defer rows.Close()
+	if err := scan(rows); err != nil {
+		return err
+	}
+	rows.Close()
+	return mapError(rows.Err())
+}

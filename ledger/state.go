@@ -124,15 +124,8 @@ func (st *state) pipeline() *pipeline { return newPipeline(st.ctx, st.pg, st.l.d
 // begin queues the start of the batch's transaction. The transaction is
 // READ COMMITTED: every row a command decides on is read after the
 // merchant's head is locked, and only the writer changes them under it.
-//
-// The writer's prepared statements use their generic plan, planned once per
-// connection: PostgreSQL would otherwise plan them anew at every execution
-// (a custom plan for a one-element array always looks cheaper than the
-// generic plan), and planning was a third of its time. Their texts are
-// written so that the generic plan is index probes.
 func (st *state) begin(p *pipeline) {
 	p.text("begin isolation level read committed", nil)
-	p.text("set local plan_cache_mode = force_generic_plan", nil)
 	st.began = true
 }
 
