@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -121,28 +122,64 @@ type DeliveryOutcome struct {
 	Dead bool
 }
 
-// RecordDelivery stores the outcome of an attempt on a delivery this
-// dispatcher claimed with the given attempt number; a row that moved on
-// meanwhile (replayed, or claimed again after the lease ran out) is left
-// alone.
+// RecordDelivery stores the outcome of one attempt (RecordDeliveries).
 func (l *Ledger) RecordDelivery(ctx context.Context, d *Delivery, o DeliveryOutcome) error {
+	return l.RecordDeliveries(ctx, []DeliveryRecord{{Delivery: d, Outcome: o}})
+}
+
+// DeliveryRecord is an attempt and what it found.
+type DeliveryRecord struct {
+	Delivery *Delivery
+	Outcome  DeliveryOutcome
+}
+
+// DeliveryRecordsMax bounds one RecordDeliveries call (a dispatcher round).
+const DeliveryRecordsMax = 4096
+
+var stmtRecordDeliveries = newStmt(`
+	update deliveries d
+	set status = v.status, next_attempt_at = v.next, last_attempt_at = $1::timestamptz,
+	    last_status = nullif(v.code, 0), last_error = nullif(v.err, ''), delivered_at = v.delivered
+	from unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::timestamptz[], $7::integer[], $8::text[],
+	            $9::timestamptz[]) as v(m, seq, attempts, status, next, code, err, delivered)
+	where d.merchant_id = v.m and d.event_seq = v.seq and d.attempts = v.attempts and d.status = 'PENDING'`)
+
+// RecordDeliveries stores the outcomes of attempts on deliveries this
+// dispatcher claimed, in one statement: one commit for a round rather than
+// one per callback (it was 81 % of PostgreSQL's time draining a backlog). A
+// row that moved on meanwhile (replayed, or claimed again after the lease ran
+// out) is left alone: the attempt number in the claim must still match.
+func (l *Ledger) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if len(recs) > DeliveryRecordsMax {
+		return fmt.Errorf("ledger: %d delivery records, at most %d at once", len(recs), DeliveryRecordsMax)
+	}
 	now := l.now()
-	status, next, delivered := DeliveryPending, bun.NullTime{Time: o.Next}, bun.NullTime{}
-	switch {
-	case o.OK:
-		status, next, delivered = DeliveryDelivered, bun.NullTime{}, bun.NullTime{Time: now}
-	case o.Dead:
-		status, next = DeliveryFailed, bun.NullTime{}
+	n := len(recs)
+	ms, seqs := make([]int64, n), make([]int64, n)
+	attempts, codes := make([]int32, n), make([]int32, n)
+	statuses, errs := make([]string, n), make([]string, n)
+	nexts, delivered := make([]*time.Time, n), make([]*time.Time, n)
+	for i, r := range recs {
+		d, o := r.Delivery, r.Outcome
+		ms[i], seqs[i], attempts[i] = d.MerchantID, d.EventSeq, int32(d.Attempt)
+		codes[i], errs[i] = int32(o.Status), o.Error
+		if len(errs[i]) > 500 {
+			errs[i] = errs[i][:500]
+		}
+		switch {
+		case o.OK:
+			statuses[i], delivered[i] = DeliveryDelivered, &now
+		case o.Dead:
+			statuses[i] = DeliveryFailed
+		default:
+			next := o.Next
+			statuses[i], nexts[i] = DeliveryPending, &next
+		}
 	}
-	if len(o.Error) > 500 {
-		o.Error = o.Error[:500]
-	}
-	_, err := l.db.NewRaw(`
-		update deliveries set status = ?, next_attempt_at = ?, last_attempt_at = ?, last_status = nullif(?, 0),
-		       last_error = nullif(?, ''), delivered_at = ?
-		where merchant_id = ? and event_seq = ? and attempts = ? and status = 'PENDING'`,
-		status, next, now, o.Status, o.Error, delivered, d.MerchantID, d.EventSeq, d.Attempt).Exec(ctx)
-	return mapError(err)
+	return l.exec(ctx, stmtRecordDeliveries, now, ms, seqs, attempts, statuses, nexts, codes, errs, delivered)
 }
 
 // DeliveryInfo is a delivery as operators list it.

@@ -229,3 +229,22 @@ func (l *Ledger) query(ctx context.Context, s *stmt, scan func(pgx.Rows) error, 
 	rows.Close()
 	return mapError(rows.Err())
 }
+
+// exec runs a prepared statement on a pooled connection, as its own
+// transaction.
+func (l *Ledger) exec(ctx context.Context, s *stmt, args ...any) error {
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return mapError(err)
+	}
+	defer conn.Close()
+	pc, err := pgConnOf(conn)
+	if err != nil {
+		return err
+	}
+	if _, err := pc.Prepare(ctx, s.name, s.sql); err != nil {
+		return mapError(err)
+	}
+	_, err = pc.Exec(ctx, s.name, args...)
+	return mapError(err)
+}

@@ -11,10 +11,10 @@ import (
 )
 
 // Store is what the dispatcher needs from the ledger: claim due deliveries
-// (SKIP LOCKED, one attempt each) and record what each attempt found.
+// (SKIP LOCKED, one attempt each) and record what the attempts found.
 type Store interface {
 	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]ledger.Delivery, error)
-	RecordDelivery(ctx context.Context, d *ledger.Delivery, o ledger.DeliveryOutcome) error
+	RecordDeliveries(ctx context.Context, recs []ledger.DeliveryRecord) error
 }
 
 var _ Store = (*ledger.Ledger)(nil)
@@ -102,7 +102,10 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	}
 }
 
-// Round claims one batch and sends it; it returns how many it claimed.
+// Round claims one batch, sends it, and records the outcomes together once
+// every attempt of the round is over: one statement and one commit a round
+// instead of one per callback. A crash before the record sends the round's
+// events again once the lease runs out (same event_id: at least once).
 func (d *Dispatcher) Round(ctx context.Context) (int, error) {
 	due, err := d.store.ClaimDeliveries(ctx, d.opts.BatchMax, d.opts.Lease)
 	if err != nil || len(due) == 0 {
@@ -110,27 +113,27 @@ func (d *Dispatcher) Round(ctx context.Context) (int, error) {
 	}
 	sem := make(chan struct{}, d.opts.Workers)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
+	recs := make([]ledger.DeliveryRecord, len(due))
 	for i := range due {
 		sem <- struct{}{}
 		wg.Add(1)
-		go func(del *ledger.Delivery) {
+		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
-			if err := d.attempt(ctx, del); err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-			}
-		}(&due[i])
+			recs[i] = ledger.DeliveryRecord{Delivery: &due[i], Outcome: d.attempt(ctx, &due[i])}
+		}(i)
 	}
 	wg.Wait()
-	return len(due), firstErr
+	// The outcomes are recorded even when ctx ended during the round, so
+	// that a shutdown does not cost a second send of acknowledged events.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	return len(due), d.store.RecordDeliveries(rctx, recs)
 }
 
-func (d *Dispatcher) attempt(ctx context.Context, del *ledger.Delivery) error {
+// recordTimeout bounds the record of a round's outcomes.
+const recordTimeout = 10 * time.Second
+
+func (d *Dispatcher) attempt(ctx context.Context, del *ledger.Delivery) ledger.DeliveryOutcome {
 	res := d.sender.Send(ctx, del.URL, del.Body, del.PrivateKey)
 	o := ledger.DeliveryOutcome{OK: res.OK, Status: res.Status, Error: res.Error}
 	if !res.OK {
@@ -138,11 +141,7 @@ func (d *Dispatcher) attempt(ctx context.Context, del *ledger.Delivery) error {
 		o.Next, o.Dead = NextAttempt(del.WindowStart, d.opts.Now(), del.Attempt, d.rnd)
 		d.rndMu.Unlock()
 	}
-	// The outcome is recorded even when ctx ended during the attempt, so
-	// that a shutdown does not cost a second send of an acknowledged event.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
 	d.opts.Log.Debug("callback attempt", "shop_no", del.ShopNo, "event_id", del.EventID, "attempt", del.Attempt,
 		"ok", res.OK, "status", res.Status, "dead", o.Dead)
-	return d.store.RecordDelivery(rctx, del, o)
+	return o
 }

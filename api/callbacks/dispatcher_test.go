@@ -263,14 +263,21 @@ type lostRecord struct {
 	seen map[int64]bool
 }
 
-func (s *lostRecord) RecordDelivery(ctx context.Context, d *ledger.Delivery, o ledger.DeliveryOutcome) error {
+func (s *lostRecord) RecordDeliveries(ctx context.Context, recs []ledger.DeliveryRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.seen[d.EventSeq] {
-		s.seen[d.EventSeq] = true
+	var kept []ledger.DeliveryRecord
+	for _, r := range recs {
+		if !s.seen[r.Delivery.EventSeq] {
+			s.seen[r.Delivery.EventSeq] = true
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) < len(recs) {
 		return errors.New("crashed before recording")
 	}
-	return s.Ledger.RecordDelivery(ctx, d, o)
+	return s.Ledger.RecordDeliveries(ctx, kept)
 }
 
 // At-least-once: a crash between sending and recording the success sends
@@ -330,4 +337,72 @@ func TestTwoDispatchersShareTheWork(t *testing.T) {
 			t.Errorf("event %s received %d times", id, n)
 		}
 	}
+}
+
+// A round records every outcome in one statement: acknowledged ones become
+// DELIVERED, failed ones stay PENDING with the next attempt time; a record
+// for an attempt that is no longer the delivery's (replayed meanwhile) is
+// left alone.
+func TestRoundRecordsEveryOutcomeTogether(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, `{"code":503}`, http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	for range 3 {
+		f.card(t, f.recv.srv.URL+"/ok")
+	}
+	f.card(t, down.URL+"/down")
+	if n := round(t, f.dispatcher(nil)); n != 4 {
+		t.Fatalf("claimed %d deliveries, want 4", n)
+	}
+	list, err := f.l.Deliveries(ctx, f.m.ID, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delivered, pending := 0, 0
+	for _, d := range list {
+		switch {
+		case d.Status == ledger.DeliveryDelivered && d.LastStatus != nil && *d.LastStatus == 200:
+			delivered++
+		case d.Status == ledger.DeliveryPending && d.Attempts == 1 && d.LastStatus != nil && *d.LastStatus == 503 &&
+			d.NextAttemptAt != nil && d.NextAttemptAt.After(f.clock.Now()):
+			pending++
+		default:
+			t.Errorf("unexpected delivery %+v", d)
+		}
+	}
+	if delivered != 3 || pending != 1 {
+		t.Fatalf("%d delivered and %d pending, want 3 and 1", delivered, pending)
+	}
+
+	// A stale record: the claim's attempt, then a replay resets the row.
+	f.clock.Add(time.Hour)
+	claimed, err := f.l.ClaimDeliveries(ctx, 10, 30*time.Second)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claimed %d, %v", len(claimed), err)
+	}
+	if err := f.l.ReplayEvent(ctx, f.m.ID, claimed[0].EventID); err != nil {
+		t.Fatal(err)
+	}
+	err = f.l.RecordDeliveries(ctx, []ledger.DeliveryRecord{{Delivery: &claimed[0], Outcome: ledger.DeliveryOutcome{OK: true, Status: 200}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range mustDeliveries(t, f) {
+		if d.EventID == claimed[0].EventID && (d.Status != ledger.DeliveryPending || d.Attempts != 0) {
+			t.Fatalf("a stale record changed the replayed delivery: %+v", d)
+		}
+	}
+}
+
+func mustDeliveries(t *testing.T, f *fixture) []ledger.DeliveryInfo {
+	t.Helper()
+	list, err := f.l.Deliveries(context.Background(), f.m.ID, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
 }
