@@ -80,6 +80,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopPprof, err := startPprof(e, e.getenv("GATEWAY_PPROF_ADDR"))
+	if err != nil {
+		return err
+	}
+	defer stopPprof()
 	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies, RateLimit: rateLimit})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
