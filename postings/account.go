@@ -127,6 +127,18 @@ func (a Account) Address() string {
 	return b.String()
 }
 
+// AppendAddress appends a.Address() to b, allocating nothing when b has
+// room.
+func (a Account) AppendAddress(b []byte) []byte {
+	b = strconv.AppendInt(append(b, "m:"...), a.Merchant, 10)
+	b = append(append(b, ':'), a.Type...)
+	b = append(append(b, ':'), a.Currency...)
+	if a.Card != "" {
+		b = append(append(b, ':'), a.Card...)
+	}
+	return b
+}
+
 // Validate checks that the account is well formed.
 func (a Account) Validate() error {
 	if a.Merchant <= 0 {
