@@ -1,0 +1,445 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/ledger/pgtest"
+	"github.com/paygate/gateway/postings"
+)
+
+// verifyFixture is a merchant with a funded card, an open hold on it and
+// three deposits after them, and another merchant that no test touches.
+type verifyFixture struct {
+	*networkFixture
+	other    *ledger.Merchant
+	deposits [3]int64 // the sequences of the three last deposits of f.m
+	fundUSD  int64    // f.m's USD funding account
+}
+
+func newVerifyFixture(t *testing.T) *verifyFixture {
+	t.Helper()
+	ctx := context.Background()
+	f := &verifyFixture{networkFixture: newNetworkFixture(t, 100_00)}
+	f.authorize(t, 30_00, "USD")
+	for i := range 3 {
+		deposit(t, f.l, f.m.ID, "USD", int64(1_00*(i+1)))
+	}
+	f.other = newMerchant(t, f.l, "USD")
+	deposit(t, f.l, f.other.ID, "USD", 5_00)
+	deposit(t, f.l, f.other.ID, "USD", 6_00)
+	rows, err := f.l.DB().QueryContext(ctx, `select merchant_seq from entries where merchant_id = ? and kind = 'DEPOSIT' order by merchant_seq desc limit 3`, f.m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for i := 2; rows.Next(); i-- {
+		if err := rows.Scan(&f.deposits[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rows.Err(); err != nil || f.deposits[0] == 0 {
+		t.Fatalf("deposits %v: %v", f.deposits, err)
+	}
+	if err := f.l.DB().QueryRowContext(ctx, `select id from accounts where merchant_id = ? and type = 'funding' and currency = 'USD'`, f.m.ID).Scan(&f.fundUSD); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// tamper runs SQL behind the append-only triggers' back, as a superuser
+// could. $M is the merchant, $D1..$D3 the deposits' sequences, $OTHER the
+// other merchant, $FUND the USD funding account, $CARD the card.
+func (f *verifyFixture) tamper(t *testing.T, stmt string) {
+	t.Helper()
+	stmt = strings.NewReplacer("$M", fmt.Sprint(f.m.ID), "$D1", fmt.Sprint(f.deposits[0]), "$D2", fmt.Sprint(f.deposits[1]),
+		"$D3", fmt.Sprint(f.deposits[2]), "$OTHER", fmt.Sprint(f.other.ID), "$FUND", fmt.Sprint(f.fundUSD),
+		"$CARD", f.card.CardNo).Replace(stmt)
+	tables := []string{"entries", "postings", "bill_lines"}
+	var b strings.Builder
+	for _, tb := range tables {
+		fmt.Fprintf(&b, "alter table %s disable trigger %s_append_only;\n", tb, tb)
+	}
+	b.WriteString(stmt + ";\n")
+	for _, tb := range tables {
+		fmt.Fprintf(&b, "alter table %s enable trigger %s_append_only;\n", tb, tb)
+	}
+	if _, err := f.l.DB().DB.ExecContext(context.Background(), b.String()); err != nil {
+		t.Fatalf("tampering: %v\n%s", err, stmt)
+	}
+}
+
+// verifyMode is a way Verify may run: each must report exactly the same.
+type verifyMode struct {
+	name  string
+	hooks *ledger.VerifyHooks
+	conns func(t *testing.T, used map[int]bool) // checks which connections ran the checks
+}
+
+func intp(n int) *int { return &n }
+
+var verifyModes = []verifyMode{
+	{name: "default"},
+	{name: "checks on a helper connection, beside the stream", hooks: &ledger.VerifyHooks{Helpers: intp(1), HelpersOnly: true},
+		conns: func(t *testing.T, used map[int]bool) {
+			if len(used) != 1 || !used[1] {
+				t.Errorf("the checks ran on connections %v, want only the helper 1", used)
+			}
+		}},
+	{name: "two helpers", hooks: &ledger.VerifyHooks{Helpers: intp(2), HelpersOnly: true},
+		conns: func(t *testing.T, used map[int]bool) {
+			if used[0] {
+				t.Errorf("the checks ran on connections %v, want only helpers", used)
+			}
+		}},
+	{name: "one connection", hooks: &ledger.VerifyHooks{Helpers: intp(0)},
+		conns: func(t *testing.T, used map[int]bool) {
+			if len(used) != 1 || !used[0] {
+				t.Errorf("the checks ran on connections %v, want only the stream's", used)
+			}
+		}},
+	{name: "no snapshot to export", hooks: &ledger.VerifyHooks{Helpers: intp(1), ExportFails: true},
+		conns: func(t *testing.T, used map[int]bool) {
+			if len(used) != 1 || !used[0] {
+				t.Errorf("the checks ran on connections %v, want only the stream's", used)
+			}
+		}},
+}
+
+// verifyAllModes runs Verify in every mode, checks that they agree and
+// returns the report.
+func verifyAllModes(t *testing.T, l *ledger.Ledger, opts ledger.VerifyOptions) *ledger.Report {
+	t.Helper()
+	var first *ledger.Report
+	for _, mode := range verifyModes {
+		o := opts
+		var mu sync.Mutex
+		used := map[int]bool{}
+		if mode.hooks != nil {
+			h := *mode.hooks
+			h.BeforeCheck = func(conn int, _ string) {
+				mu.Lock()
+				used[conn] = true
+				mu.Unlock()
+			}
+			o = ledger.WithVerifyHooks(o, h)
+		}
+		rep, err := l.Verify(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%s: Verify: %v", mode.name, err)
+		}
+		if mode.conns != nil {
+			mode.conns(t, used)
+		}
+		rep.Elapsed = ""
+		if first == nil {
+			first = rep
+		} else if !reflect.DeepEqual(rep, first) {
+			t.Errorf("%s reports\n%+v\nthe default mode\n%+v", mode.name, rep, first)
+		}
+	}
+	return first
+}
+
+type wantProblem struct {
+	check  string
+	seq    int // 0: any; 1..3: the deposit
+	detail string
+}
+
+// Every invariant is caught however the checks are spread over
+// connections, and every mode reports the same problems in the same order.
+func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		tamper string
+		want   []wantProblem
+		other  bool // the tampering changes the other merchant's folds too
+	}{
+		{name: "untouched"},
+		{name: "changed amount", tamper: `update postings set amount = amount + 1 where merchant_id = $M and merchant_seq = $D1`,
+			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckBalance, 0, "the postings sum to"},
+				{ledger.CheckBill, 0, "has no matching posting side"}}},
+		{name: "deleted entry", tamper: `delete from bill_lines where merchant_id = $M and merchant_seq = $D2;
+			delete from postings where merchant_id = $M and merchant_seq = $D2;
+			delete from entries where merchant_id = $M and merchant_seq = $D2`,
+			want: []wantProblem{{ledger.CheckSequence, 3, "expected sequence"}, {ledger.CheckHashChain, 3, "prev_hash"},
+				{ledger.CheckBill, 0, "bill sequence"}}},
+		{name: "posting to another merchant", tamper: `update postings set destination_id = (select id from accounts where merchant_id = $OTHER and type = 'funding')
+			where merchant_id = $M and merchant_seq = $D1`,
+			want:  []wantProblem{{ledger.CheckBalanced, 1, "another merchant's account"}, {ledger.CheckHashChain, 1, "stored hash"}},
+			other: true},
+		{name: "posting across currencies", tamper: `insert into accounts (merchant_id, type, currency, address) values ($M, 'fee_revenue', 'EUR', 'm:$M:fee_revenue:EUR');
+			insert into balances (account_id, merchant_id, currency, constrained) select id, $M, 'EUR', false from accounts where address = 'm:$M:fee_revenue:EUR';
+			update postings set source_id = (select id from accounts where address = 'm:$M:fee_revenue:EUR') where merchant_id = $M and merchant_seq = $D2`,
+			want: []wantProblem{{ledger.CheckBalanced, 2, "does not sum to zero in EUR"}, {ledger.CheckBalanced, 2, "does not sum to zero in USD"}}},
+		{name: "head", tamper: `update ledger_heads set last_seq = last_seq + 1 where merchant_id = $M`,
+			want: []wantProblem{{ledger.CheckHead, 0, "head says"}}},
+		{name: "head hash", tamper: `update ledger_heads set last_hash = sha256(last_hash) where merchant_id = $M`,
+			want: []wantProblem{{ledger.CheckHead, 0, "head hash differs"}}},
+		{name: "balance", tamper: `update balances set balance = balance + 1 where account_id = $FUND`,
+			want: []wantProblem{{ledger.CheckBalance, 0, "the postings sum to"}, {ledger.CheckCurrency, 0, "balances in USD sum to"},
+				{ledger.CheckBillChain, 0, "last bill line"}}},
+		{name: "negative", tamper: `update balances set constrained = false, balance = -5 where account_id = $FUND`,
+			want: []wantProblem{{ledger.CheckNegative, 0, "below zero"}, {ledger.CheckBalance, 0, "balance -5"}}},
+		{name: "receivable in credit", tamper: `insert into accounts (merchant_id, type, currency, card_no, address) values ($M, 'card_receivable', 'USD', '$CARD', 'm:$M:card_receivable:USD:$CARD');
+			insert into balances (account_id, merchant_id, currency, constrained, balance) select id, $M, 'USD', false, 5 from accounts where address = 'm:$M:card_receivable:USD:$CARD'`,
+			want: []wantProblem{{ledger.CheckNegative, 0, "never a credit"}, {ledger.CheckBalance, 0, "balance 5"}}},
+		{name: "missing bill line", tamper: `delete from bill_lines where merchant_id = $M and merchant_seq = $D1`,
+			want: []wantProblem{{ledger.CheckBill, 0, "has no bill line"}, {ledger.CheckBill, 0, "bill sequence"}}},
+		{name: "bill head", tamper: `update ledger_heads set last_bill_seq = last_bill_seq + 1 where merchant_id = $M`,
+			want: []wantProblem{{ledger.CheckBill, 0, "bill sequence"}}},
+		{name: "bill chain", tamper: `update bill_lines set balance_after = balance_after + 1 where merchant_id = $M and merchant_seq = $D2`,
+			want: []wantProblem{{ledger.CheckBillChain, 0, "<> balance after"}}},
+		{name: "bill line of another kind", tamper: `update bill_lines set kind = 'FEE' where merchant_id = $M and merchant_seq = $D3`,
+			want: []wantProblem{{ledger.CheckBill, 0, "has no matching posting side"}}},
+		{name: "empty entry", tamper: `delete from bill_lines where merchant_id = $M and merchant_seq = $D2;
+			delete from postings where merchant_id = $M and merchant_seq = $D2`,
+			want: []wantProblem{{ledger.CheckEmptyEntry, 2, "without postings"}, {ledger.CheckHashChain, 2, "stored hash"}}},
+		{name: "holds", tamper: `update authorizations set held = held - 1 where merchant_id = $M and status = 'OPEN'`,
+			want: []wantProblem{{ledger.CheckHolds, 0, "open holds sum to"}}},
+		{name: "open hold without a held account", tamper: `update accounts set type = 'card_receivable' where merchant_id = $M and type = 'card_held'`,
+			want: []wantProblem{{ledger.CheckHolds, 0, "open holds without a held balance"}, {ledger.CheckHashChain, 0, "stored hash"}}},
+		{name: "metadata", tamper: `update entries set metadata = '{"a": "b"}' where merchant_id = $M and merchant_seq = $D1;
+			update entries set metadata = '{"a": 1}' where merchant_id = $M and merchant_seq = $D3`,
+			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckHashChain, 3, "not a JSON object of strings"}}},
+		{name: "time of an entry", tamper: `update entries set created_at = created_at + interval '1 microsecond' where merchant_id = $M and merchant_seq = $D1`,
+			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckBill, 0, "has no matching posting side"}}},
+		{name: "reference", tamper: `update entries set tx_id = 'tx_changed' where merchant_id = $M and merchant_seq = $D2`,
+			want: []wantProblem{{ledger.CheckHashChain, 2, "stored hash"}}},
+		{name: "prev hash", tamper: `update entries set prev_hash = sha256(prev_hash) where merchant_id = $M and merchant_seq = $D3`,
+			want: []wantProblem{{ledger.CheckHashChain, 3, "prev_hash is not"}, {ledger.CheckHashChain, 3, "stored hash"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newVerifyFixture(t)
+			if tc.tamper != "" {
+				f.tamper(t, tc.tamper)
+			}
+			rep := verifyAllModes(t, f.l, ledger.VerifyOptions{})
+			if rep.Merchants != 2 || rep.Entries < 7 {
+				t.Errorf("counts: %+v", rep)
+			}
+			if tc.want == nil && !rep.OK() {
+				t.Fatalf("problems in an untouched journal: %v", rep.Problems)
+			}
+			for _, w := range tc.want {
+				found := false
+				for _, p := range rep.Problems {
+					seqOK := w.seq == 0 || p.Seq == f.deposits[w.seq-1]
+					found = found || (p.Check == w.check && p.Merchant == f.m.ID && seqOK && strings.Contains(p.Detail, w.detail))
+				}
+				if !found {
+					t.Errorf("no %s problem (deposit %d) saying %q in %v", w.check, w.seq, w.detail, rep.Problems)
+				}
+			}
+			if tc.other {
+				return
+			}
+			for _, p := range rep.Problems {
+				if p.Merchant == f.other.ID {
+					t.Errorf("a problem of the untouched merchant: %s", p)
+				}
+			}
+			// The same, for the merchant alone.
+			one := verifyAllModes(t, f.l, ledger.VerifyOptions{Merchant: f.m.ID})
+			if one.Merchants != 1 || !reflect.DeepEqual(one.Problems, rep.Problems) {
+				t.Errorf("merchant alone: %d merchants, %d problems; all merchants: %d problems", one.Merchants, len(one.Problems), len(rep.Problems))
+			}
+		})
+	}
+}
+
+// The helpers import the snapshot the stream's connection exported: what
+// commits after it (an entry, a balance changed behind the ledger's back)
+// is seen by no check, and the report counts the journal as it was.
+func TestVerifyChecksSeeTheStreamsSnapshot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newVerifyFixture(t)
+	before := mustVerify(t, f.l)
+	var once sync.Once
+	var conns sync.Map
+	opts := ledger.WithVerifyHooks(ledger.VerifyOptions{}, ledger.VerifyHooks{
+		Helpers: intp(1), HelpersOnly: true,
+		AfterSnapshot: func() {
+			once.Do(func() {
+				deposit(t, f.l, f.m.ID, "USD", 7_00)
+				if _, err := f.l.DB().ExecContext(ctx, `update balances set balance = balance + 1 where account_id = ?`, f.fundUSD); err != nil {
+					t.Error(err)
+				}
+			})
+		},
+		BeforeCheck: func(conn int, name string) { conns.Store(name, conn) },
+	})
+	rep, err := f.l.Verify(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Entries != before.Entries || rep.Postings != before.Postings {
+		t.Fatalf("Verify saw what committed after its snapshot: %d entries (before %d), problems %v", rep.Entries, before.Entries, rep.Problems)
+	}
+	for _, name := range ledger.VerifyCheckNames() {
+		if conn, ok := conns.Load(name); !ok || conn != 1 {
+			t.Errorf("check %s ran on connection %v, want the helper", name, conn)
+		}
+	}
+	// A new snapshot sees both.
+	rep, err = f.l.Verify(ctx, ledger.VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Entries != before.Entries+1 {
+		t.Errorf("entries %d, want %d", rep.Entries, before.Entries+1)
+	}
+	var balance bool
+	for _, p := range rep.Problems {
+		balance = balance || p.Check == ledger.CheckBalance
+	}
+	if !balance {
+		t.Errorf("the changed balance is not reported: %v", rep.Problems)
+	}
+}
+
+// A pool of one connection cannot lend Verify a second: it checks
+// everything on the one, and finds what the others find.
+func TestVerifyOnAPoolOfOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	l := ledger.New(db, ledger.Config{Sealer: newSealer(t)})
+	t.Cleanup(l.Close)
+	m := newMerchant(t, l, "USD")
+	for i := range 5 {
+		deposit(t, l, m.ID, "USD", int64(10_00+i))
+	}
+	// The auditor's ledger: one connection.
+	one, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { one.Close() })
+	audit := ledger.New(one, ledger.Config{Sealer: newSealer(t)})
+	t.Cleanup(audit.Close)
+	var conns sync.Map
+	opts := ledger.WithVerifyHooks(ledger.VerifyOptions{}, ledger.VerifyHooks{
+		BeforeCheck: func(conn int, name string) { conns.Store(conn, true) },
+	})
+	rep, err := audit.Verify(ctx, opts)
+	if err != nil || !rep.OK() || rep.Entries != 5 {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+	if _, ok := conns.Load(1); ok {
+		t.Error("a helper connection ran a check on a pool of one")
+	}
+	if _, err := db.ExecContext(ctx, `update balances set balance = balance + 1 where merchant_id = ? and currency = 'USD' and constrained`, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = audit.Verify(ctx, ledger.VerifyOptions{})
+	if err != nil || rep.OK() {
+		t.Fatalf("Verify after a changed balance = %+v, %v", rep, err)
+	}
+}
+
+// A cancelled Verify returns the cancellation, wherever it happens, and
+// leaves no transaction open on any connection of the pool.
+func TestVerifyCancelled(t *testing.T) {
+	t.Parallel()
+	f := newVerifyFixture(t)
+	for _, at := range []string{"snapshot", "stream's check", "helper's check"} {
+		t.Run(at, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			h := ledger.VerifyHooks{Helpers: intp(1), HelpersOnly: at == "helper's check"}
+			switch at {
+			case "snapshot":
+				h.AfterSnapshot = cancel
+			case "stream's check":
+				h.Helpers = intp(0)
+				h.BeforeCheck = func(int, string) { cancel() }
+			default:
+				h.BeforeCheck = func(conn int, _ string) {
+					if conn == 1 {
+						cancel()
+					}
+				}
+			}
+			rep, err := f.l.Verify(ctx, ledger.WithVerifyHooks(ledger.VerifyOptions{}, h))
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Verify = %+v, %v, want the cancellation", rep, err)
+			}
+			if n := f.l.DB().Stats().InUse; n != 0 {
+				t.Errorf("%d connections still in use", n)
+			}
+			// A connection whose query was cancelled is closed (pgx's
+			// default), and its backend exits a moment later; one that
+			// stays in the pool must not be left in a transaction.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				var open int
+				if err := f.l.DB().QueryRowContext(context.Background(),
+					`select count(*) from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`).Scan(&open); err != nil {
+					t.Fatal(err)
+				}
+				if open == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%d transactions left open", open)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+	mustVerify(t, f.l)
+}
+
+// The progress bar's total comes from the heads, without counting the
+// journal, and the calls come from one goroutine, in order, ending at the
+// total.
+func TestVerifyProgress(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{})
+	m := newMerchant(t, l, "USD")
+	const n = 25_000 // more than one progress step
+	for i := 0; i < n; i += ledger.BatchEntriesMax {
+		var entries []postings.Entry
+		for j := i; j < min(n, i+ledger.BatchEntriesMax); j++ {
+			entries = append(entries, move(m.ID, postings.KindDeposit, postings.MerchantAccount(m.ID, postings.AccountWorld, "USD"), fund(m.ID, "USD"), 1))
+		}
+		if _, err := l.Append(ctx, ledger.Batch{Merchant: m.ID, Entries: entries}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var calls atomic.Int64
+	var last, total int64
+	rep, err := l.Verify(ctx, ledger.VerifyOptions{Progress: func(done, tot int64) {
+		calls.Add(1)
+		if done < last || (total != 0 && tot != total) {
+			t.Errorf("progress %d/%d after %d/%d", done, tot, last, total)
+		}
+		last, total = done, tot
+	}})
+	if err != nil || !rep.OK() {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+	if calls.Load() < 3 || last != n || total != n {
+		t.Errorf("%d progress calls, the last %d/%d, want ≥ 3 ending at %d/%d", calls.Load(), last, total, n, n)
+	}
+}
