@@ -167,9 +167,6 @@ func (p *pipeline) bunExec(q schema.QueryAppender, check func(pgconn.CommandTag)
 	p.text(string(b), check)
 }
 
-// len is the number of statements queued.
-func (p *pipeline) len() int { return len(p.readers) }
-
 // send sends the pipeline and reads every result in order. It returns the
 // first error: PostgreSQL skips the statements after a failed one, and the
 // transaction is then aborted.
