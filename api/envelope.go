@@ -89,6 +89,7 @@ var errorReasons = map[reasonKey]outcome{
 	{postings.EFORBIDDEN, "bin"}:                  {http.StatusOK, codeBINDenied, ""},
 	{postings.ECONFLICT, "idempotency_mismatch"}:  {http.StatusOK, codeIdemConflict, ""},
 	{postings.ECONFLICT, "idempotency_race"}:      {http.StatusOK, codeIdemInProgress, ""},
+	{postings.ECONFLICT, "message_id"}:            {http.StatusOK, codeIdemConflict, ""},
 	{postings.EFORBIDDEN, "fx_pair"}:              {http.StatusOK, codeFXUnavailable, ""},
 	{"", "fx_rate_stale"}:                         {http.StatusOK, codeFXUnavailable, ""},
 	{postings.ENOTFOUND, "remittance"}:            {http.StatusOK, codeRemitNotFound, ""},

@@ -22,6 +22,10 @@ var constraintErrors = map[string]*postings.Error{
 	"balances_non_negative": {Code: postings.EINSUFFICIENT, Message: "insufficient funds"},
 	"merchants_shop_no_key": {Code: postings.ECONFLICT, Reason: "shop_no", Message: "this shop number is taken"},
 	"idempotency_keys_pkey": {Code: postings.ECONFLICT, Reason: "idempotency_race", Message: "an idempotency key was stored concurrently; retry with the same key"},
+	// A network message id is kept as an idempotency key for the TTL, and
+	// in the attempts log for ever: one reused after the TTL is refused.
+	"auth_attempts_message_id_key": {Code: postings.ECONFLICT, Reason: "message_id",
+		Message: "this network message id was used before and its answer is no longer kept; send a new message id"},
 }
 
 // mapError turns a database error into a domain error: constraint

@@ -331,3 +331,25 @@ func TestConcurrentAuthorizations(t *testing.T) {
 	}
 	mustVerify(t, f.l)
 }
+
+// A network message id reused after its idempotency key expired is refused
+// as a conflict (the attempts log keeps every id), not an internal error,
+// and changes nothing.
+func TestMessageIDReusedAfterTTL(t *testing.T) {
+	t.Parallel()
+	f := newNetworkFixture(t, 100_00)
+	ctx := context.Background()
+	req := ledger.AuthRequest{MessageID: "msg-reused", CardNo: f.card.CardNo, Amount: 10_00, Currency: "USD"}
+	if _, err := f.l.Authorize(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	avail, held := f.balances(t)
+	f.advance(72 * time.Hour) // past the 48-hour idempotency TTL
+	_, err := f.l.Authorize(ctx, req)
+	if pe := postings.AsError(err); err == nil || pe.Code != postings.ECONFLICT || pe.Reason != "message_id" {
+		t.Fatalf("reused message id answered %v, want conflict/message_id", err)
+	}
+	if a, h := f.balances(t); a != avail || h != held {
+		t.Fatalf("balances moved: %d/%d → %d/%d", avail, held, a, h)
+	}
+}

@@ -395,8 +395,12 @@ func (s *sim) opCancel(m *mMerchant) *op {
 // netMsg is a network (or rail) message waiting in the simulated network,
 // which delivers them in random order and sometimes twice.
 type netMsg struct {
-	kind     string // authorize, clear, reverse, refund, rail
-	id       string
+	kind string // authorize, clear, reverse, refund, rail
+	id   string
+	// firstAt is when the message was first delivered: a network or rail
+	// resends a message within minutes or hours, never after the days that
+	// the ledger keeps its id (the idempotency TTL).
+	firstAt  time.Time
 	card     *mCard
 	hold     *mHold
 	remit    *mRemit

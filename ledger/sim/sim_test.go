@@ -296,6 +296,14 @@ func (s *sim) deliver(duplicates bool) {
 	}
 	i := s.rng.IntN(len(s.queue))
 	msg := s.queue[i]
+	if !msg.firstAt.IsZero() && s.nowUTC().Sub(msg.firstAt) >= netKeyFreshMax {
+		s.queue = append(s.queue[:i], s.queue[i+1:]...)
+		s.stats["net duplicate dropped (too old)"]++
+		return
+	}
+	if msg.firstAt.IsZero() {
+		msg.firstAt = s.nowUTC()
+	}
 	if duplicates && s.chance(25) {
 		s.stats["net duplicated"]++ // stays queued: delivered again later
 	} else {
@@ -503,7 +511,7 @@ func (s *sim) settle(o *op, res any, err error) {
 		if first, ok := s.answers[o.key]; ok {
 			s.stats["replays checked"]++
 			if first != ans {
-				s.fail("%s: a replay answered\n  %s\nbut the first answer was\n  %s", o.name, ans, first)
+				s.fail("%s: a replay answered\n  %s (%v)\nbut the first answer was\n  %s", o.name, ans, err, first)
 			}
 			return
 		}
