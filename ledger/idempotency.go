@@ -207,9 +207,8 @@ func (st *state) flushIdempotency(p *pipeline) {
 	}, st.now, expires, scopes, merchants, names, fps, statuses, responses, firsts, lasts)
 }
 
-// stmtStoreIdempotency inserts the new keys. An expired key with the same
-// name is replaced; an unexpired one cannot exist, because the merchant's
-// head is locked, so a conflict is reported as an error rather than ignored.
+// stmtStoreIdempotency inserts the keys and counts the rows it wrote
+// (flushIdempotency).
 var stmtStoreIdempotency = newStmt(`
 	with ins as (
 		insert into idempotency_keys as k (scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq, created_at, expires_at)

@@ -84,13 +84,9 @@ func (n *networkExt) rollback(m networkMark) {
 	n.attempts = n.attempts[:m.attempts]
 }
 
-// authColumns0 are the columns of authRow, in its field order; authColumns
-// reads them.
-const (
-	authColumns0 = `auth_id, merchant_id, card_no, message_id, txn_amount, txn_currency, fx_rate, amount, fee,
+// authColumns are the columns of authRow, in its field order.
+const authColumns = `auth_id, merchant_id, card_no, message_id, txn_amount, txn_currency, fx_rate, amount, fee,
 	currency, held, captured, released, status, merchant_name, mcc, merchant_country, expires_at, created_at, updated_at`
-	authColumns = authColumns0
-)
 
 var stmtLoadAuths = newStmt(`select ` + authColumns + ` from authorizations where auth_id = any($1::text[])`)
 
@@ -164,7 +160,7 @@ func (st *state) changeAuth(a *authState, fn func(r *authRow)) {
 }
 
 var stmtInsertAuths = newStmt(`
-	insert into authorizations (` + authColumns0 + `)
+	insert into authorizations (` + authColumns + `)
 	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
 	                     $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[],
 	                     $15::text[], $16::text[], $17::text[], $18::timestamptz[], $19::timestamptz[], $20::timestamptz[])`)

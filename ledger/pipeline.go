@@ -199,10 +199,10 @@ func (p *pipeline) send() error {
 	return mapError(first)
 }
 
-// query runs a prepared statement on a pooled connection and hands its rows
-// to scan: the read paths that run at every request (card balances) are
-// parsed and planned once per connection rather than at every call.
-func (l *Ledger) query(ctx context.Context, s *stmt, scan func(pgx.Rows) error, args ...any) error {
+// withPrepared hands fn a pooled connection on which s is prepared (a
+// round trip only the first time on that connection): the read paths that
+// run at every request are parsed and planned once per connection.
+func (l *Ledger) withPrepared(ctx context.Context, s *stmt, fn func(pc *pgx.Conn) error) error {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
 		return mapError(err)
@@ -215,33 +215,29 @@ func (l *Ledger) query(ctx context.Context, s *stmt, scan func(pgx.Rows) error, 
 	if _, err := pc.Prepare(ctx, s.name, s.sql); err != nil {
 		return mapError(err)
 	}
-	rows, err := pc.Query(ctx, s.name, args...)
-	if err != nil {
-		return mapError(err)
-	}
-	defer rows.Close()
-	if err := scan(rows); err != nil {
-		return err
-	}
-	rows.Close()
-	return mapError(rows.Err())
+	return fn(pc)
 }
 
-// exec runs a prepared statement on a pooled connection, as its own
-// transaction.
+// query runs a prepared statement and hands its rows to scan.
+func (l *Ledger) query(ctx context.Context, s *stmt, scan func(pgx.Rows) error, args ...any) error {
+	return l.withPrepared(ctx, s, func(pc *pgx.Conn) error {
+		rows, err := pc.Query(ctx, s.name, args...)
+		if err != nil {
+			return mapError(err)
+		}
+		defer rows.Close()
+		if err := scan(rows); err != nil {
+			return err
+		}
+		rows.Close()
+		return mapError(rows.Err())
+	})
+}
+
+// exec runs a prepared statement as its own transaction.
 func (l *Ledger) exec(ctx context.Context, s *stmt, args ...any) error {
-	conn, err := l.db.Conn(ctx)
-	if err != nil {
+	return l.withPrepared(ctx, s, func(pc *pgx.Conn) error {
+		_, err := pc.Exec(ctx, s.name, args...)
 		return mapError(err)
-	}
-	defer conn.Close()
-	pc, err := pgConnOf(conn)
-	if err != nil {
-		return err
-	}
-	if _, err := pc.Prepare(ctx, s.name, s.sql); err != nil {
-		return mapError(err)
-	}
-	_, err = pc.Exec(ctx, s.name, args...)
-	return mapError(err)
+	})
 }
