@@ -90,14 +90,19 @@ func (r *postingReadRow) toPosting() postings.Posting {
 	}
 }
 
-// postingsSelect reads postings with their accounts' identities.
+// postingsSelect reads postings with their accounts' identities. The
+// accounts are lateral primary-key probes (`offset 0` keeps them from being
+// flattened into joins) because the planner estimates a merchant_seq range
+// from statistics over every merchant and can overestimate it a
+// hundredfold, which once made billLines hash a scan of all accounts
+// (see there); a read is at most EntriesPageMax entries.
 const postingsSelect = `
 	select p.merchant_seq, p.idx, p.amount, p.currency,
 	       s.merchant_id as src_merchant, s.type as src_type, s.currency as src_currency, s.card_no as src_card,
 	       d.merchant_id as dst_merchant, d.type as dst_type, d.currency as dst_currency, d.card_no as dst_card
 	from postings p
-	join accounts s on s.id = p.source_id
-	join accounts d on d.id = p.destination_id`
+	cross join lateral (select merchant_id, type, currency, card_no from accounts where id = p.source_id offset 0) s
+	cross join lateral (select merchant_id, type, currency, card_no from accounts where id = p.destination_id offset 0) d`
 
 func (l *Ledger) readEntries(ctx context.Context, db bun.IDB, merchant, from, to int64, limit int) ([]postings.Record, error) {
 	if limit <= 0 || limit > EntriesPageMax {
