@@ -29,21 +29,37 @@ type sqlCheck struct {
 var verifyChecks = []sqlCheck{
 	// The balances table is the fold of the postings, and every balance
 	// obeys the rules of its type.
-	{name: "balance", cost: 500, check: CheckBalance, sql: `
-		with moves as (
-			select source_id as account_id, -amount as delta from postings where $1 = 0 or merchant_id = $1
-			union all
-			select destination_id, amount from postings where $1 = 0 or merchant_id = $1
-		), folded as (
-			select account_id, sum(delta) as total from moves group by account_id
+	//
+	// One aggregation over accounts, balances and both sides of every
+	// posting, grouped by account, with no join to plan: a join of the
+	// folded postings with accounts was planned from a guess of 200 groups
+	// (PostgreSQL has no statistics for a union's output) as a nested loop,
+	// 30,000 accounts × 15,000 groups, and took 13 s of a 19 s verify on
+	// the bench database. Only the problem rows, a few when any, are then
+	// probed for their addresses.
+	{name: "balance", cost: 700, check: CheckBalance, sql: `
+		with folded as (
+			select m.account_id, bool_or(m.is_account) as is_account,
+			       max(m.balance) as balance, sum(m.delta) as total
+			from (
+				select id as account_id, true as is_account, null::bigint as balance, 0::bigint as delta
+				from accounts where $1 = 0 or merchant_id = $1
+				union all
+				select account_id, false, balance, 0 from balances where $1 = 0 or merchant_id = $1
+				union all
+				select source_id, false, null, -amount from postings where $1 = 0 or merchant_id = $1
+				union all
+				select destination_id, false, null, amount from postings where $1 = 0 or merchant_id = $1
+			) m
+			group by m.account_id
+		), problems as materialized (
+			select account_id, balance, total from folded
+			where is_account and (balance is null or balance <> total)
 		)
 		select a.merchant_id, a.address,
-		       format('balance %s, the postings sum to %s', coalesce(b.balance::text, 'missing'), coalesce(f.total, 0))
-		from accounts a
-		left join balances b on b.account_id = a.id
-		left join folded f on f.account_id = a.id
-		where ($1 = 0 or a.merchant_id = $1)
-		  and (b.balance is null or b.balance <> coalesce(f.total, 0))
+		       format('balance %s, the postings sum to %s', coalesce(p.balance::text, 'missing'), p.total)
+		from problems p
+		cross join lateral (select merchant_id, address from accounts where id = p.account_id offset 0) a
 		order by a.address
 		limit 1000`},
 	{name: "negative", check: CheckNegative, sql: `
@@ -99,18 +115,25 @@ var verifyChecks = []sqlCheck{
 		       or not ((b.account_id = p.source_id and b.amount = -p.amount) or (b.account_id = p.destination_id and b.amount = p.amount))
 		       or b.currency <> p.currency or e.kind <> b.kind or e.created_at <> b.created_at)
 		limit 1000`},
+	// The anti-join is planned inside a materialized CTE, without the
+	// limit: with "limit 1000" on it PostgreSQL expects to stop early and
+	// probes an index per posting side (2 million nested-loop probes, 5.5 s
+	// on the bench database with 30,000 accounts), where hashing takes 2.2 s.
 	{name: "billSides", cost: 2000, check: CheckBill, sql: `
 		with sides as (
 			select p.merchant_id, p.merchant_seq, p.idx, p.source_id as account_id from postings p where $1 = 0 or p.merchant_id = $1
 			union all
 			select p.merchant_id, p.merchant_seq, p.idx, p.destination_id from postings p where $1 = 0 or p.merchant_id = $1
+		), problems as materialized (
+			select s.merchant_id, a.address, s.merchant_seq, s.idx
+			from sides s
+			join accounts a on a.id = s.account_id and a.type in ('funding', 'card_available')
+			left join bill_lines b on b.merchant_id = s.merchant_id and b.merchant_seq = s.merchant_seq
+			                      and b.posting_idx = s.idx and b.account_id = s.account_id
+			where b.merchant_id is null
 		)
-		select s.merchant_id, a.address, format('entry %s posting %s has no bill line', s.merchant_seq, s.idx)
-		from sides s
-		join accounts a on a.id = s.account_id and a.type in ('funding', 'card_available')
-		left join bill_lines b on b.merchant_id = s.merchant_id and b.merchant_seq = s.merchant_seq
-		                      and b.posting_idx = s.idx and b.account_id = s.account_id
-		where b.merchant_id is null
+		select merchant_id, address, format('entry %s posting %s has no bill line', merchant_seq, idx)
+		from problems
 		limit 1000`},
 	{name: "billSeq", cost: 200, check: CheckBill, sql: `
 		select h.merchant_id, '', format('bill sequence: %s lines, highest %s, head says %s', count(b.bill_seq), coalesce(max(b.bill_seq), 0), h.last_bill_seq)

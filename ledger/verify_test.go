@@ -189,6 +189,8 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 		{name: "balance", tamper: `update balances set balance = balance + 1 where account_id = $FUND`,
 			want: []wantProblem{{ledger.CheckBalance, 0, "the postings sum to"}, {ledger.CheckCurrency, 0, "balances in USD sum to"},
 				{ledger.CheckBillChain, 0, "last bill line"}}},
+		{name: "missing balance", tamper: `insert into accounts (merchant_id, type, currency, address) values ($M, 'fee_revenue', 'EUR', 'm:$M:fee_revenue:EUR')`,
+			want: []wantProblem{{ledger.CheckBalance, 0, "balance missing, the postings sum to 0"}}},
 		{name: "negative", tamper: `update balances set constrained = false, balance = -5 where account_id = $FUND`,
 			want: []wantProblem{{ledger.CheckNegative, 0, "below zero"}, {ledger.CheckBalance, 0, "balance -5"}}},
 		{name: "receivable in credit", tamper: `insert into accounts (merchant_id, type, currency, card_no, address) values ($M, 'card_receivable', 'USD', '$CARD', 'm:$M:card_receivable:USD:$CARD');
