@@ -21,7 +21,7 @@ type Config struct {
 	// Now is the clock; tests inject one. Default time.Now.
 	Now func() time.Time
 	// Shards is the number of writer goroutines; merchants are spread over
-	// them. Default 2 per CPU.
+	// them. Default one per two CPUs, at least one.
 	Shards int
 	// BatchMax bounds the commands of one transaction. Default 256.
 	BatchMax int
@@ -77,10 +77,14 @@ func New(db *bun.DB, cfg Config) *Ledger {
 	if cfg.Shards <= 0 {
 		// Few shards make big batches: a transaction's fixed cost (lock,
 		// loads, flush, commit) is shared by more commands. Measured with
-		// 32 clients on 2 cores (docs/performance.md): 8 shards gave 2.5
-		// commands a transaction, 2 shards 8.8 and almost twice the
-		// throughput.
-		cfg.Shards = shardsPerCPU * runtime.GOMAXPROCS(0)
+		// 32 clients over HTTPS on 2 cores with the pipelined writer
+		// (docs/performance.md, "Fewer shards"): 4 shards gave 3.9
+		// commands a transaction and 0.58-0.62 ms of PostgreSQL a transfer,
+		// 2 shards 7.9 and 0.39-0.50 ms, 1 shard 15.9 and 0.25 ms, with the
+		// highest throughput and the lowest authorization p99. More CPUs
+		// get more shards, so that PostgreSQL can run several batches at
+		// once.
+		cfg.Shards = max(1, runtime.GOMAXPROCS(0)/cpusPerShard)
 	}
 	if cfg.BatchMax <= 0 {
 		cfg.BatchMax = batchMaxDefault

@@ -43,7 +43,7 @@ type replayer interface {
 
 // Limits of the writer.
 const (
-	shardsPerCPU       = 2
+	cpusPerShard       = 2
 	batchMaxDefault    = 256
 	queueLenPerShard   = 4096
 	batchAttemptsMax   = 4 // tries of a batch that fails with a transient error

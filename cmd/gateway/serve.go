@@ -39,7 +39,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	internalAddr := fs.String("internal-addr", envOr(e, "GATEWAY_INTERNAL_ADDR", internalAddrDefault),
 		"listen address of the internal network API (GATEWAY_INTERNAL_ADDR)")
 	shards := fs.Int("ledger-shards", envInt(e, "GATEWAY_LEDGER_SHARDS", 0),
-		"ledger writer shards; 0: 2 per CPU (GATEWAY_LEDGER_SHARDS, docs/performance.md)")
+		"ledger writer shards; 0: one per two CPUs (GATEWAY_LEDGER_SHARDS, docs/performance.md)")
 	batchWindow := fs.Duration("ledger-batch-window", envDuration(e, "GATEWAY_LEDGER_BATCH_WINDOW", 0),
 		"how long a writer shard waits for more commands once it has one; 0: take what is queued (GATEWAY_LEDGER_BATCH_WINDOW)")
 	noWorkers := fs.Bool("no-workers", envBool(e, "GATEWAY_NO_WORKERS"),
