@@ -23,6 +23,7 @@ type cardCmd struct {
 	cards        []string           // prefetched card rows
 	prefetchAuth string             // a prefetched authorization
 	accounts     []postings.Account // prefetched accounts
+	bin          *binKey            // a prefetched BIN access and issuing counter
 	fn           func(st *state, h *head) (any, error)
 	newResult    func() any
 }
@@ -39,6 +40,9 @@ func (c *cardCmd) prefetch(p *prefetch) {
 	}
 	for _, a := range c.accounts {
 		p.account(a)
+	}
+	if c.bin != nil {
+		p.ext.bins = append(p.ext.bins, *c.bin)
 	}
 }
 
@@ -98,6 +102,7 @@ func (l *Ledger) createCard(ctx context.Context, merchant int64, in CreateCardIn
 	}
 	cmd := &cardCmd{
 		accounts: []postings.Account{postings.MerchantAccount(merchant, postings.AccountFunding, in.Currency)},
+		bin:      &binKey{merchant: merchant, bin: in.Bin, currency: in.Currency},
 		fn: func(st *state, h *head) (any, error) {
 			return st.createCard(h, in)
 		},

@@ -322,8 +322,91 @@ func (l *Ledger) merchantBINs(ctx context.Context, merchant int64) ([]BIN, error
 
 // binFor returns the BIN entry (bin, currency) if it is open to m, else
 // EFORBIDDEN "bin".
+// stmtLoadBins reads the access of merchants to BINs, for binFor.
+// Every join is a primary-key probe of a small table whatever the plan.
+var stmtLoadBins = newStmt(`
+	select v.m, b.bin, b.currency, b.network, b.type, b.enabled,
+	       b.enabled and coalesce(mb.allowed, b.currency = any(m.currencies)) as open
+	from unnest($1::bigint[], $2::text[], $3::text[]) as v(m, bin, cur)
+	join bins b on b.bin = v.bin and b.currency = v.cur
+	join merchants m on m.id = v.m
+	left join merchant_bins mb on mb.merchant_id = m.id and mb.bin = b.bin and mb.currency = b.currency`)
+
+// stmtLoadIssued reads today's issuing counters, for issuedToday: one
+// correlated primary-key probe per merchant and currency.
+var stmtLoadIssued = newStmt(`
+	select v.m, v.cur,
+	       coalesce((select d.issued from card_issue_daily d
+	                 where d.merchant_id = v.m and d.currency = v.cur and d.day = $3::date), 0)
+	from unnest($1::bigint[], $2::text[]) as v(m, cur)`)
+
+// queueBins queues the reads binFor and issuedToday would otherwise make
+// one round trip each: the BINs' access and the merchants' issuing
+// counters of today. What a read does not return is recorded as absent
+// (a closed BIN, nothing issued yet), as binFor and issuedToday would.
+func (st *state) queueBins(p *pipeline, keys []binKey) {
+	e := &st.ext
+	e.init()
+	if len(keys) == 0 {
+		return
+	}
+	day := st.now.UTC().Format("2006-01-02")
+	var bm, im []int64
+	var bb, bc, ic []string
+	seenBin, seenIssue := map[binKey]bool{}, map[issueKey]bool{}
+	for _, k := range keys {
+		if _, ok := e.bins[k.String()]; !ok && !seenBin[k] {
+			seenBin[k] = true
+			bm, bb, bc = append(bm, k.merchant), append(bb, k.bin), append(bc, k.currency)
+		}
+		ik := issueKey{k.merchant, k.currency, day}
+		if _, ok := e.issued[ik]; !ok && !seenIssue[ik] {
+			seenIssue[ik] = true
+			im, ic = append(im, k.merchant), append(ic, k.currency)
+		}
+	}
+	if len(bm) > 0 {
+		if e.bins == nil {
+			e.bins = map[string]*binAccessRow{}
+		}
+		p.query(stmtLoadBins, func(rows pgx.Rows) error {
+			for rows.Next() {
+				var m int64
+				var r binAccessRow
+				if err := rows.Scan(&m, &r.Bin, &r.Currency, &r.Network, &r.Type, &r.Enabled, &r.Open); err != nil {
+					return err
+				}
+				e.bins[binKey{merchant: m, bin: r.Bin, currency: r.Currency}.String()] = &r
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for i := range bm {
+				k := binKey{merchant: bm[i], bin: bb[i], currency: bc[i]}.String()
+				if _, ok := e.bins[k]; !ok {
+					e.bins[k] = nil
+				}
+			}
+			return nil
+		}, bm, bb, bc)
+	}
+	if len(im) > 0 {
+		p.query(stmtLoadIssued, func(rows pgx.Rows) error {
+			for rows.Next() {
+				var m, issued int64
+				var cur string
+				if err := rows.Scan(&m, &cur, &issued); err != nil {
+					return err
+				}
+				e.issued[issueKey{m, cur, day}] = &issueState{issued: issued}
+			}
+			return rows.Err()
+		}, im, ic, day)
+	}
+}
+
 func (st *state) binFor(m *Merchant, bin, currency string) (*BIN, error) {
-	k := strconv.FormatInt(m.ID, 10) + ":" + bin + ":" + currency
+	k := binKey{merchant: m.ID, bin: bin, currency: currency}.String()
 	row, ok := st.ext.bins[k]
 	if !ok {
 		var rows []binAccessRow

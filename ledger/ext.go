@@ -3,6 +3,7 @@ package ledger
 import (
 	"database/sql"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +47,20 @@ type extMark struct {
 type extPrefetch struct {
 	cards []string
 	auths []string
+	// bins are card creations' BINs: their access and the merchant's
+	// issuing counter are read with the batch's other rows, not one round
+	// trip each on the hot merchant's serial path.
+	bins []binKey
+}
+
+// binKey is a merchant's BIN in a currency.
+type binKey struct {
+	merchant      int64
+	bin, currency string
+}
+
+func (k binKey) String() string {
+	return strconv.FormatInt(k.merchant, 10) + ":" + k.bin + ":" + k.currency
 }
 
 func (p *extPrefetch) auth(authID string) { p.auths = append(p.auths, authID) }
@@ -102,6 +117,7 @@ func (e *extState) queueLoad(st *state, p *pipeline, pf *extPrefetch) {
 	e.init()
 	st.queueAuths(p, pf.auths)
 	st.queueCards(p, pf.cards)
+	st.queueBins(p, pf.bins)
 }
 
 // cardColumns are the columns of cardRow, in its field order.
