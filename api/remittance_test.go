@@ -506,8 +506,19 @@ func TestRemittanceWorkersRace(t *testing.T) {
 				}
 				// Claims last 30 s: drop them so that every worker competes
 				// for every step, also for rows another worker is moving.
-				if _, err := s.l.DB().NewRaw(`update remittances set claimed_until = null`).Exec(ctx); err != nil {
-					errs <- err
+				// This helper UPDATE locks every row in the table's order,
+				// while a worker's transaction holds some of them, so
+				// PostgreSQL may break a deadlock by cancelling it (the
+				// workers' own transactions retry theirs): try it again.
+				for attempt := 1; ; attempt++ {
+					_, err := s.l.DB().NewRaw(`update remittances set claimed_until = null`).Exec(ctx)
+					if err == nil {
+						break
+					}
+					if attempt == 5 || !strings.Contains(err.Error(), "40P01") {
+						errs <- err
+						break
+					}
 				}
 			}
 		}()
