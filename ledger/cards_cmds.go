@@ -140,7 +140,7 @@ func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {
 
 	token := randomID(20)
 	cardNo := "crd_" + token
-	pan := newPAN(in.Bin)
+	pan := st.l.newPAN(in.Bin)
 	exp := st.now.UTC().AddDate(3, 0, 0)
 	c := st.addCard(cardRow{
 		CardNo: cardNo, MerchantID: m.ID, Bin: in.Bin, Currency: in.Currency, Network: bin.Network,
@@ -446,6 +446,19 @@ func cardEventData(c *Card) map[string]any {
 }
 
 // newPAN draws a 16-digit card number under bin, Luhn-valid.
+// newPAN draws a PAN for a new card. A PAN already issued is found by the
+// database (cards_pan_fingerprint_key) and the batch runs again with new
+// draws: see isTransient.
+func (l *Ledger) newPAN(bin string) string {
+	if l.panSource != nil {
+		return l.panSource(bin)
+	}
+	return newPAN(bin)
+}
+
+// newPAN returns bin, random digits and a Luhn check digit: 16 digits. A
+// six-digit BIN leaves 10⁹ PANs, so a busy BIN draws one already issued
+// now and then (a 50 % chance by ~37,000 cards).
 func newPAN(bin string) string {
 	digits := make([]byte, 0, 16)
 	digits = append(digits, bin...)

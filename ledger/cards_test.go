@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,6 +102,39 @@ func newSealer(t *testing.T) *ledger.Sealer {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// A new card that draws a PAN already issued gets another one: the batch
+// runs again and the caller never hears of it. The unique fingerprint is
+// what finds the duplicate, since PANs are stored only sealed.
+func TestCardCreateDrawsAgainOnDuplicatePAN(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{})
+	m := newMerchant(t, l, "USD")
+	deposit(t, l, m.ID, "USD", 100_00)
+	dup := ledger.NewPAN("453201")
+	var draws atomic.Int64
+	ledger.SetPANSource(l, func(bin string) string {
+		if draws.Add(1) <= 2 {
+			return dup // the first card's, then the second card's first draw
+		}
+		return ledger.NewPAN(bin)
+	})
+	for i := 0; i < 2; i++ {
+		if _, err := l.CreateCard(ctx, m.ID, ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 1_00}, nil); err != nil {
+			t.Fatalf("card %d: %v", i+1, err)
+		}
+	}
+	if n := draws.Load(); n != 3 {
+		t.Fatalf("%d PAN draws, want 3 (the duplicate drawn again once)", n)
+	}
+	var cards, fingerprints, entries int
+	_ = l.DB().NewRaw(`select count(*), count(distinct pan_fingerprint) from cards`).Scan(ctx, &cards, &fingerprints)
+	_ = l.DB().NewRaw(`select count(*) from entries where kind = 'CARD_FUND'`).Scan(ctx, &entries)
+	if cards != 2 || fingerprints != 2 || entries != 2 {
+		t.Fatalf("cards %d, distinct PANs %d, funding entries %d; want 2, 2, 2", cards, fingerprints, entries)
+	}
 }
 
 func TestCardCreateRefusals(t *testing.T) {

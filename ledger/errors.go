@@ -71,6 +71,11 @@ func isTransient(err error) bool {
 		switch pg.Code {
 		case "40001", "40P01", "55P03":
 			return true
+		case "23505":
+			// A new card drew a PAN already issued: running the batch
+			// again draws new ones (the chance of drawing one twice in a
+			// row is negligible; attempts are bounded anyway).
+			return pg.ConstraintName == "cards_pan_fingerprint_key"
 		}
 	}
 	return postings.ErrorCode(err) == postings.EUNAVAILABLE || isUnavailable(err)

@@ -55,6 +55,9 @@ type Ledger struct {
 	touches touches
 	// cardOwners caches the merchant of each card (network messages).
 	cardOwners cardOwners
+	// panSource draws a new card's PAN; nil is newPAN. Tests replace it
+	// to force a collision.
+	panSource func(bin string) string
 
 	hooksMu sync.Mutex
 	hooks   []func(committed *CommitInfo)
