@@ -445,7 +445,6 @@ func cardEventData(c *Card) map[string]any {
 	}
 }
 
-// newPAN draws a 16-digit card number under bin, Luhn-valid.
 // newPAN draws a PAN for a new card. A PAN already issued is found by the
 // database (cards_pan_fingerprint_key) and the batch runs again with new
 // draws: see isTransient.
