@@ -2,7 +2,6 @@ package postings
 
 import (
 	"strconv"
-	"strings"
 )
 
 // AccountType is a line of the chart of accounts (docs/ledger.md). Every
@@ -112,19 +111,7 @@ func CardAccount(m int64, t AccountType, cur, cardNo string) Account {
 // "m:17:funding:USD" or "m:17:card_available:USD:crd_…". It is also what the
 // hash chain commits to.
 func (a Account) Address() string {
-	var b strings.Builder
-	b.Grow(48)
-	b.WriteString("m:")
-	b.WriteString(strconv.FormatInt(a.Merchant, 10))
-	b.WriteByte(':')
-	b.WriteString(string(a.Type))
-	b.WriteByte(':')
-	b.WriteString(a.Currency)
-	if a.Card != "" {
-		b.WriteByte(':')
-		b.WriteString(a.Card)
-	}
-	return b.String()
+	return string(a.AppendAddress(make([]byte, 0, 64)))
 }
 
 // AppendAddress appends a.Address() to b, allocating nothing when b has
