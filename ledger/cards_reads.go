@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"database/sql"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -283,12 +284,14 @@ func (l *Ledger) profile(ctx context.Context, merchant int64) (*Profile, error) 
 	return p, nil
 }
 
-// binAccessSelect lists BIN entries with whether merchant ? may use them:
-// enabled, and either opened to it explicitly or, with no override, in one
-// of its currencies.
+// binOpen says whether merchant m may use BIN entry b: enabled, and either
+// opened to it explicitly (its merchant_bins row mb) or, with no override,
+// in one of its currencies.
+const binOpen = `b.enabled and coalesce(mb.allowed, b.currency = any(m.currencies))`
+
+// binAccessSelect lists BIN entries with whether merchant ? may use them.
 const binAccessSelect = `
-	select b.bin, b.currency, b.network, b.type, b.enabled,
-	       b.enabled and coalesce(mb.allowed, b.currency = any(m.currencies)) as open
+	select b.bin, b.currency, b.network, b.type, b.enabled, ` + binOpen + ` as open
 	from bins b
 	join merchants m on m.id = ?
 	left join merchant_bins mb on mb.merchant_id = m.id and mb.bin = b.bin and mb.currency = b.currency`
@@ -320,108 +323,120 @@ func (l *Ledger) merchantBINs(ctx context.Context, merchant int64) ([]BIN, error
 	return out, nil
 }
 
-// binFor returns the BIN entry (bin, currency) if it is open to m, else
-// EFORBIDDEN "bin".
-// stmtLoadBins reads the access of merchants to BINs, for binFor.
+// stmtLoadBins reads the access of merchants to BIN entries, for binFor.
 // Every join is a primary-key probe of a small table whatever the plan.
 var stmtLoadBins = newStmt(`
-	select v.m, b.bin, b.currency, b.network, b.type, b.enabled,
-	       b.enabled and coalesce(mb.allowed, b.currency = any(m.currencies)) as open
+	select v.m, b.bin, b.currency, b.network, b.type, b.enabled, ` + binOpen + ` as open
 	from unnest($1::bigint[], $2::text[], $3::text[]) as v(m, bin, cur)
 	join bins b on b.bin = v.bin and b.currency = v.cur
 	join merchants m on m.id = v.m
 	left join merchant_bins mb on mb.merchant_id = m.id and mb.bin = b.bin and mb.currency = b.currency`)
 
-// stmtLoadIssued reads today's issuing counters, for issuedToday: one
-// correlated primary-key probe per merchant and currency.
+// stmtLoadIssued reads issuing counters, for issuedToday: one correlated
+// primary-key probe per merchant and currency.
 var stmtLoadIssued = newStmt(`
 	select v.m, v.cur,
 	       coalesce((select d.issued from card_issue_daily d
 	                 where d.merchant_id = v.m and d.currency = v.cur and d.day = $3::date), 0)
 	from unnest($1::bigint[], $2::text[]) as v(m, cur)`)
 
-// queueBins queues the reads binFor and issuedToday would otherwise make
-// one round trip each: the BINs' access and the merchants' issuing
-// counters of today. What a read does not return is recorded as absent
-// (a closed BIN, nothing issued yet), as binFor and issuedToday would.
+// queueBins queues, for card creations, the reads binFor and issuedToday
+// would otherwise make one round trip each: the BIN entries' access and
+// the merchants' issuing counters of today.
 func (st *state) queueBins(p *pipeline, keys []binKey) {
-	e := &st.ext
-	e.init()
-	if len(keys) == 0 {
-		return
+	day := st.day()
+	issues := make([]issueKey, len(keys))
+	for i, k := range keys {
+		issues[i] = issueKey{k.merchant, k.currency, day}
 	}
-	day := st.now.UTC().Format("2006-01-02")
-	var bm, im []int64
-	var bb, bc, ic []string
-	seenBin, seenIssue := map[binKey]bool{}, map[issueKey]bool{}
-	for _, k := range keys {
-		if _, ok := e.bins[k.String()]; !ok && !seenBin[k] {
-			seenBin[k] = true
-			bm, bb, bc = append(bm, k.merchant), append(bb, k.bin), append(bc, k.currency)
-		}
-		ik := issueKey{k.merchant, k.currency, day}
-		if _, ok := e.issued[ik]; !ok && !seenIssue[ik] {
-			seenIssue[ik] = true
-			im, ic = append(im, k.merchant), append(ic, k.currency)
-		}
-	}
-	if len(bm) > 0 {
-		if e.bins == nil {
-			e.bins = map[string]*binAccessRow{}
-		}
-		p.query(stmtLoadBins, func(rows pgx.Rows) error {
-			for rows.Next() {
-				var m int64
-				var r binAccessRow
-				if err := rows.Scan(&m, &r.Bin, &r.Currency, &r.Network, &r.Type, &r.Enabled, &r.Open); err != nil {
-					return err
-				}
-				e.bins[binKey{merchant: m, bin: r.Bin, currency: r.Currency}.String()] = &r
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			for i := range bm {
-				k := binKey{merchant: bm[i], bin: bb[i], currency: bc[i]}.String()
-				if _, ok := e.bins[k]; !ok {
-					e.bins[k] = nil
-				}
-			}
-			return nil
-		}, bm, bb, bc)
-	}
-	if len(im) > 0 {
-		p.query(stmtLoadIssued, func(rows pgx.Rows) error {
-			for rows.Next() {
-				var m, issued int64
-				var cur string
-				if err := rows.Scan(&m, &cur, &issued); err != nil {
-					return err
-				}
-				e.issued[issueKey{m, cur, day}] = &issueState{issued: issued}
-			}
-			return rows.Err()
-		}, im, ic, day)
-	}
+	st.queueBinAccess(p, keys)
+	st.queueIssued(p, issues)
 }
 
-func (st *state) binFor(m *Merchant, bin, currency string) (*BIN, error) {
-	k := binKey{merchant: m.ID, bin: bin, currency: currency}.String()
-	row, ok := st.ext.bins[k]
-	if !ok {
-		var rows []binAccessRow
-		err := st.tx.NewRaw(binAccessSelect+` where b.bin = ? and b.currency = ?`, m.ID, bin, currency).Scan(st.ctx, &rows)
-		if err != nil {
-			return nil, mapError(err)
-		}
-		if len(rows) > 0 {
-			row = &rows[0]
-		}
-		if st.ext.bins == nil {
-			st.ext.bins = map[string]*binAccessRow{}
-		}
-		st.ext.bins[k] = row
+// queueBinAccess queues the read of BIN entries' access that the batch
+// does not know yet. An entry the read does not return is recorded as
+// absent (nil): binFor refuses it.
+func (st *state) queueBinAccess(p *pipeline, keys []binKey) {
+	e := &st.ext
+	if e.bins == nil {
+		e.bins = map[binKey]*binAccessRow{}
 	}
+	var want []binKey
+	var ms []int64
+	var bins, curs []string
+	for _, k := range keys {
+		if _, ok := e.bins[k]; !ok && !slices.Contains(want, k) {
+			want = append(want, k)
+			ms, bins, curs = append(ms, k.merchant), append(bins, k.bin), append(curs, k.currency)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	p.query(stmtLoadBins, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var m int64
+			var r binAccessRow
+			if err := rows.Scan(&m, &r.Bin, &r.Currency, &r.Network, &r.Type, &r.Enabled, &r.Open); err != nil {
+				return err
+			}
+			e.bins[binKey{merchant: m, bin: r.Bin, currency: r.Currency}] = &r
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, k := range want {
+			if _, ok := e.bins[k]; !ok {
+				e.bins[k] = nil
+			}
+		}
+		return nil
+	}, ms, bins, curs)
+}
+
+// queueIssued queues the read of issuing counters that the batch does not
+// know yet (all of one day, st.day()); a missing row is zero.
+func (st *state) queueIssued(p *pipeline, keys []issueKey) {
+	e := &st.ext
+	e.init()
+	var want []issueKey
+	var ms []int64
+	var curs []string
+	for _, k := range keys {
+		if _, ok := e.issued[k]; !ok && !slices.Contains(want, k) {
+			want = append(want, k)
+			ms, curs = append(ms, k.merchant), append(curs, k.currency)
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	day := st.day()
+	p.query(stmtLoadIssued, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var m, issued int64
+			var cur string
+			if err := rows.Scan(&m, &cur, &issued); err != nil {
+				return err
+			}
+			e.issued[issueKey{m, cur, day}] = &issueState{issued: issued}
+		}
+		return rows.Err()
+	}, ms, curs, day)
+}
+
+// binFor returns the BIN entry (bin, currency) if it is open to m, else
+// EFORBIDDEN "bin".
+func (st *state) binFor(m *Merchant, bin, currency string) (*BIN, error) {
+	k := binKey{merchant: m.ID, bin: bin, currency: currency}
+	if _, ok := st.ext.bins[k]; !ok {
+		p := st.pipeline()
+		st.queueBinAccess(p, []binKey{k})
+		if err := p.send(); err != nil {
+			return nil, err
+		}
+	}
+	row := st.ext.bins[k]
 	if row == nil || !row.Open {
 		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "bin", "BIN %s in %s is not open to this merchant", bin, currency)
 	}

@@ -3,7 +3,6 @@ package ledger
 import (
 	"database/sql"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,7 +33,7 @@ type extState struct {
 	limitsRead map[int64]bool
 	limitRows  map[string]*limitRow
 	rates      map[string]*fxRateRow
-	bins       map[string]*binAccessRow
+	bins       map[binKey]*binAccessRow // nil: no such entry
 }
 
 type extMark struct {
@@ -53,14 +52,10 @@ type extPrefetch struct {
 	bins []binKey
 }
 
-// binKey is a merchant's BIN in a currency.
+// binKey is a merchant's BIN entry (a BIN in a currency).
 type binKey struct {
 	merchant      int64
 	bin, currency string
-}
-
-func (k binKey) String() string {
-	return strconv.FormatInt(k.merchant, 10) + ":" + k.bin + ":" + k.currency
 }
 
 func (p *extPrefetch) auth(authID string) { p.auths = append(p.auths, authID) }
@@ -219,23 +214,22 @@ func (st *state) addCard(r cardRow) *cardState {
 	return c
 }
 
+// day is the batch's UTC day, YYYY-MM-DD: the issuing counters' key.
+func (st *state) day() string { return st.now.UTC().Format("2006-01-02") }
+
 // issuedToday returns the day's card-issuing counter of a merchant and
 // currency, loading it on first use.
 func (st *state) issuedToday(merchant int64, currency string) (*issueState, error) {
 	st.ext.init()
-	k := issueKey{merchant, currency, st.now.UTC().Format("2006-01-02")}
-	if s, ok := st.ext.issued[k]; ok {
-		return s, nil
+	k := issueKey{merchant, currency, st.day()}
+	if _, ok := st.ext.issued[k]; !ok {
+		p := st.pipeline()
+		st.queueIssued(p, []issueKey{k})
+		if err := p.send(); err != nil {
+			return nil, err
+		}
 	}
-	var issued int64
-	err := st.tx.NewRaw(`select issued from card_issue_daily where merchant_id = ? and currency = ? and day = ?::date`,
-		k.merchant, k.currency, k.day).Scan(st.ctx, &issued)
-	if err != nil && err != sql.ErrNoRows {
-		return nil, mapError(err)
-	}
-	s := &issueState{issued: issued}
-	st.ext.issued[k] = s
-	return s, nil
+	return st.ext.issued[k], nil
 }
 
 func (st *state) addIssued(s *issueState, amount int64) {
