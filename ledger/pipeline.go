@@ -38,10 +38,10 @@ func newStmt(sql string) *stmt {
 }
 
 // pgConnOf returns the pgx connection under a pinned database/sql
-// connection. The caller holds c exclusively until it closes it, and uses
-// the two in turn, never at once, so the pgx connection is used only while
-// database/sql is not using it.
-func pgConnOf(c bun.Conn) (*pgx.Conn, error) {
+// connection (a *sql.Conn or a bun.Conn). The caller holds c exclusively
+// until it closes it, and uses the two in turn, never at once, so the pgx
+// connection is used only while database/sql is not using it.
+func pgConnOf(c interface{ Raw(func(any) error) error }) (*pgx.Conn, error) {
 	var pc *pgx.Conn
 	err := c.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)

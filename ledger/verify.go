@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // Problem is one break of an invariant, named precisely enough to act on.
@@ -282,18 +281,20 @@ func (v *verifyRun) helper(ctx, acquire context.Context, snapshot string, queue 
 		return
 	}
 	defer c.Close()
-	err = rawPgxConn(c, func(conn *pgx.Conn) error {
-		if err := beginVerifyTx(ctx, conn, snapshot); err != nil {
-			endVerifyTx(conn)
-			if ctx.Err() == nil {
-				v.l.log.Info("audit verify: a helper connection could not import the snapshot", "error", err)
-			}
-			return nil
-		}
-		defer endVerifyTx(conn)
-		return v.drain(ctx, conn, queue, id)
-	})
+	conn, err := pgConnOf(c)
 	if err != nil {
+		v.fail(err)
+		return
+	}
+	if err := beginVerifyTx(ctx, conn, snapshot); err != nil {
+		endVerifyTx(conn)
+		if ctx.Err() == nil {
+			v.l.log.Info("audit verify: a helper connection could not import the snapshot", "error", err)
+		}
+		return
+	}
+	defer endVerifyTx(conn)
+	if err := v.drain(ctx, conn, queue, id); err != nil {
 		v.fail(err)
 	}
 }
@@ -398,17 +399,9 @@ func (l *Ledger) withPgxConn(ctx, acquire context.Context, fn func(context.Conte
 		return mapError(err)
 	}
 	defer c.Close()
-	return rawPgxConn(c, func(conn *pgx.Conn) error { return fn(ctx, conn) })
-}
-
-func rawPgxConn(c interface {
-	Raw(func(any) error) error
-}, fn func(*pgx.Conn) error) error {
-	return c.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("ledger: verify needs the pgx driver, not %T", dc)
-		}
-		return fn(sc.Conn())
-	})
+	conn, err := pgConnOf(c)
+	if err != nil {
+		return err
+	}
+	return fn(ctx, conn)
 }
