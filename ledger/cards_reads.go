@@ -408,7 +408,7 @@ func (st *state) queueIssued(p *pipeline, keys []issueKey) {
 			ms, curs = append(ms, k.merchant), append(curs, k.currency)
 		}
 	}
-	if len(ms) == 0 {
+	if len(want) == 0 {
 		return
 	}
 	day := st.day()

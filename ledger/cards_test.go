@@ -130,8 +130,12 @@ func TestCardCreateDrawsAgainOnDuplicatePAN(t *testing.T) {
 		t.Fatalf("%d PAN draws, want 3 (the duplicate drawn again once)", n)
 	}
 	var cards, fingerprints, entries int
-	_ = l.DB().NewRaw(`select count(*), count(distinct pan_fingerprint) from cards`).Scan(ctx, &cards, &fingerprints)
-	_ = l.DB().NewRaw(`select count(*) from entries where kind = 'CARD_FUND'`).Scan(ctx, &entries)
+	if err := l.DB().NewRaw(`select count(*), count(distinct pan_fingerprint) from cards`).Scan(ctx, &cards, &fingerprints); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.DB().NewRaw(`select count(*) from entries where kind = 'CARD_FUND'`).Scan(ctx, &entries); err != nil {
+		t.Fatal(err)
+	}
 	if cards != 2 || fingerprints != 2 || entries != 2 {
 		t.Fatalf("cards %d, distinct PANs %d, funding entries %d; want 2, 2, 2", cards, fingerprints, entries)
 	}
