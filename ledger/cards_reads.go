@@ -324,13 +324,15 @@ func (l *Ledger) merchantBINs(ctx context.Context, merchant int64) ([]BIN, error
 }
 
 // stmtLoadBins reads the access of merchants to BIN entries, for binFor.
-// Every join is a primary-key probe of a small table whatever the plan.
+// Each row is a primary-key probe whatever the statistics (see
+// stmtLoadAccounts).
 var stmtLoadBins = newStmt(`
 	select v.m, b.bin, b.currency, b.network, b.type, b.enabled, ` + binOpen + ` as open
 	from unnest($1::bigint[], $2::text[], $3::text[]) as v(m, bin, cur)
-	join bins b on b.bin = v.bin and b.currency = v.cur
-	join merchants m on m.id = v.m
-	left join merchant_bins mb on mb.merchant_id = m.id and mb.bin = b.bin and mb.currency = b.currency`)
+	cross join lateral (select * from bins b where b.bin = v.bin and b.currency = v.cur offset 0) b
+	cross join lateral (select * from merchants m where m.id = v.m offset 0) m
+	left join lateral (select * from merchant_bins mb
+	                   where mb.merchant_id = v.m and mb.bin = v.bin and mb.currency = v.cur offset 0) mb on true`)
 
 // stmtLoadIssued reads issuing counters, for issuedToday: one correlated
 // primary-key probe per merchant and currency.
@@ -514,8 +516,9 @@ func limitFrom(ctx context.Context, db bun.IDB, m *Merchant, currency string, ro
 }
 
 var stmtLoadLimits = newStmt(`
-	select merchant_id, currency, card_balance_max, daily_card_issue_max, remittance_max
-	from merchant_limits where merchant_id = any($1::bigint[])`)
+	select l.merchant_id, l.currency, l.card_balance_max, l.daily_card_issue_max, l.remittance_max
+	from unnest($1::bigint[]) as v(m)
+	cross join lateral (select * from merchant_limits l where l.merchant_id = v.m offset 0) l`)
 
 // queueLimits queues the read of the merchants' limits in every currency,
 // with the head lock: most commands check one.

@@ -142,7 +142,10 @@ var stmtRecordDeliveries = newStmt(`
 	    last_status = nullif(v.code, 0), last_error = nullif(v.err, ''), delivered_at = v.delivered
 	from unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::timestamptz[], $7::integer[], $8::text[],
 	            $9::timestamptz[]) as v(m, seq, attempts, status, next, code, err, delivered)
-	where d.merchant_id = v.m and d.event_seq = v.seq and d.attempts = v.attempts and d.status = 'PENDING'`)
+	cross join lateral (select ctid from deliveries x
+	                    where x.merchant_id = v.m and x.event_seq = v.seq and x.attempts = v.attempts and x.status = 'PENDING'
+	                    offset 0) x
+	where d.ctid = x.ctid`)
 
 // RecordDeliveries stores the outcomes of attempts on deliveries this
 // dispatcher claimed, in one statement: one commit for a round rather than

@@ -128,7 +128,8 @@ func cardColumnsOf(alias string) string {
 	return strings.Join(cols, ", ")
 }
 
-var stmtLoadCards = newStmt(`select ` + cardColumns + ` from cards where card_no = any($1::text[])`)
+var stmtLoadCards = newStmt(`select c.* from unnest($1::text[]) as v(card_no)
+	cross join lateral (select ` + cardColumns + ` from cards c where c.card_no = v.card_no offset 0) c`)
 
 // scan reads the card columns of a row, then extra columns into more.
 func (r *cardRow) scan(rows pgx.Rows, more ...any) error {
@@ -157,6 +158,8 @@ func (st *state) queueCards(p *pipeline, cardNos []string) {
 	if len(want) == 0 {
 		return
 	}
+	// One probe per element: no element twice.
+	want = uniqueSorted(want)
 	p.query(stmtLoadCards, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var r cardRow
@@ -320,7 +323,8 @@ var stmtUpdateCards = newStmt(`
 	update cards c set status = v.status, freeze_reason = v.reason, updated_at = v.updated, cancelled_at = v.cancelled
 	from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
 	     as v(card_no, status, reason, updated, cancelled)
-	where c.card_no = v.card_no`)
+	cross join lateral (select ctid from cards x where x.card_no = v.card_no offset 0) x
+	where c.ctid = x.ctid`)
 
 func (e *extState) flushCards(p *pipeline) {
 	if n := len(e.newCards); n > 0 {

@@ -31,10 +31,6 @@ var stmtInsertAccounts = newStmt(`
 	select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
 	     as v(id, m, type, currency, card_no, address)`)
 
-var stmtInsertBalances = newStmt(`
-	insert into balances (account_id, merchant_id, currency, constrained)
-	select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::bool[])`)
-
 func (st *state) flushAccounts(p *pipeline) {
 	n := len(st.newAccounts)
 	if n == 0 {
@@ -43,7 +39,6 @@ func (st *state) flushAccounts(p *pipeline) {
 	ids, ms := make([]int64, n), make([]int64, n)
 	types, curs, addrs := make([]string, n), make([]string, n), make([]string, n)
 	cards := make([]*string, n)
-	constrained := make([]bool, n)
 	for i, a := range st.newAccounts {
 		ids[i], ms[i] = a.id, a.account.Merchant
 		types[i], curs[i], addrs[i] = string(a.account.Type), a.account.Currency, a.account.Address()
@@ -51,10 +46,8 @@ func (st *state) flushAccounts(p *pipeline) {
 			c := a.account.Card
 			cards[i] = &c
 		}
-		constrained[i] = a.account.Type.Constrained()
 	}
 	p.execRows(stmtInsertAccounts, n, "accounts", ids, ms, types, curs, cards, addrs)
-	p.execRows(stmtInsertBalances, n, "balances", ids, ms, curs, constrained)
 }
 
 // Empty references are stored as NULL.
@@ -127,49 +120,82 @@ func (st *state) flushJournal(p *pipeline) error {
 	return nil
 }
 
-// stmtUpdateBalances applies each touched account's net change and returns
-// the result.
-var stmtUpdateBalances = newStmt(`
-	update balances b set balance = b.balance + v.delta, last_seq = v.seq
-	from unnest($1::bigint[], $2::bigint[], $3::bigint[]) as v(id, delta, seq)
-	where b.account_id = v.id
-	returning b.account_id, b.balance`)
+// stmtUpsertBalances writes each touched account's balance: a new account's
+// row is inserted with its balance after the batch, an existing one gets the
+// batch's net change. It is an upsert rather than an insert and an update so
+// that each row is written once, and so that its plan is one probe of
+// balances_pkey per row whatever the statistics (the arbiter index), where
+// "update ... from unnest" is a join that a planner misled by a young table
+// turns into a scan of every balance (docs/performance.md).
+//
+// PostgreSQL checks the row it proposes to insert against the check
+// constraints before it looks for a conflict, so an existing account's
+// proposed row says constrained = false: its delta may be negative, and the
+// row is never inserted (the update keeps the stored flag, and the check
+// runs again on the updated row). "inserted" (xmax = 0 on a row this
+// statement inserted) lets flushBalances prove that only new accounts were
+// inserted and every existing one updated. A conflict on a row of another
+// merchant or currency updates nothing, and the count catches it.
+var stmtUpsertBalances = newStmt(`
+	insert into balances as b (account_id, merchant_id, currency, constrained, balance, last_seq)
+	select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::bool[], $5::bigint[], $6::bigint[])
+	on conflict (account_id) do update
+	set balance = b.balance + excluded.balance, last_seq = excluded.last_seq
+	where b.merchant_id = excluded.merchant_id and b.currency = excluded.currency
+	returning b.account_id, b.balance, b.xmax = 0`)
 
-// flushBalances applies each touched account's net change and reads the
+// flushBalances writes each touched or new account's balance and reads the
 // result back: a balance that is not what the batch computed means something
 // changed it outside the writer, and the batch is abandoned.
 func (st *state) flushBalances(p *pipeline) {
-	var ids, deltas, seqs []int64
-	want := map[int64]int64{}
+	var ids, ms, deltas, seqs []int64
+	var curs []string
+	var constrained []bool
+	accounts := map[int64]*acctState{}
 	for _, a := range st.accounts {
-		if !a.touched {
+		if !a.touched && !a.isNew {
 			continue
 		}
-		ids = append(ids, a.id)
+		ids, ms = append(ids, a.id), append(ms, a.account.Merchant)
+		curs, constrained = append(curs, a.account.Currency), append(constrained, a.isNew && a.account.Type.Constrained())
+		// A new account's loaded balance is 0: its delta is its balance.
 		deltas = append(deltas, a.balance-a.loaded)
 		seqs = append(seqs, a.lastSeq)
-		want[a.id] = a.balance
+		accounts[a.id] = a
 	}
 	if len(ids) == 0 {
 		return
 	}
-	p.query(stmtUpdateBalances, func(rows pgx.Rows) error {
+	p.query(stmtUpsertBalances, func(rows pgx.Rows) error {
 		got := 0
 		for rows.Next() {
 			var id, balance int64
-			if err := rows.Scan(&id, &balance); err != nil {
+			var inserted bool
+			if err := rows.Scan(&id, &balance, &inserted); err != nil {
 				return err
 			}
 			got++
-			if want[id] != balance {
-				return errInvariant("account %d has balance %d after the batch, the batch computed %d", id, balance, want[id])
+			a := accounts[id]
+			if a == nil {
+				return errInvariant("balance of account %d written, not in the batch", id)
+			}
+			if inserted != a.isNew {
+				return errInvariant("account %d: balance row inserted %v, the batch expected %v", id, inserted, a.isNew)
+			}
+			if a.balance != balance {
+				return errInvariant("account %d has balance %d after the batch, the batch computed %d", id, balance, a.balance)
 			}
 		}
+		// A failed statement ends the rows early: report its error, not
+		// the short count.
+		if err := rows.Err(); err != nil {
+			return err
+		}
 		if got != len(ids) {
-			return errInvariant("%d balances updated, %d expected", got, len(ids))
+			return errInvariant("%d balances written, %d expected", got, len(ids))
 		}
 		return nil
-	}, ids, deltas, seqs)
+	}, ids, ms, curs, constrained, deltas, seqs)
 }
 
 var stmtUpdateHeads = newStmt(`
@@ -177,7 +203,8 @@ var stmtUpdateHeads = newStmt(`
 	set last_seq = v.seq, last_hash = v.hash, last_bill_seq = v.bill, last_event_seq = v.event, last_ts = v.ts
 	from unnest($1::bigint[], $2::bigint[], $3::bytea[], $4::bigint[], $5::bigint[], $6::timestamptz[])
 	     as v(m, seq, hash, bill, event, ts)
-	where h.merchant_id = v.m`)
+	cross join lateral (select ctid from ledger_heads x where x.merchant_id = v.m offset 0) x
+	where h.ctid = x.ctid`)
 
 func (st *state) flushHeads(p *pipeline) {
 	var ms, seqs, bills, events []int64

@@ -88,7 +88,8 @@ func (n *networkExt) rollback(m networkMark) {
 const authColumns = `auth_id, merchant_id, card_no, message_id, txn_amount, txn_currency, fx_rate, amount, fee,
 	currency, held, captured, released, status, merchant_name, mcc, merchant_country, expires_at, created_at, updated_at`
 
-var stmtLoadAuths = newStmt(`select ` + authColumns + ` from authorizations where auth_id = any($1::text[])`)
+var stmtLoadAuths = newStmt(`select a.* from unnest($1::text[]) as v(auth_id)
+	cross join lateral (select ` + authColumns + ` from authorizations a where a.auth_id = v.auth_id offset 0) a`)
 
 // queueAuths queues the read of authorizations by id.
 func (st *state) queueAuths(p *pipeline, ids []string) {
@@ -103,6 +104,8 @@ func (st *state) queueAuths(p *pipeline, ids []string) {
 	if len(want) == 0 {
 		return
 	}
+	// One probe per element: no element twice.
+	want = uniqueSorted(want)
 	p.query(stmtLoadAuths, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var r authRow
@@ -170,7 +173,8 @@ var stmtUpdateAuths = newStmt(`
 	set held = v.held, captured = v.captured, released = v.released, status = v.status, updated_at = v.updated
 	from unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::timestamptz[])
 	     as v(auth_id, held, captured, released, status, updated)
-	where a.auth_id = v.auth_id`)
+	cross join lateral (select ctid from authorizations x where x.auth_id = v.auth_id offset 0) x
+	where a.ctid = x.ctid`)
 
 var stmtInsertAttempts = newStmt(`
 	insert into auth_attempts (message_id, merchant_id, card_no, txn_amount, txn_currency, approved, response_code,

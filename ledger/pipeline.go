@@ -31,10 +31,16 @@ type stmt struct {
 	sql  string
 }
 
+// stmtsAll lists every statement made by newStmt, so that a test can check
+// each one's generic plan (TestStatementPlansAreIndexProbes).
+var stmtsAll []*stmt
+
 func newStmt(sql string) *stmt {
 	h := fnv.New64a()
 	h.Write([]byte(sql))
-	return &stmt{name: fmt.Sprintf("gw_%016x", h.Sum64()), sql: sql}
+	s := &stmt{name: fmt.Sprintf("gw_%016x", h.Sum64()), sql: sql}
+	stmtsAll = append(stmtsAll, s)
+	return s
 }
 
 // pgConnOf returns the pgx connection under a pinned database/sql

@@ -1,10 +1,11 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -184,15 +185,18 @@ func (st *state) rollback(m mark) {
 }
 
 // stmtLockHeads locks the journal heads of the batch's merchants in id
-// order, so that two transactions never wait on each other in a cycle.
+// order, so that two transactions never wait on each other in a cycle: $1
+// is sorted (uniqueSorted), and each head is locked by its own probe in the
+// order of the array (the function scan is the outer side of the nested
+// loops, so it drives them in that order).
 var stmtLockHeads = newStmt(`
 	select h.merchant_id, h.last_seq, h.last_hash, h.last_bill_seq, h.last_event_seq, h.last_ts,
 	       m.shop_no, m.name, m.currencies, m.status, m.ip_whitelist, coalesce(m.callback_url, ''),
 	       m.kyb_tier, m.created_at, m.last_authenticated_at
-	from ledger_heads h join merchants m on m.id = h.merchant_id
-	where h.merchant_id = any($1::bigint[])
-	order by h.merchant_id
-	for update of h`)
+	from unnest($1::bigint[]) with ordinality as v(m, i)
+	cross join lateral (select * from ledger_heads h where h.merchant_id = v.m for update) h
+	cross join lateral (select * from merchants m where m.id = v.m offset 0) m
+	order by v.i`)
 
 // queueLockHeads queues the lock of the merchants' heads. Merchants without
 // a head are absent from st.heads; their commands fail alone.
@@ -258,24 +262,28 @@ func (st *state) queueLoad(p *pipeline, pf *prefetch) {
 }
 
 // The loads are written so that their plan is index probes whatever the
-// statistics say: the balance of each account is a lateral subquery that
-// "offset 0" keeps from being flattened into a join (a hash join over all
-// balances is what a planner misled by stale statistics picks, and what
-// the first profile caught: 2.7 ms per batch for three rows).
+// statistics say: the array is the outer side, and each row it names is a
+// lateral subquery that "offset 0" keeps from being flattened into a join.
+// A join, or "= any($1)", leaves the choice to the planner, and a planner
+// misled by stale statistics scans the whole table: a hash join over all
+// balances cost 2.7 ms per batch for three rows in the first profile, and a
+// generic plan made while a table was young kept scanning it as it grew
+// (docs/performance.md; TestStatementPlansAreIndexProbes checks every
+// statement).
 var stmtLoadAccounts = newStmt(`
 	select a.id, a.merchant_id, a.type, a.currency, coalesce(a.card_no, ''), b.balance, b.last_seq
-	from accounts a
-	cross join lateral (select b.balance, b.last_seq from balances b where b.account_id = a.id offset 0) b
-	where a.address = any($1::text[])`)
+	from unnest($1::text[]) as v(address)
+	cross join lateral (select * from accounts a where a.address = v.address offset 0) a
+	cross join lateral (select b.balance, b.last_seq from balances b where b.account_id = a.id offset 0) b`)
 
 // stmtLoadCardAccounts reads every account of the given cards: a card's
 // accounts cannot be named before the card is read (their currency is the
 // card's), so they are read with it, in the same pipeline.
 var stmtLoadCardAccounts = newStmt(`
 	select a.id, a.merchant_id, a.type, a.currency, a.card_no, b.balance, b.last_seq
-	from accounts a
-	cross join lateral (select b.balance, b.last_seq from balances b where b.account_id = a.id offset 0) b
-	where a.card_no = any($1::text[]) and a.card_no is not null`)
+	from unnest($1::text[]) as v(card_no)
+	cross join lateral (select * from accounts a where a.card_no = v.card_no offset 0) a
+	cross join lateral (select b.balance, b.last_seq from balances b where b.account_id = a.id offset 0) b`)
 
 // scanAccounts adds the accounts of rows to the batch.
 func (st *state) scanAccounts(rows pgx.Rows) error {
@@ -330,6 +338,8 @@ func (st *state) queueCardAccounts(p *pipeline, cardNos []string) {
 	if len(want) == 0 {
 		return
 	}
+	// One probe per element: no element twice.
+	want = uniqueSorted(want)
 	p.query(stmtLoadCardAccounts, func(rows pgx.Rows) error {
 		if err := st.scanAccounts(rows); err != nil {
 			return err
@@ -514,17 +524,10 @@ func addInt64(a, b int64) (int64, bool) {
 	return s, true
 }
 
-func uniqueSorted(xs []int64) []int64 {
-	out := append([]int64(nil), xs...)
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	n := 0
-	for i, x := range out {
-		if i == 0 || x != out[n-1] {
-			out[n] = x
-			n++
-		}
-	}
-	return out[:n]
+func uniqueSorted[T cmp.Ordered](xs []T) []T {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func nullString(s string) sql.NullString {
