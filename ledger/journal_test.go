@@ -217,3 +217,64 @@ func TestIdempotencyUnderConcurrency(t *testing.T) {
 	}
 	mustVerify(t, l)
 }
+
+// The database's own check of every posting (postings_check_accounts, the
+// second check after Go's): a posting between two merchants, or between two
+// currencies, is refused even when written straight in SQL.
+func TestPostingsRefuseAccountsOfAnotherMerchantOrCurrency(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{})
+	a := newMerchant(t, l, "USD", "EUR")
+	b := newMerchant(t, l, "USD")
+	deposit(t, l, a.ID, "USD", 10_00)
+	deposit(t, l, a.ID, "EUR", 10_00)
+	deposit(t, l, b.ID, "USD", 10_00)
+	db := l.DB()
+	funding := func(m int64, cur string) int64 {
+		t.Helper()
+		var id int64
+		if err := db.QueryRowContext(ctx, "select id from accounts where merchant_id = ? and type = 'funding' and currency = ?", m, cur).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	aUSD, aEUR, bUSD := funding(a.ID, "USD"), funding(a.ID, "EUR"), funding(b.ID, "USD")
+	for _, c := range []struct {
+		name     string
+		src, dst int64
+		refused  bool
+	}{
+		{"to another merchant", aUSD, bUSD, true},
+		{"across currencies", aUSD, aEUR, true},
+		{"within the merchant and currency", aUSD, 0, false}, // dst: found below
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback() //nolint:errcheck
+			if _, err := tx.ExecContext(ctx, `insert into entries (merchant_id, merchant_seq, kind, created_at, prev_hash, hash)
+				values (?, 1000, 'ADJUSTMENT', now(), sha256(''), sha256(''))`, a.ID); err != nil {
+				t.Fatal(err)
+			}
+			dst := c.dst
+			if !c.refused {
+				// One account on both sides is refused by its own check;
+				// the merchant's other USD account is its settlement side.
+				if err := tx.QueryRowContext(ctx, "select id from accounts where merchant_id = ? and currency = 'USD' and id <> ? limit 1", a.ID, aUSD).Scan(&dst); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err = tx.ExecContext(ctx, `insert into postings (merchant_id, merchant_seq, idx, source_id, destination_id, amount, currency)
+				values (?, 1000, 0, ?, ?, 1, 'USD')`, a.ID, c.src, dst)
+			if c.refused && (err == nil || !strings.Contains(err.Error(), "crosses merchants or currencies")) {
+				t.Errorf("err = %v, want the postings_accounts_check refusal", err)
+			}
+			if !c.refused && err != nil {
+				t.Errorf("err = %v, want the posting accepted", err)
+			}
+		})
+	}
+}

@@ -114,3 +114,39 @@ func planScans(plan string) string {
 	}
 	return ""
 }
+
+// planScans must tell a probe from a scan, or the test above passes
+// whatever the plans are.
+func TestPlanScans(t *testing.T) {
+	cases := []struct {
+		name, plan string
+		scan       bool
+	}{
+		{"index probes", `Nested Loop
+  ->  Function Scan on unnest v
+  ->  Index Scan using accounts_address_key on accounts a
+        Index Cond: (address = v.address)`, false},
+		{"bitmap probe", `Nested Loop
+  ->  Function Scan on unnest v
+  ->  Bitmap Heap Scan on merchant_limits l
+        Recheck Cond: (merchant_id = v.m)
+        ->  Bitmap Index Scan on merchant_limits_pkey
+              Index Cond: (merchant_id = v.m)`, false},
+		{"sequential scan", `Seq Scan on cards
+  Filter: (card_no = ANY ($1))`, true},
+		{"hash join", `Hash Join
+  Hash Cond: (b.account_id = v.id)
+  ->  Index Only Scan using balances_pkey on balances b
+  ->  Hash
+        ->  Function Scan on unnest v`, true},
+		{"whole index", `Nested Loop
+  ->  Index Scan using balances_pkey on balances b
+  ->  Function Scan on unnest v
+        Filter: (id = b.account_id)`, true},
+	}
+	for _, c := range cases {
+		if got := planScans(c.plan) != ""; got != c.scan {
+			t.Errorf("%s: planScans says scan %v, want %v", c.name, got, c.scan)
+		}
+	}
+}
