@@ -56,6 +56,7 @@ type options struct {
 	gatewayBin   string
 	keep         bool
 	perfDir      string
+	autoExplain  string
 	ledgerRows   bool
 	internalWait time.Duration
 	cpuProfile   string
@@ -153,6 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.gatewayBin, "gateway", "", "a gateway binary to run instead of building ./cmd/gateway")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (database, gateway log)")
 	fs.StringVar(&o.perfDir, "perf", "", "record a system-wide `perf record -g` profile of each measured window into this directory")
+	fs.StringVar(&o.autoExplain, "auto-explain", "", "log the plan, with row counts and buffers, of every statement slower than this (e.g. 1ms; 0ms: all) to pg/data/log/ in the working directory; use with -keep")
 	fs.BoolVar(&o.ledgerRows, "ledger", true, "also run the in-process ledger.Append rows (L1, L2: no HTTP)")
 	fs.DurationVar(&o.internalWait, "internal-wait", 3*time.Second, "how long to wait for the internal network API to answer before falling back to in-process ledger.Authorize")
 	fs.IntVar(&o.lShards, "ledger-shards", 0, "rows L1, L2: ledger.Config.Shards of the in-process ledger (0: the ledger's default)")

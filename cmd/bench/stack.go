@@ -108,6 +108,25 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 		settings["pg_stat_statements.track_planning"] = "on"
 		b.pgStat = true
 	}
+	if o.autoExplain != "" {
+		// Which plan each statement really ran, and how many rows and
+		// buffers it touched: how the whole-table scans of young generic
+		// plans were found (docs/performance.md). Without timing, so that
+		// the figures stay close to a run without it.
+		libs := "auto_explain"
+		if b.pgStat {
+			libs = "pg_stat_statements,auto_explain"
+		}
+		settings["shared_preload_libraries"] = libs
+		settings["auto_explain.log_min_duration"] = o.autoExplain
+		settings["auto_explain.log_analyze"] = "on"
+		settings["auto_explain.log_buffers"] = "on"
+		settings["auto_explain.log_timing"] = "off"
+		settings["auto_explain.log_nested_statements"] = "on"
+		settings["logging_collector"] = "on"
+		settings["log_directory"] = "log" // in the data directory, which the server's user owns
+		progress(log, "auto_explain: plans of statements slower than %s go to %s", o.autoExplain, filepath.Join(dir, "pg", "data", "log"))
+	}
 	b.cluster, err = pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Durable: true, Log: log, Settings: settings})
 	if err != nil {
 		return nil, err
