@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/paygate/gateway/postings"
 )
@@ -160,16 +161,28 @@ func (l *Ledger) cardMerchant(ctx context.Context, cardNo string) (int64, bool, 
 		return m, true, nil
 	}
 	var m int64
-	err := l.db.NewRaw(`select merchant_id from cards where card_no = ?`, cardNo).Scan(ctx, &m)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil // not cached: the card may be created later
-	}
-	if err != nil {
-		return 0, false, mapError(err)
+	found := false
+	err := l.query(ctx, stmtCardMerchant, func(rows pgx.Rows) error {
+		for rows.Next() {
+			found = true
+			if err := rows.Scan(&m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, cardNo)
+	if err != nil || !found {
+		return 0, false, err // not cached when absent: the card may be created later
 	}
 	l.cardOwners.put(cardNo, m)
 	return m, true, nil
 }
+
+// stmtCardMerchant is prepared: a miss of the cache above is one statement
+// per message for a card not seen since the start, and planning it each
+// time cost more than running it (scenario 3 of the bench: 320 ms of
+// planning against 405 ms of execution in a window).
+var stmtCardMerchant = newStmt(`select merchant_id from cards where card_no = $1::text`)
 
 // cardOwnersMax bounds the card → merchant cache (about 100 bytes each).
 const cardOwnersMax = 1 << 17
