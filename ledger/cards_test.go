@@ -184,8 +184,12 @@ func TestCardCreateRefusals(t *testing.T) {
 	// Nothing of the refused requests is left: two cards, two entries
 	// after the deposit, two events.
 	var cards, events int
-	_ = l.DB().NewRaw(`select count(*) from cards`).Scan(ctx, &cards)
-	_ = l.DB().NewRaw(`select count(*) from events`).Scan(ctx, &events)
+	if err := l.DB().NewRaw(`select count(*) from cards`).Scan(ctx, &cards); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.DB().NewRaw(`select count(*) from events`).Scan(ctx, &events); err != nil {
+		t.Fatal(err)
+	}
 	if cards != 2 || events != 2 {
 		t.Fatalf("cards %d events %d", cards, events)
 	}
@@ -261,7 +265,9 @@ func TestCardLifecycle(t *testing.T) {
 	wantCode(t, err, postings.ESTATE, "card_cancelled")
 
 	var types []string
-	_ = l.DB().NewRaw(`select event_type from events where merchant_id = ? order by event_seq`, m.ID).Scan(ctx, &types)
+	if err := l.DB().NewRaw(`select event_type from events where merchant_id = ? order by event_seq`, m.ID).Scan(ctx, &types); err != nil {
+		t.Fatal(err)
+	}
 	want := []string{"card.created", "card.frozen", "card.unfrozen", "card.cancelled"}
 	if strings.Join(types, ",") != strings.Join(want, ",") {
 		t.Fatalf("events %v, want %v", types, want)

@@ -47,6 +47,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
+	gogc, memLimit := tuneGC(e)
 	sealer, err := loadSealer(e)
 	if err != nil {
 		return err
@@ -114,7 +115,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "listening on %s://%s\n", scheme, ln.Addr())
-	e.log.Info("gateway started", "addr", ln.Addr().String(), "scheme", scheme)
+	e.log.Info("gateway started", "addr", ln.Addr().String(), "scheme", scheme, "gogc", gogc, "gomemlimit", memLimit)
 	// The internal network API, with the same TLS (docs/network.md).
 	internal, err := startInternal(e, *internalAddr, tlsCfg, l)
 	if err != nil {
