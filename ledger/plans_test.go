@@ -37,7 +37,7 @@ func TestStatementPlansAreIndexProbes(t *testing.T) {
 	}
 	defer conn.Close()
 	for _, s := range ledger.Statements() {
-		plan := explainGeneric(t, ctx, conn, s)
+		plan := explainGeneric(ctx, t, conn, s)
 		if why := planScans(plan); why != "" {
 			t.Errorf("%s: %s:\n%s\n%s", s.Name, why, s.SQL, plan)
 		}
@@ -46,7 +46,7 @@ func TestStatementPlansAreIndexProbes(t *testing.T) {
 
 // explainGeneric returns the generic plan of s, with every parameter NULL
 // (a generic plan does not depend on the values).
-func explainGeneric(t *testing.T, ctx context.Context, conn *sql.Conn, s ledger.Statement) string {
+func explainGeneric(ctx context.Context, t *testing.T, conn *sql.Conn, s ledger.Statement) string {
 	t.Helper()
 	n := 0
 	for _, m := range placeholderRe.FindAllStringSubmatch(s.SQL, -1) {
