@@ -100,14 +100,20 @@ func (l *Ledger) createCard(ctx context.Context, merchant int64, in CreateCardIn
 	if l.cfg.Sealer == nil {
 		return nil, fmt.Errorf("ledger: no data key configured")
 	}
-	cmd := &cardCmd{
+	return submitCard[Card](ctx, l, merchant, idem, in, createCardCmd(merchant, in))
+}
+
+// createCardCmd is a card creation. Its batch reads the funding account, the
+// BIN access and today's issuing counter with the head lock; createCard
+// would read the last two on demand otherwise (a round trip each).
+func createCardCmd(merchant int64, in CreateCardInput) *cardCmd {
+	return &cardCmd{
 		accounts: []postings.Account{postings.MerchantAccount(merchant, postings.AccountFunding, in.Currency)},
 		bin:      &binKey{merchant: merchant, bin: in.Bin, currency: in.Currency},
 		fn: func(st *state, h *head) (any, error) {
 			return st.createCard(h, in)
 		},
 	}
-	return submitCard[Card](ctx, l, merchant, idem, in, cmd)
 }
 
 func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {

@@ -141,8 +141,28 @@ func TestCardCreateDrawsAgainOnDuplicatePAN(t *testing.T) {
 	}
 }
 
+// Card creation refuses what it must, with the BIN access and the issuing
+// counter prefetched by the batch (CreateCard) and read on demand (the path
+// a command takes when it does not ask for the prefetch).
 func TestCardCreateRefusals(t *testing.T) {
 	t.Parallel()
+	for _, path := range []struct {
+		name   string
+		create func(context.Context, *ledger.Ledger, int64, ledger.CreateCardInput) (*ledger.Card, error)
+	}{
+		{"prefetched", func(ctx context.Context, l *ledger.Ledger, m int64, in ledger.CreateCardInput) (*ledger.Card, error) {
+			return l.CreateCard(ctx, m, in, nil)
+		}},
+		{"on demand", ledger.CreateCardOnDemand},
+	} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			testCardCreateRefusals(t, path.create)
+		})
+	}
+}
+
+func testCardCreateRefusals(t *testing.T, create func(context.Context, *ledger.Ledger, int64, ledger.CreateCardInput) (*ledger.Card, error)) {
 	ctx := context.Background()
 	l := newLedger(t, ledger.Config{})
 	m := newMerchant(t, l, "USD", "EUR")
@@ -167,7 +187,7 @@ func TestCardCreateRefusals(t *testing.T) {
 		{"above the card balance limit", ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 1_000_01}, postings.ELIMIT, "card_balance_max"},
 		{"insufficient funds", ledger.CreateCardInput{Bin: "453202", Currency: "EUR", Amount: 1_00}, postings.EINSUFFICIENT, ""},
 	} {
-		_, err := l.CreateCard(ctx, m.ID, tt.in, nil)
+		_, err := create(ctx, l, m.ID, tt.in)
 		if pe := postings.AsError(err); err == nil || pe.Code != tt.code || (tt.reason != "" && pe.Reason != tt.reason) {
 			t.Errorf("%s: got %v, want %s/%s", tt.name, err, tt.code, tt.reason)
 		}
@@ -175,11 +195,11 @@ func TestCardCreateRefusals(t *testing.T) {
 	// The daily issuing limit counts what was funded today: 1,000 then 500
 	// fit in 1,500, one more cent does not.
 	for _, amount := range []int64{1_000_00, 500_00} {
-		if _, err := l.CreateCard(ctx, m.ID, ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: amount}, nil); err != nil {
+		if _, err := create(ctx, l, m.ID, ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: amount}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := l.CreateCard(ctx, m.ID, ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 1}, nil)
+	_, err := create(ctx, l, m.ID, ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 1})
 	wantCode(t, err, postings.ELIMIT, "daily_card_issue")
 	// Nothing of the refused requests is left: two cards, two entries
 	// after the deposit, two events.
