@@ -45,6 +45,9 @@ func (o *DBOptions) defaults() {
 // openTimeout bounds the start-up connection check of OpenDB.
 const openTimeout = 15 * time.Second
 
+// connLifetimeMax bounds how long a pooled connection is reused (OpenDB).
+const connLifetimeMax = 30 * time.Minute
+
 // OpenDB opens a bun database on a PostgreSQL URL through pgx.
 //
 // bun writes its arguments into the query text itself, with PostgreSQL's
@@ -77,6 +80,11 @@ func OpenDB(ctx context.Context, databaseURL string, o DBOptions) (*bun.DB, erro
 	sqldb.SetMaxOpenConns(o.ConnsMax)
 	sqldb.SetMaxIdleConns(o.ConnsMax)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	// A connection keeps its prepared statements' plans, and PostgreSQL's
+	// own (foreign-key checks, PL/pgSQL), until an ANALYZE invalidates
+	// them: renewing connections bounds how long a plan made against
+	// different data can last, and the memory a backend's caches grow to.
+	sqldb.SetConnMaxLifetime(connLifetimeMax)
 	db := bun.NewDB(sqldb, pgdialect.New())
 	// The first connection may take a few tries on a busy machine: each
 	// dial is short, the whole start-up check is not.
