@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"context"
 	"crypto/rand"
+	"strings"
 	"testing"
 
 	"github.com/paygate/gateway/ledger"
@@ -187,6 +188,55 @@ func TestAppendRefusesInvalidInput(t *testing.T) {
 	}
 	if _, err := l.Deposit(ctx, m.ID, "EUR", 100, nil); postings.ErrorCode(err) != postings.EFORBIDDEN {
 		t.Errorf("deposit in a currency the merchant lacks = %v, want EFORBIDDEN", err)
+	}
+	mustVerify(t, l)
+}
+
+// The writer reads every balance it writes back and compares it with what
+// the batch computed; a difference means something else changed the row,
+// and the whole batch is abandoned. A trigger that shifts the balance as
+// the writer writes it stands in for that something, on both paths of the
+// balance upsert: an existing account's row updated, a new one inserted.
+func TestBalanceReadBackAbandonsTheBatch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{})
+	m := newMerchant(t, l, "USD")
+	deposit(t, l, m.ID, "USD", 100_00)
+	db := l.DB()
+	if _, err := db.ExecContext(ctx, `create function test_shift_balance() returns trigger language plpgsql as $$
+		begin new.balance := new.balance + 1; return new; end $$`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, when string
+		entry      postings.Entry
+	}{
+		{"existing account updated", "before update", move(m.ID, postings.KindDeposit,
+			postings.MerchantAccount(m.ID, postings.AccountWorld, "USD"), fund(m.ID, "USD"), 5_00)},
+		{"new account inserted", "before insert", move(m.ID, postings.KindCardFund,
+			fund(m.ID, "USD"), cardAvail(m.ID, "USD", "crd_readback"), 5_00)},
+	} {
+		if _, err := db.ExecContext(ctx, `create trigger test_shift `+c.when+` on balances
+			for each row execute function test_shift_balance()`); err != nil {
+			t.Fatal(err)
+		}
+		_, err := l.Append(ctx, ledger.Batch{Merchant: m.ID, Entries: []postings.Entry{c.entry}})
+		if err == nil || !strings.Contains(err.Error(), "after the batch, the batch computed") {
+			t.Errorf("%s: err = %v, want the balance read-back to refuse the batch", c.name, err)
+		}
+		if _, err := db.ExecContext(ctx, `drop trigger test_shift on balances`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Nothing of either batch is left: the deposit alone, and the funding
+	// balance it made.
+	recs, err := l.Entries(ctx, m.ID, 1, 10, 0)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("Entries = %d records, %v; want the deposit alone", len(recs), err)
+	}
+	if got, err := l.Balance(ctx, fund(m.ID, "USD")); err != nil || got != 100_00 {
+		t.Fatalf("funding balance %d, %v; want 100_00", got, err)
 	}
 	mustVerify(t, l)
 }
