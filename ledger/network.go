@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/paygate/gateway/postings"
@@ -55,7 +54,7 @@ const (
 // CrossBorderFeeBps is the fee on an authorization in another currency than
 // the card's: 1.5% of the converted amount, rounded up, held with the
 // authorization and booked as a FEE entry when it is captured.
-const CrossBorderFeeBps = 150
+const CrossBorderFeeBps = postings.CrossBorderFeeBps
 
 // AuthRequest is an authorization request from the network. Amount is in
 // minor units of Currency, the transaction's currency.
@@ -295,11 +294,11 @@ func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
 		if err != nil {
 			return decline(RespDoNotHonour, "no current exchange rate for "+req.Currency+"/"+c.row.Currency)
 		}
-		if res.CardAmount, err = postings.Convert(req.Amount, from, postings.MustCurrency(c.row.Currency), rate.mid, postings.RoundPay); err != nil {
+		if res.CardAmount, err = postings.Convert(req.Amount, from, postings.MustCurrency(c.row.Currency), rate.mid, postings.RoundUp); err != nil {
 			return decline(RespDoNotHonour, "amount cannot be converted")
 		}
 		res.FXRate = rate.MidRate
-		if res.Fee, err = feeBps(res.CardAmount, CrossBorderFeeBps); err != nil {
+		if res.Fee, err = postings.FeeBps(res.CardAmount, CrossBorderFeeBps, postings.RoundUp); err != nil {
 			return decline(RespDoNotHonour, "fee cannot be computed")
 		}
 	}
@@ -401,20 +400,6 @@ func cardExpired(c *cardRow, now time.Time) bool {
 	return !now.Before(end)
 }
 
-// feeBps is amount × bps / 10,000, rounded up, computed exactly.
-func feeBps(amount, bps int64) (int64, error) {
-	ctx := apd.BaseContext.WithPrecision(40)
-	ctx.Rounding = apd.RoundUp
-	var product, out apd.Decimal
-	if _, err := ctx.Mul(&product, apd.New(amount, 0), apd.New(bps, -4)); err != nil {
-		return 0, err
-	}
-	if _, err := ctx.RoundToIntegralValue(&out, &product); err != nil {
-		return 0, err
-	}
-	return out.Int64()
-}
-
 // holdCmd runs fn on one authorization under its merchant's lock.
 func (l *Ledger) holdCmd(ctx context.Context, messageID, authID, op string, content any,
 	fn func(st *state, h *head, a *authState) (*HoldResult, error)) (*HoldResult, error) {
@@ -487,10 +472,10 @@ func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, er
 			return nil, errInvariant("authorization %s has rate %q", r.AuthID, r.FXRate.String)
 		}
 		// The rate of the authorization applies (docs/network.md).
-		if capture, err = postings.Convert(req.Amount, postings.MustCurrency(r.TxnCurrency), postings.MustCurrency(r.Currency), rate, postings.RoundPay); err != nil {
+		if capture, err = postings.Convert(req.Amount, postings.MustCurrency(r.TxnCurrency), postings.MustCurrency(r.Currency), rate, postings.RoundUp); err != nil {
 			return nil, err
 		}
-		if fee, err = feeBps(capture, CrossBorderFeeBps); err != nil {
+		if fee, err = postings.FeeBps(capture, CrossBorderFeeBps, postings.RoundUp); err != nil {
 			return nil, err
 		}
 	}
@@ -635,7 +620,7 @@ func (st *state) reverse(h *head, a *authState, txnAmount int64) (*HoldResult, e
 			if err != nil {
 				return nil, errInvariant("authorization %s has rate %q", r.AuthID, r.FXRate.String)
 			}
-			if release, err = postings.Convert(txnAmount, postings.MustCurrency(r.TxnCurrency), postings.MustCurrency(r.Currency), rate, postings.RoundReceive); err != nil {
+			if release, err = postings.Convert(txnAmount, postings.MustCurrency(r.TxnCurrency), postings.MustCurrency(r.Currency), rate, postings.RoundDown); err != nil {
 				return nil, postings.WithField(err, "amount")
 			}
 		}
