@@ -75,7 +75,9 @@ func TestEntryValidate(t *testing.T) {
 // TestEntryInSeveralCurrenciesGoesThroughFX: each currency of a conversion
 // moves through its FX position account.
 func TestEntryInSeveralCurrenciesGoesThroughFX(t *testing.T) {
-	leg := func(src, dst Account) Posting { return Posting{Source: src, Destination: dst, Amount: 100, Currency: src.Currency} }
+	leg := func(src, dst Account) Posting {
+		return Posting{Source: src, Destination: dst, Amount: 100, Currency: src.Currency}
+	}
 	fxUSD, fxEUR := MerchantAccount(7, AccountFXPosition, "USD"), MerchantAccount(7, AccountFXPosition, "EUR")
 	card := CardAccount(7, AccountCardAvailable, "EUR", "crd_e")
 	tests := []struct {
