@@ -218,10 +218,10 @@ func (s *sim) txnCurrencyFor(m *mMerchant) string {
 // after the conversion) the card amount and fee.
 func (s *sim) authDecision(c *mCard, amount int64, txnCur string) (code string, cardAmt, fee int64, rate mRate) {
 	m := c.m
-	switch {
-	case c.status == ledger.CardCancelled:
+	switch c.status {
+	case ledger.CardCancelled:
 		return ledger.RespCancelled, 0, 0, rate
-	case c.status == ledger.CardFrozen:
+	case ledger.CardFrozen:
 		return ledger.RespNotPermitted, 0, 0, rate
 	}
 	cardAmt = amount
