@@ -384,15 +384,17 @@ func (st *state) convertTransfer(e *postings.Entry, res *TransferResult, c *card
 	if err != nil {
 		return err
 	}
-	client, err := postings.ApplySpread(rate.mid, rate.SpreadBps)
+	// The spread comes off the rate of the direction the money flows in,
+	// rounded down: the merchant gets the worse side.
+	client, err := postings.ApplySpread(rate.mid, rate.SpreadBps, postings.RoundDown)
 	if err != nil {
 		return err
 	}
 	if res.Direction == DirectionIn {
-		res.CardAmount, err = postings.Convert(res.Amount, fundCur, cardCur, client, postings.RoundReceive)
+		res.CardAmount, err = postings.Convert(res.Amount, fundCur, cardCur, client, postings.RoundDown)
 	} else {
 		// The merchant receives Amount: the card pays Amount / rate, up.
-		res.CardAmount, err = postings.Convert(res.Amount, fundCur, cardCur, client.Invert(), postings.RoundPay)
+		res.CardAmount, err = postings.ConvertByInverse(res.Amount, fundCur, cardCur, client, postings.RoundUp)
 	}
 	if err != nil {
 		return postings.WithField(err, "amount")

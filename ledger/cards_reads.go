@@ -558,29 +558,16 @@ func tierLimit(ctx context.Context, db bun.IDB, tier, currency string) (*Limit, 
 		return nil, err
 	}
 	usd := postings.MustCurrency("USD")
-	rate, err := readFXRate(ctx, db, "USD", currency)
-	if err != nil {
-		// Without a rate the same number of whole units applies.
-		scale := func(v int64) int64 {
-			for e := usd.Exponent; e < to.Exponent; e++ {
-				v *= 10
-			}
-			for e := to.Exponent; e < usd.Exponent; e++ {
-				v /= 10
-			}
-			return v
+	// A limit is what the merchant may move: converted, it rounds down.
+	// Without a rate the same number of whole units applies.
+	rate := postings.RateOne
+	if fx, err := readFXRate(ctx, db, "USD", currency); err == nil {
+		rate = fx.mid
+	}
+	for _, v := range []*int64{&lim.CardBalanceMax, &lim.DailyCardIssueMax, &lim.RemittanceMax} {
+		if *v, err = postings.Convert(*v, usd, to, rate, postings.RoundDown); err != nil {
+			return nil, err
 		}
-		lim.CardBalanceMax, lim.DailyCardIssueMax, lim.RemittanceMax = scale(lim.CardBalanceMax), scale(lim.DailyCardIssueMax), scale(lim.RemittanceMax)
-		return lim, nil
-	}
-	if lim.CardBalanceMax, err = postings.Convert(lim.CardBalanceMax, usd, to, rate.mid, postings.RoundReceive); err != nil {
-		return nil, err
-	}
-	if lim.DailyCardIssueMax, err = postings.Convert(lim.DailyCardIssueMax, usd, to, rate.mid, postings.RoundReceive); err != nil {
-		return nil, err
-	}
-	if lim.RemittanceMax, err = postings.Convert(lim.RemittanceMax, usd, to, rate.mid, postings.RoundReceive); err != nil {
-		return nil, err
 	}
 	return lim, nil
 }

@@ -252,7 +252,10 @@ func TestPostingsRefuseAccountsOfAnotherMerchantOrCurrency(t *testing.T) {
 		refused  bool
 	}{
 		{"to another merchant", aUSD, bUSD, true},
-		{"across currencies", aUSD, aEUR, true},
+		{"from another merchant", bUSD, aOther, true},
+		// Each end in another currency than the posting's, on its own.
+		{"destination in another currency", aUSD, aEUR, true},
+		{"source in another currency", aEUR, aOther, true},
 		{"within the merchant and currency", aUSD, aOther, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/paygate/gateway/postings"
@@ -55,7 +54,7 @@ const (
 // CrossBorderFeeBps is the fee on an authorization in another currency than
 // the card's: 1.5% of the converted amount, rounded up, held with the
 // authorization and booked as a FEE entry when it is captured.
-const CrossBorderFeeBps = 150
+const CrossBorderFeeBps = postings.CrossBorderFeeBps
 
 // AuthRequest is an authorization request from the network. Amount is in
 // minor units of Currency, the transaction's currency.
@@ -284,9 +283,16 @@ func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
 		return decline(RespExpired, "card expired")
 	}
 	// Convert at the operator's mid rate (the cross-border fee is the
-	// price of conversion; no spread on top), rounding up: the cardholder pays.
-	res.CardAmount = req.Amount
-	if req.Currency != c.row.Currency {
+	// price of conversion; no spread on top): postings.NewHold rounds the
+	// amount and the fee up, the cardholder pays. Later messages take
+	// shares of this hold and never convert again.
+	cardCur := postings.MustCurrency(c.row.Currency)
+	var hold postings.Hold
+	if req.Currency == c.row.Currency {
+		if hold, err = postings.NewHold(req.Amount, cardCur, cardCur, postings.Rate{}); err != nil {
+			return nil, err
+		}
+	} else {
 		from, err := postings.LookupCurrency(req.Currency)
 		if err != nil {
 			return decline(RespDoNotHonour, "unsupported transaction currency")
@@ -295,14 +301,12 @@ func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
 		if err != nil {
 			return decline(RespDoNotHonour, "no current exchange rate for "+req.Currency+"/"+c.row.Currency)
 		}
-		if res.CardAmount, err = postings.Convert(req.Amount, from, postings.MustCurrency(c.row.Currency), rate.mid, postings.RoundPay); err != nil {
+		if hold, err = postings.NewHold(req.Amount, from, cardCur, rate.mid); err != nil {
 			return decline(RespDoNotHonour, "amount cannot be converted")
 		}
 		res.FXRate = rate.MidRate
-		if res.Fee, err = feeBps(res.CardAmount, CrossBorderFeeBps); err != nil {
-			return decline(RespDoNotHonour, "fee cannot be computed")
-		}
 	}
+	res.CardAmount, res.Fee = hold.Amount, hold.Fee
 	lim, err := st.limit(&h.merchant, c.row.Currency)
 	if err != nil {
 		return nil, err
@@ -401,20 +405,6 @@ func cardExpired(c *cardRow, now time.Time) bool {
 	return !now.Before(end)
 }
 
-// feeBps is amount × bps / 10,000, rounded up, computed exactly.
-func feeBps(amount, bps int64) (int64, error) {
-	ctx := apd.BaseContext.WithPrecision(40)
-	ctx.Rounding = apd.RoundUp
-	var product, out apd.Decimal
-	if _, err := ctx.Mul(&product, apd.New(amount, 0), apd.New(bps, -4)); err != nil {
-		return 0, err
-	}
-	if _, err := ctx.RoundToIntegralValue(&out, &product); err != nil {
-		return 0, err
-	}
-	return out.Int64()
-}
-
 // holdCmd runs fn on one authorization under its merchant's lock.
 func (l *Ledger) holdCmd(ctx context.Context, messageID, authID, op string, content any,
 	fn func(st *state, h *head, a *authState) (*HoldResult, error)) (*HoldResult, error) {
@@ -456,6 +446,25 @@ func errHoldClosed(a *authRow) error {
 	return postings.ReasonErrorf(postings.ESTATE, "authorization_closed", "the authorization is %s", a.Status)
 }
 
+// holdOf is the arithmetic of an authorization's hold as it was approved:
+// its amounts and the rate of the authorization (docs/network.md).
+func holdOf(r *authRow) (postings.Hold, error) {
+	h := postings.Hold{TxnAmount: r.TxnAmount, Amount: r.Amount, Fee: r.Fee}
+	var err error
+	if h.Txn, err = postings.LookupCurrency(r.TxnCurrency); err != nil {
+		return h, errInvariant("authorization %s has currency %q", r.AuthID, r.TxnCurrency)
+	}
+	if h.Card, err = postings.LookupCurrency(r.Currency); err != nil {
+		return h, errInvariant("authorization %s has currency %q", r.AuthID, r.Currency)
+	}
+	if r.TxnCurrency != r.Currency {
+		if h.Rate, err = postings.ParseRate(r.FXRate.String); err != nil {
+			return h, errInvariant("authorization %s has rate %q", r.AuthID, r.FXRate.String)
+		}
+	}
+	return h, nil
+}
+
 // Clear captures an authorization: partially (the rest of the hold is
 // released), exactly, or above the hold. A capture always succeeds on an
 // open authorization, also on a frozen or cancelled card: what the hold
@@ -479,21 +488,18 @@ func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, er
 	if c == nil {
 		return nil, errInvariant("authorization %s without its card", r.AuthID)
 	}
-	capture := req.Amount
-	fee := int64(0)
-	if r.TxnCurrency != r.Currency {
-		rate, err := postings.ParseRate(r.FXRate.String)
-		if err != nil {
-			return nil, errInvariant("authorization %s has rate %q", r.AuthID, r.FXRate.String)
-		}
-		// The rate of the authorization applies (docs/network.md).
-		if capture, err = postings.Convert(req.Amount, postings.MustCurrency(r.TxnCurrency), postings.MustCurrency(r.Currency), rate, postings.RoundPay); err != nil {
-			return nil, err
-		}
-		if fee, err = feeBps(capture, CrossBorderFeeBps); err != nil {
-			return nil, err
-		}
+	// The clearing takes its share of the hold as approved (rounded up: the
+	// cardholder pays), all of what is open when it clears all of it, and
+	// above that the excess at the authorization's rate (docs/network.md).
+	hold, err := holdOf(r)
+	if err != nil {
+		return nil, err
 	}
+	part, err := hold.Capture(r.TxnReversed, req.Amount)
+	if err != nil {
+		return nil, err
+	}
+	capture, fee := part.Amount, part.Fee
 	avail, held := cardAccounts(r.MerchantID, r.Currency, r.CardNo)
 	recv := postings.CardAccount(r.MerchantID, postings.AccountCardReceivable, r.Currency, r.CardNo)
 	availBal, err := st.peekBalance(avail)
@@ -624,35 +630,44 @@ func (st *state) reverse(h *head, a *authState, txnAmount int64) (*HoldResult, e
 	}
 	c := st.ext.cards[r.CardNo]
 	res := &HoldResult{AuthID: r.AuthID, CardNo: r.CardNo, Currency: r.Currency, CreatedAt: st.now}
-	// The principal still held; the fee part of the hold goes back only
-	// when the whole authorization is reversed.
-	principal := r.Held - r.Fee
-	release := principal
-	if txnAmount > 0 {
-		release = txnAmount
-		if r.TxnCurrency != r.Currency {
-			rate, err := postings.ParseRate(r.FXRate.String)
-			if err != nil {
-				return nil, errInvariant("authorization %s has rate %q", r.AuthID, r.FXRate.String)
-			}
-			if release, err = postings.Convert(txnAmount, postings.MustCurrency(r.TxnCurrency), postings.MustCurrency(r.Currency), rate, postings.RoundReceive); err != nil {
-				return nil, postings.WithField(err, "amount")
-			}
-		}
-		if release > principal {
-			return nil, postings.FieldErrorf("amount", "exceeds what the authorization still holds")
-		}
+	// A reversal names an amount of the transaction's currency, or none for
+	// all that is still open. It releases its share of the hold as
+	// approved, principal and fee, rounded down (the card receives); the
+	// reversal that reverses all that is open, explicitly or implied,
+	// releases everything still held, fee included (docs/network.md).
+	open := r.TxnAmount - r.TxnReversed
+	if txnAmount == 0 {
+		txnAmount = open
 	}
-	if release == principal {
-		release = r.Held // the whole authorization: the fee comes back too
+	if txnAmount > open {
+		return nil, postings.FieldErrorf("amount", "exceeds what the authorization still holds")
 	}
-	if err := st.releaseHold(h, c, r, release, postings.KindReversal); err != nil {
-		return nil, err
+	release := r.Held
+	if txnAmount < open {
+		hold, err := holdOf(r)
+		if err != nil {
+			return nil, err
+		}
+		part, err := hold.Reverse(r.TxnReversed, txnAmount)
+		if err != nil {
+			return nil, err
+		}
+		// Never more than is held: a hold reversed in part before its
+		// transaction amount was tracked (sql/0008) may hold less.
+		release = min(part.Total(), r.Held-1)
+	}
+	// A reversal too small to release a whole minor unit moves no money:
+	// it is counted, and its unit goes back with a later message.
+	if release > 0 {
+		if err := st.releaseHold(h, c, r, release, postings.KindReversal); err != nil {
+			return nil, err
+		}
 	}
 	st.changeAuth(a, func(r *authRow) {
+		r.TxnReversed += txnAmount
 		r.Held -= release
 		r.Released += release
-		if r.Held == 0 {
+		if r.TxnReversed == r.TxnAmount {
 			r.Status = AuthReversed
 		}
 	})

@@ -32,6 +32,7 @@ type authRow struct {
 	Held            int64          `bun:"held"`
 	Captured        int64          `bun:"captured"`
 	Released        int64          `bun:"released"`
+	TxnReversed     int64          `bun:"txn_reversed"` // reversed so far, transaction currency
 	Status          string         `bun:"status"`
 	MerchantName    sql.NullString `bun:"merchant_name"`
 	MCC             sql.NullString `bun:"mcc"`
@@ -86,7 +87,7 @@ func (n *networkExt) rollback(m networkMark) {
 
 // authColumns are the columns of authRow, in its field order.
 const authColumns = `auth_id, merchant_id, card_no, message_id, txn_amount, txn_currency, fx_rate, amount, fee,
-	currency, held, captured, released, status, merchant_name, mcc, merchant_country, expires_at, created_at, updated_at`
+	currency, held, captured, released, txn_reversed, status, merchant_name, mcc, merchant_country, expires_at, created_at, updated_at`
 
 var stmtLoadAuths = newStmt(`select a.* from unnest($1::text[]) as v(auth_id)
 	cross join lateral (select ` + authColumns + ` from authorizations a where a.auth_id = v.auth_id offset 0) a`)
@@ -110,7 +111,7 @@ func (st *state) queueAuths(p *pipeline, ids []string) {
 		for rows.Next() {
 			var r authRow
 			if err := rows.Scan(&r.AuthID, &r.MerchantID, &r.CardNo, &r.MessageID, &r.TxnAmount, &r.TxnCurrency, &r.FXRate,
-				&r.Amount, &r.Fee, &r.Currency, &r.Held, &r.Captured, &r.Released, &r.Status, &r.MerchantName, &r.MCC,
+				&r.Amount, &r.Fee, &r.Currency, &r.Held, &r.Captured, &r.Released, &r.TxnReversed, &r.Status, &r.MerchantName, &r.MCC,
 				&r.MerchantCountry, &r.ExpiresAt, &r.CreatedAt, &r.UpdatedAt); err != nil {
 				return err
 			}
@@ -165,14 +166,15 @@ func (st *state) changeAuth(a *authState, fn func(r *authRow)) {
 var stmtInsertAuths = newStmt(`
 	insert into authorizations (` + authColumns + `)
 	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
-	                     $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[],
-	                     $15::text[], $16::text[], $17::text[], $18::timestamptz[], $19::timestamptz[], $20::timestamptz[])`)
+	                     $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[],
+	                     $15::text[], $16::text[], $17::text[], $18::text[], $19::timestamptz[], $20::timestamptz[], $21::timestamptz[])`)
 
 var stmtUpdateAuths = newStmt(`
 	update authorizations a
-	set held = v.held, captured = v.captured, released = v.released, status = v.status, updated_at = v.updated
-	from unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::timestamptz[])
-	     as v(auth_id, held, captured, released, status, updated)
+	set held = v.held, captured = v.captured, released = v.released, txn_reversed = v.txn_reversed, status = v.status,
+	    updated_at = v.updated
+	from unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::timestamptz[])
+	     as v(auth_id, held, captured, released, txn_reversed, status, updated)
 	cross join lateral (select ctid from authorizations x where x.auth_id = v.auth_id offset 0) x
 	where a.ctid = x.ctid`)
 
@@ -187,7 +189,7 @@ func (n *networkExt) flush(p *pipeline) {
 		var (
 			ids, cards, msgs, txnCurs, curs, statuses = make([]string, k), make([]string, k), make([]string, k), make([]string, k), make([]string, k), make([]string, k)
 			ms, txnAmts, amts, fees                   = make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k)
-			helds, capts, rels                        = make([]int64, k), make([]int64, k), make([]int64, k)
+			helds, capts, rels, revs                  = make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k)
 			rates, names, mccs, countries             = make([]*string, k), make([]*string, k), make([]*string, k), make([]*string, k)
 			expires, created, updated                 = make([]time.Time, k), make([]time.Time, k), make([]time.Time, k)
 		)
@@ -195,24 +197,25 @@ func (n *networkExt) flush(p *pipeline) {
 			r := &a.row
 			ids[i], ms[i], cards[i], msgs[i], txnAmts[i], txnCurs[i] = r.AuthID, r.MerchantID, r.CardNo, r.MessageID, r.TxnAmount, r.TxnCurrency
 			rates[i], amts[i], fees[i], curs[i] = nullText(r.FXRate), r.Amount, r.Fee, r.Currency
-			helds[i], capts[i], rels[i], statuses[i] = r.Held, r.Captured, r.Released, r.Status
+			helds[i], capts[i], rels[i], revs[i], statuses[i] = r.Held, r.Captured, r.Released, r.TxnReversed, r.Status
 			names[i], mccs[i], countries[i] = nullText(r.MerchantName), nullText(r.MCC), nullText(r.MerchantCountry)
 			expires[i], created[i], updated[i] = r.ExpiresAt, r.CreatedAt, r.UpdatedAt
 		}
 		p.execRows(stmtInsertAuths, k, "authorizations", ids, ms, cards, msgs, txnAmts, txnCurs, rates, amts, fees, curs,
-			helds, capts, rels, statuses, names, mccs, countries, expires, created, updated)
+			helds, capts, rels, revs, statuses, names, mccs, countries, expires, created, updated)
 	}
 	var ids, statuses []string
-	var helds, capts, rels []int64
+	var helds, capts, rels, revs []int64
 	var updated []time.Time
 	for _, a := range n.auths {
 		if a.dirty && !a.isNew {
 			ids, statuses, updated = append(ids, a.row.AuthID), append(statuses, a.row.Status), append(updated, a.row.UpdatedAt)
 			helds, capts, rels = append(helds, a.row.Held), append(capts, a.row.Captured), append(rels, a.row.Released)
+			revs = append(revs, a.row.TxnReversed)
 		}
 	}
 	if len(ids) > 0 {
-		p.execRows(stmtUpdateAuths, len(ids), "authorizations", ids, helds, capts, rels, statuses, updated)
+		p.execRows(stmtUpdateAuths, len(ids), "authorizations", ids, helds, capts, rels, revs, statuses, updated)
 	}
 	if k := len(n.attempts); k > 0 {
 		var (

@@ -150,7 +150,7 @@ func (l *Ledger) SetFXRate(ctx context.Context, base, quote, mid string, spreadB
 	if err != nil {
 		return nil, err
 	}
-	if _, err := postings.ApplySpread(r, spreadBps); err != nil {
+	if _, err := postings.ApplySpread(r, spreadBps, postings.RoundDown); err != nil {
 		return nil, err
 	}
 	now := l.now()

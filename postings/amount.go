@@ -20,8 +20,10 @@ const amountTextBytesMax = 40
 
 // decimalCtx is the one apd context of the gateway. Precision 40 holds any
 // amount times any rate exactly; every rounding that happens states its own
-// mode (see Convert), and traps turn any inexact or out-of-range step into an
-// error instead of a silent result.
+// direction (rounding.go, fx.go: a copy of this context with the mode of a
+// Rounding), and the traps turn an out-of-range step into an error instead
+// of a silent result. Inexact is not trapped: a conversion checks that its
+// product is exact, and a division rounds on purpose.
 var decimalCtx = apd.Context{
 	Precision:   40,
 	MaxExponent: apd.MaxExponent,

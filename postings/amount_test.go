@@ -196,11 +196,11 @@ func FuzzParseAmount(f *testing.F) {
 func TestConvertRoundsTinyResultsUp(t *testing.T) {
 	usd, eur := MustCurrency("USD"), MustCurrency("EUR")
 	// 1 cent × 0.05 = 0.05 cent: paying rounds up to 1, receiving to 0 (refused).
-	if got, err := Convert(1, usd, eur, MustRate("0.05"), RoundPay); err != nil || got != 1 {
-		t.Fatalf("RoundPay: %d %v", got, err)
+	if got, err := Convert(1, usd, eur, MustRate("0.05"), RoundUp); err != nil || got != 1 {
+		t.Fatalf("RoundUp: %d %v", got, err)
 	}
-	if _, err := Convert(1, usd, eur, MustRate("0.05"), RoundReceive); err == nil {
-		t.Fatal("RoundReceive of 0.05 cent must be refused as zero")
+	if _, err := Convert(1, usd, eur, MustRate("0.05"), RoundDown); err == nil {
+		t.Fatal("RoundDown of 0.05 cent must be refused as zero")
 	}
 }
 
@@ -209,17 +209,17 @@ func TestConvert(t *testing.T) {
 		minor    int64
 		from, to Currency
 		rate     string
-		rounding apd.Rounder
+		rounding Rounding
 		want     int64
 	}{
-		{10000, usd, eur, "0.92", RoundReceive, 9200},
-		{1, usd, eur, "0.92", RoundPay, 1},        // 0.0092 EUR rounds up to 0.01
-		{333, usd, eur, "0.5", RoundReceive, 166}, // 1.665 → 1.66
-		{333, usd, eur, "0.5", RoundPay, 167},     // 1.665 → 1.67
-		{10000, usd, jpy, "149.85", RoundReceive, 14985},
-		{1000, jpy, usd, "0.006673", RoundReceive, 667}, // 6.673 USD → 6.67
-		{1000, jpy, usd, "0.006673", RoundPay, 668},
-		{1000, usd, kwd, "0.3071", RoundReceive, 3071},
+		{10000, usd, eur, "0.92", RoundDown, 9200},
+		{1, usd, eur, "0.92", RoundUp, 1},      // 0.0092 EUR rounds up to 0.01
+		{333, usd, eur, "0.5", RoundDown, 166}, // 1.665 → 1.66
+		{333, usd, eur, "0.5", RoundUp, 167},   // 1.665 → 1.67
+		{10000, usd, jpy, "149.85", RoundDown, 14985},
+		{1000, jpy, usd, "0.006673", RoundDown, 667}, // 6.673 USD → 6.67
+		{1000, jpy, usd, "0.006673", RoundUp, 668},
+		{1000, usd, kwd, "0.3071", RoundDown, 3071},
 	}
 	for _, tt := range tests {
 		got, err := Convert(tt.minor, tt.from, tt.to, MustRate(tt.rate), tt.rounding)
@@ -227,7 +227,7 @@ func TestConvert(t *testing.T) {
 			t.Errorf("Convert(%d %s→%s @%s) = %d, %v; want %d", tt.minor, tt.from.Code, tt.to.Code, tt.rate, got, err, tt.want)
 		}
 	}
-	if _, err := Convert(1, usd, eur, MustRate("0.001"), RoundReceive); err == nil {
+	if _, err := Convert(1, usd, eur, MustRate("0.001"), RoundDown); err == nil {
 		t.Error("Convert accepted an amount that converts to zero")
 	}
 }
@@ -238,15 +238,9 @@ func TestRates(t *testing.T) {
 			t.Errorf("ParseRate(%q) accepted", bad)
 		}
 	}
-	r, err := ApplySpread(MustRate("0.92"), 50)
+	r, err := ApplySpread(MustRate("0.92"), 50, RoundDown)
 	if err != nil || r.String() != "0.9154" {
 		t.Fatalf("ApplySpread(0.92, 50bps) = %s, %v; want 0.9154", r, err)
-	}
-	if got := MustRate("0.8").Invert().String(); got != "1.25" {
-		t.Fatalf("Invert(0.8) = %s", got)
-	}
-	if got := MustRate("3").Invert().String(); got != "0.33333333333333333333" {
-		t.Fatalf("Invert(3) = %s", got)
 	}
 }
 

@@ -44,9 +44,24 @@ type Entry struct {
 
 // Validate checks everything about an entry that does not depend on
 // balances: well-formed accounts that all belong to the entry's merchant,
-// known currencies that match the accounts, positive bounded amounts, and
-// that the postings balance per currency. The ledger checks it again before
-// writing and PostgreSQL checks it a third time with constraints.
+// positive bounded amounts, and the two rules that keep it balanced
+// (docs/ledger.md, "What keeps an entry balanced"):
+//
+//   - each posting moves one amount in one currency, and both of its
+//     accounts hold that currency. Then the posting takes from one account
+//     exactly what it gives to another of the same currency, so every entry
+//     made of such postings sums to zero per currency on its accounts' own
+//     currencies. There is no separate sum to check: adding each posting's
+//     amount to one side and taking it from the other in the posting's own
+//     currency is zero whatever the postings are, and could not fail. The
+//     currency of each end is what can fail, so each end is checked.
+//   - an entry in more than one currency is a conversion, and each of its
+//     currencies moves through the gateway's FX position account in that
+//     currency: money never changes currency except against the FX position.
+//
+// The ledger checks it again before writing, PostgreSQL checks each
+// posting's accounts a third time (postings_accounts_check), and audit
+// verify recomputes the balance of every entry on its accounts' currencies.
 func (e *Entry) Validate() error {
 	if e.Merchant <= 0 {
 		return Errorf(EINVALID, "entry without a merchant")
@@ -65,23 +80,43 @@ func (e *Entry) Validate() error {
 	if err := validateMetadata(e.Metadata); err != nil {
 		return err
 	}
-	net := make(map[string]int64, 2)
 	for i := range e.Postings {
-		p := &e.Postings[i]
-		if err := p.validate(e.Merchant); err != nil {
+		if err := e.Postings[i].validate(e.Merchant); err != nil {
 			return err
 		}
-		// Each posting adds to one account and takes from another; the sum
-		// per currency is computed rather than assumed, and must be zero.
-		var ok bool
-		if net[p.Currency], ok = addChecked(net[p.Currency], p.Amount); !ok {
-			return Errorf(EINVALID, "amount overflow")
-		}
-		net[p.Currency] -= p.Amount
 	}
-	for cur, sum := range net {
-		if sum != 0 {
-			return Errorf(EINTERNAL, "entry does not balance in %s: %d", cur, sum)
+	return e.validateConversion()
+}
+
+// validateConversion checks that every currency of an entry in more than
+// one currency moves through its FX position account: at least one of its
+// postings has that account at one end.
+func (e *Entry) validateConversion() error {
+	var first string
+	multi := false
+	for i := range e.Postings {
+		if i == 0 {
+			first = e.Postings[0].Currency
+		} else if e.Postings[i].Currency != first {
+			multi = true
+		}
+	}
+	if !multi {
+		return nil
+	}
+	throughFX := make(map[string]bool, 2)
+	for i := range e.Postings {
+		p := &e.Postings[i]
+		if _, seen := throughFX[p.Currency]; !seen {
+			throughFX[p.Currency] = false
+		}
+		if p.Source.Type == AccountFXPosition || p.Destination.Type == AccountFXPosition {
+			throughFX[p.Currency] = true
+		}
+	}
+	for _, cur := range sortedKeys(throughFX) {
+		if !throughFX[cur] {
+			return Errorf(EINVALID, "an entry in several currencies moves %s without its fx_position account", cur)
 		}
 	}
 	return nil
@@ -95,6 +130,9 @@ func (p *Posting) validate(merchant int64) error {
 		if a.Merchant != merchant {
 			return Errorf(EINVALID, "account %s does not belong to merchant %d", a.Address(), merchant)
 		}
+		// Both ends, each on its own: a posting whose source and
+		// destination differ in currency would create money in one
+		// currency and destroy it in another.
 		if a.Currency != p.Currency {
 			return Errorf(EINVALID, "posting in %s touches account %s", p.Currency, a.Address())
 		}

@@ -1,6 +1,7 @@
 package postings
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,13 @@ func TestEntryValidate(t *testing.T) {
 		{"negative amount", func(e *Entry) { e.Postings[0].Amount = -5 }, "outside 1.."},
 		{"huge amount", func(e *Entry) { e.Postings[0].Amount = AmountMinorMax + 1 }, "outside 1.."},
 		{"currency mismatch", func(e *Entry) { e.Postings[0].Currency = "EUR" }, "touches account"},
+		// Each end on its own (issue 17, point 14): the other end and the
+		// posting agree, so only the check of this end can refuse it.
+		{"source in another currency", func(e *Entry) { e.Postings[0].Source = funding(7, "EUR") },
+			"posting in USD touches account m:7:funding:EUR"},
+		{"destination in another currency", func(e *Entry) {
+			e.Postings[0].Destination = CardAccount(7, AccountCardAvailable, "EUR", "crd_abc")
+		}, "posting in USD touches account m:7:card_available:EUR:crd_abc"},
 		{"foreign account", func(e *Entry) { e.Postings[0].Source.Merchant = 8 }, "does not belong"},
 		{"self posting", func(e *Entry) { e.Postings[0].Destination = e.Postings[0].Source }, "to itself"},
 		{"card account without card", func(e *Entry) { e.Postings[0].Destination.Card = "" }, "disagree"},
@@ -61,6 +69,86 @@ func TestEntryValidate(t *testing.T) {
 				t.Fatalf("Validate() = %v, want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestEntryInSeveralCurrenciesGoesThroughFX: each currency of a conversion
+// moves through its FX position account.
+func TestEntryInSeveralCurrenciesGoesThroughFX(t *testing.T) {
+	leg := func(src, dst Account) Posting {
+		return Posting{Source: src, Destination: dst, Amount: 100, Currency: src.Currency}
+	}
+	fxUSD, fxEUR := MerchantAccount(7, AccountFXPosition, "USD"), MerchantAccount(7, AccountFXPosition, "EUR")
+	card := CardAccount(7, AccountCardAvailable, "EUR", "crd_e")
+	tests := []struct {
+		name     string
+		postings []Posting
+		ok       bool
+	}{
+		{"both legs through FX", []Posting{leg(funding(7, "USD"), fxUSD), leg(fxEUR, card)}, true},
+		{"out through FX", []Posting{leg(card, fxEUR), leg(fxUSD, funding(7, "USD"))}, true},
+		{"a third posting beside the FX legs", []Posting{leg(funding(7, "USD"), fxUSD), leg(fxEUR, card),
+			leg(funding(7, "EUR"), MerchantAccount(7, AccountFeeRevenue, "EUR"))}, true},
+		{"USD not through FX", []Posting{leg(funding(7, "USD"), MerchantAccount(7, AccountWorld, "USD")), leg(fxEUR, card)}, false},
+		{"EUR not through FX", []Posting{leg(funding(7, "USD"), fxUSD), leg(funding(7, "EUR"), card)}, false},
+		{"one currency needs no FX", []Posting{leg(funding(7, "EUR"), card)}, true},
+	}
+	for _, tt := range tests {
+		e := Entry{Merchant: 7, Kind: KindFX, Postings: tt.postings}
+		err := e.Validate()
+		if tt.ok != (err == nil) {
+			t.Errorf("%s: Validate() = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "fx_position") {
+			t.Errorf("%s: %v does not name the FX position", tt.name, err)
+		}
+	}
+}
+
+// TestValidEntriesBalanceOnTheirAccounts is what keeps an entry balanced,
+// stated as a property: over random entries (random accounts, currencies
+// and amounts), every entry that Validate accepts moves, per currency of
+// its accounts, as much out of accounts as into them. Dropping the
+// currency check of either end of a posting makes it fail.
+func TestValidEntriesBalanceOnTheirAccounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	curs := []string{"USD", "EUR", "JPY"}
+	types := []AccountType{AccountFunding, AccountCardAvailable, AccountFXPosition, AccountWorld, AccountFeeRevenue}
+	account := func() Account {
+		a := MerchantAccount(7, types[rng.IntN(len(types))], curs[rng.IntN(len(curs))])
+		if a.Type.PerCard() {
+			a.Card = "crd_x"
+		}
+		return a
+	}
+	accepted := 0
+	for i := 0; i < 200_000; i++ {
+		e := Entry{Merchant: 7, Kind: KindFX}
+		for n := 1 + rng.IntN(3); n > 0; n-- {
+			src, dst := account(), account()
+			cur := src.Currency
+			if rng.IntN(2) == 0 {
+				cur = dst.Currency
+			}
+			e.Postings = append(e.Postings, Posting{Source: src, Destination: dst, Amount: 1 + rng.Int64N(1000), Currency: cur})
+		}
+		if e.Validate() != nil {
+			continue
+		}
+		accepted++
+		net := map[string]int64{}
+		for _, p := range e.Postings {
+			net[p.Source.Currency] -= p.Amount
+			net[p.Destination.Currency] += p.Amount
+		}
+		for cur, v := range net {
+			if v != 0 {
+				t.Fatalf("accepted entry %+v nets %d in %s on its accounts", e.Postings, v, cur)
+			}
+		}
+	}
+	if accepted < 1000 {
+		t.Fatalf("only %d random entries were valid: the property was hardly tested", accepted)
 	}
 }
 

@@ -55,49 +55,81 @@ func (r Rate) String() string { return r.d.Text('f') }
 // MarshalJSON writes the rate as a JSON number.
 func (r Rate) MarshalJSON() ([]byte, error) { return []byte(r.String()), nil }
 
-// Rounding modes used when a conversion cannot be exact. The rule of the house
-// (docs/ledger.md): a conversion rounds in favour of the gateway by less than
-// one minor unit, so that rounding can never create money. An amount the
-// merchant receives rounds down; an amount the merchant pays rounds up.
-const (
-	RoundReceive = apd.RoundDown
-	RoundPay     = apd.RoundUp
-)
+// RateOne is the rate of a currency to itself, and of the same number of
+// whole units between two currencies (a limit without a quoted rate).
+var RateOne = MustRate("1")
 
-// Convert converts minor units of from into minor units of to at rate, with
-// the rounding mode given (RoundReceive rounds down, RoundPay rounds up; no
-// other mode is accepted). The result is refused
-// when it is zero or above AmountMinorMax.
-func Convert(minor int64, from, to Currency, rate Rate, rounding apd.Rounder) (int64, error) {
-	if rate.IsZero() {
-		return 0, Errorf(EINTERNAL, "conversion without a rate")
-	}
-	if rounding != RoundPay && rounding != RoundReceive {
-		return 0, Errorf(EINTERNAL, "conversion rounding must be RoundPay or RoundReceive")
+// Convert converts minor units of from into minor units of to at rate
+// (units of to for one unit of from), rounded in direction r: RoundDown for
+// an amount the merchant or card receives, RoundUp for one it pays. The
+// product is exact (an amount has at most 16 digits, a rate 20, the context
+// 40); only the final step to whole minor units rounds. A result of zero
+// ("converts to less than one minor unit") or above AmountMinorMax is
+// refused.
+func Convert(minor int64, from, to Currency, rate Rate, r Rounding) (int64, error) {
+	if err := checkConversion(minor, rate, r); err != nil {
+		return 0, err
 	}
 	ctx := decimalCtx
-	ctx.Rounding = rounding
+	ctx.Rounding = r.apdRounder()
 	// minor × 10^-from.exp is the amount in units; × rate gives target units;
 	// × 10^to.exp gives target minor units.
 	x := apd.New(minor, to.Exponent-from.Exponent)
-	var product, integral apd.Decimal
-	if _, err := ctx.Mul(&product, x, &rate.d); err != nil {
-		return 0, Errorf(EINTERNAL, "conversion overflow: %v", err)
+	var product apd.Decimal
+	cond, err := ctx.Mul(&product, x, &rate.d)
+	if err != nil || cond.Inexact() {
+		return 0, Errorf(EINTERNAL, "conversion arithmetic failed: %v", err)
 	}
-	// Floor and Ceil, not RoundToIntegralValue: apd rounds a value below
-	// 0.1 to zero whatever the mode, which would turn "round up" into zero.
-	// Amounts and rates are positive here, so down is floor and up is ceil.
-	var err error
-	if rounding == RoundPay {
-		_, err = ctx.Ceil(&integral, &product)
-	} else {
-		_, err = ctx.Floor(&integral, &product)
+	return convertedMinor(&ctx, &product, to, r)
+}
+
+// ConvertByInverse converts minor units of from into minor units of to at
+// the inverse of rate, a rate quoted from to into from: the amount of to
+// that rate turns into minor of from. A withdrawal from a card uses it: the
+// merchant receives minor units of the funding currency, and the card pays
+// minor / rate(card → funding), rounded up. Dividing once, rather than
+// multiplying by a rounded inverse rate, keeps the rounding to this one
+// step: the quotient is rounded in direction r at 40 digits, which holds
+// every integer the result can reach, so the final step gives exactly the
+// floor or ceiling of the true quotient.
+func ConvertByInverse(minor int64, from, to Currency, rate Rate, r Rounding) (int64, error) {
+	if err := checkConversion(minor, rate, r); err != nil {
+		return 0, err
 	}
+	ctx := decimalCtx
+	ctx.Rounding = r.apdRounder()
+	x := apd.New(minor, to.Exponent-from.Exponent)
+	var quo apd.Decimal
+	if _, err := ctx.Quo(&quo, x, &rate.d); err != nil {
+		return 0, Errorf(EINTERNAL, "conversion arithmetic failed: %v", err)
+	}
+	return convertedMinor(&ctx, &quo, to, r)
+}
+
+func checkConversion(minor int64, rate Rate, r Rounding) error {
+	if !r.valid() {
+		return Errorf(EINTERNAL, "conversion without a rounding direction")
+	}
+	if rate.IsZero() {
+		return Errorf(EINTERNAL, "conversion without a rate")
+	}
+	if minor <= 0 || minor > AmountMinorMax {
+		return FieldErrorf("amount", "must lie between 1 and %d minor units", AmountMinorMax)
+	}
+	return nil
+}
+
+func convertedMinor(ctx *apd.Context, d *apd.Decimal, to Currency, r Rounding) (int64, error) {
+	// Bounded before the integer step: rates up to 10^9 and a change of
+	// exponent make values far above int64 possible.
+	if d.Cmp(apd.New(AmountMinorMax, 0)) > 0 {
+		return 0, FieldErrorf("amount", "converted amount exceeds the maximum")
+	}
+	out, err := r.integral(ctx, d)
 	if err != nil {
 		return 0, Errorf(EINTERNAL, "conversion rounding: %v", err)
 	}
-	out, err := integral.Int64()
-	if err != nil || out > AmountMinorMax {
+	if out > AmountMinorMax {
 		return 0, FieldErrorf("amount", "converted amount exceeds the maximum")
 	}
 	if out <= 0 {
@@ -107,34 +139,25 @@ func Convert(minor int64, from, to Currency, rate Rate, rounding apd.Rounder) (i
 }
 
 // ApplySpread returns the client rate for a mid-market rate and a spread in
-// basis points: the merchant always gets the worse side, rate × (1 − bps/10⁴),
-// computed exactly and cut to rateDigitsMax significant digits downwards.
-func ApplySpread(mid Rate, spreadBps int64) (Rate, error) {
-	if spreadBps < 0 || spreadBps >= 10_000 {
+// basis points, mid × (1 − bps/10⁴), computed exactly and cut to
+// rateDigitsMax significant digits in direction r. The merchant always gets
+// the worse side, so the gateway's callers pass RoundDown: the spread is
+// taken off the rate of the direction the money flows in.
+func ApplySpread(mid Rate, spreadBps int64, r Rounding) (Rate, error) {
+	if !r.valid() {
+		return Rate{}, Errorf(EINTERNAL, "spread without a rounding direction")
+	}
+	if spreadBps < 0 || spreadBps >= BasisPointsMax {
 		return Rate{}, FieldErrorf("spread", "must be between 0 and 9999 basis points")
 	}
 	ctx := decimalCtx
 	ctx.Precision = rateDigitsMax
-	ctx.Rounding = apd.RoundDown
-	factor := apd.New(10_000-spreadBps, -4)
-	var r Rate
-	if _, err := ctx.Mul(&r.d, &mid.d, factor); err != nil {
+	ctx.Rounding = r.apdRounder()
+	factor := apd.New(BasisPointsMax-spreadBps, -4)
+	var out Rate
+	if _, err := ctx.Mul(&out.d, &mid.d, factor); err != nil {
 		return Rate{}, Errorf(EINTERNAL, "spread: %v", err)
 	}
-	r.d.Reduce(&r.d)
-	return r, nil
-}
-
-// Invert returns 1/r cut to rateDigitsMax significant digits downwards, for
-// showing the rate in the other direction.
-func (r Rate) Invert() Rate {
-	ctx := decimalCtx
-	ctx.Precision = rateDigitsMax
-	ctx.Rounding = apd.RoundDown
-	var out Rate
-	if _, err := ctx.Quo(&out.d, apd.New(1, 0), &r.d); err != nil {
-		panic(err) // r is positive and bounded: a failure is a bug.
-	}
 	out.d.Reduce(&out.d)
-	return out
+	return out, nil
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/cockroachdb/apd/v3"
 )
 
 // Remittance requests (spec 2.6) and their validation against the corridor
@@ -361,9 +359,9 @@ func validatePurpose(c *Corridor, p string) error {
 }
 
 // RemittanceFee returns the fee of a remittance of amount minor units of
-// currency on corridor c: c.FeeFixed + ceil(amount × c.FeeBasisPoints / 10 000),
-// computed exactly with apd and rounded up (towards the gateway: the house
-// rule of RoundPay) by an explicit context. currency must be the corridor's.
+// currency on corridor c: c.FeeFixed + FeeBps(amount, c.FeeBasisPoints,
+// RoundUp). The fee is paid, so its percentage rounds up (the house rule of
+// rounding.go). currency must be the corridor's.
 func RemittanceFee(c *Corridor, amount int64, currency Currency) (int64, error) {
 	if c == nil {
 		return 0, Errorf(EINTERNAL, "remittance fee without a corridor")
@@ -374,27 +372,12 @@ func RemittanceFee(c *Corridor, amount int64, currency Currency) (int64, error) 
 	if amount <= 0 || amount > AmountMinorMax {
 		return 0, FieldErrorf("amount", "must lie between 1 and %d minor units", AmountMinorMax)
 	}
-	if c.FeeFixed < 0 || c.FeeFixed > AmountMinorMax || c.FeeBasisPoints < 0 || c.FeeBasisPoints > 10_000 {
+	if c.FeeFixed < 0 || c.FeeFixed > AmountMinorMax || c.FeeBasisPoints < 0 || c.FeeBasisPoints > BasisPointsMax {
 		return 0, Errorf(EINTERNAL, "corridor %s/%s has an invalid fee schedule", c.Country, c.Currency)
 	}
-	ctx := decimalCtx // precision 40, traps on
-	ctx.Rounding = RoundPay
-	var share, whole apd.Decimal
-	// amount × bps × 10^-4 has at most 21 digits: exact at precision 40.
-	cond, err := ctx.Mul(&share, apd.New(amount, 0), apd.New(c.FeeBasisPoints, -4))
-	if err != nil || cond.Inexact() {
-		return 0, Errorf(EINTERNAL, "remittance fee arithmetic failed")
-	}
-	// Round up with Ceil, not RoundToIntegralValue: apd's quantize turns a
-	// value with fewer digits than its fractional places (0.0005) into 0
-	// whatever the rounding mode, so 0.0005 would round "up" to 0. The share
-	// is positive, so the ceiling is the round-up of RoundPay.
-	if _, err := ctx.Ceil(&whole, &share); err != nil {
-		return 0, Errorf(EINTERNAL, "remittance fee rounding failed")
-	}
-	variable, err := whole.Int64()
+	variable, err := FeeBps(amount, c.FeeBasisPoints, RoundUp)
 	if err != nil {
-		return 0, Errorf(EINTERNAL, "remittance fee out of range")
+		return 0, Errorf(EINTERNAL, "remittance fee arithmetic failed")
 	}
 	fee, ok := addChecked(c.FeeFixed, variable)
 	if !ok || fee > AmountMinorMax {

@@ -115,8 +115,12 @@ func (s *sim) fullCheck() {
 		Released int64  `bun:"released"`
 		Amount   int64  `bun:"amount"`
 		Fee      int64  `bun:"fee"`
+		Txn      int64  `bun:"txn_amount"`
+		TxnCur   string `bun:"txn_currency"`
+		Reversed int64  `bun:"txn_reversed"`
 	}
-	if err := s.db.NewRaw(`select auth_id, status, held, captured, released, amount, fee from authorizations`).Scan(ctx, &holds); err != nil {
+	if err := s.db.NewRaw(`select auth_id, status, held, captured, released, amount, fee, txn_amount, txn_currency, txn_reversed
+		from authorizations`).Scan(ctx, &holds); err != nil {
 		s.fail("authorizations: %v", err)
 	}
 	if len(holds) != len(s.md.holds) {
@@ -124,8 +128,14 @@ func (s *sim) fullCheck() {
 	}
 	for _, h := range holds {
 		w := s.md.holds[h.AuthID]
-		if w == nil || h.Status != w.status || h.Held != w.held || h.Captured != w.captured || h.Released != w.released {
+		if w == nil || h.Status != w.status || h.Held != w.held || h.Captured != w.captured || h.Released != w.released ||
+			h.Amount != w.cardAmt || h.Fee != w.fee || h.Txn != w.txn || h.TxnCur != w.txnCur || h.Reversed != w.reversed {
 			s.fail("authorization %+v; the model says %+v", h, w)
+		}
+		// A hold whose reversals reached its whole amount holds nothing,
+		// and one that is closed holds nothing.
+		if (h.Reversed == h.Txn || h.Status != ledger.AuthOpen) && h.Held != 0 {
+			s.fail("authorization %+v is closed or reversed whole but still holds %d", h, h.Held)
 		}
 	}
 	// Nothing is resolved twice: per authorization, what the journal moved

@@ -1,12 +1,16 @@
 // Package sim is a seeded, deterministic simulation of the ledger in the
 // manner of TigerBeetle's VOPR and auditor, over a real PostgreSQL
-// (ledger/pgtest). Everything lives in its tests (sim_test.go, model_test.go):
+// (ledger/pgtest). Everything lives in its tests (sim_test.go, model_test.go,
+// fx_test.go, check_test.go):
 //
 //   - a workload generator drawn from one seed creates merchants and cards,
 //     deposits, transfers, freezes and cancels cards, authorizes, clears,
 //     reverses and refunds (network messages delivered out of order and
-//     duplicated), creates and moves remittances, reports rail outcomes, and
-//     expires holds on an injected clock;
+//     duplicated), also in other currencies than the card's with rates from
+//     the seed and sequences of partial reversals, clearings and refunds
+//     that close a hold in pieces (fx_test.go), creates and moves
+//     remittances, reports rail outcomes, and expires holds on an injected
+//     clock;
 //   - between steps it injects failures: an answer lost after a commit, a
 //     caller that gives up while the writer commits (EUNAVAILABLE
 //     outcome_unknown), a slow database (a concurrent transaction holding the

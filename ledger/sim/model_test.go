@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
@@ -48,12 +49,21 @@ type mCard struct {
 	status string
 }
 
+// mHold is an authorization: txn minor units of txnCur as the network sent
+// them, held as cardAmt plus fee in the card's currency (converted once at
+// rate), with what reversals have reversed so far (in txnCur) and what is
+// still held, captured and released (in the card's currency).
 type mHold struct {
-	id                               string
-	card                             *mCard
-	amount, held, captured, released int64
-	status                           string
-	expires                          time.Time
+	id                       string
+	card                     *mCard
+	txn                      int64
+	txnCur                   string
+	rate                     *big.Rat // nil in the card's currency
+	cardAmt, fee             int64
+	reversed                 int64
+	held, captured, released int64
+	status                   string
+	expires                  time.Time
 }
 
 type mRemit struct {
@@ -71,6 +81,8 @@ type model struct {
 	remits     map[string]*mRemit
 	cardsByNo  map[string]*mCard
 	holdExpiry time.Duration
+	rates      map[string]mRate // "EUR/USD" → the operator's rate
+	ratesAt    time.Time
 }
 
 func newModel(holdExpiry time.Duration) *model {
@@ -417,21 +429,25 @@ func (s *sim) newNetMsg() (*netMsg, bool) {
 		if !ok {
 			return nil, false
 		}
-		msg.kind, msg.card = "authorize", c
-		if s.chance(15) {
+		msg.kind, msg.card, msg.currency = "authorize", c, s.txnCurrencyFor(c.m)
+		switch {
+		case s.chance(15):
 			msg.amount = s.between(1_000_00, 9_000_00)
-		} else {
+		case s.chance(15):
+			msg.amount = s.between(1, 30) // a few minor units: rounding bites
+		default:
 			msg.amount = s.between(1, 300_00)
 		}
 	case r < 65:
 		h := s.pickHold()
 		msg.kind, msg.hold, msg.card = "clear", h, h.card
-		msg.amount = s.between(1, h.amount+h.amount/3+1) // partial, exact or above the hold
+		msg.amount = s.between(1, h.txn+h.txn/3+1) // partial, exact or above the hold
 	case r < 88:
 		h := s.pickHold()
 		msg.kind, msg.hold, msg.card = "reverse", h, h.card
 		if s.chance(50) {
-			msg.amount = s.between(1, h.held+h.held/5+1)
+			open := h.txn - h.reversed
+			msg.amount = s.between(1, open+open/5+1)
 		}
 	default:
 		c, ok := s.anyCard()
@@ -483,7 +499,11 @@ func (s *sim) opNetwork(msg *netMsg) *op {
 
 func (s *sim) opAuthorize(msg *netMsg) *op {
 	c, m := msg.card, msg.card.m
-	req := ledger.AuthRequest{MessageID: msg.id, CardNo: c.no, Amount: msg.amount, Currency: m.cur,
+	txnCur := msg.currency
+	if txnCur == "" {
+		txnCur = m.cur
+	}
+	req := ledger.AuthRequest{MessageID: msg.id, CardNo: c.no, Amount: msg.amount, Currency: txnCur,
 		MerchantName: "Sim Shop", MCC: "5999", MerchantCountry: "US"}
 	return &op{
 		name: "authorize", m: m, cards: []*mCard{c}, key: answerKey(ledger.ScopeNetwork, m.id, msg.id),
@@ -495,30 +515,30 @@ func (s *sim) opAuthorize(msg *netMsg) *op {
 			r := res.(*ledger.AuthResult)
 			m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
 			avail := s.md.get(availOf(c))
-			code := ledger.RespApproved
-			switch {
-			case c.status == ledger.CardCancelled:
-				code = ledger.RespCancelled
-			case c.status == ledger.CardFrozen:
-				code = ledger.RespNotPermitted
-			case msg.amount > m.lim.CardBalanceMax:
-				code = ledger.RespOverLimit
-			case msg.amount > avail:
-				code = ledger.RespInsufficient
-			}
+			code, cardAmt, fee, rate := s.authDecision(c, msg.amount, txnCur)
 			if code != ledger.RespApproved {
 				return check(!r.Approved && r.Code == code && r.AuthID == "" && r.Available == avail,
-					"authorization answered %+v, want decline %s with available %d", r, code, avail)
+					"authorization of %d %s answered %+v, want decline %s with available %d", msg.amount, txnCur, r, code, avail)
 			}
 			if _, dup := s.md.holds[r.AuthID]; dup || !r.Approved || r.Code != code || !strings.HasPrefix(r.AuthID, "auth_") {
 				return fmt.Errorf("authorization answered %+v, want a new approval", r)
 			}
-			s.md.move(availOf(c), heldOf(c), msg.amount)
+			if r.CardAmount != cardAmt || r.Fee != fee || r.FXRate != rate.text {
+				return fmt.Errorf("authorization of %d %s on a %s card answered card amount %d fee %d rate %q; the model: %d, %d, %q",
+					msg.amount, txnCur, m.cur, r.CardAmount, r.Fee, r.FXRate, cardAmt, fee, rate.text)
+			}
+			s.md.move(availOf(c), heldOf(c), cardAmt+fee)
 			m.seq++
-			h := &mHold{id: r.AuthID, card: c, amount: msg.amount, held: msg.amount, status: ledger.AuthOpen,
-				expires: s.nowUTC().Add(s.md.holdExpiry)}
+			h := &mHold{id: r.AuthID, card: c, txn: msg.amount, txnCur: txnCur, rate: rate.rat, cardAmt: cardAmt, fee: fee,
+				held: cardAmt + fee, status: ledger.AuthOpen, expires: s.nowUTC().Add(s.md.holdExpiry)}
 			s.md.holds[h.id] = h
 			s.md.holdList = append(s.md.holdList, h)
+			if txnCur != m.cur {
+				s.stats["authorizations across currencies"]++
+			}
+			if s.chance(30) || (txnCur != m.cur && s.chance(50)) {
+				s.planSequence(h)
+			}
 			return check(r.Available == s.md.get(availOf(c)), "authorization left available %d, model %d", r.Available, s.md.get(availOf(c)))
 		},
 	}
@@ -556,55 +576,89 @@ func (s *sim) expectClear(msg *netMsg, h *mHold, res any, err error) error {
 	}
 	c, m := h.card, h.card.m
 	m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
-	capture := msg.amount
-	settlement := acctOf(m, postings.AccountNetworkSettlement)
-	fromHold := min(capture, h.held)
-	fromAvail := min(capture-fromHold, s.md.get(availOf(c)))
-	fromRecv := capture - fromHold - fromAvail
-	s.md.move(heldOf(c), settlement, fromHold)
-	s.md.move(availOf(c), settlement, fromAvail)
-	s.md.move(recvOf(c), settlement, fromRecv)
-	m.seq++
-	released := h.held - fromHold
+	capture, fee := h.capture(msg.amount)
+	// Each charge comes from the hold first, then the card's available
+	// balance, then its receivable; what the hold keeps is released.
+	held, receivable := h.held, int64(0)
+	charge := func(amount int64, dst postings.Account) {
+		fromHold := min(amount, held)
+		fromAvail := min(amount-fromHold, s.md.get(availOf(c)))
+		fromRecv := amount - fromHold - fromAvail
+		s.md.move(heldOf(c), dst, fromHold)
+		s.md.move(availOf(c), dst, fromAvail)
+		s.md.move(recvOf(c), dst, fromRecv)
+		held -= fromHold
+		receivable += fromRecv
+		m.seq++
+	}
+	charge(capture, acctOf(m, postings.AccountNetworkSettlement))
+	if fee > 0 {
+		charge(fee, acctOf(m, postings.AccountFeeRevenue))
+	}
+	released := held
 	if released > 0 {
 		s.md.creditCard(c, heldOf(c), released)
 		m.seq++
 	}
-	h.captured, h.released, h.held, h.status = capture, h.released+released, 0, ledger.AuthCleared
+	if msg.amount == h.txn-h.reversed && released != 0 {
+		return fmt.Errorf("the model released %d clearing exactly what is open of %+v", released, h)
+	}
+	h.captured, h.released, h.held, h.status = capture+fee, h.released+released, 0, ledger.AuthCleared
 	r := res.(*ledger.HoldResult)
-	return check(r.Captured == capture && r.Released == released && r.Receivable == fromRecv && r.Held == 0 &&
+	return check(r.Captured == capture && r.Fee == fee && r.Released == released && r.Receivable == receivable && r.Held == 0 &&
 		r.Status == ledger.AuthCleared && r.Available == s.md.get(availOf(c)),
-		"clear answered %+v, want captured %d released %d receivable %d available %d",
-		r, capture, released, fromRecv, s.md.get(availOf(c)))
+		"clear of %d %s answered %+v, want captured %d fee %d released %d receivable %d available %d",
+		msg.amount, h.txnCur, r, capture, fee, released, receivable, s.md.get(availOf(c)))
 }
 
 func (s *sim) expectReverse(msg *netMsg, h *mHold, res any, err error) error {
-	release := h.held
-	if msg.amount > 0 {
-		release = msg.amount
-		if release > h.held {
-			if err := wantErr(err, postings.EINVALID, ""); err != nil {
-				return err
-			}
-			h.card.m.netDone = append(h.card.m.netDone, netAnswer{msg.id, s.nowUTC()})
-			return nil
+	open := h.txn - h.reversed
+	txn := msg.amount
+	if txn == 0 {
+		txn = open
+	}
+	if txn > open {
+		if err := wantErr(err, postings.EINVALID, ""); err != nil {
+			return err
 		}
+		h.card.m.netDone = append(h.card.m.netDone, netAnswer{msg.id, s.nowUTC()})
+		return nil
 	}
 	if err := wantOK(err); err != nil {
 		return err
 	}
 	c, m := h.card, h.card.m
 	m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
-	s.md.creditCard(c, heldOf(c), release)
-	m.seq++
+	// The share of what this reversal brings the total to, less the share
+	// already released, each rounded down; all that is held when it
+	// reverses all that is open.
+	release := h.held
+	if txn < open {
+		a0, f0 := h.reversedShare(h.reversed)
+		a1, f1 := h.reversedShare(h.reversed + txn)
+		release = a1 - a0 + f1 - f0
+	}
+	if release > 0 {
+		s.md.creditCard(c, heldOf(c), release)
+		m.seq++
+	} else {
+		s.stats["reversals too small to release a unit"]++
+	}
+	h.reversed += txn
 	h.held -= release
 	h.released += release
-	if h.held == 0 {
+	if h.reversed == h.txn {
 		h.status = ledger.AuthReversed
+		// The whole hold is released: amount and fee, nothing left.
+		if h.held != 0 || h.released != h.cardAmt+h.fee {
+			return fmt.Errorf("the model left %d held after reversing all of %+v", h.held, h)
+		}
+		s.stats["holds reversed whole"]++
 	}
 	r := res.(*ledger.HoldResult)
 	return check(r.Released == release && r.Held == h.held && r.Status == h.status && r.Available == s.md.get(availOf(c)),
-		"reverse answered %+v, want released %d held %d status %s available %d", r, release, h.held, h.status, s.md.get(availOf(c)))
+		"reverse of %d %s answered %+v, want released %d held %d status %s available %d",
+		msg.amount, h.txnCur, r, release, h.held, h.status, s.md.get(availOf(c)))
 }
 
 func (s *sim) opRefund(msg *netMsg) *op {

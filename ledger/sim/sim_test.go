@@ -218,6 +218,7 @@ func (s *sim) setup() {
 	for _, m := range s.md.merchants {
 		s.exec(s.opDeposit(m), faultNone)
 	}
+	s.setRates()
 }
 
 // runStep draws one step from the seed and runs it.
@@ -272,6 +273,7 @@ func (s *sim) runStep() {
 	case r < 96:
 		d := time.Duration(s.between(1, 150)) * time.Minute
 		s.advance(d)
+		s.refreshRatesIfOld()
 		s.stats["clock ticks"]++
 	default:
 		mode := faultNone
