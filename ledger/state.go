@@ -489,7 +489,8 @@ func (st *state) post(e postings.Entry) (*postings.Record, error) {
 func (st *state) move(a *acctState, delta int64, seq int64) error {
 	next, ok := addInt64(a.balance, delta)
 	if !ok {
-		return postings.Errorf(postings.ELIMIT, "the balance of %s would overflow", a.account.Address())
+		// Never the account's address: it names internal ids (docs/errors.md).
+		return postings.Errorf(postings.ELIMIT, "the %s balance would overflow", describeAccount(a.account.Type))
 	}
 	if next < 0 && a.account.Type.Constrained() {
 		return &postings.Error{Code: postings.EINSUFFICIENT, Reason: string(a.account.Type),
