@@ -232,7 +232,13 @@ func (st *state) cardView(c *cardState) (*Card, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cardFromRow(&c.row, a, hd), nil
+	owed, err := st.peekBalance(postings.CardAccount(c.row.MerchantID, postings.AccountCardReceivable, c.row.Currency, c.row.CardNo))
+	if err != nil {
+		return nil, err
+	}
+	card := cardFromRow(&c.row, a, hd)
+	card.Receivable = -owed
+	return card, nil
 }
 
 func (l *Ledger) cancelCard(ctx context.Context, merchant int64, cardNo string, idem *Idempotency) (*CancelResult, error) {
