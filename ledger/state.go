@@ -433,6 +433,10 @@ func (st *state) post(e postings.Entry) (*postings.Record, error) {
 		return nil, err
 	}
 	m := st.mark()
+	if err := st.chargeCardLoads(h, &e); err != nil {
+		st.rollback(m)
+		return nil, err
+	}
 	rec := &postings.Record{Entry: e}
 	st.touchHead(h)
 	h.seq++
