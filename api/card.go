@@ -41,9 +41,8 @@ type cardView struct {
 func newCardView(k *ledger.Card) cardView {
 	return cardView{
 		CardNo: k.CardNo, Last4: k.Last4, Status: k.Status,
-		Balance: money(k.Available, k.Currency), Held: money(k.Held, k.Currency),
-		Receivable: money(k.Receivable, k.Currency),
-		Currency:   k.Currency, CreatedAt: timestamp(k.CreatedAt),
+		Balance: money(k.Available, k.Currency), Held: money(k.Held, k.Currency), Receivable: money(k.Receivable, k.Currency),
+		Currency: k.Currency, CreatedAt: timestamp(k.CreatedAt),
 		Bin: k.Bin, CardNetwork: k.Network,
 		Expiry: fmt.Sprintf("%02d/%02d", k.ExpiryMonth, k.ExpiryYear%100),
 		PanRef: k.PanRef, Remark: k.Remark,

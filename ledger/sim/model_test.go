@@ -46,6 +46,30 @@ type mCard struct {
 	m      *mMerchant
 	no     string
 	status string
+	// What the network captured on the card and refunded to it: refunds
+	// are bounded by the first plus simUnmatchedRefundMax.
+	captured, refunded int64
+}
+
+// The network bounds of the simulation (docs/network.md, "Bounds"): a
+// largest message low enough for the large authorizations and clearings to
+// cross it, an unmatched-refund allowance small enough to be used up, and
+// the default over-capture tolerance.
+const (
+	simMessageMax         = 8_000_00
+	simUnmatchedRefundMax = 300_00
+	simOverCaptureBps     = ledger.OverCaptureBpsDefault
+)
+
+var simNetworkBounds = ledger.NetworkBounds{
+	MessageMax:         map[string]int64{"USD": simMessageMax, "EUR": simMessageMax},
+	UnmatchedRefundMax: map[string]int64{"USD": simUnmatchedRefundMax, "EUR": simUnmatchedRefundMax},
+}
+
+// overCaptured mirrors the tolerance: amount × 10⁴ > authorized × (10⁴ +
+// bps), in integers small enough here not to overflow.
+func overCaptured(amount, authorized int64) bool {
+	return amount*10_000 > authorized*(10_000+simOverCaptureBps)
 }
 
 type mHold struct {
@@ -501,6 +525,8 @@ func (s *sim) opAuthorize(msg *netMsg) *op {
 				code = ledger.RespCancelled
 			case c.status == ledger.CardFrozen:
 				code = ledger.RespNotPermitted
+			case msg.amount > simMessageMax:
+				code = ledger.RespInvalidAmount
 			case msg.amount > m.lim.CardBalanceMax:
 				code = ledger.RespOverLimit
 			case msg.amount > avail:
@@ -551,12 +577,23 @@ func (s *sim) opHold(msg *netMsg) *op {
 }
 
 func (s *sim) expectClear(msg *netMsg, h *mHold, res any, err error) error {
+	c, m := h.card, h.card.m
+	switch {
+	case msg.amount > simMessageMax:
+		m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
+		s.stats["bound: clearing above the largest message"]++
+		return wantErr(err, postings.ELIMIT, "network_message_max")
+	case overCaptured(msg.amount, h.amount):
+		m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
+		s.stats["bound: over-capture refused"]++
+		return wantErr(err, postings.ELIMIT, "over_capture")
+	}
 	if err := wantOK(err); err != nil {
 		return err
 	}
-	c, m := h.card, h.card.m
 	m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
 	capture := msg.amount
+	c.captured += capture
 	settlement := acctOf(m, postings.AccountNetworkSettlement)
 	fromHold := min(capture, h.held)
 	fromAvail := min(capture-fromHold, s.md.get(availOf(c)))
@@ -580,6 +617,10 @@ func (s *sim) expectClear(msg *netMsg, h *mHold, res any, err error) error {
 
 func (s *sim) expectReverse(msg *netMsg, h *mHold, res any, err error) error {
 	release := h.held
+	if msg.amount > simMessageMax {
+		h.card.m.netDone = append(h.card.m.netDone, netAnswer{msg.id, s.nowUTC()})
+		return wantErr(err, postings.ELIMIT, "network_message_max")
+	}
 	if msg.amount > 0 {
 		release = msg.amount
 		if release > h.held {
@@ -618,9 +659,14 @@ func (s *sim) opRefund(msg *netMsg) *op {
 			if msg.currency != m.cur {
 				return wantErr(err, postings.EINVALID, "")
 			}
+			if msg.amount > c.captured+simUnmatchedRefundMax-c.refunded {
+				s.stats["bound: unmatched refund refused"]++
+				return wantErr(err, postings.ELIMIT, "refund_unmatched")
+			}
 			if err := wantOK(err); err != nil {
 				return err
 			}
+			c.refunded += msg.amount
 			credited := "card"
 			if c.status == ledger.CardCancelled {
 				credited = "funding"
