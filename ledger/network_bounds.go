@@ -273,7 +273,11 @@ func usdFigure(ctx context.Context, db bun.IDB, minorUSD int64, to postings.Curr
 		}
 		return v, nil
 	}
-	return postings.Convert(minorUSD, usd, to, rate.mid, postings.RoundReceive)
+	v, err := postings.Convert(minorUSD, usd, to, rate.mid, postings.RoundReceive)
+	if postings.ErrorCode(err) == postings.EINVALID {
+		return postings.AmountMinorMax, nil // above the largest amount: no bound below it
+	}
+	return v, err
 }
 
 // formatMoney is an amount with its currency for a message: "10.00 USD".
