@@ -9,20 +9,29 @@ import (
 
 // accountView is the profile of GET /shop/account (docs/api.md).
 type accountView struct {
-	ShopNo              string        `json:"shopNo"`
-	Name                string        `json:"name"`
-	Status              string        `json:"status"`
-	KYBTier             string        `json:"kybTier"`
-	Currencies          []string      `json:"currencies"`
-	Balances            []balanceView `json:"balances"`
-	Limits              []limitView   `json:"limits"`
-	LastAuthenticatedAt *string       `json:"lastAuthenticatedAt"`
-	CreatedAt           string        `json:"createdAt"`
+	ShopNo              string           `json:"shopNo"`
+	Name                string           `json:"name"`
+	Status              string           `json:"status"`
+	KYBTier             string           `json:"kybTier"`
+	Currencies          []string         `json:"currencies"`
+	Balances            []balanceView    `json:"balances"`
+	Receivables         []receivableView `json:"receivables"`
+	Limits              []limitView      `json:"limits"`
+	LastAuthenticatedAt *string          `json:"lastAuthenticatedAt"`
+	CreatedAt           string           `json:"createdAt"`
 }
 
 type balanceView struct {
 	Currency string         `json:"currency"`
 	Balance  postings.Money `json:"balance"`
+}
+
+// receivableView is what the merchant's cards owe in one currency: the sum
+// of their receivables (captures the network made beyond what a card had),
+// repaid from each card's next credits.
+type receivableView struct {
+	Currency string         `json:"currency"`
+	Amount   postings.Money `json:"amount"`
 }
 
 type limitView struct {
@@ -38,12 +47,16 @@ func newAccountView(p *ledger.Profile) accountView {
 		ShopNo: p.Merchant.ShopNo, Name: p.Merchant.Name, Status: p.Merchant.Status, KYBTier: p.KYBTier,
 		Currencies:          append([]string{}, p.Merchant.Currencies...),
 		Balances:            make([]balanceView, 0, len(p.Balances)),
+		Receivables:         make([]receivableView, 0, len(p.Receivables)),
 		Limits:              make([]limitView, 0, len(p.Limits)),
 		LastAuthenticatedAt: timestampOrNil(p.LastAuthenticatedAt),
 		CreatedAt:           timestamp(p.Merchant.CreatedAt),
 	}
 	for _, b := range p.Balances {
 		v.Balances = append(v.Balances, balanceView{Currency: b.Currency, Balance: money(b.Balance, b.Currency)})
+	}
+	for _, r := range p.Receivables {
+		v.Receivables = append(v.Receivables, receivableView{Currency: r.Currency, Amount: money(r.Amount, r.Currency)})
 	}
 	for _, lim := range p.Limits {
 		v.Limits = append(v.Limits, limitView{

@@ -19,13 +19,16 @@ const (
 
 // cardView is the card of spec 2.4 as every card endpoint renders it
 // (docs/api.md). balance is what the card can spend; held is what open
-// authorizations hold on top of it.
+// authorizations hold on top of it; receivable is what the card owes (a
+// capture the network made beyond what it had), repaid from its next
+// credits.
 type cardView struct {
 	CardNo      string         `json:"cardNo"`
 	Last4       string         `json:"last4"`
 	Status      string         `json:"status"`
 	Balance     postings.Money `json:"balance"`
 	Held        postings.Money `json:"held"`
+	Receivable  postings.Money `json:"receivable"`
 	Currency    string         `json:"currency"`
 	CreatedAt   string         `json:"createdAt"`
 	Bin         string         `json:"bin"`
@@ -38,7 +41,7 @@ type cardView struct {
 func newCardView(k *ledger.Card) cardView {
 	return cardView{
 		CardNo: k.CardNo, Last4: k.Last4, Status: k.Status,
-		Balance: money(k.Available, k.Currency), Held: money(k.Held, k.Currency),
+		Balance: money(k.Available, k.Currency), Held: money(k.Held, k.Currency), Receivable: money(k.Receivable, k.Currency),
 		Currency: k.Currency, CreatedAt: timestamp(k.CreatedAt),
 		Bin: k.Bin, CardNetwork: k.Network,
 		Expiry: fmt.Sprintf("%02d/%02d", k.ExpiryMonth, k.ExpiryYear%100),

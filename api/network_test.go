@@ -166,6 +166,23 @@ func (n *netServer) wantBalances(sh shop, cardNo, avail, held string) {
 	}
 }
 
+// wantReceivables checks what GET /shop/card/info says the card owes and
+// the receivables of GET /shop/account, as raw JSON.
+func (n *netServer) wantReceivables(sh shop, cardNo, card, account string) {
+	n.t.Helper()
+	var info struct {
+		Receivable json.Number `json:"receivable"`
+	}
+	n.request(&sh, "GET", "/shop/card/info?cardNo="+cardNo, "").must(n.t, 200, 200).into(n.t, &info)
+	var acct struct {
+		Receivables json.RawMessage `json:"receivables"`
+	}
+	n.request(&sh, "GET", "/shop/account", "").must(n.t, 200, 200).into(n.t, &acct)
+	if info.Receivable.String() != card || string(acct.Receivables) != account {
+		n.t.Errorf("card receivable %s, account receivables %s; want %s and %s", info.Receivable, acct.Receivables, card, account)
+	}
+}
+
 func (n *netServer) countEntries(kind string) int {
 	n.t.Helper()
 	var k int
@@ -325,6 +342,11 @@ func TestNetworkCaptures(t *testing.T) {
 	sh := n.fundedShop()
 	k := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"100.00"}`)
 
+	// Above the largest network message of USD (1,000,000.00 by default):
+	// declined 13, whatever the card holds.
+	if out := n.authorize(k.CardNo, "1000000.01", "USD"); out.Approved || out.Code != "13" {
+		t.Errorf("above the largest message: %+v", out)
+	}
 	// Partial: 20.00 of a 30.00 hold is paid, 10.00 released.
 	id := n.approved(k.CardNo, "30.00", "USD")
 	h := n.clear(id, "20.00")
@@ -338,19 +360,25 @@ func TestNetworkCaptures(t *testing.T) {
 	if h := n.clear(id, "10.00"); h.Captured.String() != "10.00" || h.Released.String() != "0.00" || h.Available.String() != "70.00" {
 		t.Errorf("exact: %+v", h)
 	}
-	// Above the hold: 15.00 on a 10.00 hold takes 5.00 from available.
+	// Above the hold: 12.00 on a 10.00 hold (the 20 % over-capture
+	// tolerance) takes 2.00 from available; 12.01 is refused and leaves
+	// the hold open.
 	id = n.approved(k.CardNo, "10.00", "USD")
-	if h := n.clear(id, "15.00"); h.Captured.String() != "15.00" || h.Available.String() != "55.00" || h.Receivable.String() != "0.00" {
+	n.hold("/network/clear", n.msg(), id, "12.01", codeLimitExceeded)
+	if h := n.clear(id, "12.00"); h.Captured.String() != "12.00" || h.Available.String() != "58.00" || h.Receivable.String() != "0.00" {
 		t.Errorf("over: %+v", h)
 	}
-	// Above everything, on a frozen card: the capture succeeds and the
-	// rest is carried on the card's receivable.
-	id = n.approved(k.CardNo, "10.00", "USD")
+	// Above everything, on a frozen card emptied by a transfer OUT: the
+	// capture succeeds and the rest is carried on the card's receivable,
+	// which the card's info and the merchant's account show.
+	id = n.approved(k.CardNo, "50.00", "USD")
 	n.request(&sh, "POST", "/shop/card/freeze", fmt.Sprintf(`{"cardNo":%q}`, k.CardNo)).must(t, 200, 200)
-	if h := n.clear(id, "100.00"); h.Captured.String() != "100.00" || h.Available.String() != "0.00" || h.Receivable.String() != "45.00" {
+	n.request(&sh, "POST", "/shop/card/transfer", fmt.Sprintf(`{"cardNo":%q,"amount":"8.00","currency":"USD","direction":"OUT"}`, k.CardNo)).must(t, 200, 200)
+	if h := n.clear(id, "60.00"); h.Captured.String() != "60.00" || h.Available.String() != "0.00" || h.Receivable.String() != "10.00" {
 		t.Errorf("over the card: %+v", h)
 	}
 	n.wantBalances(sh, k.CardNo, "0.00", "0.00")
+	n.wantReceivables(sh, k.CardNo, "10.00", `[{"currency":"USD","amount":10.00},{"currency":"EUR","amount":0.00}]`)
 	// A refund repays the receivable first.
 	var r struct {
 		Credited  string      `json:"credited"`
@@ -359,10 +387,11 @@ func TestNetworkCaptures(t *testing.T) {
 	}
 	n.call("POST", "/network/refund", fmt.Sprintf(`{"messageId":"ref-1","cardNo":%q,"amount":"50.00","currency":"USD"}`, k.CardNo)).
 		must(t, 200, 200).into(t, &r)
-	if r.Credited != "card" || r.Amount.String() != "50.00" || r.Available.String() != "5.00" {
+	if r.Credited != "card" || r.Amount.String() != "50.00" || r.Available.String() != "40.00" {
 		t.Errorf("refund %+v", r)
 	}
-	n.wantBalances(sh, k.CardNo, "5.00", "0.00")
+	n.wantBalances(sh, k.CardNo, "40.00", "0.00")
+	n.wantReceivables(sh, k.CardNo, "0.00", `[{"currency":"USD","amount":0.00},{"currency":"EUR","amount":0.00}]`)
 
 	// Cross-currency: the fee is booked on what is captured.
 	if _, err := n.l.SetFXRate(context.Background(), "EUR", "USD", "1.10", 50); err != nil {
@@ -432,36 +461,41 @@ func TestNetworkCancelledCard(t *testing.T) {
 			must(t, 200, 200).into(t, &r)
 		return r.Credited, r.Available.String()
 	}
-	if c, a := refund("refund-1", "5.00"); c != "card" || a != "105.00" {
+	// A purchase of 12.00, captured: refunds are matched against it.
+	n.clear(n.approved(k.CardNo, "12.00", "USD"), "12.00")
+	if c, a := refund("refund-1", "5.00"); c != "card" || a != "93.00" {
 		t.Errorf("refund before cancel: %s %s", c, a)
 	}
-	n.wantBalances(sh, k.CardNo, "105.00", "0.00")
+	n.wantBalances(sh, k.CardNo, "93.00", "0.00")
 	reversed := n.approved(k.CardNo, "30.00", "USD")
 	cleared := n.approved(k.CardNo, "25.00", "USD")
 	n.request(&sh, "POST", "/shop/card/cancel", fmt.Sprintf(`{"cardNo":%q}`, k.CardNo)).must(t, 200, 200)
-	// The available 50.00 went back; 55.00 is still held.
+	// The available 38.00 went back; 55.00 is still held.
 	n.wantBalances(sh, k.CardNo, "0.00", "55.00")
-	if got := n.fundingBalance(sh, "USD"); got != "950.00" {
+	if got := n.fundingBalance(sh, "USD"); got != "938.00" {
 		t.Errorf("funding after cancel %s", got)
 	}
 	if c, _ := refund("refund-2", "7.00"); c != "funding" {
 		t.Errorf("refund after cancel credited %s", c)
 	}
-	if got := n.fundingBalance(sh, "USD"); got != "957.00" {
+	if got := n.fundingBalance(sh, "USD"); got != "945.00" {
 		t.Errorf("funding after the refund %s", got)
 	}
+	// The 12.00 captured are refunded: one cent more is refused.
+	n.call("POST", "/network/refund", fmt.Sprintf(`{"messageId":"refund-3","cardNo":%q,"amount":"0.01","currency":"USD"}`, k.CardNo)).
+		must(t, 200, codeLimitExceeded)
 	// A reversal on the cancelled card releases to the funding account.
 	if h := n.reverse(reversed, ""); h.Status != "REVERSED" || h.Released.String() != "30.00" || h.Available.String() != "0.00" {
 		t.Errorf("reverse: %+v", h)
 	}
-	if got := n.fundingBalance(sh, "USD"); got != "987.00" {
+	if got := n.fundingBalance(sh, "USD"); got != "975.00" {
 		t.Errorf("funding after the reversal %s", got)
 	}
 	// A partial capture still succeeds; the rest goes to funding.
 	if h := n.clear(cleared, "20.00"); h.Status != "CLEARED" || h.Captured.String() != "20.00" || h.Released.String() != "5.00" {
 		t.Errorf("clear: %+v", h)
 	}
-	if got := n.fundingBalance(sh, "USD"); got != "992.00" {
+	if got := n.fundingBalance(sh, "USD"); got != "980.00" {
 		t.Errorf("funding after the clearing %s", got)
 	}
 	n.wantBalances(sh, k.CardNo, "0.00", "0.00")

@@ -650,7 +650,7 @@ func TestOpenAPIInternalError(t *testing.T) {
 // The checker itself: answers that drift from the document are caught.
 func TestOpenAPICheckerCatchesDrift(t *testing.T) {
 	c := &contract{t: t, doc: loadOpenAPI(t), answers: map[string]map[string]bool{}}
-	card := `"cardNo":"crd_k3v9x2m7q1w8z4c6b0n5","last4":"4242","status":"ACTIVE","balance":50.00,"held":0.00,"currency":"USD",` +
+	card := `"cardNo":"crd_k3v9x2m7q1w8z4c6b0n5","last4":"4242","status":"ACTIVE","balance":50.00,"held":0.00,"receivable":0.00,"currency":"USD",` +
 		`"createdAt":"2026-03-01T10:00:00Z","bin":"453201","cardNetwork":"VISA","expiry":"03/29","panRef":"pan_k3v9x2m7q1w8z4c6b0n5","remark":""`
 	hdr := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "X-Request-Id": {"req_1"}}
 	get := func() *http.Request {

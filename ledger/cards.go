@@ -34,8 +34,9 @@ type Card struct {
 	FreezeReason string     `json:"freezeReason,omitempty"`
 	Remark       string     `json:"remark,omitempty"`
 	CallbackURL  string     `json:"callbackUrl,omitempty"`
-	Available    int64      `json:"available"` // the spec's balance: what the card can spend
-	Held         int64      `json:"held"`      // open authorization holds
+	Available    int64      `json:"available"`  // the spec's balance: what the card can spend
+	Held         int64      `json:"held"`       // open authorization holds
+	Receivable   int64      `json:"receivable"` // what it owes (≥ 0): captures beyond what it had, repaid first by its next credits
 	CreatedAt    time.Time  `json:"createdAt"`
 	UpdatedAt    time.Time  `json:"updatedAt"`
 	CancelledAt  *time.Time `json:"cancelledAt,omitempty"`
@@ -109,11 +110,19 @@ type FundingBalance struct {
 	Balance  int64  `json:"balance"`
 }
 
+// Receivable is what a merchant's cards owe in one currency, zero or more
+// (the sum of their receivables, see Card.Receivable).
+type Receivable struct {
+	Currency string `json:"currency"`
+	Amount   int64  `json:"amount"`
+}
+
 // Profile is the merchant account profile of GET /shop/account.
 type Profile struct {
 	Merchant            Merchant         `json:"merchant"`
 	KYBTier             string           `json:"kybTier"`
 	Balances            []FundingBalance `json:"balances"`
+	Receivables         []Receivable     `json:"receivables"` // one per currency of Balances, then any other
 	Limits              []Limit          `json:"limits"`
 	LastAuthenticatedAt *time.Time       `json:"lastAuthenticatedAt,omitempty"`
 }

@@ -24,6 +24,7 @@ type cardCmd struct {
 	prefetchAuth string             // a prefetched authorization
 	accounts     []postings.Account // prefetched accounts
 	bin          *binKey            // a prefetched BIN access and issuing counter
+	loadCurrency string             // a prefetched card-load counter of today
 	fn           func(st *state, h *head) (any, error)
 	newResult    func() any
 }
@@ -43,6 +44,9 @@ func (c *cardCmd) prefetch(p *prefetch) {
 	}
 	if c.bin != nil {
 		p.ext.bins = append(p.ext.bins, *c.bin)
+	}
+	if c.loadCurrency != "" {
+		p.ext.loads = append(p.ext.loads, issueKey{merchant: c.merchant, currency: c.loadCurrency})
 	}
 }
 
@@ -134,15 +138,8 @@ func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {
 		return nil, postings.ReasonErrorf(postings.ELIMIT, "card_balance_max",
 			"the amount exceeds the largest card balance allowed, %s %s", postings.FormatMinor(lim.CardBalanceMax, cur), cur.Code)
 	}
-	issued, err := st.issuedToday(m.ID, in.Currency)
-	if err != nil {
-		return nil, err
-	}
-	if in.Amount > 0 && issued.issued+in.Amount > lim.DailyCardIssueMax {
-		return nil, postings.ReasonErrorf(postings.ELIMIT, "daily_card_issue",
-			"the daily card-issuing limit of %s %s would be exceeded (%s used today)",
-			postings.FormatMinor(lim.DailyCardIssueMax, cur), cur.Code, postings.FormatMinor(issued.issued, cur))
-	}
+	// The day's card-load limit is charged by the funding entry itself
+	// (card_loads.go), like every other load onto a card.
 
 	token := randomID(20)
 	cardNo := "crd_" + token
@@ -166,7 +163,6 @@ func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {
 			}}}); err != nil {
 			return nil, err
 		}
-		st.addIssued(issued, in.Amount)
 	}
 	card := cardFromRow(&c.row, in.Amount, 0)
 	if err := st.event(h, EventCardCreated, cardNo, in.CallbackURL, cardEventData(card)); err != nil {
@@ -232,7 +228,13 @@ func (st *state) cardView(c *cardState) (*Card, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cardFromRow(&c.row, a, hd), nil
+	owed, err := st.peekBalance(postings.CardAccount(c.row.MerchantID, postings.AccountCardReceivable, c.row.Currency, c.row.CardNo))
+	if err != nil {
+		return nil, err
+	}
+	card := cardFromRow(&c.row, a, hd)
+	card.Receivable = -owed
+	return card, nil
 }
 
 func (l *Ledger) cancelCard(ctx context.Context, merchant int64, cardNo string, idem *Idempotency) (*CancelResult, error) {
@@ -300,6 +302,11 @@ func (l *Ledger) transfer(ctx context.Context, merchant int64, in TransferInput,
 		fn: func(st *state, h *head) (any, error) {
 			return st.transfer(h, in)
 		},
+	}
+	if in.Direction == DirectionIn {
+		// A top-up is a card load; mostly in the card's currency, which is
+		// the funding side's (a conversion reads the other on demand).
+		cmd.loadCurrency = in.Currency
 	}
 	return submitCard[TransferResult](ctx, l, merchant, idem, in, cmd)
 }

@@ -202,15 +202,18 @@ func (l *Ledger) flushTouches() {
 }
 
 // stmtReadCards reads a merchant's cards with their available and held
-// balances. Prepared, and written so that its one plan is index probes: the
-// cards by primary key, each balance through the card's account (a lateral
-// subquery kept apart by "offset 0").
+// balances and what they owe (the receivable's balance, zero or negative).
+// Prepared, and written so that its one plan is index probes: the cards by
+// primary key, each balance through the card's account (a lateral subquery
+// kept apart by "offset 0").
 var stmtReadCards = newStmt(`
 	select ` + cardColumnsOf("c") + `,
 	       coalesce((select b.balance from accounts a join balances b on b.account_id = a.id
 	                 where a.card_no = c.card_no and a.type = 'card_available' offset 0), 0),
 	       coalesce((select b.balance from accounts a join balances b on b.account_id = a.id
-	                 where a.card_no = c.card_no and a.type = 'card_held' offset 0), 0)
+	                 where a.card_no = c.card_no and a.type = 'card_held' offset 0), 0),
+	       coalesce((select b.balance from accounts a join balances b on b.account_id = a.id
+	                 where a.card_no = c.card_no and a.type = 'card_receivable' offset 0), 0)
 	from cards c
 	where c.merchant_id = $1 and c.card_no = any($2::text[])`)
 
@@ -234,11 +237,12 @@ func (l *Ledger) cards(ctx context.Context, merchant int64, cardNos []string) (m
 	err := l.query(ctx, stmtReadCards, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var r cardRow
-			var available, held int64
-			if err := r.scan(rows, &available, &held); err != nil {
+			var available, held, receivable int64
+			if err := r.scan(rows, &available, &held, &receivable); err != nil {
 				return err
 			}
 			out[r.CardNo] = cardFromRow(&r, available, held)
+			out[r.CardNo].Receivable = -receivable
 		}
 		return nil
 	}, merchant, cardNos)
@@ -281,7 +285,46 @@ func (l *Ledger) profile(ctx context.Context, merchant int64) (*Profile, error) 
 		lim.DailyCardIssued = issued
 		p.Limits = append(p.Limits, *lim)
 	}
+	if p.Receivables, err = l.receivables(ctx, merchant, m.Currencies); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// receivables returns what the merchant's cards owe, one entry per currency
+// of currencies (zero included), then any other currency in which a card
+// owes something. Each card_receivable account is reached through
+// accounts_card_receivable_idx (0008): only cards that once owed have one.
+func (l *Ledger) receivables(ctx context.Context, merchant int64, currencies []string) ([]Receivable, error) {
+	var rows []struct {
+		Currency string `bun:"currency"`
+		Owed     int64  `bun:"owed"`
+	}
+	err := l.db.NewRaw(`
+		select a.currency, least(-sum(b.balance), 1000000000000000000)::bigint as owed
+		from accounts a
+		cross join lateral (select b.balance from balances b where b.account_id = a.id offset 0) b
+		where a.merchant_id = ? and a.type = 'card_receivable'
+		group by a.currency
+		order by a.currency`, merchant).Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	owed := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		owed[r.Currency] = r.Owed
+	}
+	out := make([]Receivable, 0, len(currencies))
+	for _, cur := range currencies {
+		out = append(out, Receivable{Currency: cur, Amount: owed[cur]})
+		delete(owed, cur)
+	}
+	for _, r := range rows {
+		if _, other := owed[r.Currency]; other && r.Owed != 0 {
+			out = append(out, Receivable{Currency: r.Currency, Amount: r.Owed})
+		}
+	}
+	return out, nil
 }
 
 // binOpen says whether merchant m may use BIN entry b: enabled, and either
@@ -557,15 +600,10 @@ func tierLimit(ctx context.Context, db bun.IDB, tier, currency string) (*Limit, 
 	if err != nil {
 		return nil, err
 	}
-	usd := postings.MustCurrency("USD")
-	// A limit is what the merchant may move: converted, it rounds down.
-	// Without a rate the same number of whole units applies.
-	rate := postings.RateOne
-	if fx, err := readFXRate(ctx, db, "USD", currency); err == nil {
-		rate = fx.mid
-	}
+	// A limit is what the merchant may move: converted, it rounds down
+	// (usdFigure).
 	for _, v := range []*int64{&lim.CardBalanceMax, &lim.DailyCardIssueMax, &lim.RemittanceMax} {
-		if *v, err = postings.Convert(*v, usd, to, rate, postings.RoundDown); err != nil {
+		if *v, err = usdFigure(ctx, db, *v, to); err != nil {
 			return nil, err
 		}
 	}

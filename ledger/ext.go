@@ -50,6 +50,9 @@ type extPrefetch struct {
 	// issuing counter are read with the batch's other rows, not one round
 	// trip each on the hot merchant's serial path.
 	bins []binKey
+	// loads are the day's card-load counters (merchant and currency; the
+	// day is the batch's) of the top-ups: read with the batch's rows too.
+	loads []issueKey
 }
 
 // binKey is a merchant's BIN entry (a BIN in a currency).
@@ -113,6 +116,13 @@ func (e *extState) queueLoad(st *state, p *pipeline, pf *extPrefetch) {
 	st.queueAuths(p, pf.auths)
 	st.queueCards(p, pf.cards)
 	st.queueBins(p, pf.bins)
+	if len(pf.loads) > 0 {
+		day := st.day()
+		for i := range pf.loads {
+			pf.loads[i].day = day
+		}
+		st.queueIssued(p, pf.loads)
+	}
 }
 
 // cardColumns are the columns of cardRow, in its field order.

@@ -42,6 +42,9 @@ type Config struct {
 	// HoldExpiry is how long an authorization hold lasts without clearing
 	// before the expiry worker releases it. Default 7 days.
 	HoldExpiry time.Duration
+	// Network bounds the card network's messages (docs/network.md,
+	// "Bounds"). The zero value gives the defaults.
+	Network NetworkBounds
 }
 
 // Ledger is the journal on PostgreSQL.
@@ -101,6 +104,7 @@ func New(db *bun.DB, cfg Config) *Ledger {
 	if cfg.HoldExpiry <= 0 {
 		cfg.HoldExpiry = 7 * 24 * time.Hour
 	}
+	cfg.Network = cfg.Network.withDefaults()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

@@ -282,6 +282,11 @@ func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
 	case cardExpired(&c.row, st.now):
 		return decline(RespExpired, "card expired")
 	}
+	if maxMinor, err := st.networkMessageMax(req.Currency); err != nil {
+		return nil, err
+	} else if req.Amount > maxMinor {
+		return decline(RespInvalidAmount, "invalid amount: above the largest network message in "+req.Currency)
+	}
 	// Convert at the operator's mid rate (the cross-border fee is the
 	// price of conversion; no spread on top): postings.NewHold rounds the
 	// amount and the fee up, the cardholder pays. Later messages take
@@ -484,6 +489,9 @@ func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, er
 	if r.Status != AuthOpen {
 		return nil, errHoldClosed(r)
 	}
+	if err := st.boundClear(r, req.Amount); err != nil {
+		return nil, err
+	}
 	c := st.ext.cards[r.CardNo]
 	if c == nil {
 		return nil, errInvariant("authorization %s without its card", r.AuthID)
@@ -628,6 +636,9 @@ func (st *state) reverse(h *head, a *authState, txnAmount int64) (*HoldResult, e
 	if r.Status != AuthOpen {
 		return nil, errHoldClosed(r)
 	}
+	if err := st.boundMessage(r.TxnCurrency, txnAmount); err != nil {
+		return nil, err
+	}
 	c := st.ext.cards[r.CardNo]
 	res := &HoldResult{AuthID: r.AuthID, CardNo: r.CardNo, Currency: r.Currency, CreatedAt: st.now}
 	// A reversal names an amount of the transaction's currency, or none for
@@ -704,6 +715,9 @@ func (l *Ledger) Refund(ctx context.Context, req RefundRequest) (*RefundResult, 
 			}
 			if req.Currency != c.row.Currency {
 				return nil, postings.FieldErrorf("currency", "must be the card's currency, %s", c.row.Currency)
+			}
+			if err := st.boundRefund(c, req.Amount); err != nil {
+				return nil, err
 			}
 			src := postings.MerchantAccount(h.merchant.ID, postings.AccountNetworkSettlement, c.row.Currency)
 			ps, err := st.creditCard(c, src, req.Amount)

@@ -64,6 +64,9 @@ type networkExt struct {
 	authAbsent map[string]bool
 	newAuths   []*authState
 	attempts   []authAttemptRow
+	// messageMax caches, for the batch, the largest network message of the
+	// currencies converted from the USD figure (network_bounds.go).
+	messageMax map[string]int64
 }
 
 type networkMark struct{ newAuths, attempts int }

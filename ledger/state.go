@@ -433,6 +433,10 @@ func (st *state) post(e postings.Entry) (*postings.Record, error) {
 		return nil, err
 	}
 	m := st.mark()
+	if err := st.chargeCardLoads(h, &e); err != nil {
+		st.rollback(m)
+		return nil, err
+	}
 	rec := &postings.Record{Entry: e}
 	st.touchHead(h)
 	h.seq++
@@ -489,7 +493,8 @@ func (st *state) post(e postings.Entry) (*postings.Record, error) {
 func (st *state) move(a *acctState, delta int64, seq int64) error {
 	next, ok := addInt64(a.balance, delta)
 	if !ok {
-		return postings.Errorf(postings.ELIMIT, "the balance of %s would overflow", a.account.Address())
+		// Never the account's address: it names internal ids (docs/errors.md).
+		return postings.Errorf(postings.ELIMIT, "the %s balance would overflow", describeAccount(a.account.Type))
 	}
 	if next < 0 && a.account.Type.Constrained() {
 		return &postings.Error{Code: postings.EINSUFFICIENT, Reason: string(a.account.Type),

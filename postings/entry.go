@@ -127,18 +127,21 @@ func (p *Posting) validate(merchant int64) error {
 		if err := a.Validate(); err != nil {
 			return err
 		}
+		// The messages describe an account by its type and currency,
+		// never by its address: an address names internal ids (the
+		// merchant's, a card's), and messages may reach a client.
 		if a.Merchant != merchant {
-			return Errorf(EINVALID, "account %s does not belong to merchant %d", a.Address(), merchant)
+			return Errorf(EINVALID, "a %s account of the posting does not belong to the entry's merchant", a.Type)
 		}
 		// Both ends, each on its own: a posting whose source and
 		// destination differ in currency would create money in one
 		// currency and destroy it in another.
 		if a.Currency != p.Currency {
-			return Errorf(EINVALID, "posting in %s touches account %s", p.Currency, a.Address())
+			return Errorf(EINVALID, "posting in %s touches account type %s in %s", p.Currency, a.Type, a.Currency)
 		}
 	}
 	if p.Source == p.Destination {
-		return Errorf(EINVALID, "posting from %s to itself", p.Source.Address())
+		return Errorf(EINVALID, "posting from a %s account to itself", p.Source.Type)
 	}
 	if p.Amount <= 0 || p.Amount > AmountMinorMax {
 		return Errorf(EINVALID, "posting amount %d is outside 1..%d", p.Amount, AmountMinorMax)

@@ -40,10 +40,10 @@ func TestEntryValidate(t *testing.T) {
 		// Each end on its own (issue 17, point 14): the other end and the
 		// posting agree, so only the check of this end can refuse it.
 		{"source in another currency", func(e *Entry) { e.Postings[0].Source = funding(7, "EUR") },
-			"posting in USD touches account m:7:funding:EUR"},
+			"posting in USD touches account type funding in EUR"},
 		{"destination in another currency", func(e *Entry) {
 			e.Postings[0].Destination = CardAccount(7, AccountCardAvailable, "EUR", "crd_abc")
-		}, "posting in USD touches account m:7:card_available:EUR:crd_abc"},
+		}, "posting in USD touches account type card_available in EUR"},
 		{"foreign account", func(e *Entry) { e.Postings[0].Source.Merchant = 8 }, "does not belong"},
 		{"self posting", func(e *Entry) { e.Postings[0].Destination = e.Postings[0].Source }, "to itself"},
 		{"card account without card", func(e *Entry) { e.Postings[0].Destination.Card = "" }, "disagree"},

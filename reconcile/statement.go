@@ -84,7 +84,7 @@ func Statement(ctx context.Context, src StatementSource, merchant int64, from, t
 	for _, a := range accts {
 		cur, err := postings.LookupCurrency(a.Account.Currency)
 		if err != nil {
-			return nil, fmt.Errorf("reconcile: account %s: %w", a.Account.Address(), err)
+			return nil, fmt.Errorf("reconcile: a %s account: %w", a.Account.Type, err)
 		}
 		line, problems := checkStatementAccount(a, cur)
 		t := totals[cur.Code]

@@ -38,7 +38,10 @@ func (s *server) internalAddr() string {
 func TestNetworkSimulator(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
-	s := g.serve()
+	// The network bounds as serve reads them (docs/network.md, "Bounds").
+	g.env["GATEWAY_NETWORK_MESSAGE_MAX"] = "USD:100.00,JPY:1000000"
+	g.env["GATEWAY_NETWORK_UNMATCHED_REFUND_MAX"] = "USD:1.00"
+	s := g.serve("--network-over-capture-pct", "10")
 	addr := s.internalAddr()
 
 	tokenFile := filepath.Join(g.env["GATEWAY_DATA_DIR"], "internal-token")
@@ -168,6 +171,15 @@ func TestNetworkSimulator(t *testing.T) {
 	if shown.Status != "CLEARED" || string(shown.Captured) != "7.50" {
 		t.Errorf("show %+v", shown)
 	}
+	// Above the largest message of its currency: declined 13.
+	mustNet(&decline, "authorize", "--card-no", cardNo, "--amount", "100.01", "--currency", "USD")
+	if decline.Approved || decline.Code != "13" {
+		t.Errorf("above the largest message: %+v", decline)
+	}
+	var small struct {
+		AuthID string `json:"authId"`
+	}
+	mustNet(&small, "authorize", "--card-no", cardNo, "--amount", "10.00", "--currency", "USD")
 
 	// Error envelopes exit non-zero, naming the flag when there is one.
 	for _, tc := range []struct {
@@ -179,6 +191,10 @@ func TestNetworkSimulator(t *testing.T) {
 		{[]string{"authorize", "--card-no", cardNo, "--amount", "1.005", "--currency", "USD"}, 2, "--amount: USD allows at most 2 decimals"},
 		{[]string{"show", "--auth-id", "auth_nosuchauth000000000"}, 1, "1201"},
 		{[]string{"authorize", "--card-no", cardNo, "--currency", "USD"}, 2, "--amount is required"},
+		// 10 % over-capture: 11.00 on 10.00 is the most.
+		{[]string{"clear", "--auth-id", small.AuthID, "--amount", "11.01"}, 1, "1007"},
+		// 7.50 captured, 2.50 refunded, 1.00 unmatched allowed: 6.00 left.
+		{[]string{"refund", "--card-no", cardNo, "--amount", "6.01", "--currency", "USD"}, 1, "1007"},
 	} {
 		r := net(tc.args...)
 		if r.code() != tc.code || r.err == nil || !strings.Contains(r.err.Error(), tc.want) {

@@ -44,7 +44,12 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		"how long a writer shard waits for more commands once it has one; 0: take what is queued (GATEWAY_LEDGER_BATCH_WINDOW)")
 	noWorkers := fs.Bool("no-workers", envBool(e, "GATEWAY_NO_WORKERS"),
 		"serve requests only: no hold expiry, remittance lifecycle or callback delivery (GATEWAY_NO_WORKERS)")
+	boundsFlags := addNetworkBoundsFlags(e, fs)
 	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	networkBounds, err := boundsFlags.bounds()
+	if err != nil {
 		return err
 	}
 	gogc, memLimit := tuneGC(e)
@@ -70,7 +75,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.close()
 	l := ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, FXRateMaxAge: *rateMaxAge, HoldExpiry: *holdExpiry,
-		Shards: *shards, BatchWindow: *batchWindow})
+		Shards: *shards, BatchWindow: *batchWindow, Network: networkBounds})
 	defer l.Close()
 
 	proxies, err := api.ParseTrustedProxies(e.getenv("GATEWAY_TRUSTED_PROXIES"))

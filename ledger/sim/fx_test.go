@@ -224,6 +224,9 @@ func (s *sim) authDecision(c *mCard, amount int64, txnCur string) (code string, 
 	case ledger.CardFrozen:
 		return ledger.RespNotPermitted, 0, 0, rate
 	}
+	if amount > simMessageMax[txnCur] {
+		return ledger.RespInvalidAmount, 0, 0, rate
+	}
 	cardAmt = amount
 	if txnCur != m.cur {
 		rate = s.md.rates[txnCur+"/"+m.cur]

@@ -47,6 +47,33 @@ type mCard struct {
 	m      *mMerchant
 	no     string
 	status string
+	// What the network captured on the card and refunded to it: refunds
+	// are bounded by the first plus simUnmatchedRefundMax.
+	captured, refunded int64
+}
+
+// The network bounds of the simulation (docs/network.md, "Bounds"): a
+// largest message low enough for the large authorizations and clearings to
+// cross it, an unmatched-refund allowance small enough to be used up, and
+// the default over-capture tolerance.
+// Every transaction currency of the simulation has its largest message
+// set, so that the model needs no rate to know it.
+const (
+	simUnmatchedRefundMax = 300_00
+	simOverCaptureBps     = ledger.OverCaptureBpsDefault
+)
+
+var simMessageMax = map[string]int64{"USD": 8_000_00, "EUR": 8_000_00, "JPY": 1_000_000, "KWD": 2_500_000, "BHD": 3_000_000}
+
+var simNetworkBounds = ledger.NetworkBounds{
+	MessageMax:         simMessageMax,
+	UnmatchedRefundMax: map[string]int64{"USD": simUnmatchedRefundMax, "EUR": simUnmatchedRefundMax},
+}
+
+// overCaptured mirrors the tolerance: amount × 10⁴ > authorized × (10⁴ +
+// bps), in integers small enough here not to overflow.
+func overCaptured(amount, authorized int64) bool {
+	return amount*10_000 > authorized*(10_000+simOverCaptureBps)
 }
 
 // mHold is an authorization: txn minor units of txnCur as the network sent
@@ -571,12 +598,23 @@ func (s *sim) opHold(msg *netMsg) *op {
 }
 
 func (s *sim) expectClear(msg *netMsg, h *mHold, res any, err error) error {
+	c, m := h.card, h.card.m
+	switch {
+	case msg.amount > simMessageMax[h.txnCur]:
+		m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
+		s.stats["bound: clearing above the largest message"]++
+		return wantErr(err, postings.ELIMIT, "network_message_max")
+	case overCaptured(msg.amount, h.txn):
+		m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
+		s.stats["bound: over-capture refused"]++
+		return wantErr(err, postings.ELIMIT, "over_capture")
+	}
 	if err := wantOK(err); err != nil {
 		return err
 	}
-	c, m := h.card, h.card.m
 	m.netDone = append(m.netDone, netAnswer{msg.id, s.nowUTC()})
 	capture, fee := h.capture(msg.amount)
+	c.captured += capture + fee
 	// Each charge comes from the hold first, then the card's available
 	// balance, then its receivable; what the hold keeps is released.
 	held, receivable := h.held, int64(0)
@@ -612,6 +650,11 @@ func (s *sim) expectClear(msg *netMsg, h *mHold, res any, err error) error {
 }
 
 func (s *sim) expectReverse(msg *netMsg, h *mHold, res any, err error) error {
+	if msg.amount > simMessageMax[h.txnCur] {
+		h.card.m.netDone = append(h.card.m.netDone, netAnswer{msg.id, s.nowUTC()})
+		s.stats["bound: reversal above the largest message"]++
+		return wantErr(err, postings.ELIMIT, "network_message_max")
+	}
 	open := h.txn - h.reversed
 	txn := msg.amount
 	if txn == 0 {
@@ -672,9 +715,14 @@ func (s *sim) opRefund(msg *netMsg) *op {
 			if msg.currency != m.cur {
 				return wantErr(err, postings.EINVALID, "")
 			}
+			if msg.amount > c.captured+simUnmatchedRefundMax-c.refunded {
+				s.stats["bound: unmatched refund refused"]++
+				return wantErr(err, postings.ELIMIT, "refund_unmatched")
+			}
 			if err := wantOK(err); err != nil {
 				return err
 			}
+			c.refunded += msg.amount
 			credited := "card"
 			if c.status == ledger.CardCancelled {
 				credited = "funding"

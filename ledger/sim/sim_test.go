@@ -104,7 +104,7 @@ func TestSimulation(t *testing.T) {
 	}
 	const holdExpiry = 3 * time.Hour
 	s.md = newModel(holdExpiry)
-	s.l = ledger.New(s.db, ledger.Config{Now: s.nowUTC, Sealer: sealer, HoldExpiry: holdExpiry, Shards: 4})
+	s.l = ledger.New(s.db, ledger.Config{Now: s.nowUTC, Sealer: sealer, HoldExpiry: holdExpiry, Shards: 4, Network: simNetworkBounds})
 	t.Cleanup(s.l.Close)
 	s.setup()
 
