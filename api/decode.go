@@ -6,12 +6,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -312,22 +312,18 @@ func checkBIN(name, s string) error {
 	return nil
 }
 
-// callbackURLBytesMax bounds callback_url.
-const callbackURLBytesMax = 2048
-
-// checkCallbackURL checks an absolute http or https URL with a host.
-func checkCallbackURL(name, s string) error {
-	if len(s) > callbackURLBytesMax {
-		return postings.FieldErrorf(name, "is longer than %d bytes", callbackURLBytesMax)
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return postings.FieldErrorf(name, "must be an absolute http or https URL")
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] <= 0x20 || s[i] == 0x7f {
-			return postings.FieldErrorf(name, "must be an absolute http or https URL")
+// checkCallbackURL checks a callback URL when it is given, with the rules
+// and the allow list the callback sender applies before each attempt
+// (callbackurl.Validate, docs/callbacks.md): a URL accepted here is one
+// the sender may call, except for a host name that resolves to a refused
+// address, which only the sender's dialer can see.
+func checkCallbackURL(name, s string, allow callbackurl.AllowList) error {
+	if err := callbackurl.Validate(s, allow); err != nil {
+		var ue *callbackurl.Error
+		if errors.As(err, &ue) {
+			return postings.FieldErrorf(name, "%s", ue.Reason)
 		}
+		return postings.FieldErrorf(name, "is not a valid callback URL")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -56,14 +57,19 @@ func TestDecodeCardCreate(t *testing.T) {
 		{give: `{"bin":"453201","currency":"USD","amount":1e400}`, wantErr: "amount: exceeds the maximum of 10000000000000.00 USD"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"` + strings.Repeat("é", 256) + `"}`, wantErr: "remark: is longer than 255 characters"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"a\u0000b"}`, wantErr: "remark: must not contain control characters"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"ftp://x.example/"}`, wantErr: "callback_url: must be an absolute http or https URL"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"/relative"}`, wantErr: "callback_url: must be an absolute http or https URL"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://u:p@x.example/"}`, wantErr: "callback_url: must be an absolute http or https URL"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"ftp://x.example/"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"/relative"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://u:p@x.example/"}`, wantErr: "callback_url: must not contain user info (a name or secret before @)"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://x.example/` + strings.Repeat("a", 2048) + `"}`, wantErr: "callback_url: is longer than 2048 bytes"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://127.0.0.1:8080/cb"}`, wantErr: "callback_url: names 127.0.0.1, a loopback address, which callbacks may not reach"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://localhost/cb"}`, wantErr: "callback_url: names localhost, a loopback address, which callbacks may not reach"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://169.254.169.254/latest/meta-data"}`, wantErr: "callback_url: names 169.254.169.254, a cloud metadata address, which callbacks may not reach"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://10.1.2.3/cb"}`, wantErr: "callback_url: names 10.1.2.3, a private address, which callbacks may not reach"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://x.example:70000/cb"}`, wantErr: "callback_url: has a port out of range (1 to 65535)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.give, func(t *testing.T) {
-			got, err := decodeCardCreate([]byte(tt.give))
+			got, err := decodeCardCreate([]byte(tt.give), callbackurl.AllowList{})
 			if tt.wantErr != "" {
 				if msg := messageOf(err); msg != tt.wantErr {
 					t.Fatalf("error %q, want %q", msg, tt.wantErr)
@@ -191,7 +197,7 @@ func FuzzDecoders(f *testing.F) {
 				t.Fatalf("refusal is not a 400 naming a field: %#v", err)
 			}
 		}
-		if in, err := decodeCardCreate(raw); err != nil {
+		if in, err := decodeCardCreate(raw, callbackurl.AllowList{}); err != nil {
 			check400(err)
 		} else {
 			cur, cerr := postings.LookupCurrency(in.Currency)
@@ -201,7 +207,7 @@ func FuzzDecoders(f *testing.F) {
 			}
 			again, _ := json.Marshal(map[string]any{"bin": in.Bin, "currency": in.Currency,
 				"amount": postings.Money{Minor: in.Amount, Currency: cur}, "remark": in.Remark})
-			back, err := decodeCardCreate(again)
+			back, err := decodeCardCreate(again, callbackurl.AllowList{})
 			if err != nil || back.Amount != in.Amount || back.Bin != in.Bin || back.Remark != in.Remark {
 				t.Fatalf("round trip %s: %+v, %v", again, back, err)
 			}

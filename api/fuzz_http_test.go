@@ -19,6 +19,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -541,7 +542,7 @@ func FuzzDecodeRemittanceCreate(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		in, err := decodeRemittanceCreate(raw)
+		in, err := decodeRemittanceCreate(raw, callbackurl.AllowList{})
 		if err != nil {
 			e, o := classify(err)
 			if o.status != 400 || e.Field == "" {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -59,6 +60,7 @@ type serverOptions struct {
 	bodyBytesMax int64
 	ledgerNow    func() time.Time
 	rateLimit    RateLimit
+	allow        callbackurl.AllowList // Deps.CallbackAllow
 }
 
 // newTestServer starts the gateway; after the test it checks that the
@@ -80,7 +82,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	srv := httptest.NewUnstartedServer(NewServer(Deps{
 		Log: slog.New(slog.NewJSONHandler(logs, nil)), DB: db, Ledger: l,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
-		RateLimit: opts.rateLimit,
+		RateLimit: opts.rateLimit, CallbackAllow: opts.allow,
 	}))
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
