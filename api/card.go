@@ -78,7 +78,7 @@ func decodeCardCreate(raw []byte, allow callbackurl.AllowList) (ledger.CreateCar
 	if amount < 0 {
 		return ledger.CreateCardInput{}, postings.FieldErrorf("amount", "must not be negative")
 	}
-	if err := checkText("remark", req.Remark, remarkCharsMax); err != nil {
+	if err := postings.CheckText("remark", req.Remark, remarkCharsMax); err != nil {
 		return ledger.CreateCardInput{}, err
 	}
 	if req.CallbackURL != "" {
@@ -246,7 +246,7 @@ func decodeCardRequest(raw []byte, withReason bool) (cardRequest, error) {
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
 		return cardRequest{}, err
 	}
-	if err := checkText("reason", req.Reason, reasonCharsMax); err != nil {
+	if err := postings.CheckText("reason", req.Reason, reasonCharsMax); err != nil {
 		return cardRequest{}, err
 	}
 	return req, nil

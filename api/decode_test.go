@@ -56,7 +56,24 @@ func TestDecodeCardCreate(t *testing.T) {
 		{give: `{"bin":"453201","currency":"USD","amount":"NaN"}`, wantErr: `amount: "NaN" is not a decimal number`},
 		{give: `{"bin":"453201","currency":"USD","amount":1e400}`, wantErr: "amount: exceeds the maximum of 10000000000000.00 USD"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"` + strings.Repeat("é", 256) + `"}`, wantErr: "remark: is longer than 255 characters"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"a\u0000b"}`, wantErr: "remark: must not contain control characters"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"a\u0000b"}`, wantErr: "remark: must not contain control characters (U+0000 at character 2)"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"tab\there"}`, wantErr: "remark: must not contain control characters (U+0009 at character 4)"},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"c1\u0085\"}", wantErr: "remark: must not contain control characters (U+0085 at character 3)"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\u202egnp.exe"}`, wantErr: "remark: must not contain bidirectional formatting characters (U+202E at character 1)"},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"x\u2067\"}", wantErr: "remark: must not contain bidirectional formatting characters (U+2067 at character 2)"},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"bad \xff\"}", wantErr: invalidUTF8("remark")},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"bad \xc3\x28\"}", wantErr: invalidUTF8("remark")},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"\xed\xa0\x80\"}", wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud800"}`, wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\udc00\ud800"}`, wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud83d x"}`, wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud83d\u0041"}`, wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ufffd"}`, wantErr: "remark: must not contain the replacement character (U+FFFD at character 1)"},
+		{give: "{\"bin\":\"\xff453201\",\"currency\":\"USD\",\"amount\":1}", wantErr: invalidUTF8("bin")},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":\"1\xff\"}", wantErr: invalidUTF8("amount")},
+		{give: "{\"b\xffin\":\"453201\",\"currency\":\"USD\",\"amount\":1}", wantErr: invalidUTF8("body")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\\ud800"}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100, Remark: `\ud800`}},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud83d\udcb3 \u00e9"}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100, Remark: "💳 é"}},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"ftp://x.example/"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"/relative"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://u:p@x.example/"}`, wantErr: "callback_url: must not contain user info (a name or secret before @)"},
@@ -88,6 +105,11 @@ func TestDecodeCardCreate(t *testing.T) {
 
 // messageOf is the envelope message of a decoder error, which must be a
 // 400.
+// invalidUTF8 is the message of a string whose bytes are not UTF-8.
+func invalidUTF8(field string) string {
+	return field + `: must be valid UTF-8 (no invalid byte, no unpaired surrogate escape such as \ud800)`
+}
+
 func messageOf(err error) string {
 	if err == nil {
 		return "<nil>"
