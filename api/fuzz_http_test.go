@@ -581,11 +581,13 @@ func FuzzDecodeCardRequest(f *testing.F) {
 }
 
 // FuzzBillQuery: no panic; a refusal is a 400 naming a parameter; what is
-// accepted is a range of 1 to 366 days and a page within bounds.
+// accepted is a range of 1 to 366 days within the accepted days and a page
+// within bounds.
 func FuzzBillQuery(f *testing.F) {
 	for _, seed := range []string{"startDate=2025-01-01&endDate=2025-01-31", "startDate=2025-01-01&endDate=2025-01-01&page=2&size=500",
 		"startDate=2025-02-30&endDate=2025-03-01", "startDate=2024-01-01&endDate=2025-01-01", "startDate=x&endDate=y&page=-1",
-		"startDate=2025-01-01&startDate=2025-01-02&endDate=2025-01-03", "page=99999999999999999999", "%zz", ""} {
+		"startDate=2025-01-01&startDate=2025-01-02&endDate=2025-01-03", "page=99999999999999999999", "%zz", "",
+		"startDate=0000-01-01&endDate=0000-01-02", "startDate=9999-12-31&endDate=9999-12-31", "startDate=1970-01-01&endDate=1970-01-01"} {
 		f.Add(seed)
 	}
 	gin.SetMode(gin.ReleaseMode)
@@ -600,6 +602,7 @@ func FuzzBillQuery(f *testing.F) {
 			return
 		}
 		if q.end.Before(q.start) || q.end.Sub(q.start) >= billDaysMax*24*time.Hour ||
+			q.start.Before(postings.DayMin) || q.end.After(postings.DayMax) ||
 			q.page < 1 || q.page > billPageMax || q.size < 1 || q.size > billSizeMax {
 			t.Fatalf("accepted %+v", q)
 		}
