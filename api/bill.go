@@ -29,7 +29,7 @@ const (
 	billSizeDefault = 50
 	// billCSVBatch is how many lines a whole-range CSV export reads at a time.
 	billCSVBatch = 500
-	dateLayout   = "2006-01-02"
+	dateLayout   = postings.DayLayout
 )
 
 // billAccountFunding is the account of a funding account's line; a card's
@@ -68,11 +68,9 @@ func queryDate(c *gin.Context, name string) (time.Time, error) {
 	if !ok || s == "" {
 		return time.Time{}, postings.FieldErrorf(name, "query parameter is required")
 	}
-	d, err := time.Parse(dateLayout, s)
-	if len(s) != len(dateLayout) || err != nil {
-		return time.Time{}, postings.FieldErrorf(name, "must be a date YYYY-MM-DD")
-	}
-	return d, nil
+	// A day PostgreSQL cannot hold (year 0000) would be a 500: the range
+	// is checked here, before SQL (postings.ParseDay).
+	return postings.ParseDay(name, s)
 }
 
 // queryInt reads an optional decimal integer in [lo, hi]: digits only, no

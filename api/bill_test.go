@@ -136,6 +136,17 @@ func TestBillValidation(t *testing.T) {
 		{"?startDate=20260101&endDate=2026-01-01", "startDate: must be a date YYYY-MM-DD"},
 		{"?startDate=2026-01-01&endDate=2026-01-01T00:00:00Z", "endDate: must be a date YYYY-MM-DD"},
 		{"?startDate=2026-01-01&endDate=01/02/2026", "endDate: must be a date YYYY-MM-DD"},
+		{"?startDate=2026-02-29&endDate=2026-03-01", "startDate: must be a date YYYY-MM-DD"},
+		{"?startDate=2024-02-30&endDate=2024-03-01", "startDate: must be a date YYYY-MM-DD"},
+		// Days that parse but PostgreSQL cannot hold (it has no year 0),
+		// or outside the accepted range: refused before SQL, never a 500.
+		{"?startDate=0000-01-01&endDate=0000-01-31", "startDate: must be a day from 1970-01-01 to 9999-12-31"},
+		{"?startDate=0000-12-31&endDate=0001-01-01", "startDate: must be a day from 1970-01-01 to 9999-12-31"},
+		{"?startDate=0001-01-01&endDate=0001-01-01", "startDate: must be a day from 1970-01-01 to 9999-12-31"},
+		{"?startDate=1969-12-31&endDate=1970-01-01", "startDate: must be a day from 1970-01-01 to 9999-12-31"},
+		{"?startDate=9999-12-31&endDate=10000-01-01", "endDate: must be a date YYYY-MM-DD"},
+		{"?startDate=+2026-01-01&endDate=2026-01-01", "startDate: must be a date YYYY-MM-DD"},
+		{"?startDate=-2026-01-01&endDate=2026-01-01", "startDate: must be a date YYYY-MM-DD"},
 		{"?startDate=2026-01-02&endDate=2026-01-01", "endDate: must not be before startDate"},
 		{"?startDate=2025-01-01&endDate=2026-01-02", "endDate: must be within 366 days of startDate, both included"},
 		{"?startDate=2026-01-01&startDate=2026-01-02&endDate=2026-01-03", "startDate: appears more than once"},
@@ -173,9 +184,15 @@ func TestBillValidation(t *testing.T) {
 		billPath("2024-01-01", "2024-12-31", 1_000_000, 500),
 		billPath("2026-01-01", "2026-01-01", 1, 1) + "&unknown=ignored",
 		"/shop/bill/list?startDate=2026-01-01&endDate=2026-01-01&page=007&size=050",
+		billPath("1970-01-01", "1970-01-01"),
+		billPath("9999-01-01", "9999-12-31", 1_000_000, 500),
+		billPath("2024-02-29", "2024-02-29"),
 	} {
 		if p := s.bill(sh, q); p.Total != 0 || len(p.List) != 0 {
 			t.Errorf("%s: %+v", q, p)
+		}
+		if _, recs := s.billCSV(sh, q); len(recs) != 1 {
+			t.Errorf("%s as CSV: %d records, want the header", q, len(recs))
 		}
 	}
 	// Without credentials: 400 before anything else.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -51,7 +52,7 @@ func newCardView(k *ledger.Card) cardView {
 
 // decodeCardCreate decodes POST /shop/card/create. amount may be zero (a
 // card funded later by a transfer) but not negative.
-func decodeCardCreate(raw []byte) (ledger.CreateCardInput, error) {
+func decodeCardCreate(raw []byte, allow callbackurl.AllowList) (ledger.CreateCardInput, error) {
 	var req struct {
 		Bin, Currency, Remark, CallbackURL string
 		Amount                             amountText
@@ -80,11 +81,11 @@ func decodeCardCreate(raw []byte) (ledger.CreateCardInput, error) {
 	if amount < 0 {
 		return ledger.CreateCardInput{}, postings.FieldErrorf("amount", "must not be negative")
 	}
-	if err := checkText("remark", req.Remark, remarkCharsMax); err != nil {
+	if err := postings.CheckText("remark", req.Remark, remarkCharsMax); err != nil {
 		return ledger.CreateCardInput{}, err
 	}
 	if req.CallbackURL != "" {
-		if err := checkCallbackURL("callback_url", req.CallbackURL); err != nil {
+		if err := checkCallbackURL("callback_url", req.CallbackURL, allow); err != nil {
 			return ledger.CreateCardInput{}, err
 		}
 	}
@@ -94,9 +95,9 @@ func decodeCardCreate(raw []byte) (ledger.CreateCardInput, error) {
 
 // handleCardCreate answers POST /shop/card/create: issues a card and funds
 // it from the funding account of its currency.
-func handleCardCreate(l *ledger.Ledger) gin.HandlerFunc {
+func handleCardCreate(l *ledger.Ledger, allow callbackurl.AllowList) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		in, err := decodeCardCreate(bodyOf(c))
+		in, err := decodeCardCreate(bodyOf(c), allow)
 		if err != nil {
 			writeError(c, err)
 			return
@@ -248,7 +249,7 @@ func decodeCardRequest(raw []byte, withReason bool) (cardRequest, error) {
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
 		return cardRequest{}, err
 	}
-	if err := checkText("reason", req.Reason, reasonCharsMax); err != nil {
+	if err := postings.CheckText("reason", req.Reason, reasonCharsMax); err != nil {
 		return cardRequest{}, err
 	}
 	return req, nil

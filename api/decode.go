@@ -6,12 +6,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -43,6 +43,90 @@ type field struct {
 // fieldNameBytesMax bounds an unknown field's name quoted back in a message.
 const fieldNameBytesMax = 64
 
+// tokens reads the JSON tokens of a body and checks the bytes of every
+// string as written: encoding/json replaces invalid UTF-8, and escapes of
+// unpaired surrogates (\ud800), with U+FFFD without a word, so the check
+// must come before it. A string that is not valid UTF-8 is refused naming
+// the field it belongs to.
+type tokens struct {
+	*json.Decoder
+	raw []byte
+	end int64 // where the last token ended in raw
+}
+
+func newTokens(raw []byte) *tokens {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return &tokens{Decoder: dec, raw: raw}
+}
+
+// next reads the next token; field is what a refusal of its text names.
+// Decoder errors are returned as they are (io.EOF included).
+func (t *tokens) next(field string) (json.Token, error) {
+	tok, err := t.Token()
+	if err != nil {
+		return nil, err
+	}
+	start, end := t.end, t.InputOffset()
+	t.end = end
+	if _, isString := tok.(string); isString && !rawJSONTextValid(t.raw[start:end]) {
+		return nil, postings.FieldErrorf(field, "must be valid UTF-8 (no invalid byte, no unpaired surrogate escape such as \\ud800)")
+	}
+	return tok, nil
+}
+
+// rawJSONTextValid reports whether the bytes of a JSON token as written
+// (with the separators and white space before it) are valid UTF-8 and
+// every \u escape of a surrogate is a high one followed by a low one. The
+// token has been decoded, so its escapes are well formed.
+func rawJSONTextValid(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character
+		if i >= len(b) || b[i] != 'u' || i+4 >= len(b) {
+			continue
+		}
+		r := hex4(b[i+1 : i+5])
+		i += 4
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return false // a low surrogate first
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+6 >= len(b) || b[i+1] != '\\' || b[i+2] != 'u' {
+				return false
+			}
+			if lo := hex4(b[i+3 : i+7]); lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 6
+		}
+	}
+	return true
+}
+
+// hex4 reads four hex digits; -1 if they are not.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return -1
+		}
+	}
+	return r
+}
+
 // readBody reads the whole body under the limitBody bound: a larger one is
 // 413, an unreadable one 400.
 func readBody(c *gin.Context) ([]byte, error) {
@@ -61,9 +145,8 @@ func readBody(c *gin.Context) ([]byte, error) {
 // members are all among fields, each at most once and of the right type,
 // with every required field present.
 func decodeObject(raw []byte, fields []field) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
+	dec := newTokens(raw)
+	tok, err := dec.next("body")
 	if err == io.EOF {
 		return postings.FieldErrorf("body", "is required: a JSON object")
 	}
@@ -75,7 +158,7 @@ func decodeObject(raw []byte, fields []field) error {
 	}
 	seen := make(map[string]bool, len(fields))
 	for dec.More() {
-		tok, err := dec.Token()
+		tok, err := dec.next("body")
 		if err != nil {
 			return syntaxError(err)
 		}
@@ -93,10 +176,10 @@ func decodeObject(raw []byte, fields []field) error {
 		}
 		seen[name] = present
 	}
-	if _, err := dec.Token(); err != nil { // the closing brace
+	if _, err := dec.next("body"); err != nil { // the closing brace
 		return syntaxError(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.next("body"); err != io.EOF {
 		return postings.FieldErrorf("body", "has data after the JSON object")
 	}
 	var missing []string
@@ -125,8 +208,8 @@ func findField(fields []field, name string) *field {
 
 // decodeValue reads the value of f; it reports whether it was present (not
 // null). A value of the wrong type is refused without being read further.
-func decodeValue(dec *json.Decoder, f *field) (bool, error) {
-	tok, err := dec.Token()
+func decodeValue(dec *tokens, f *field) (bool, error) {
+	tok, err := dec.next(f.name)
 	if err != nil {
 		return false, syntaxError(err)
 	}
@@ -158,7 +241,7 @@ func decodeValue(dec *json.Decoder, f *field) (bool, error) {
 			if len(items) == f.itemsMax {
 				return false, postings.FieldErrorf(f.name, "has more than %d entries", f.itemsMax)
 			}
-			tok, err := dec.Token()
+			tok, err := dec.next(f.name)
 			if err != nil {
 				return false, syntaxError(err)
 			}
@@ -168,7 +251,7 @@ func decodeValue(dec *json.Decoder, f *field) (bool, error) {
 			}
 			items = append(items, s)
 		}
-		if _, err := dec.Token(); err != nil { // the closing bracket
+		if _, err := dec.next(f.name); err != nil { // the closing bracket
 			return false, syntaxError(err)
 		}
 		*into = items
@@ -189,14 +272,14 @@ func decodeValue(dec *json.Decoder, f *field) (bool, error) {
 
 // decodeStringMembers reads the members of an object whose opening brace
 // has been read, and its closing brace.
-func decodeStringMembers(dec *json.Decoder, f *field) (stringMembers, error) {
+func decodeStringMembers(dec *tokens, f *field) (stringMembers, error) {
 	members := stringMembers{}
 	seen := map[string]bool{}
 	for dec.More() {
 		if len(seen) == f.itemsMax {
 			return nil, postings.FieldErrorf(f.name, "has more than %d members", f.itemsMax)
 		}
-		tok, err := dec.Token()
+		tok, err := dec.next(f.name)
 		if err != nil {
 			return nil, syntaxError(err)
 		}
@@ -206,7 +289,7 @@ func decodeStringMembers(dec *json.Decoder, f *field) (stringMembers, error) {
 			return nil, postings.FieldErrorf(path, "appears more than once")
 		}
 		seen[name] = true
-		if tok, err = dec.Token(); err != nil {
+		if tok, err = dec.next(path); err != nil {
 			return nil, syntaxError(err)
 		}
 		switch v := tok.(type) {
@@ -217,13 +300,17 @@ func decodeStringMembers(dec *json.Decoder, f *field) (stringMembers, error) {
 			return nil, postings.FieldErrorf(path, "must be a string")
 		}
 	}
-	if _, err := dec.Token(); err != nil { // the closing brace
+	if _, err := dec.next(f.name); err != nil { // the closing brace
 		return nil, syntaxError(err)
 	}
 	return members, nil
 }
 
 func syntaxError(err error) error {
+	var pe *postings.Error
+	if errors.As(err, &pe) {
+		return err // text that is not valid UTF-8, already named
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return postings.FieldErrorf("body", "is not valid JSON (%s at byte %d)", se.Error(), se.Offset)
@@ -285,20 +372,6 @@ func parseMoney(currency string, amount amountText) (postings.Currency, int64, e
 
 func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
 
-// checkText checks free text stored for the merchant: at most n characters,
-// no control characters (PostgreSQL text cannot hold NUL).
-func checkText(name, s string, n int) error {
-	if utf8.RuneCountInString(s) > n {
-		return postings.FieldErrorf(name, "is longer than %d characters", n)
-	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return postings.FieldErrorf(name, "must not contain control characters")
-		}
-	}
-	return nil
-}
-
 // checkBIN checks a BIN: six to eight digits.
 func checkBIN(name, s string) error {
 	if len(s) < 6 || len(s) > 8 {
@@ -312,22 +385,18 @@ func checkBIN(name, s string) error {
 	return nil
 }
 
-// callbackURLBytesMax bounds callback_url.
-const callbackURLBytesMax = 2048
-
-// checkCallbackURL checks an absolute http or https URL with a host.
-func checkCallbackURL(name, s string) error {
-	if len(s) > callbackURLBytesMax {
-		return postings.FieldErrorf(name, "is longer than %d bytes", callbackURLBytesMax)
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return postings.FieldErrorf(name, "must be an absolute http or https URL")
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] <= 0x20 || s[i] == 0x7f {
-			return postings.FieldErrorf(name, "must be an absolute http or https URL")
+// checkCallbackURL checks a callback URL when it is given, with the rules
+// and the allow list the callback sender applies before each attempt
+// (callbackurl.Validate, docs/callbacks.md): a URL accepted here is one
+// the sender may call, except for a host name that resolves to a refused
+// address, which only the sender's dialer can see.
+func checkCallbackURL(name, s string, allow callbackurl.AllowList) error {
+	if err := callbackurl.Validate(s, allow); err != nil {
+		var ue *callbackurl.Error
+		if errors.As(err, &ue) {
+			return postings.FieldErrorf(name, "%s", ue.Reason)
 		}
+		return postings.FieldErrorf(name, "is not a valid callback URL")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -55,15 +56,37 @@ func TestDecodeCardCreate(t *testing.T) {
 		{give: `{"bin":"453201","currency":"USD","amount":"NaN"}`, wantErr: `amount: "NaN" is not a decimal number`},
 		{give: `{"bin":"453201","currency":"USD","amount":1e400}`, wantErr: "amount: exceeds the maximum of 10000000000000.00 USD"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"` + strings.Repeat("é", 256) + `"}`, wantErr: "remark: is longer than 255 characters"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"a\u0000b"}`, wantErr: "remark: must not contain control characters"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"ftp://x.example/"}`, wantErr: "callback_url: must be an absolute http or https URL"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"/relative"}`, wantErr: "callback_url: must be an absolute http or https URL"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://u:p@x.example/"}`, wantErr: "callback_url: must be an absolute http or https URL"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"a\u0000b"}`, wantErr: "remark: must not contain control characters (U+0000 at character 2)"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"tab\there"}`, wantErr: "remark: must not contain control characters (U+0009 at character 4)"},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"c1\u0085\"}", wantErr: "remark: must not contain control characters (U+0085 at character 3)"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\u202egnp.exe"}`, wantErr: "remark: must not contain bidirectional formatting characters (U+202E at character 1)"},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"x\u2067\"}", wantErr: "remark: must not contain bidirectional formatting characters (U+2067 at character 2)"},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"bad \xff\"}", wantErr: invalidUTF8("remark")},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"bad \xc3\x28\"}", wantErr: invalidUTF8("remark")},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":1,\"remark\":\"\xed\xa0\x80\"}", wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud800"}`, wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\udc00\ud800"}`, wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud83d x"}`, wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud83d\u0041"}`, wantErr: invalidUTF8("remark")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ufffd"}`, wantErr: "remark: must not contain the replacement character (U+FFFD at character 1)"},
+		{give: "{\"bin\":\"\xff453201\",\"currency\":\"USD\",\"amount\":1}", wantErr: invalidUTF8("bin")},
+		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":\"1\xff\"}", wantErr: invalidUTF8("amount")},
+		{give: "{\"b\xffin\":\"453201\",\"currency\":\"USD\",\"amount\":1}", wantErr: invalidUTF8("body")},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\\ud800"}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100, Remark: `\ud800`}},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud83d\udcb3 \u00e9"}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100, Remark: "💳 é"}},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"ftp://x.example/"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"/relative"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://u:p@x.example/"}`, wantErr: "callback_url: must not contain user info (a name or secret before @)"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://x.example/` + strings.Repeat("a", 2048) + `"}`, wantErr: "callback_url: is longer than 2048 bytes"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://127.0.0.1:8080/cb"}`, wantErr: "callback_url: names 127.0.0.1, a loopback address, which callbacks may not reach"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://localhost/cb"}`, wantErr: "callback_url: names localhost, a loopback address, which callbacks may not reach"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://169.254.169.254/latest/meta-data"}`, wantErr: "callback_url: names 169.254.169.254, a cloud metadata address, which callbacks may not reach"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://10.1.2.3/cb"}`, wantErr: "callback_url: names 10.1.2.3, a private address, which callbacks may not reach"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://x.example:70000/cb"}`, wantErr: "callback_url: has a port out of range (1 to 65535)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.give, func(t *testing.T) {
-			got, err := decodeCardCreate([]byte(tt.give))
+			got, err := decodeCardCreate([]byte(tt.give), callbackurl.AllowList{})
 			if tt.wantErr != "" {
 				if msg := messageOf(err); msg != tt.wantErr {
 					t.Fatalf("error %q, want %q", msg, tt.wantErr)
@@ -82,6 +105,11 @@ func TestDecodeCardCreate(t *testing.T) {
 
 // messageOf is the envelope message of a decoder error, which must be a
 // 400.
+// invalidUTF8 is the message of a string whose bytes are not UTF-8.
+func invalidUTF8(field string) string {
+	return field + `: must be valid UTF-8 (no invalid byte, no unpaired surrogate escape such as \ud800)`
+}
+
 func messageOf(err error) string {
 	if err == nil {
 		return "<nil>"
@@ -191,7 +219,7 @@ func FuzzDecoders(f *testing.F) {
 				t.Fatalf("refusal is not a 400 naming a field: %#v", err)
 			}
 		}
-		if in, err := decodeCardCreate(raw); err != nil {
+		if in, err := decodeCardCreate(raw, callbackurl.AllowList{}); err != nil {
 			check400(err)
 		} else {
 			cur, cerr := postings.LookupCurrency(in.Currency)
@@ -201,7 +229,7 @@ func FuzzDecoders(f *testing.F) {
 			}
 			again, _ := json.Marshal(map[string]any{"bin": in.Bin, "currency": in.Currency,
 				"amount": postings.Money{Minor: in.Amount, Currency: cur}, "remark": in.Remark})
-			back, err := decodeCardCreate(again)
+			back, err := decodeCardCreate(again, callbackurl.AllowList{})
 			if err != nil || back.Amount != in.Amount || back.Bin != in.Bin || back.Remark != in.Remark {
 				t.Fatalf("round trip %s: %+v, %v", again, back, err)
 			}

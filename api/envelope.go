@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -216,6 +217,12 @@ func writeEnvelope(c *gin.Context, status int, env envelope) {
 	if c.Writer.Written() {
 		return // a late write (after a panic mid-answer) cannot change anything
 	}
+	if status == http.StatusServiceUnavailable {
+		// Every 503 — the database unreachable, a lock or statement
+		// time-out, contention, the request's own deadline — did nothing
+		// and may be retried with the same key: say when (RFC 9110 10.2.3).
+		c.Header("Retry-After", strconv.Itoa(unavailableRetryAfterSeconds))
+	}
 	if idem := idempotencyOf(c); idem != nil && idem.Replayed {
 		// The stored answer of an earlier request with this key (Stripe's
 		// Idempotent-Replayed): nothing new happened.
@@ -223,6 +230,11 @@ func writeEnvelope(c *gin.Context, status int, env envelope) {
 	}
 	c.Data(status, "application/json; charset=utf-8", append(b, '\n'))
 }
+
+// unavailableRetryAfterSeconds is the Retry-After of a 503: long enough
+// for a lock holder or a restarting database to move on, short enough not
+// to hold a payment back (docs/errors.md).
+const unavailableRetryAfterSeconds = 2
 
 // outcomeKey holds the envelope code in the gin context, for logs and metrics.
 const outcomeKey = "api.code"

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -78,7 +79,11 @@ func (r *fuzzRequest) String() string {
 // Every /shop route and method gets malformed requests: wrong types, huge
 // numbers and exponents, negative zero, unicode and invalid UTF-8, nesting
 // 10,000 deep, oversized bodies, missing, doubled and mis-cased headers,
-// duplicate keys, injection attempts in the query. Every answer is the
+// duplicate keys, injection attempts in the query, and values at the edge
+// of every type's range (integers at ±2^31, ±2^63, 2^64; amounts of one
+// minor unit and past the largest; days at 0000, 0001, 1970, 9999 and
+// 10000, February 29 and 30; strings at and past each length; control,
+// bidi and invisible characters). Every answer is the
 // envelope with a code that matches its HTTP status (api/envelope.go), never
 // a 500 or a panic, and the journal does not move.
 func TestHTTPFuzz(t *testing.T) {
@@ -153,6 +158,79 @@ func TestHTTPFuzz(t *testing.T) {
 	}
 }
 
+// Every edge value reaches every member of every body, and every pair of
+// edge days the bill (JSON and CSV), at least once — the random run above
+// may miss some: each answer is the envelope with a code matching its
+// status, never a 5xx, and nothing moves.
+func TestHTTPEdgeValues(t *testing.T) {
+	s := newTestServer(t, serverOptions{rateLimit: RateLimit{RPS: 1e6, Burst: 1_000_000}})
+	tg := newFuzzTarget(s)
+	before := s.journal()
+	auth := func() http.Header {
+		return http.Header{"X-Shop-No": {tg.sh.creds.ShopNo}, "X-Public-Key": {tg.sh.creds.PublicKey}}
+	}
+	var reqs []*fuzzRequest
+	values := append(append([]string(nil), fuzzEdgeNumbers...), fuzzEdgeStrings...)
+	for path, members := range tg.templates {
+		for i := range members {
+			for _, v := range values {
+				ms := append([]fuzzMember(nil), members...)
+				ms[i].value = v
+				reqs = append(reqs, &fuzzRequest{method: "POST", path: path, header: auth(), body: fuzzBody(ms)})
+			}
+		}
+	}
+	for _, start := range fuzzDays {
+		for _, end := range fuzzDays {
+			q := "startDate=" + url.QueryEscape(start) + "&endDate=" + url.QueryEscape(end)
+			reqs = append(reqs, &fuzzRequest{method: "GET", path: "/shop/bill/list", rawQuery: q, header: auth()})
+			h := auth()
+			h.Set("Accept", "text/csv")
+			reqs = append(reqs, &fuzzRequest{method: "GET", path: "/shop/bill/list", rawQuery: q + "&page=1000000&size=500", header: h})
+		}
+	}
+	statuses := map[int]int{}
+	failures := 0
+	for _, r := range reqs {
+		status, _, problem := s.fuzzSend(r)
+		statuses[status]++
+		if problem != "" {
+			if failures++; failures <= 20 {
+				t.Errorf("%s\n  request: %s", problem, r)
+			}
+		}
+	}
+	t.Logf("%d requests, HTTP statuses %v", len(reqs), statuses)
+	if after := s.journal(); after != before {
+		t.Errorf("refused requests changed the journal:\n  before %s\n  after  %s", before, after)
+	}
+	for _, line := range strings.Split(s.logs.String(), "\n") {
+		if strings.Contains(line, `"msg":"internal error"`) || strings.Contains(line, `"msg":"panic"`) {
+			t.Errorf("the server logged %s", line)
+		}
+	}
+	if statuses[200] == 0 || statuses[400] == 0 {
+		t.Errorf("statuses %v: the edges never reached the ledger, or were never refused", statuses)
+	}
+}
+
+// fuzzBody writes members as a JSON object, values as they are.
+func fuzzBody(ms []fuzzMember) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		nb, _ := json.Marshal(m.name)
+		b.Write(nb)
+		b.WriteByte(':')
+		b.WriteString(m.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
 // newFuzzTarget sets up the merchants so that no request can succeed in
 // moving anything: the fuzzed merchant has no funds, its one card is
 // cancelled (final) and no BIN is open to it; the other merchant is funded
@@ -213,6 +291,41 @@ var (
 		`"http://127.0.0.1/cb"`, `"https://169.254.169.254/latest/meta-data"`, `"javascript:alert(1)"`, `"https://u:p@x.example/"`,
 		"\"\xff\xfe\xfd\"", "\"\xc3\x28\"", "\"\xed\xa0\x80\"", `"` + strings.Repeat("é", 300) + `"`, `"` + strings.Repeat("A", 5000) + `"`,
 	}
+	// Values at the edges of every type's range: integers at ±2^31, ±2^63
+	// and 2^64, amounts of one minor unit and at and past the largest
+	// (10^15 minor units), amount texts at and past 40 characters, and
+	// huge and tiny exponents.
+	fuzzEdgeNumbers = []string{
+		`2147483647`, `2147483648`, `-2147483648`, `-2147483649`, `4294967295`, `4294967296`,
+		`-9223372036854775808`, `18446744073709551615`, `18446744073709551616`, `-18446744073709551616`,
+		`0.01`, `0.010`, `1e-2`, `1E-2`, `10e-3`, `0.001`, `0.0099999999999999999999`, `1`, `1.0`,
+		`10000000000000`, `10000000000000.00`, `10000000000000.01`, `9999999999999.99`, `1e13`, `1e15`, `1e16`,
+		`1000000000000000`, `999999999999999.9`, `1e+308`, `1e2147483647`, `1e-2147483648`, `1e9223372036854775808`,
+		`0.` + strings.Repeat("0", 36) + `1`, strings.Repeat("9", 40), strings.Repeat("9", 41), `1` + strings.Repeat("0", 39),
+		`0e999999999`, `-0.01`, `-1e-2`,
+	}
+	// Strings at and past each length bound (remark and reason 255
+	// characters, beneficiary.name 140, cardNo and payer_id 64, purpose 24,
+	// callback_url 2048 bytes), and the characters free text refuses: C0 and
+	// C1 controls, bidi and invisible format characters, separators, U+FFFD,
+	// noncharacters, unpaired surrogates and invalid UTF-8.
+	fuzzEdgeStrings = []string{
+		`"` + strings.Repeat("é", 255) + `"`, `"` + strings.Repeat("é", 256) + `"`,
+		`"` + strings.Repeat("💳", 140) + `"`, `"` + strings.Repeat("a", 141) + `"`, `"` + strings.Repeat("Ab", 70) + `"`,
+		`"crd_` + strings.Repeat("0", 60) + `"`, `"crd_` + strings.Repeat("0", 61) + `"`,
+		`"` + strings.Repeat("p", 64) + `"`, `"` + strings.Repeat("p", 65) + `"`, `"` + strings.Repeat("P", 24) + `"`, `"` + strings.Repeat("P", 25) + `"`,
+		`"https://shop.example/` + strings.Repeat("a", 2048-len("https://shop.example/")) + `"`,
+		`"https://shop.example/` + strings.Repeat("a", 2049-len("https://shop.example/")) + `"`,
+		`"\u0001"`, `"a\u001fb"`, `"\t"`, `"a\nb"`, `"\r\n"`, `"\u007f"`, `"\u0080"`, `"\u0085"`, `"\u009f"`, "\"\xc2\x85\"", "\"\xc2\x9b31m\"",
+		`"\u001b[2J"`, `"\u202a"`, `"\u202b"`, `"\u202c"`, `"\u202d"`, `"x\u2066y"`, `"\u2067"`, `"\u2068"`, `"\u2069"`,
+		`"\u200e"`, `"\u200f"`, `"\u061c"`, `"\u200b"`, `"\u00ad"`, `"\ufeff"`, `"\u2028"`, `"\u2029"`, `"\ufffd"`,
+		`"\uffff"`, `"\ufdd0"`, `"\udb40\udc41"`, `"\udc00"`, `"\ud83dA"`, `"\ud83d\udcb3"`, `"👩\u200d💻"`,
+		"\"\xf4\x90\x80\x80\"", "\"\xc0\xaf\"", "\"\xe2\x82\"", "\"a\x00b\"",
+		`"http://localhost/cb"`, `"http://[::1]:8080/cb"`, `"http://2130706433/cb"`, `"http://0x7f.1/"`, `"http://10.0.0.1/"`,
+		`"https://shop.example:0/"`, `"https://shop.example:65535/"`, `"https://shop.example:65536/"`, `"https://shop.example:/"`,
+		`"http://[fe80::1%25eth0]/"`, `"http://metadata.google.internal/"`, `"https://shop.example/\u202e"`, `"HTTPS://SHOP.EXAMPLE/"`,
+		`"0.01"`, `"1e-2"`, `"10000000000000.00"`, `"10000000000000.01"`, `"` + strings.Repeat("9", 41) + `"`,
+	}
 	fuzzOthers = []string{`true`, `false`, `null`, `[]`, `{}`, `[1]`, `["a"]`, `{"a":1}`, `[null]`, `{"":""}`,
 		strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
 		strings.Repeat(`{"a":`, 10000) + `1` + strings.Repeat(`}`, 10000),
@@ -222,6 +335,17 @@ var (
 		"%E2%80%AE", "карта", "💳", "../..%2f..%2fetc%2fpasswd", "${jndi:ldap://x}", "<script>", "-0", "1e999999", "NaN",
 		"99999999999999999999", "0x10", "", "2025-02-30", "9999-12-31", "0000-01-01", "2025-1-1", "2025-01-01T00:00:00Z",
 		"DE", "EUR", "de", "XX", "1", "0", "-1", "500", "501", "1000001",
+		// Edges of the integer and day ranges.
+		"1000000", "999999", "000000001", "0000000001", "2147483647", "2147483648", "-2147483648", "4294967296",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "18446744073709551616", "1e3", "0x1f4", "+1", " 1",
+	}
+	// fuzzDays are days at and past the edges of the accepted range
+	// (1970-01-01 to 9999-12-31), ones PostgreSQL cannot hold (year 0000),
+	// five-digit years, and February 29 and 30.
+	fuzzDays = []string{
+		"0000-01-01", "0000-12-31", "0001-01-01", "1969-12-31", "1970-01-01", "1970-01-02", "2000-02-29", "2024-02-29",
+		"2025-02-29", "2024-02-30", "1900-02-29", "2025-04-31", "2025-12-32", "2025-00-01", "2025-13-01", "9999-12-30",
+		"9999-12-31", "10000-01-01", "99999-12-31", "+2025-01-01", "-0001-01-01", "2025-01-01", "2025-12-31", "2026-01-01",
 	}
 	fuzzQueryNames = []string{"cardNo", "txId", "startDate", "endDate", "page", "size", "country", "currency", "cardNo[]", "", "CARDNO"}
 )
@@ -230,13 +354,17 @@ func pick[T any](rng *rand.Rand, list []T) T { return list[rng.IntN(len(list))] 
 
 // fuzzValue is a random raw JSON value.
 func (tg *fuzzTarget) fuzzValue(rng *rand.Rand) string {
-	switch rng.IntN(5) {
+	switch rng.IntN(7) {
 	case 0:
 		return pick(rng, fuzzNumbers)
 	case 1:
 		return `"` + pick(rng, tg.ids) + `"`
 	case 2:
 		return pick(rng, fuzzOthers)
+	case 3:
+		return pick(rng, fuzzEdgeNumbers)
+	case 4:
+		return pick(rng, fuzzEdgeStrings)
 	default:
 		return pick(rng, fuzzStrings)
 	}
@@ -291,7 +419,7 @@ func (tg *fuzzTarget) headers(rng *rand.Rand, r *fuzzRequest) {
 		h["X-Shop-No"], h["X-Public-Key"] = []string{tg.other.creds.ShopNo}, []string{key}
 	}
 	if rng.IntN(4) == 0 {
-		h["Idempotency-Key"] = []string{pick(rng, []string{"fuzz-1", "fuzz-2", "", strings.Repeat("k", 256), "ключ",
+		h["Idempotency-Key"] = []string{pick(rng, []string{"fuzz-1", "fuzz-2", "", strings.Repeat("k", 255), strings.Repeat("k", 256), "ключ",
 			"' OR 1=1 --", "a\tb"})}
 		if rng.IntN(5) == 0 {
 			h["idempotency-key"] = []string{"fuzz-3"}
@@ -313,6 +441,18 @@ func (tg *fuzzTarget) headers(rng *rand.Rand, r *fuzzRequest) {
 }
 
 func (tg *fuzzTarget) query(rng *rand.Rand) string {
+	if rng.IntN(4) == 0 {
+		// A well-formed bill query with days and page bounds at the edges,
+		// so that the edges reach the ledger, not only the parser.
+		q := "startDate=" + url.QueryEscape(pick(rng, fuzzDays)) + "&endDate=" + url.QueryEscape(pick(rng, fuzzDays))
+		if rng.IntN(2) == 0 {
+			q += "&page=" + pick(rng, []string{"1", "2", "1000000", "1000001", "2147483648", "9223372036854775808", "0"})
+		}
+		if rng.IntN(2) == 0 {
+			q += "&size=" + pick(rng, []string{"1", "499", "500", "501", "2147483648", "18446744073709551616", "0"})
+		}
+		return q
+	}
 	var parts []string
 	for i := rng.IntN(4) + 1; i > 0; i-- {
 		name := pick(rng, fuzzQueryNames)
@@ -324,6 +464,8 @@ func (tg *fuzzTarget) query(rng *rand.Rand) string {
 			v = strings.Repeat(pick(rng, []string{"A", "%41", "9", "%00"}), 1000+rng.IntN(20000))
 		case 2:
 			v = url.QueryEscape(pick(rng, fuzzQueryValues))
+		case 3:
+			v = url.QueryEscape(pick(rng, fuzzDays))
 		default:
 			// As written: raw escapes, bad escapes. Bytes a request line
 			// cannot carry are escaped; the server's own parser (before the
@@ -363,27 +505,16 @@ func (tg *fuzzTarget) body(rng *rand.Rand, path string) []byte {
 			ms = append(ms, fuzzMember{"beneficiary", `{"name":` + tg.fuzzValue(rng) + `,"country":"DE","name":"x"}`})
 		}
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range ms {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		nb, _ := json.Marshal(m.name)
-		b.Write(nb)
-		b.WriteByte(':')
-		b.WriteString(m.value)
-	}
-	b.WriteByte('}')
+	b := fuzzBody(ms)
 	switch rng.IntN(12) {
 	case 0:
-		b.WriteString(` {"cardNo":"x"}`) // two objects
+		b = append(b, ` {"cardNo":"x"}`...) // two objects
 	case 1:
-		return append([]byte("\xef\xbb\xbf"), b.Bytes()...) // a byte-order mark
+		return append([]byte("\xef\xbb\xbf"), b...) // a byte-order mark
 	case 2:
-		return b.Bytes()[:rng.IntN(b.Len())] // truncated
+		return b[:rng.IntN(len(b))] // truncated
 	}
-	return b.Bytes()
+	return b
 }
 
 func (tg *fuzzTarget) rawBody(rng *rand.Rand) []byte {
@@ -541,7 +672,7 @@ func FuzzDecodeRemittanceCreate(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		in, err := decodeRemittanceCreate(raw)
+		in, err := decodeRemittanceCreate(raw, callbackurl.AllowList{})
 		if err != nil {
 			e, o := classify(err)
 			if o.status != 400 || e.Field == "" {
@@ -580,11 +711,13 @@ func FuzzDecodeCardRequest(f *testing.F) {
 }
 
 // FuzzBillQuery: no panic; a refusal is a 400 naming a parameter; what is
-// accepted is a range of 1 to 366 days and a page within bounds.
+// accepted is a range of 1 to 366 days within the accepted days and a page
+// within bounds.
 func FuzzBillQuery(f *testing.F) {
 	for _, seed := range []string{"startDate=2025-01-01&endDate=2025-01-31", "startDate=2025-01-01&endDate=2025-01-01&page=2&size=500",
 		"startDate=2025-02-30&endDate=2025-03-01", "startDate=2024-01-01&endDate=2025-01-01", "startDate=x&endDate=y&page=-1",
-		"startDate=2025-01-01&startDate=2025-01-02&endDate=2025-01-03", "page=99999999999999999999", "%zz", ""} {
+		"startDate=2025-01-01&startDate=2025-01-02&endDate=2025-01-03", "page=99999999999999999999", "%zz", "",
+		"startDate=0000-01-01&endDate=0000-01-02", "startDate=9999-12-31&endDate=9999-12-31", "startDate=1970-01-01&endDate=1970-01-01"} {
 		f.Add(seed)
 	}
 	gin.SetMode(gin.ReleaseMode)
@@ -599,6 +732,7 @@ func FuzzBillQuery(f *testing.F) {
 			return
 		}
 		if q.end.Before(q.start) || q.end.Sub(q.start) >= billDaysMax*24*time.Hour ||
+			q.start.Before(postings.DayMin) || q.end.After(postings.DayMax) ||
 			q.page < 1 || q.page > billPageMax || q.size < 1 || q.size > billSizeMax {
 			t.Fatalf("accepted %+v", q)
 		}

@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -59,13 +62,24 @@ type serverOptions struct {
 	bodyBytesMax int64
 	ledgerNow    func() time.Time
 	rateLimit    RateLimit
+	allow        callbackurl.AllowList // Deps.CallbackAllow
+	db           *ledger.DBOptions     // the pool's settings (short lock or statement time-outs); nil: pgtest's
 }
 
 // newTestServer starts the gateway; after the test it checks that the
 // ledger verifies.
 func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	t.Helper()
-	db := pgtest.NewDB(t)
+	var db *bun.DB
+	if opts.db == nil {
+		db = pgtest.NewDB(t)
+	} else {
+		var err error
+		if db, err = ledger.OpenDB(context.Background(), pgtest.NewDatabase(t), *opts.db); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+	}
 	key := make([]byte, ledger.DataKeyBytes)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
@@ -80,7 +94,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	srv := httptest.NewUnstartedServer(NewServer(Deps{
 		Log: slog.New(slog.NewJSONHandler(logs, nil)), DB: db, Ledger: l,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
-		RateLimit: opts.rateLimit,
+		RateLimit: opts.rateLimit, CallbackAllow: opts.allow,
 	}))
 	srv.StartTLS()
 	t.Cleanup(srv.Close)

@@ -106,7 +106,7 @@ func decodeAuthorize(c *gin.Context) (ledger.AuthRequest, error) {
 	if err != nil {
 		return ledger.AuthRequest{}, err
 	}
-	if err := checkText("merchantName", req.MerchantName, merchantNameCharsMax); err != nil {
+	if err := postings.CheckText("merchantName", req.MerchantName, merchantNameCharsMax); err != nil {
 		return ledger.AuthRequest{}, err
 	}
 	if err := checkDigits("mcc", req.MCC, 4); err != nil {

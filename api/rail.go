@@ -14,11 +14,7 @@ import (
 // checkReturnReason checks an ISO 20022 return reason code: four upper-case
 // letters or digits (AC01, AC04, MS03, …).
 func checkReturnReason(s string) error {
-	ok := len(s) == 4
-	for i := 0; ok && i < len(s); i++ {
-		ok = isUpper(s[i]) || (s[i] >= '0' && s[i] <= '9')
-	}
-	if !ok {
+	if !postings.IsReturnReasonCode(s) {
 		return postings.FieldErrorf("reason", "must be an ISO 20022 return reason code such as AC01")
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -104,7 +105,7 @@ func beneficiaryOf(m stringMembers) postings.Beneficiary {
 // exponent, the beneficiary and purpose checked against the corridor, and
 // the fee and rail of the corridor. The first failure is answered, naming
 // its field.
-func decodeRemittanceCreate(raw []byte) (ledger.RemittanceInput, error) {
+func decodeRemittanceCreate(raw []byte, allow callbackurl.AllowList) (ledger.RemittanceInput, error) {
 	var req struct {
 		PayerID, Currency, Purpose, CallbackURL string
 		Beneficiary                             stringMembers
@@ -132,7 +133,7 @@ func decodeRemittanceCreate(raw []byte) (ledger.RemittanceInput, error) {
 		return ledger.RemittanceInput{}, postings.WithField(err, "amount")
 	}
 	if req.CallbackURL != "" {
-		if err := checkCallbackURL("callback_url", req.CallbackURL); err != nil {
+		if err := checkCallbackURL("callback_url", req.CallbackURL, allow); err != nil {
 			return ledger.RemittanceInput{}, err
 		}
 	}
@@ -167,9 +168,9 @@ type remittanceCreatedView struct {
 // handleRemittanceCreate answers POST /shop/remittance/create: records the
 // remittance in SUBMITTED and debits the amount (REMIT_OUT) and the fee
 // (FEE) from the funding account of its currency, in one transaction.
-func handleRemittanceCreate(l *ledger.Ledger) gin.HandlerFunc {
+func handleRemittanceCreate(l *ledger.Ledger, allow callbackurl.AllowList) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		in, err := decodeRemittanceCreate(bodyOf(c))
+		in, err := decodeRemittanceCreate(bodyOf(c), allow)
 		if err != nil {
 			writeError(c, err)
 			return

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -244,7 +245,8 @@ func TestRemittanceValidation(t *testing.T) {
 		{"", "amount", remitBody(benDE, `0`, "EUR", ""), "amount: must be greater than zero"},
 		{"", "amount", remitBody(benDE, `-5`, "EUR", ""), "amount: must be positive"},
 		{"", "currency", remitBody(benDE, `"100.00"`, "XYZ", ""), `currency: "XYZ" is not a supported ISO 4217 currency code`},
-		{"", "callback_url", remitBody(benDE, `"100.00"`, "EUR", `,"callback_url":"ftp://example.com/cb"`), "callback_url: must be an absolute http or https URL"},
+		{"", "callback_url", remitBody(benDE, `"100.00"`, "EUR", `,"callback_url":"ftp://example.com/cb"`), "callback_url: must be an absolute URL with scheme http or https"},
+		{"", "callback_url", remitBody(benDE, `"100.00"`, "EUR", `,"callback_url":"http://[::1]:9000/cb"`), "callback_url: names ::1, a loopback address, which callbacks may not reach"},
 		{"", "payer_id", strings.Replace(remitBody(benDE, `"100.00"`, "EUR", ""), "payer-1", "payer 1", 1), ""},
 		{"", "beneficiary.account_no", remitBody(ben(benDE, `"account_no":"DE89370400440532013000"`, `"account_no":12`), `"100.00"`, "EUR", ""), "beneficiary.account_no: must be a string"},
 		{"", "beneficiary.name", remitBody(ben(benDE, `"name"`, `"name":"x","name"`), `"100.00"`, "EUR", ""), "beneficiary.name: appears more than once"},
@@ -278,9 +280,10 @@ func TestRemittanceValidation(t *testing.T) {
 
 func TestDecodeRemittanceCreate(t *testing.T) {
 	// Normalize accepts the printed forms: spaces in the IBAN, lower case.
-	in, err := decodeRemittanceCreate([]byte(`{"payer_id":" payer-1 ","beneficiary":{"name":" Hans Muster GmbH",` +
+	body := `{"payer_id":" payer-1 ","beneficiary":{"name":" Hans Muster GmbH",` +
 		`"country":"de","bank_swift":"cobadeffxxx","account_no":"de89 3704 0044 0532 0130 00","nickname":null},` +
-		`"amount":1e3,"currency":"eur","purpose":"supp","callback_url":"https://shop.example/cb"}`))
+		`"amount":1e3,"currency":"eur","purpose":"supp","callback_url":"https://shop.example/cb"}`
+	in, err := decodeRemittanceCreate([]byte(body), callbackurl.AllowList{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +306,7 @@ func TestDecodeRemittanceCreate(t *testing.T) {
 		{remitBody(benUS, `250`, "USD", ""), 1_25},
 		{remitBody(benIN, `"10000"`, "INR", `,"purpose":"P0802"`), 50_00 + 30_00},
 	} {
-		in, err := decodeRemittanceCreate([]byte(tt.body))
+		in, err := decodeRemittanceCreate([]byte(tt.body), callbackurl.AllowList{})
 		if err != nil || in.Fee != tt.fee {
 			t.Errorf("%s: fee %d, %v; want %d", tt.body, in.Fee, err, tt.fee)
 		}
@@ -313,7 +316,7 @@ func TestDecodeRemittanceCreate(t *testing.T) {
 		many += fmt.Sprintf(`"f%d":"x",`, i)
 	}
 	many = strings.TrimSuffix(many, ",") + `},"amount":1,"currency":"EUR"}`
-	if _, err := decodeRemittanceCreate([]byte(many)); messageOf(err) != "beneficiary: has more than 20 members" {
+	if _, err := decodeRemittanceCreate([]byte(many), callbackurl.AllowList{}); messageOf(err) != "beneficiary: has more than 20 members" {
 		t.Errorf("many members: %v", err)
 	}
 }

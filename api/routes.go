@@ -29,7 +29,7 @@ func addRoutes(r *gin.Engine, d Deps, m *metrics) {
 	post := readRequest(inflight)
 	shop.GET("/account", handleAccount(l))
 	shop.GET("/card/bin/list", handleBINList(l))
-	shop.POST("/card/create", post, handleCardCreate(l))
+	shop.POST("/card/create", post, handleCardCreate(l, d.CallbackAllow))
 	shop.GET("/card/info", handleCardInfo(l))
 	shop.GET("/card/balance", handleCardBalance(l))
 	shop.POST("/card/balance/batch", post, handleCardBalanceBatch(l))
@@ -39,6 +39,6 @@ func addRoutes(r *gin.Engine, d Deps, m *metrics) {
 	shop.POST("/card/transfer", post, handleCardTransfer(l))
 	shop.GET("/bill/list", handleBillList(l))
 	shop.GET("/remittance/dynamic-fields", handleRemittanceDynamicFields())
-	shop.POST("/remittance/create", post, handleRemittanceCreate(l))
+	shop.POST("/remittance/create", post, handleRemittanceCreate(l, d.CallbackAllow))
 	shop.GET("/remittance/query", handleRemittanceQuery(l))
 }

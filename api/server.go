@@ -14,6 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -45,6 +46,10 @@ type Deps struct {
 	RateLimit RateLimit
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// CallbackAllow is the allow list a callback_url is checked against
+	// when given: the callback sender's (callbackurl.FromEnv). The zero
+	// value allows public addresses only.
+	CallbackAllow callbackurl.AllowList
 }
 
 func (d *Deps) setDefaults() {

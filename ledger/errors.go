@@ -28,20 +28,52 @@ var constraintErrors = map[string]*postings.Error{
 		Message: "this network message id was used before and its answer is no longer kept; send a new message id"},
 }
 
+// Reasons of the EUNAVAILABLE errors of a database that answers but could
+// not do the work in time: the request did nothing, and a retry with the
+// same key may succeed (the API answers 503 with Retry-After). Unlike an
+// outage (no reason), they concern the statements of one batch, not the
+// whole database.
+const (
+	ReasonLockTimeout      = "lock_timeout"      // 55P03: a lock not granted within lock_timeout
+	ReasonStatementTimeout = "statement_timeout" // 57014: statement_timeout, or a cancelled statement
+	ReasonContention       = "contention"        // 40001, 40P01: serialization failure or deadlock, after the writer's retries
+)
+
+// stateErrors maps SQLSTATEs to the domain error they mean. Together with
+// constraintErrors and isUnavailable it is the one table of database
+// failures; api/envelope.go maps the codes on to HTTP.
+var stateErrors = map[string]*postings.Error{
+	"55P03": {Code: postings.EUNAVAILABLE, Reason: ReasonLockTimeout,
+		Message: "the database did not grant a lock in time (lock_timeout); nothing was done"},
+	"57014": {Code: postings.EUNAVAILABLE, Reason: ReasonStatementTimeout,
+		Message: "a database statement was cancelled (statement_timeout, or the request ended); nothing was done"},
+	"40001": {Code: postings.EUNAVAILABLE, Reason: ReasonContention,
+		Message: "the database could not serialize concurrent transactions; nothing was done"},
+	"40P01": {Code: postings.EUNAVAILABLE, Reason: ReasonContention,
+		Message: "the database detected a deadlock between transactions; nothing was done"},
+}
+
 // mapError turns a database error into a domain error: constraint
-// violations by name, unreachable database into EUNAVAILABLE. Transient
-// errors (deadlock, serialization) keep their identity for isTransient.
+// violations by name, time-outs and contention by SQLSTATE (stateErrors),
+// unreachable database into EUNAVAILABLE. Contention stays retryable for
+// the writer (isTransient).
 func mapError(err error) error {
 	if err == nil {
 		return nil
 	}
 	var pe *postings.Error
-	if errors.As(err, &pe) {
-		return err
+	if errors.As(err, &pe) || isOutcomeUnknown(err) {
+		return err // a COMMIT of unknown outcome keeps its identity for the writer
 	}
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && pg.ConstraintName != "" {
 		if de, ok := constraintErrors[pg.ConstraintName]; ok {
+			c := *de
+			return &c
+		}
+	}
+	if pg != nil {
+		if de, ok := stateErrors[pg.Code]; ok {
 			c := *de
 			return &c
 		}
@@ -57,19 +89,26 @@ func mapError(err error) error {
 }
 
 // isTransient reports errors after which the same batch may simply be tried
-// again: PostgreSQL aborted it (deadlock, serialization failure, lock wait
-// time-out) or the connection broke before COMMIT was sent.
+// again: PostgreSQL aborted it (deadlock, serialization failure) or the
+// connection broke before COMMIT was sent. A lock or statement time-out is
+// not: the batch already waited its whole allowance, and trying again would
+// make the caller wait a multiple of it; it is answered at once
+// (EUNAVAILABLE), and the caller retries with its key.
 func isTransient(err error) bool {
 	if isOutcomeUnknown(err) {
 		return false
 	}
-	if errors.Is(err, postgres.ErrDeadlockDetected) || errors.Is(err, postgres.ErrSerialization) {
+	if errors.Is(err, postgres.ErrDeadlockDetected) || errors.Is(err, postgres.ErrSerialization) ||
+		isReason(err, ReasonContention) {
 		return true
+	}
+	if isReason(err, ReasonLockTimeout) || isReason(err, ReasonStatementTimeout) {
+		return false
 	}
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
 		switch pg.Code {
-		case "40001", "40P01", "55P03":
+		case "40001", "40P01":
 			return true
 		case "23505":
 			// A new card drew a PAN already issued: running the batch
@@ -105,4 +144,21 @@ func isUnavailable(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection refused") ||
 		strings.Contains(msg, "broken pipe") || strings.Contains(msg, "connection reset")
+}
+
+// isReason reports a *postings.Error of reason r.
+func isReason(err error, r string) bool {
+	var pe *postings.Error
+	return errors.As(err, &pe) && pe.Reason == r
+}
+
+// isOutage reports a database that is unavailable as a whole (unreachable,
+// restarting, out of connections, or a COMMIT with an unknown outcome), as
+// opposed to one batch's time-out or contention: after an outage the
+// writer fails the commands queued behind, which would fail the same way.
+func isOutage(err error) bool {
+	if postings.ErrorCode(err) != postings.EUNAVAILABLE {
+		return false
+	}
+	return !isReason(err, ReasonLockTimeout) && !isReason(err, ReasonStatementTimeout) && !isReason(err, ReasonContention)
 }

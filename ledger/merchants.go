@@ -96,7 +96,7 @@ type Credentials struct {
 
 // Limits of merchant configuration.
 const (
-	merchantNameBytesMax = 200
+	merchantNameCharsMax = 200
 	currenciesMax        = 32
 	ipWhitelistMax       = 64
 	shopNoAttemptsMax    = 5
@@ -149,8 +149,11 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 
 func validateMerchantSpec(spec *MerchantSpec) error {
 	spec.Name = strings.TrimSpace(spec.Name)
-	if spec.Name == "" || len(spec.Name) > merchantNameBytesMax {
-		return postings.FieldErrorf("name", "must have 1 to %d characters", merchantNameBytesMax)
+	if spec.Name == "" {
+		return postings.FieldErrorf("name", "must have 1 to %d characters", merchantNameCharsMax)
+	}
+	if err := postings.CheckText("name", spec.Name, merchantNameCharsMax); err != nil {
+		return err
 	}
 	if len(spec.Currencies) == 0 || len(spec.Currencies) > currenciesMax {
 		return postings.FieldErrorf("currencies", "must list 1 to %d currencies", currenciesMax)

@@ -221,6 +221,13 @@ func (l *Ledger) ReportRemittance(ctx context.Context, messageID, txID, status, 
 	if status == RemitReturned && reason == "" {
 		return nil, postings.FieldErrorf("reason", "a return needs its ISO reason code, e.g. AC01")
 	}
+	if reason != "" && !postings.IsReturnReasonCode(reason) {
+		// The reason is shown to the merchant: a code, never free text.
+		return nil, postings.FieldErrorf("reason", "must be an ISO 20022 return reason code such as AC01")
+	}
+	if status != RemitReturned {
+		reason = "" // a settlement has no reason; the doors refuse one (POST /rail/report, rail settle)
+	}
 	var merchant int64
 	err := l.db.NewRaw(`select merchant_id from remittances where tx_id = ?`, txID).Scan(ctx, &merchant)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -187,7 +187,12 @@ func (w *writer) runBatch(batch []*request) {
 		}
 		return
 	}
-	if len(live) > 1 && !isOutcomeUnknown(err) && postings.ErrorCode(err) != postings.EUNAVAILABLE {
+	// A batch that failed for one command's sake runs its commands one by
+	// one; so does one still contended after its retries (each command
+	// gets its own). Not after an outage, an unknown outcome, or a lock or
+	// statement time-out: every command would wait the time-out again.
+	if len(live) > 1 && !isOutcomeUnknown(err) &&
+		(postings.ErrorCode(err) != postings.EUNAVAILABLE || isReason(err, ReasonContention)) {
 		w.stats.splits.Add(1)
 		w.l.log.Warn("ledger batch failed; running its commands one by one", "commands", len(live), "error", err)
 		for _, r := range live {
@@ -205,7 +210,7 @@ func (w *writer) runBatch(batch []*request) {
 	for _, r := range live {
 		r.done <- result{err: err}
 	}
-	if postings.ErrorCode(err) == postings.EUNAVAILABLE {
+	if isOutage(err) {
 		w.failQueued(batchShard(live))
 	}
 }
@@ -247,15 +252,18 @@ func (w *writer) commitWithRetry(batch []*request) ([]result, error) {
 		if err == nil {
 			return results, nil
 		}
-		if !isTransient(err) || postings.ErrorCode(err) == postings.EUNAVAILABLE {
-			// An unavailable database is not retried here: the caller
-			// hears at once and retries with its key.
-			return nil, err
+		if !isTransient(err) || isOutage(err) {
+			// An unavailable database is not retried here, nor a lock or
+			// statement time-out (isTransient): the caller hears at once
+			// and retries with its key.
+			return nil, mapError(err)
 		}
 		w.stats.retries.Add(1)
 		w.l.log.Debug("ledger batch retried", "attempt", attempt+1, "error", err)
 	}
-	return nil, err
+	// Still contended after every attempt: EUNAVAILABLE (contention), a
+	// 503 with Retry-After, never a 500.
+	return nil, mapError(err)
 }
 
 // commit runs one database transaction for the batch.

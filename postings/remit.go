@@ -220,12 +220,32 @@ func ValidateRemittance(r *RemittanceRequest) (*Corridor, error) {
 	return c, nil
 }
 
+// IsReturnReasonCode reports an ISO 20022 return reason code: four
+// upper-case letters or digits (AC01, AC04, MS03, …). A reason is shown to
+// the merchant; this keeps it a code, never free text.
+func IsReturnReasonCode(s string) bool {
+	if len(s) != 4 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isUpper(s[i]) && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 func validateBeneficiaryName(s string) error {
 	if s == "" {
 		return Errorf(EINVALID, "is required")
 	}
-	if len(s) > BeneficiaryNameMax*utf8.UTFMax || !utf8.ValidString(s) {
+	if len(s) > BeneficiaryNameMax*utf8.UTFMax {
 		return Errorf(EINVALID, "must be valid UTF-8 text of at most %d characters", BeneficiaryNameMax)
+	}
+	// The free-text rules of every text field first, then the stricter
+	// ones of a name that is screened and carried by payment rails.
+	if err := CheckText("", s, BeneficiaryNameMax); err != nil {
+		return &Error{Code: EINVALID, Message: AsError(err).Message}
 	}
 	n, letter := 0, false
 	for _, r := range s {

@@ -54,14 +54,15 @@ func TestSettlementReconciliation(t *testing.T) {
 		"net-7," + matched + ",10.00,USD,2030-03-01",
 		"net-8," + badRow + ",1.005,USD,2030-03-01",
 		"net-9,auth_x,1.00,USD,2030-3-1",
+		"net-10,auth_y,1.00,USD,0000-01-01", // parses, but PostgreSQL has no year 0
 	}, "\n") + "\n"
 	rep, err := reconcile.Settlement(ctx, f.l, strings.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := reconcile.SettlementCounts{Matched: 2, AmountDiffers: 2, MissingInLedger: 2, MissingInFile: 1, DuplicateInFile: 1, InvalidRow: 2}
-	if rep.Counts != want || rep.OK() || rep.Rows != 9 || rep.From != "2030-03-01" || rep.To != "2030-03-02" {
-		t.Fatalf("report %+v, want counts %+v over 9 rows from 2030-03-01 to 2030-03-02", rep, want)
+	want := reconcile.SettlementCounts{Matched: 2, AmountDiffers: 2, MissingInLedger: 2, MissingInFile: 1, DuplicateInFile: 1, InvalidRow: 3}
+	if rep.Counts != want || rep.OK() || rep.Rows != 10 || rep.From != "2030-03-01" || rep.To != "2030-03-02" {
+		t.Fatalf("report %+v, want counts %+v over 10 rows from 2030-03-01 to 2030-03-02", rep, want)
 	}
 	items := map[string]reconcile.SettlementItem{}
 	for _, it := range rep.Items {
@@ -76,7 +77,8 @@ func TestSettlementReconciliation(t *testing.T) {
 		{"missing_in_ledger 7 auth_doesnotexist000000000", "no such authorization in the ledger"},
 		{"duplicate_in_file 8 " + matched, "authorization already on line 2; this row is not matched"},
 		{"invalid_row 9 " + badRow, `amount "1.005": `},
-		{"invalid_row 10 auth_x", `date "2030-3-1": want YYYY-MM-DD`},
+		{"invalid_row 10 auth_x", `date "2030-3-1": must be a date YYYY-MM-DD`},
+		{"invalid_row 11 auth_y", `date "0000-01-01": must be a day from 1970-01-01 to 9999-12-31`},
 		{"missing_in_file 0 " + notInFile, "cleared in the ledger on 2030-03-01; the file has no row for it"},
 	} {
 		it, ok := items[tt.key]
@@ -105,7 +107,7 @@ func TestSettlementReconciliation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"CATEGORY", "amount_differs", "missing_in_ledger", "missing_in_file", "duplicate_in_file",
-		"invalid_row", partial, m.ShopNo, "FAILED: 8 of 10 rows and entries need attention"} {
+		"invalid_row", partial, m.ShopNo, "FAILED: 9 of 11 rows and entries need attention"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the text report lacks %q:\n%s", want, out.String())
 		}

@@ -342,7 +342,7 @@ func TestSendRefusesNameResolvingToLoopback(t *testing.T) {
 func TestSendRefusesBadInput(t *testing.T) {
 	s := newTestSender(allowLoopback, time.Second)
 	for _, c := range []struct{ url, key, want string }{
-		{"ftp://merchant.example/", testKey, "scheme must be http or https"},
+		{"ftp://merchant.example/", testKey, "scheme http or https"},
 		{"https://user:pw@merchant.example/", testKey, "user info"},
 		{"http://127.0.0.1:1/", "", "no private key"},
 	} {

@@ -1,225 +1,36 @@
 package callbacks
 
-import (
-	"errors"
-	"fmt"
-	"net/netip"
-	"net/url"
-	"strconv"
-	"strings"
-	"syscall"
-)
+import "github.com/paygate/gateway/callbackurl"
+
+// The SSRF rules live in package callbackurl, shared with the API and the
+// operator's commands that take a URL; these names keep the Sender's
+// options and its callers as they were.
 
 // URLBytesMax bounds a callback URL.
-const URLBytesMax = 2048
+const URLBytesMax = callbackurl.BytesMax
 
 // The environment variables of AllowListFromEnv.
 const (
-	EnvAllowPrivate  = "GATEWAY_CALLBACK_ALLOW_PRIVATE"  // true: loopback, private and CGNAT targets allowed (local development)
-	EnvAllowPrefixes = "GATEWAY_CALLBACK_ALLOW_PREFIXES" // comma-separated CIDR prefixes or addresses allowed in any case
+	EnvAllowPrivate  = callbackurl.EnvAllowPrivate
+	EnvAllowPrefixes = callbackurl.EnvAllowPrefixes
 )
 
 // ErrInvalidURL is wrapped by every error of ValidateURL.
-var ErrInvalidURL = errors.New("callbacks: invalid callback URL")
+var ErrInvalidURL = callbackurl.ErrInvalid
 
-// AllowList lets callbacks reach addresses that are refused by default.
-// The zero value allows only public unicast addresses.
-type AllowList struct {
-	// Prefixes are allowed whatever kind of address they hold (for
-	// instance a merchant's sandbox on 10.20.0.0/16).
-	Prefixes []netip.Prefix
-	// AllowPrivate allows loopback, private (RFC 1918, fc00::/7) and CGNAT
-	// (100.64.0.0/10) addresses: for local development only. Link-local
-	// addresses and cloud metadata endpoints stay refused unless a Prefix
-	// holds them.
-	AllowPrivate bool
-}
+// AllowList lets callbacks reach addresses that are refused by default
+// (callbackurl.AllowList).
+type AllowList = callbackurl.AllowList
 
-// BlockedAddressError is the refusal of a target address; Reason names the
-// kind of address ("loopback", "private", "link-local", …).
-type BlockedAddressError struct {
-	Addr   netip.Addr
-	Reason string
-}
+// BlockedAddressError is the refusal of a target address
+// (callbackurl.BlockedAddressError).
+type BlockedAddressError = callbackurl.BlockedAddressError
 
-func (e *BlockedAddressError) Error() string {
-	return fmt.Sprintf("callbacks: refused to connect to %s: %s address", e.Addr, e.Reason)
-}
+// ValidateURL is callbackurl.Validate: the Sender checks every URL again
+// before an attempt, with the same rules as at submission.
+func ValidateURL(raw string, allow AllowList) error { return callbackurl.Validate(raw, allow) }
 
-var (
-	cgnat      = netip.MustParsePrefix("100.64.0.0/10")
-	thisNet    = netip.MustParsePrefix("0.0.0.0/8")
-	reserved4  = netip.MustParsePrefix("240.0.0.0/4") // includes 255.255.255.255
-	nat64      = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour  = netip.MustParsePrefix("2002::/16")
-	v4compat   = netip.MustParsePrefix("::/96")
-	metadataV4 = netip.MustParseAddr("169.254.169.254")
-	metadataV6 = netip.MustParseAddr("fd00:ec2::254") // AWS IMDS over IPv6
-)
-
-// kind classifies an address: "" for a public unicast one, else the reason
-// to refuse it; private tells whether AllowPrivate covers it.
-func kind(a netip.Addr) (reason string, private bool) {
-	a = a.Unmap().WithZone("")
-	switch {
-	case !a.IsValid():
-		return "invalid", false
-	case a == metadataV4 || a == metadataV6:
-		return "cloud metadata", false
-	case a.IsUnspecified() || (a.Is4() && thisNet.Contains(a)):
-		return "unspecified", false
-	case a.IsLoopback():
-		return "loopback", true
-	case a.IsMulticast():
-		return "multicast", false
-	case a.IsLinkLocalUnicast():
-		return "link-local", false
-	case a.IsPrivate():
-		return "private", true
-	case cgnat.Contains(a):
-		return "CGNAT (100.64.0.0/10)", true
-	case a.Is4() && reserved4.Contains(a):
-		return "reserved or broadcast", false
-	case nat64.Contains(a), v4compat.Contains(a):
-		// An IPv4 address in the low 32 bits reaches that address.
-		b := a.As16()
-		if r, p := kind(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})); r != "" {
-			return "IPv4-embedding (" + r + ")", p
-		}
-	case sixToFour.Contains(a):
-		b := a.As16()
-		if r, p := kind(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})); r != "" {
-			return "6to4 (" + r + ")", p
-		}
-	}
-	return "", false
-}
-
-// urlError is a refused address in a URL: it is both ErrInvalidURL and the
-// *BlockedAddressError.
-type urlError struct{ blocked error }
-
-func (e *urlError) Error() string {
-	return ErrInvalidURL.Error() + ": " + strings.TrimPrefix(e.blocked.Error(), "callbacks: ")
-}
-
-func (e *urlError) Unwrap() []error { return []error{ErrInvalidURL, e.blocked} }
-
-// Check returns nil when a callback may connect to addr, else a
-// *BlockedAddressError naming the reason.
-func (l AllowList) Check(addr netip.Addr) error {
-	a := addr.Unmap().WithZone("")
-	for _, p := range l.Prefixes {
-		if p.Contains(a) {
-			return nil
-		}
-	}
-	reason, private := kind(a)
-	if reason == "" || (private && l.AllowPrivate) {
-		return nil
-	}
-	return &BlockedAddressError{Addr: a, Reason: reason}
-}
-
-// Control is a net.Dialer Control function: it runs after the name is
-// resolved and before each connect, so a name that resolves to a refused
-// address (DNS rebinding included) is refused on every connection.
-func (l AllowList) Control(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("callbacks: refused to connect to %q: not an IP address and port", address)
-	}
-	return l.Check(ap.Addr())
-}
-
-// ValidateURL checks a callback URL before it is stored or used: at most
-// URLBytesMax bytes, no spaces or control characters, scheme http or https,
-// a host and no user info, a numeric port in range; a host that is an IP
-// address (or "localhost") must pass the allow list. Names are checked
-// again, after resolution, by the Sender's dialer. Errors wrap
-// ErrInvalidURL and name the reason, never the URL itself.
-func ValidateURL(raw string, allow AllowList) error {
-	invalid := func(reason string) error { return fmt.Errorf("%w: %s", ErrInvalidURL, reason) }
-	if raw == "" {
-		return invalid("empty")
-	}
-	if len(raw) > URLBytesMax {
-		return invalid(fmt.Sprintf("longer than %d bytes", URLBytesMax))
-	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] <= 0x20 || raw[i] == 0x7f {
-			return invalid("contains a space or control character")
-		}
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return invalid("does not parse")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return invalid("scheme must be http or https")
-	}
-	if u.Opaque != "" {
-		return invalid("not an absolute URL")
-	}
-	if u.User != nil {
-		return invalid("must not contain user info")
-	}
-	host := u.Hostname()
-	if host == "" {
-		return invalid("host required")
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return invalid("port out of range")
-		}
-	} else if strings.HasSuffix(u.Host, ":") {
-		return invalid("empty port")
-	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		if a.Zone() != "" {
-			return invalid("IPv6 zone not allowed")
-		}
-		if err := allow.Check(a); err != nil {
-			return &urlError{err}
-		}
-		return nil
-	}
-	name := strings.ToLower(strings.TrimSuffix(host, "."))
-	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		if err := allow.Check(netip.MustParseAddr("127.0.0.1")); err != nil {
-			return &urlError{err}
-		}
-	}
-	return nil
-}
-
-// AllowListFromEnv reads EnvAllowPrivate (a boolean, strconv.ParseBool) and
-// EnvAllowPrefixes (comma-separated CIDR prefixes or single addresses).
-// getenv is os.Getenv in production.
+// AllowListFromEnv is callbackurl.FromEnv.
 func AllowListFromEnv(getenv func(string) string) (AllowList, error) {
-	var l AllowList
-	if v := strings.TrimSpace(getenv(EnvAllowPrivate)); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return AllowList{}, fmt.Errorf("callbacks: %s=%q: not a boolean", EnvAllowPrivate, v)
-		}
-		l.AllowPrivate = b
-	}
-	for _, f := range strings.Split(getenv(EnvAllowPrefixes), ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			a, aerr := netip.ParseAddr(f)
-			if aerr != nil {
-				return AllowList{}, fmt.Errorf("callbacks: %s: %q is not a prefix or address", EnvAllowPrefixes, f)
-			}
-			a = a.WithZone("")
-			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		l.Prefixes = append(l.Prefixes, p.Masked())
-	}
-	return l, nil
+	return callbackurl.FromEnv(getenv)
 }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
 )
 
 // cmdCallbacksList lists a merchant's events with their delivery status.
@@ -19,10 +20,15 @@ func cmdCallbacksList(ctx context.Context, e *env, args []string) error {
 		"List a merchant's events, newest first, with delivery status (PENDING, DELIVERED, FAILED, NOT_SENT), attempts and the last error.", args,
 		func(fs *flag.FlagSet) {
 			status = fs.String("status", "", "only this status: PENDING, DELIVERED, FAILED or NOT_SENT")
-			limit = fs.Int("limit", 50, fmt.Sprintf("at most this many (≤ %d)", ledger.DeliveriesPageMax))
+			limit = fs.Int("limit", 50, fmt.Sprintf("at most this many, 1 to %d", ledger.DeliveriesPageMax))
 			asJSON = fs.Bool("json", false, "print JSON")
 		},
 		func(l *ledger.Ledger, m *ledger.Merchant) error {
+			if *limit < 1 || *limit > ledger.DeliveriesPageMax {
+				// Refused, not silently clamped: the operator asked for
+				// something else than they would get.
+				return postings.FieldErrorf("limit", "must be from 1 to %d", ledger.DeliveriesPageMax)
+			}
 			list, err := l.Deliveries(ctx, m.ID, strings.ToUpper(*status), *limit)
 			if err != nil {
 				return err

@@ -37,8 +37,11 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 	name := fs.String("name", "", "display name (required)")
 	currencies := fs.String("currencies", "", "comma-separated ISO 4217 codes, e.g. USD,EUR (required)")
 	whitelist := fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes allowed to call /shop (default: any)")
-	callback := fs.String("callback-url", "", "default URL for remittance-status callbacks")
+	callback := fs.String("callback-url", "", "default URL for remittance-status callbacks (docs/callbacks.md: public http or https)")
 	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+		if err := checkCallbackURL(e, "callback_url", *callback); err != nil {
+			return err
+		}
 		m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{
 			Name: *name, Currencies: splitList(*currencies), IPWhitelist: splitList(*whitelist), CallbackURL: *callback,
 		})

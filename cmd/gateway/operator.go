@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"strings"
 
+	"github.com/paygate/gateway/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -112,13 +114,40 @@ func cmdMerchantCallbackURL(ctx context.Context, e *env, args []string) error {
 	var url *string
 	return withMerchant(ctx, e, "merchant callback-url",
 		"Set the merchant's default callback URL (for remittance-status callbacks).", args,
-		func(fs *flag.FlagSet) { url = fs.String("url", "", "http or https URL; empty removes it") },
+		func(fs *flag.FlagSet) {
+			url = fs.String("url", "", "public http or https URL (docs/callbacks.md); empty removes it")
+		},
 		func(l *ledger.Ledger, m *ledger.Merchant) error {
+			if err := checkCallbackURL(e, "url", *url); err != nil {
+				return err
+			}
 			if err := l.SetCallbackURL(ctx, m.ID, *url); err != nil {
 				return err
 			}
 			return printProfile(ctx, e, l, m)
 		})
+}
+
+// checkCallbackURL refuses a callback URL the sender would refuse, with
+// the rules and the allow list of the gateway (callbackurl.Validate and
+// the GATEWAY_CALLBACK_ALLOW_* variables of this process), naming the flag.
+// "" is no URL.
+func checkCallbackURL(e *env, flagField, url string) error {
+	if url == "" {
+		return nil
+	}
+	allow, err := callbackurl.FromEnv(e.getenv)
+	if err != nil {
+		return usageError(err.Error())
+	}
+	if err := callbackurl.Validate(url, allow); err != nil {
+		var ue *callbackurl.Error
+		if !errors.As(err, &ue) {
+			return postings.FieldErrorf(flagField, "is not a valid callback URL")
+		}
+		return postings.FieldErrorf(flagField, "%s", ue.Reason)
+	}
+	return nil
 }
 
 func cmdMerchantKYB(ctx context.Context, e *env, args []string) error {

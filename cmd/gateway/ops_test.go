@@ -150,6 +150,9 @@ func TestOperatorCommands(t *testing.T) {
 	if out := g.mustRun("callbacks", "list", "--shop-no", c.ShopNo); !strings.Contains(out, "SEQ") {
 		t.Errorf("callbacks list %s", out)
 	}
+	for _, limit := range []string{"0", "-1", "1001", "2147483648", "9223372036854775807"} {
+		g.mustFail("--limit", "callbacks", "list", "--shop-no", c.ShopNo, "--limit", limit)
+	}
 	g.mustFail("event", "callbacks", "replay", "--shop-no", c.ShopNo, "--event-id", "evt_nosuchevent")
 
 	list := filepath.Join(t.TempDir(), "sanctions.csv")

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
 )
 
@@ -94,14 +95,15 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// parseDay parses a UTC day, naming the flag when it cannot.
+// parseDay parses a UTC day in the range of postings.ParseDay (a year
+// PostgreSQL cannot hold would print a raw SQL error), naming the flag.
 func parseDay(flagName, text string) (time.Time, error) {
 	if text == "" {
 		return time.Time{}, usageError(fmt.Sprintf("--%s is required", flagName))
 	}
-	d, err := time.Parse(time.DateOnly, text)
-	if err != nil || d.Format(time.DateOnly) != text {
-		return time.Time{}, usageError(fmt.Sprintf("--%s: %q is not a date YYYY-MM-DD", flagName, text))
+	d, err := postings.ParseDay(flagName, text)
+	if err != nil {
+		return time.Time{}, usageError(fmt.Sprintf("--%s: %s", flagName, postings.AsError(err).Message))
 	}
 	return d, nil
 }

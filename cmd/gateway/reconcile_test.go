@@ -77,7 +77,17 @@ func TestAuditStatementCommand(t *testing.T) {
 		t.Errorf("an empty period: %s", out)
 	}
 
-	g.mustFail("--from", "audit", "statement", "--shop-no", c.ShopNo, "--from", "2030-02-30", "--to", to)
+	g.mustFail("--from: must be a date YYYY-MM-DD", "audit", "statement", "--shop-no", c.ShopNo, "--from", "2030-02-30", "--to", to)
+	// Days that parse but PostgreSQL cannot hold (no year 0) or that are
+	// outside the accepted range are refused before SQL, naming the flag;
+	// the widest range is a valid statement.
+	g.mustFail("--from: must be a day from 1970-01-01 to 9999-12-31", "audit", "statement", "--shop-no", c.ShopNo, "--from", "0000-01-01", "--to", to)
+	g.mustFail("--from: must be a day from 1970-01-01 to 9999-12-31", "audit", "statement", "--shop-no", c.ShopNo, "--from", "0001-01-01", "--to", to)
+	g.mustFail("--to: must be a date YYYY-MM-DD", "audit", "statement", "--shop-no", c.ShopNo, "--from", from, "--to", "10000-01-01")
+	g.mustFail("--to: must be a date YYYY-MM-DD", "audit", "statement", "--shop-no", c.ShopNo, "--from", from, "--to", "2031-02-29")
+	if out := g.mustRun("audit", "statement", "--shop-no", c.ShopNo, "--from", "1970-01-01", "--to", "9999-12-31"); !strings.Contains(out, "OK: 2 accounts") {
+		t.Errorf("the widest period: %s", out)
+	}
 	g.mustFail("--to is required", "audit", "statement", "--shop-no", c.ShopNo, "--from", from)
 	g.mustFail("--to must not be before --from", "audit", "statement", "--shop-no", c.ShopNo, "--from", to, "--to", from)
 	g.mustFail("--shop-no is required", "audit", "statement", "--from", from, "--to", to)

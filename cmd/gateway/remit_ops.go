@@ -54,6 +54,9 @@ func cmdRail(status string) func(ctx context.Context, e *env, args []string) err
 			if status == ledger.RemitReturned && *reason == "" {
 				*reason = "AC01"
 			}
+			if status != ledger.RemitReturned && *reason != "" {
+				return postings.FieldErrorf("reason", "only a return carries a reason")
+			}
 			r, err := l.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
 			if err != nil {
 				return err

@@ -91,7 +91,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer stopPprof()
-	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies, RateLimit: rateLimit})
+	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies, RateLimit: rateLimit,
+		CallbackAllow: workerCfg.allow})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

@@ -1,9 +1,11 @@
-package callbacks
+package callbackurl
 
 import (
 	"errors"
 	"net"
 	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -108,98 +110,174 @@ func TestControlAtConnectTime(t *testing.T) {
 	}
 }
 
-func TestValidateURL(t *testing.T) {
+func TestValidate(t *testing.T) {
 	dev := AllowList{AllowPrivate: true}
+	sandbox := AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("169.254.169.254/32")}}
 	for _, c := range []struct {
 		url    string
 		allow  AllowList
 		reason string // "" = valid
 	}{
 		{"https://merchant.example/paygate/callbacks", AllowList{}, ""},
-		{"http://merchant.example:8080/cb?token=abc", AllowList{}, ""},
+		{"http://merchant.example:8080/cb?token=abc#frag", AllowList{}, ""},
 		{"HTTPS://merchant.example/cb", AllowList{}, ""},
+		{"https://Merchant.Example./cb", AllowList{}, ""},
+		{"https://xn--mnchen-3ya.example/cb", AllowList{}, ""},
+		{"https://a_b.merchant.example/cb", AllowList{}, ""},
+		{"https://1.2.3.example/cb", AllowList{}, ""},
+		{"https://merchant.example:1/cb", AllowList{}, ""},
+		{"https://merchant.example:65535/cb", AllowList{}, ""},
+		{"https://merchant.example/%E2%82%AC?q=%00", AllowList{}, ""},
 		{"https://8.8.8.8/cb", AllowList{}, ""},
 		{"https://[2606:4700::1111]/cb", AllowList{}, ""},
+		{"https://merchant.example/" + strings.Repeat("a", BytesMax-len("https://merchant.example/")), AllowList{}, ""},
 		{"http://127.0.0.1:8080/cb", dev, ""},
 		{"http://localhost:8080/cb", dev, ""},
+		{"http://[::1]:8080/cb", dev, ""},
+		{"http://10.0.0.5/cb", dev, ""},
+		{"http://169.254.169.254/", sandbox, ""},
+		{"http://metadata.google.internal/", sandbox, ""},
+
 		{"", AllowList{}, "empty"},
-		{"https://merchant.example/" + strings.Repeat("a", 2048), AllowList{}, "longer than 2048"},
+		{"https://merchant.example/" + strings.Repeat("a", BytesMax+1-len("https://merchant.example/")), AllowList{}, "longer than 2048"},
 		{"ftp://merchant.example/cb", AllowList{}, "scheme"},
 		{"file:///etc/passwd", AllowList{}, "scheme"},
 		{"gopher://merchant.example/", AllowList{}, "scheme"},
+		{"javascript:alert(1)", AllowList{}, "scheme"},
+		{"data:text/plain,x", AllowList{}, "scheme"},
 		{"//merchant.example/cb", AllowList{}, "scheme"},
 		{"merchant.example/cb", AllowList{}, "scheme"},
-		{"http:merchant.example", AllowList{}, "not an absolute URL"},
+		{"http:merchant.example", AllowList{}, "absolute URL"},
 		{"https://user:pass@merchant.example/cb", AllowList{}, "user info"},
 		{"https://user@merchant.example/cb", AllowList{}, "user info"},
-		{"https:///cb", AllowList{}, "host required"},
-		{"https://:443/cb", AllowList{}, "host required"},
+		{"https://@merchant.example/cb", AllowList{}, "user info"},
+		{"https:///cb", AllowList{}, "host"},
+		{"https://:443/cb", AllowList{}, "host"},
 		{"https://merchant.example:0/cb", AllowList{}, "port"},
+		{"https://merchant.example:65536/cb", AllowList{}, "port"},
 		{"https://merchant.example:70000/cb", AllowList{}, "port"},
+		{"https://merchant.example:99999999999999999999/cb", AllowList{}, "port"},
+		{"https://merchant.example:-1/cb", AllowList{}, "URL"},
 		{"https://merchant.example:/cb", AllowList{}, "empty port"},
 		{"https://merchant.example/a b", AllowList{}, "space"},
 		{"https://merchant.example/\x00", AllowList{}, "control"},
+		{"https://merchant.example/\x7f", AllowList{}, "control"},
+		{"https://merchant.example/\t", AllowList{}, "control"},
+		{"https://merchant.example/\u202e", AllowList{}, "non-ASCII"},
+		{"https://merchant.example/\xff", AllowList{}, "non-ASCII"},
+		{"https://münchen.example/", AllowList{}, "non-ASCII"},
+		{"https://-merchant.example/", AllowList{}, "host name"},
+		{"https://merchant..example/", AllowList{}, "host name"},
+		{"https://merchant.example../", AllowList{}, "host name"},
+		{"https://mer%63hant.example/", AllowList{}, "parse"},
+		{"https://mer!chant.example/", AllowList{}, "host name"},
+		{"https://" + strings.Repeat("a", 64) + ".example/", AllowList{}, "host name"},
+		{"https://" + strings.Repeat("a.", 127) + "example/", AllowList{}, "host name"},
 		{"http://127.0.0.1:8080/cb", AllowList{}, "loopback"},
+		{"http://127.1/cb", AllowList{}, "dotted-decimal"},
+		{"http://2130706433/cb", AllowList{}, "dotted-decimal"},
+		{"http://0x7f000001/cb", AllowList{}, "dotted-decimal"},
+		{"http://0x7f.0.0.1/cb", AllowList{}, "dotted-decimal"},
+		{"http://127.000.000.001/cb", AllowList{}, "dotted-decimal"},
 		{"http://[::1]/cb", AllowList{}, "loopback"},
 		{"http://[::ffff:127.0.0.1]/cb", AllowList{}, "loopback"},
+		{"http://[127.0.0.1]/cb", AllowList{}, "parse"},
 		{"http://10.0.0.5/cb", AllowList{}, "private"},
+		{"http://192.168.1.1/cb", AllowList{}, "private"},
+		{"http://[fd12::1]/cb", AllowList{}, "private"},
 		{"http://169.254.169.254/latest/meta-data/", AllowList{}, "cloud metadata"},
 		{"http://169.254.169.254/latest/meta-data/", dev, "cloud metadata"},
+		{"http://metadata.google.internal/computeMetadata/v1/", dev, "metadata"},
+		{"http://169.254.1.1/", dev, "link-local"},
+		{"http://[fe80::1]/", dev, "link-local"},
 		{"http://[fe80::1%25eth0]/cb", dev, "zone"},
+		{"http://0.0.0.0/cb", dev, "unspecified"},
+		{"http://224.0.0.1/cb", dev, "multicast"},
+		{"http://255.255.255.255/cb", dev, "reserved"},
 		{"http://localhost/cb", AllowList{}, "loopback"},
+		{"http://LOCALHOST./cb", AllowList{}, "loopback"},
 		{"http://api.localhost./cb", AllowList{}, "loopback"},
+		{"http://localhost.localdomain/cb", AllowList{}, "loopback"},
+		{"http://ip6-localhost/cb", AllowList{}, "loopback"},
 		{"http://100.64.1.1/cb", AllowList{}, "CGNAT"},
+		{"http://[64:ff9b::a9fe:a9fe]/", dev, "cloud metadata"},
 	} {
-		err := ValidateURL(c.url, c.allow)
+		err := Validate(c.url, c.allow)
 		if c.reason == "" {
 			if err != nil {
 				t.Errorf("%q: %v", c.url, err)
 			}
 			continue
 		}
-		if !errors.Is(err, ErrInvalidURL) || !strings.Contains(err.Error(), c.reason) {
+		var e *Error
+		if !errors.Is(err, ErrInvalid) || !errors.As(err, &e) || !strings.Contains(e.Reason, c.reason) {
 			t.Errorf("%q: err = %v, want %q", c.url, err, c.reason)
 		}
-		if err != nil && strings.Contains(err.Error(), "pass") {
+		if err != nil && (strings.Contains(err.Error(), "pass") || strings.Contains(err.Error(), "/cb")) {
 			t.Errorf("%q: the error shows the URL: %v", c.url, err)
 		}
 	}
 	var blocked *BlockedAddressError
-	if err := ValidateURL("http://127.0.0.1/", AllowList{}); !errors.As(err, &blocked) || blocked.Reason != "loopback" {
+	if err := Validate("http://127.0.0.1/", AllowList{}); !errors.As(err, &blocked) || blocked.Reason != "loopback" {
 		t.Errorf("errors.As BlockedAddressError: %v", err)
+	}
+	if err := Validate("http://localhost/", AllowList{}); !errors.As(err, &blocked) || blocked.Reason != "loopback" {
+		t.Errorf("localhost: errors.As BlockedAddressError: %v", err)
 	}
 }
 
-func TestAllowListFromEnv(t *testing.T) {
+func TestFromEnv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	l, err := AllowListFromEnv(env(nil))
+	l, err := FromEnv(env(nil))
 	if err != nil || l.AllowPrivate || len(l.Prefixes) != 0 {
 		t.Errorf("empty: %+v, %v", l, err)
 	}
-	l, err = AllowListFromEnv(env(map[string]string{EnvAllowPrivate: "true", EnvAllowPrefixes: " 10.1.0.0/16, 192.0.2.7 ,fd00::/8,10.2.3.4/8"}))
+	l, err = FromEnv(env(map[string]string{EnvAllowPrivate: "true", EnvAllowPrefixes: " 10.1.0.0/16, 192.0.2.7 ,fd00::/8,10.2.3.4/8"}))
 	if err != nil || !l.AllowPrivate || len(l.Prefixes) != 4 || l.Prefixes[1].String() != "192.0.2.7/32" || l.Prefixes[3].String() != "10.0.0.0/8" {
 		t.Errorf("full: %+v, %v", l, err)
 	}
 	for _, bad := range []map[string]string{{EnvAllowPrivate: "yes please"}, {EnvAllowPrefixes: "10.0.0.0/33"}, {EnvAllowPrefixes: "example.com"}} {
-		if _, err := AllowListFromEnv(env(bad)); err == nil {
+		if _, err := FromEnv(env(bad)); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}
 }
 
-func FuzzValidateURL(f *testing.F) {
-	for _, s := range []string{"https://merchant.example/cb", "http://127.0.0.1/", "http://[::1]:80/", "ftp://x", "http://a@b/", "http://[fe80::1%25en0]/"} {
-		f.Add(s)
+// FuzzValidate: what Validate accepts is an http or https URL of printable
+// ASCII within BytesMax, with a host and a port in range, and an IP
+// literal host only if the allow list lets the sender connect to it: the
+// submission check never accepts what the connect-time check refuses.
+func FuzzValidate(f *testing.F) {
+	for _, s := range []string{"https://merchant.example/cb", "http://127.0.0.1/", "http://[::1]:80/", "ftp://x", "http://a@b/",
+		"http://[fe80::1%25en0]/", "http://2130706433/", "http://localhost./", "https://a.example:65535/", "http://[::ffff:10.0.0.1]/"} {
+		f.Add(s, false)
 	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		if ValidateURL(raw, AllowList{}) != nil {
+	f.Fuzz(func(t *testing.T, raw string, private bool) {
+		allow := AllowList{AllowPrivate: private}
+		if Validate(raw, allow) != nil {
 			return
 		}
-		if !strings.HasPrefix(strings.ToLower(raw), "http://") && !strings.HasPrefix(strings.ToLower(raw), "https://") {
+		if len(raw) > BytesMax {
+			t.Fatalf("accepted %d bytes", len(raw))
+		}
+		for i := 0; i < len(raw); i++ {
+			if raw[i] <= 0x20 || raw[i] >= 0x7f {
+				t.Fatalf("accepted byte %#x in %q", raw[i], raw)
+			}
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
 			t.Fatalf("accepted %q", raw)
 		}
-		if strings.ContainsAny(raw, " \t\r\n") {
-			t.Fatalf("accepted %q", raw)
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				t.Fatalf("accepted port %q", p)
+			}
+		}
+		if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+			if err := allow.Control("tcp", netip.AddrPortFrom(a.WithZone(""), 443).String(), nil); err != nil {
+				t.Fatalf("accepted %q, which the dialer refuses: %v", raw, err)
+			}
 		}
 	})
 }
