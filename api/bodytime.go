@@ -26,8 +26,9 @@ import (
 // within idle, and the whole body must be in before the handler's deadline
 // (the request context's). A body that stalls or drags ends the request
 // with a 408 in the envelope, and its connection is closed. After the
-// handler, an unread rest of the body gets idle more to arrive, for
-// net/http to drop it; then the answer goes out and the connection closes.
+// handler, an unread rest of the body gets idle more to arrive (within the
+// handler's deadline), for net/http to drop it; then the answer goes out,
+// and the connection closes if the rest did not come.
 func guardBody(idle time.Duration) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		r := c.Request
@@ -41,10 +42,11 @@ func guardBody(idle time.Duration) gin.HandlerFunc {
 		r.Body = b
 		defer func() {
 			if !b.eof && b.err == nil {
-				// Deadlines of net/http's own reads after the handler; one
-				// that cannot be set leaves net/http's (the server's
-				// ReadTimeout).
-				_ = rc.SetReadDeadline(time.Now().Add(idle))
+				// The deadline of net/http's own reads after the handler:
+				// idle, but never past the handler's deadline, so that the
+				// answer still has its reserve. One that cannot be set
+				// leaves net/http's (the server's ReadTimeout).
+				_ = rc.SetReadDeadline(b.nextDeadline())
 			}
 		}()
 		c.Next()
@@ -66,10 +68,8 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
 	}
-	deadline, whole := time.Now().Add(b.idle), false
-	if !b.end.IsZero() && !deadline.Before(b.end) {
-		deadline, whole = b.end, true
-	}
+	deadline := b.nextDeadline()
+	whole := deadline.Equal(b.end)
 	// A writer that cannot set deadlines (a test's recorder) reads without.
 	_ = b.rc.SetReadDeadline(deadline)
 	n, err := b.src.Read(p)
@@ -88,6 +88,16 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 }
 
 func (b *deadlineBody) Close() error { return b.src.Close() }
+
+// nextDeadline is the deadline of the next read: idle from now, or the
+// handler's deadline if that comes first.
+func (b *deadlineBody) nextDeadline() time.Time {
+	d := time.Now().Add(b.idle)
+	if !b.end.IsZero() && !d.Before(b.end) {
+		return b.end
+	}
+	return d
+}
 
 // bodyTimeoutError is a body that did not arrive in time: it paused longer
 // than idle, or was not complete by the handler's deadline (whole).
