@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -232,5 +233,32 @@ func TestBodyInPiecesWithinIdle(t *testing.T) {
 	}
 	if _, a := rc.answer(); a.status != 200 || a.Code != codeCardNotFound {
 		t.Fatalf("got HTTP %d %s, want 200 code %d", a.status, a.raw, codeCardNotFound)
+	}
+}
+
+// The internal network API has the same body deadlines: a stalled body is
+// a 408 behind the token, and the 401 without it still reaches the client.
+func TestInternalStalledBody(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	s := newTestServer(t, serverOptions{})
+	lim := Limits{BodyIdleTimeout: idle}
+	h := NewInternalServer(InternalDeps{Ledger: s.l, Token: testInternalToken, Limits: lim})
+	isrv := httptest.NewUnstartedServer(h)
+	isrv.Config = NewHTTPServer(h, lim, nil)
+	isrv.TLS = TLSConfig()
+	isrv.StartTLS()
+	t.Cleanup(isrv.Close)
+	internal := *s
+	internal.srv, internal.client = isrv, isrv.Client()
+	for _, tt := range []struct {
+		auth   []string
+		status int
+	}{{[]string{"Authorization: Bearer " + testInternalToken}, 408}, {nil, 401}} {
+		rc := internal.dialRaw(t)
+		rc.write(post("/network/authorize", 200, tt.auth...) + `{"messageId":`)
+		resp, a := rc.answer()
+		if a.status != tt.status || a.Code != tt.status || !resp.Close || !rc.closedByServer() {
+			t.Errorf("token %v: HTTP %d %s (close %v), want %d and the connection closed", tt.auth != nil, a.status, a.raw, resp.Close, tt.status)
+		}
 	}
 }
