@@ -165,7 +165,10 @@ func TestStalledBodyIsCutEarly(t *testing.T) {
 // A body that keeps coming, but too slowly to be complete by the handler's
 // deadline, is cut at that deadline with a 408 that says so.
 func TestDraggingBodyIsCutAtTheDeadline(t *testing.T) {
-	s := newTestServer(t, serverOptions{timeout: time.Second, limits: Limits{BodyIdleTimeout: 20 * time.Second}})
+	// 5 s for authentication and the body: authentication is done well
+	// within it however loaded the machine; the body, at a byte every
+	// 50 ms, needs 50 s.
+	s := newTestServer(t, serverOptions{timeout: 5 * time.Second, limits: Limits{BodyIdleTimeout: 20 * time.Second}})
 	sh := s.fundedShop()
 	rc := s.dialRaw(t)
 	rc.write(post("/shop/card/create", 1000, credentialLines(sh)...))
@@ -193,7 +196,9 @@ func TestDraggingBodyIsCutAtTheDeadline(t *testing.T) {
 // Headers that stall are cut by the header deadline: the connection is
 // closed (there is no request to answer yet).
 func TestStalledHeadersAreCut(t *testing.T) {
-	s := newTestServer(t, serverOptions{limits: Limits{HeaderTimeout: 300 * time.Millisecond}})
+	// The header time-out bounds the TLS handshake too: 3 s leaves a loaded
+	// machine time for it.
+	s := newTestServer(t, serverOptions{limits: Limits{HeaderTimeout: 3 * time.Second}})
 	rc := s.dialRaw(t)
 	rc.write("POST /shop/card/create HTTP/1.1\r\nHost: gateway\r\nX-Shop-No: SH1")
 	if !rc.closedByServer() {
