@@ -128,12 +128,16 @@ func hex4(b []byte) rune {
 }
 
 // readBody reads the whole body under the limitBody bound: a larger one is
-// 413, an unreadable one 400.
+// 413, one that stalls 408, an unreadable one 400.
 func readBody(c *gin.Context) ([]byte, error) {
 	raw, err := io.ReadAll(c.Request.Body)
 	var mb *http.MaxBytesError
 	if errors.As(err, &mb) {
 		return nil, errBodyTooLarge(mb.Limit)
+	}
+	var bt *bodyTimeoutError
+	if errors.As(err, &bt) {
+		return nil, errBodyTimeout(bt) // 408 (guardBody)
 	}
 	if err != nil {
 		return nil, postings.FieldErrorf("body", "could not be read")

@@ -57,6 +57,8 @@ const (
 	reasonMerchantDisabled = "merchant_disabled"
 	reasonIPNotAllowed     = "ip_not_allowed"
 	reasonTimeout          = "timeout"
+	reasonBodyTimeout      = "body_timeout"
+	reasonHeadersTooLarge  = "headers_too_large"
 )
 
 // outcome is how an error is answered: the HTTP status and the envelope
@@ -79,6 +81,8 @@ var errorReasons = map[reasonKey]outcome{
 	{postings.ENOTFOUND, reasonRoute}:             {http.StatusNotFound, http.StatusNotFound, ""},
 	{postings.EINVALID, reasonMethod}:             {http.StatusMethodNotAllowed, http.StatusMethodNotAllowed, ""},
 	{postings.EINVALID, reasonBodyTooLarge}:       {http.StatusRequestEntityTooLarge, http.StatusRequestEntityTooLarge, ""},
+	{postings.EINVALID, reasonBodyTimeout}:        {http.StatusRequestTimeout, http.StatusRequestTimeout, ""},
+	{postings.EINVALID, reasonHeadersTooLarge}:    {http.StatusRequestHeaderFieldsTooLarge, http.StatusRequestHeaderFieldsTooLarge, ""},
 	{postings.ELIMIT, reasonRateLimited}:          {http.StatusTooManyRequests, http.StatusTooManyRequests, ""},
 	{postings.EFORBIDDEN, reasonMerchantDisabled}: {http.StatusForbidden, http.StatusForbidden, ""},
 	{postings.EFORBIDDEN, reasonIPNotAllowed}:     {http.StatusForbidden, http.StatusForbidden, ""},
@@ -191,6 +195,11 @@ func writeError(c *gin.Context, err error) {
 	}
 	if e.Code == postings.EUNAVAILABLE {
 		logger(c).Warn("unavailable", "error", err.Error(), "reason", e.Reason)
+	}
+	if o.status == http.StatusRequestTimeout {
+		// The rest of the body may still come, or never: the connection
+		// cannot carry another request.
+		c.Header("Connection", "close")
 	}
 	setOutcome(c, o.code)
 	writeEnvelope(c, o.status, envelope{Code: o.code, Message: errorMessage(e, o)})

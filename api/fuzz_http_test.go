@@ -594,7 +594,7 @@ func (s *testServer) fuzzSend(r *fuzzRequest) (status, code int, problem string)
 }
 
 // fuzzStatuses are the HTTP statuses a malformed request may get.
-var fuzzStatuses = map[int]bool{200: true, 400: true, 401: true, 403: true, 404: true, 405: true, 413: true, 429: true}
+var fuzzStatuses = map[int]bool{200: true, 400: true, 401: true, 403: true, 404: true, 405: true, 413: true, 429: true, 431: true}
 
 // businessCodes are the envelope codes of HTTP 200 answers, from the tables
 // of api/envelope.go.

@@ -28,7 +28,10 @@ type InternalDeps struct {
 	// Token is the bearer token every request but /healthz must carry
 	// (Authorization: Bearer <token>). Empty refuses every request.
 	Token string
-	// RequestTimeout bounds every request (context deadline). Default 60s.
+	// Limits are the phases of a request (api/limits.go), as for /shop.
+	Limits Limits
+	// RequestTimeout bounds the body and the handler of every request
+	// (context deadline). Default: what Limits leave them, 45 s.
 	RequestTimeout time.Duration
 	// BodyBytesMax bounds a request body. Default 64 KiB.
 	BodyBytesMax int64
@@ -41,8 +44,9 @@ func NewInternalServer(d InternalDeps) http.Handler {
 	if d.Log == nil {
 		d.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	}
+	d.Limits = d.Limits.withDefaults()
 	if d.RequestTimeout <= 0 {
-		d.RequestTimeout = RequestTimeoutDefault
+		d.RequestTimeout = d.Limits.handlerTimeout()
 	}
 	if d.BodyBytesMax <= 0 {
 		d.BodyBytesMax = BodyBytesMaxDefault

@@ -4,7 +4,8 @@ import "github.com/gin-gonic/gin"
 
 // addInternalRoutes is the whole internal API surface. Every request passes
 // the middleware of /shop in the same order (request id and logger, access
-// log, panic recovery, time-out, body bound); every route but /healthz
+// log, panic recovery, time-out, body deadlines, header and body bounds);
+// every route but /healthz
 // then checks the bearer token. There is no Idempotency-Key: each message
 // is idempotent on its messageId, in the ledger.
 func addInternalRoutes(r *gin.Engine, d InternalDeps, m *metrics) {
@@ -13,6 +14,8 @@ func addInternalRoutes(r *gin.Engine, d InternalDeps, m *metrics) {
 		accessLog(d.Now, m),
 		recoverPanic(),
 		withTimeout(d.RequestTimeout),
+		guardBody(d.Limits.BodyIdleTimeout),
+		limitHeaders(d.Limits.HeaderBytesMax),
 		limitBody(d.BodyBytesMax),
 	)
 	r.NoRoute(handleNoRoute())

@@ -64,10 +64,13 @@ type serverOptions struct {
 	rateLimit    RateLimit
 	allow        callbackurl.AllowList // Deps.CallbackAllow
 	db           *ledger.DBOptions     // the pool's settings (short lock or statement time-outs); nil: pgtest's
+	limits       Limits
 }
 
-// newTestServer starts the gateway; after the test it checks that the
-// ledger verifies.
+// newTestServer starts the gateway as cmd/gateway serves it — the
+// http.Server of NewHTTPServer on WrapListener's listener (the per-client
+// bound of connections, plain HTTP answered, TLS of TLSConfig) — and after
+// the test checks that the ledger verifies.
 func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	t.Helper()
 	var db *bun.DB
@@ -91,11 +94,19 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	l := ledger.New(db, ledger.Config{Sealer: sealer, Now: opts.ledgerNow})
 	t.Cleanup(l.Close)
 	logs := &syncBuffer{}
-	srv := httptest.NewUnstartedServer(NewServer(Deps{
-		Log: slog.New(slog.NewJSONHandler(logs, nil)), DB: db, Ledger: l,
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	h := NewServer(Deps{
+		Log: log, DB: db, Ledger: l,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
-		RateLimit: opts.rateLimit, CallbackAllow: opts.allow,
-	}))
+		RateLimit: opts.rateLimit, CallbackAllow: opts.allow, Limits: opts.limits,
+	})
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config = NewHTTPServer(h, opts.limits, log)
+	// WrapListener's chain, but for TLS, which httptest adds with its own
+	// certificate when it starts.
+	lim := opts.limits.withDefaults()
+	srv.Listener = RefusePlainHTTP(LimitConnsPerClient(srv.Listener, lim.ConnsPerClientMax, opts.proxies, log), log)
+	srv.TLS = TLSConfig()
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { mustVerify(t, l) })

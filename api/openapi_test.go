@@ -634,6 +634,29 @@ func TestOpenAPIUnavailable(t *testing.T) {
 	c.call(&sh, "POST", "/shop/card/transfer", `{"cardNo":"crd_x","amount":1,"currency":"USD","direction":"IN"}`).must(t, 503, 503)
 }
 
+// The transport's failures match the document: a 431 on every kind of
+// operation (answered by the server), and the 408 and the plain-HTTP 400
+// pinned by their golden files against their components.
+func TestOpenAPITransportFailures(t *testing.T) {
+	s := newTestServer(t, serverOptions{})
+	c := newContract(t, s)
+	sh := s.fundedShop()
+	pad := strings.Repeat("p", HeaderBytesMaxDefault)
+	c.call(&sh, "GET", "/shop/account", "", "X-Pad", pad).must(t, 431, 431)
+	c.call(&sh, "POST", "/shop/card/create", `{"bin":"453201","currency":"USD","amount":1}`, "X-Pad", pad).must(t, 431, 431)
+	for golden, component := range map[string]string{
+		"408_body_stalled": "RequestTimeout", "431_headers_too_large": "HeadersTooLarge", "400_plain_http": "BadRequest",
+	} {
+		raw, err := os.ReadFile(filepath.Join("testdata", golden+".golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.checkComponent(component, http.Header{"Content-Type": {"application/json; charset=utf-8"}}, raw); err != nil {
+			t.Errorf("%s against %s: %v", raw, component, err)
+		}
+	}
+}
+
 // The 500 no endpoint gives on purpose: the panic answer pinned by its
 // golden file matches the document's InternalError.
 func TestOpenAPIInternalError(t *testing.T) {

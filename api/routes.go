@@ -5,7 +5,8 @@ import "github.com/gin-gonic/gin"
 // addRoutes is the whole API surface in one place, with the middleware of
 // each route. Every request passes, in order: the request id (and its
 // logger), the access log and metrics, panic recovery, the request
-// time-out and the body bound. Every /shop request is authenticated, then
+// time-out, the deadlines of the body's reads, the header bound (431) and
+// the body bound (413). Every /shop request is authenticated, then
 // charged to its merchant's rate limit (429 past it); every /shop POST then
 // reads its body and holds its Idempotency-Key.
 func addRoutes(r *gin.Engine, d Deps, m *metrics) {
@@ -15,6 +16,8 @@ func addRoutes(r *gin.Engine, d Deps, m *metrics) {
 		accessLog(d.Now, m),
 		recoverPanic(),
 		withTimeout(d.RequestTimeout),
+		guardBody(d.Limits.BodyIdleTimeout),
+		limitHeaders(d.Limits.HeaderBytesMax),
 		limitBody(d.BodyBytesMax),
 	)
 	r.NoRoute(handleNoRoute())

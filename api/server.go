@@ -25,7 +25,10 @@ type Pinger interface {
 
 // Defaults of Deps.
 const (
-	RequestTimeoutDefault = 60 * time.Second // spec section 8
+	// RequestTimeoutDefault is the deadline of the body and the handler:
+	// the spec's 60 seconds less the headers' 10 and the answer's 5
+	// (Limits).
+	RequestTimeoutDefault = RequestBudgetDefault - HeaderTimeoutDefault - WriteReserveDefault
 	BodyBytesMaxDefault   = 64 << 10
 )
 
@@ -37,7 +40,12 @@ type Deps struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed. Empty:
 	// the client IP is always the TCP peer's.
 	TrustedProxies []netip.Prefix
-	// RequestTimeout bounds every request (context deadline). Default 60s.
+	// Limits are the phases of a request and the bounds of a client
+	// (api/limits.go); the same value must go to NewHTTPServer.
+	Limits Limits
+	// RequestTimeout bounds the body and the handler of every request
+	// (context deadline; 503 past it, 408 for a body). Default: what
+	// Limits leave them, 45 s.
 	RequestTimeout time.Duration
 	// BodyBytesMax bounds a request body. Default 64 KiB.
 	BodyBytesMax int64
@@ -56,8 +64,9 @@ func (d *Deps) setDefaults() {
 	if d.Log == nil {
 		d.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	}
+	d.Limits = d.Limits.withDefaults()
 	if d.RequestTimeout <= 0 {
-		d.RequestTimeout = RequestTimeoutDefault
+		d.RequestTimeout = d.Limits.handlerTimeout()
 	}
 	if d.BodyBytesMax <= 0 {
 		d.BodyBytesMax = BodyBytesMaxDefault

@@ -18,36 +18,70 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-// dummyKeyHash is compared against when the shop is unknown, so that an
-// unknown shop costs the same as a wrong key.
+// dummyKeyHash stands in for the stored key hash of a shop that does not
+// exist (and for a cache entry that is not there), so that an unknown shop
+// and a wrong key take the same steps (docs/security.md, control 1). No
+// merchant can hold it: a shop that is not found is refused whatever the
+// comparison says.
 var dummyKeyHash = sha256.Sum256([]byte("gateway: no such shop"))
 
+// authQuery returns exactly one row whether the shop exists or not: an
+// unknown shop gets a stand-in row of the same columns (the key hash is
+// dummyKeyHash) and found false. One round trip, one row scanned and
+// decoded, one comparison: nothing in the work tells an unknown shop from a
+// wrong key. Arguments: the dummy key hash, the shop number.
+const authQuery = `select coalesce(m.id, 0) as id, q.shop_no, coalesce(m.name, 'no such shop') as name,
+	coalesce(m.currencies, '{USD}') as currencies, coalesce(m.status, 'DISABLED') as status,
+	coalesce(m.ip_whitelist, '{}') as ip_whitelist, coalesce(m.callback_url, '') as callback_url,
+	coalesce(m.kyb_tier, 'TIER_1') as kyb_tier, coalesce(m.created_at, 'epoch') as created_at,
+	m.last_authenticated_at, coalesce(m.public_key_sha256, ?) as public_key_sha256, m.id is not null as found
+	from (select ?::text as shop_no) q left join merchants m on m.shop_no = q.shop_no`
+
+// Steps of authenticate, reported to Ledger.authTrace (tests only).
+const (
+	authStepCacheCompare = "cache_compare"
+	authStepQuery        = "query"
+	authStepCompare      = "compare"
+	authStepDecode       = "decode"
+)
+
+// authenticate resolves a shop number and public key to the merchant. A
+// failure is one EUNAUTHENTICATED whatever failed, and every failure takes
+// the same steps: the cache is probed and compared in constant time (to a
+// dummy when the shop has no entry), then authQuery's one row is compared in
+// constant time and decoded; only then is the outcome chosen.
 func (l *Ledger) authenticate(ctx context.Context, shopNo, publicKey string) (*Merchant, error) {
 	given := sha256.Sum256([]byte(publicKey))
+	l.traceAuth(authStepCacheCompare)
 	if m, ok := l.auth.get(shopNo, given, l.now()); ok {
 		return m, nil
 	}
 	var r struct {
 		merchantRow
 		KeyHash []byte `bun:"public_key_sha256"`
+		Found   bool   `bun:"found"`
 	}
-	err := l.db.NewRaw(`select `+merchantColumns+`, m.public_key_sha256 from merchants m where m.shop_no = ?`, shopNo).
-		Scan(ctx, &r)
-	stored := dummyKeyHash[:]
-	found := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, mapError(err)
+	l.traceAuth(authStepQuery)
+	if err := l.db.NewRaw(authQuery, dummyKeyHash[:], shopNo).Scan(ctx, &r); err != nil {
+		return nil, mapError(err) // not sql.ErrNoRows: the query always has a row
 	}
-	if found {
-		stored = r.KeyHash
-	}
-	if subtle.ConstantTimeCompare(given[:], stored) != 1 || !found {
+	l.traceAuth(authStepCompare)
+	match := subtle.ConstantTimeCompare(given[:], r.KeyHash) == 1
+	l.traceAuth(authStepDecode)
+	m := r.merchantRow.toMerchant()
+	if !match || !r.Found {
 		return nil, postings.Errorf(postings.EUNAUTHENTICATED, "unknown shop number or wrong public key")
 	}
-	m := r.merchantRow.toMerchant()
 	l.auth.put(shopNo, given, &m, l.now())
 	c := m
 	return &c, nil
+}
+
+// traceAuth reports a step of authenticate to the test hook, if any.
+func (l *Ledger) traceAuth(step string) {
+	if l.authTrace != nil {
+		l.authTrace(step)
+	}
 }
 
 // authCache keeps successful authentications for a short time, so that a
@@ -76,8 +110,14 @@ func (a *authCache) get(shopNo string, keyHash [32]byte, now time.Time) (*Mercha
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e, ok := a.entries[shopNo]
-	if !ok || now.Sub(e.at) > authCacheTTL || now.Before(e.at) ||
-		subtle.ConstantTimeCompare(e.keyHash[:], keyHash[:]) != 1 {
+	stored := dummyKeyHash
+	if ok {
+		stored = e.keyHash
+	}
+	// Compared even when there is no entry: a shop that was never cached
+	// costs what a cached shop with the wrong key costs.
+	match := subtle.ConstantTimeCompare(stored[:], keyHash[:]) == 1
+	if !ok || !match || now.Sub(e.at) > authCacheTTL || now.Before(e.at) {
 		return nil, false
 	}
 	m := e.m

@@ -61,6 +61,9 @@ type Ledger struct {
 	// panSource draws a new card's PAN; nil is newPAN. Tests replace it
 	// to force a collision.
 	panSource func(bin string) string
+	// authTrace, when set, is told each step authenticate takes. Tests
+	// use it to prove that every failure takes the same steps.
+	authTrace func(step string)
 
 	hooksMu sync.Mutex
 	hooks   []func(committed *CommitInfo)

@@ -269,6 +269,9 @@ func startGateway(ctx context.Context, bin string, b *bench, log io.Writer) (*ga
 		// The per-merchant rate limit (200 requests/s by default) would cap
 		// the hot-merchant and bill scenarios: the bench measures capacity.
 		"GATEWAY_RATE_LIMIT_RPS=off",
+		// Every client is 127.0.0.1: the per-client bound of connections
+		// would count them as one.
+		"GATEWAY_CONNS_PER_CLIENT_MAX=off",
 	)
 	g.cmd.Env = append(g.cmd.Env, b.o.gatewayEnv...) // -gateway-env: last wins
 	g.cmd.Stdout, g.cmd.Stderr = logFile, logFile

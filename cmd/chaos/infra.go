@@ -182,6 +182,7 @@ func (g *gatewayProc) environ() []string {
 		"GATEWAY_INTERNAL_TOKEN=" + g.e.token,
 		"GATEWAY_PLAIN_HTTP=true",
 		"GATEWAY_RATE_LIMIT_RPS=off",
+		"GATEWAY_CONNS_PER_CLIENT_MAX=off", // every client is 127.0.0.1
 		"GATEWAY_LOG_LEVEL=warn",
 		"GATEWAY_CALLBACK_ALLOW_PRIVATE=true",
 	}

@@ -6,6 +6,7 @@ package main
 // own in a data directory.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -16,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -495,12 +497,16 @@ func TestServe(t *testing.T) {
 			t.Errorf("GET /no-such-path: %d, want 404", resp.StatusCode)
 		}
 	}
-	// Plain HTTP to the TLS port gets no answer from the API.
+	// Plain HTTP to the TLS port gets a 400 in the envelope, not the API.
 	plain := &http.Client{Timeout: 10 * time.Second}
-	if resp, err := plain.Get("http://" + s.addr + "/healthz"); err == nil {
+	if resp, err := plain.Get("http://" + s.addr + "/healthz"); err != nil {
+		t.Errorf("plain HTTP on the TLS port: %v, want a 400", err)
+	} else {
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			t.Errorf("plain HTTP on the TLS port answered 200")
+		var env map[string]any
+		if resp.StatusCode != http.StatusBadRequest || json.Unmarshal(body, &env) != nil || env["code"] != float64(400) {
+			t.Errorf("plain HTTP on the TLS port: %d %s, want a 400 envelope", resp.StatusCode, body)
 		}
 	}
 	c := g.createMerchant("Served shop", "USD")
@@ -558,6 +564,8 @@ func TestServePlainHTTPAndSettings(t *testing.T) {
 		{"GATEWAY_TLS_CERT", "/nonexistent/cert.pem", "GATEWAY_TLS_KEY"},
 		{"GATEWAY_DATA_KEY", "not-hex", "GATEWAY_DATA_KEY"},
 		{"GATEWAY_ADDR", "127.0.0.1:99999", "99999"},
+		{"GATEWAY_BODY_IDLE_TIMEOUT", "soon", "GATEWAY_BODY_IDLE_TIMEOUT"},
+		{"GATEWAY_CONNS_PER_CLIENT_MAX", "0", "GATEWAY_CONNS_PER_CLIENT_MAX"},
 	} {
 		bad := &gateway{t: t, env: map[string]string{}}
 		for k, v := range g.env {
@@ -570,6 +578,62 @@ func TestServePlainHTTPAndSettings(t *testing.T) {
 			t.Errorf("serve with %s=%s: %v, want an error naming %s", tc.name, tc.value, r.err, tc.want)
 		}
 	}
+}
+
+// serve applies the request and connection limits of its settings
+// (api.Limits, tested in depth in api): a stalled body is a 408 after the
+// body's idle time, and one connection more than the per-client bound is
+// refused.
+func TestServeLimits(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	g.env["GATEWAY_BODY_IDLE_TIMEOUT"] = "300ms"
+	g.env["GATEWAY_CONNS_PER_CLIENT_MAX"] = "2"
+	s := g.serve()
+	cfg := s.client.Transport.(*http.Transport).TLSClientConfig
+	dial := func() (*tls.Conn, error) {
+		return tls.DialWithDialer(&net.Dialer{Timeout: commandTimeout}, "tcp", s.addr, cfg)
+	}
+	s.client.CloseIdleConnections() // serve's own check of /healthz held one
+	var conns []*tls.Conn
+	deadline := time.Now().Add(commandTimeout)
+	for len(conns) < 2 {
+		c, err := dial()
+		if err != nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("connection %d: %v", len(conns)+1, err)
+			}
+			time.Sleep(20 * time.Millisecond) // the client's closed ones are not yet released
+			continue
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	if c, err := dial(); err == nil {
+		_ = c.SetReadDeadline(time.Now().Add(commandTimeout))
+		_, _ = c.Write([]byte("GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n"))
+		if _, err := c.Read(make([]byte, 1)); err == nil {
+			t.Error("a third connection from 127.0.0.1 was served, the bound is 2")
+		}
+		c.Close()
+	}
+	c := conns[0]
+	_ = c.SetDeadline(time.Now().Add(commandTimeout))
+	if _, err := io.WriteString(c, "POST /shop/card/create HTTP/1.1\r\nHost: gateway\r\nX-Shop-No: SH1\r\n"+
+		"X-Public-Key: pk_1\r\nContent-Length: 100\r\n\r\n{\"bin\":"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("a stalled body got no answer: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// Unauthenticated: the 401 comes once the body has been given its 300ms.
+	if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+		t.Errorf("stalled body: %d %s (close %v), want 401 and the connection closed", resp.StatusCode, body, resp.Close)
+	}
+	s.mustStop()
 }
 
 // TestServeEmbedded runs the default set-up: no DATABASE_URL, so serve

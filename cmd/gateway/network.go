@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/ledger"
@@ -107,27 +108,26 @@ type internalListener struct {
 // startInternal starts the internal network API on addr, with the TLS
 // configuration of the public listener (nil: plain HTTP). It prints the
 // address (after serve's "listening on" line) and logs where the token is.
-func startInternal(e *env, addr string, tlsCfg *tls.Config, l *ledger.Ledger) (*internalListener, error) {
+func startInternal(e *env, addr string, tlsCfg *tls.Config, l *ledger.Ledger, limits api.Limits) (*internalListener, error) {
 	token, source, err := internalToken(e, true)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	tcp, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("internal API: %w", err)
 	}
+	// The same time limits as /shop, but no bound of connections per
+	// client: the card network is one client, by design, and may open as
+	// many as its load needs (docs/security.md).
+	limits.ConnsPerClientMax = -1
+	ln := api.WrapListener(tcp, tlsCfg, limits, nil, e.log)
 	scheme := "http"
 	if tlsCfg != nil {
-		ln = tls.NewListener(ln, tlsCfg)
 		scheme = "https"
 	}
-	il := &internalListener{errc: make(chan error, 1), srv: &http.Server{
-		Handler:           api.NewInternalServer(api.InternalDeps{Log: e.log, Ledger: l, Token: token}),
-		ReadHeaderTimeout: readHeaderTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    headerBytesMax,
-	}}
+	il := &internalListener{errc: make(chan error, 1), srv: api.NewHTTPServer(
+		api.NewInternalServer(api.InternalDeps{Log: e.log, Ledger: l, Token: token, Limits: limits}), limits, e.log)}
 	fmt.Fprintf(e.stdout, "internal network API on %s://%s\n", scheme, ln.Addr())
 	e.log.Info("internal network API started", "addr", ln.Addr().String(), "scheme", scheme, "token_from", source)
 	go func() {
@@ -195,7 +195,7 @@ func newNetworkClient(e *env, addr string, plain bool) (*networkClient, error) {
 		}
 	}
 	return &networkClient{base: strings.TrimRight(u.Scheme+"://"+u.Host, "/"), token: token, client: &http.Client{
-		Timeout:   writeTimeout,
+		Timeout:   api.RequestBudgetDefault + 10*time.Second, // the server answers within its budget
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}},
 	}}, nil
 }

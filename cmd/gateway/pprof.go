@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+
+	"github.com/paygate/gateway/api"
 )
 
 // startPprof serves Go's profiles (net/http/pprof) on addr when
@@ -34,7 +36,7 @@ func startPprof(e *env, addr string) (func(), error) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: api.HeaderTimeoutDefault}
 	e.log.Info("pprof listening", "addr", ln.Addr().String())
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

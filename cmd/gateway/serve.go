@@ -15,15 +15,10 @@ import (
 	"github.com/paygate/gateway/ledger"
 )
 
-// Limits of the HTTP server. The 60-second request time-out of the spec is
-// enforced per request by the API; these bound the connection itself.
-const (
-	readHeaderTimeout = 10 * time.Second
-	writeTimeout      = 70 * time.Second // above the 60-second request time-out
-	idleTimeout       = 120 * time.Second
-	headerBytesMax    = 64 << 10
-	shutdownTimeout   = 15 * time.Second
-)
+// shutdownTimeout bounds the wait for requests in flight at shutdown. The
+// limits of requests and connections are api.Limits (GATEWAY_REQUEST_TIMEOUT
+// and the others, docs/security.md).
+const shutdownTimeout = 15 * time.Second
 
 func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "Run the gateway.")
@@ -86,30 +81,29 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	limits, err := api.ParseLimits(e.getenv)
+	if err != nil {
+		return err
+	}
 	stopPprof, err := startPprof(e, e.getenv("GATEWAY_PPROF_ADDR"))
 	if err != nil {
 		return err
 	}
 	defer stopPprof()
 	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies, RateLimit: rateLimit,
-		CallbackAllow: workerCfg.allow})
-	ln, err := net.Listen("tcp", *addr)
+		CallbackAllow: workerCfg.allow, Limits: limits})
+	tcp, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
+	// The per-client bound of connections, plain HTTP answered in the
+	// envelope, then TLS (api.WrapListener).
+	ln := api.WrapListener(tcp, tlsCfg, limits, proxies, e.log)
 	scheme := "http"
 	if tlsCfg != nil {
-		ln = tls.NewListener(ln, tlsCfg)
 		scheme = "https"
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    headerBytesMax,
-		ErrorLog:          nil,
-	}
+	srv := api.NewHTTPServer(handler, limits, e.log)
 	if *demo {
 		caCert := ""
 		if tlsCfg != nil && e.getenv("GATEWAY_TLS_CERT") == "" {
@@ -123,7 +117,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "listening on %s://%s\n", scheme, ln.Addr())
 	e.log.Info("gateway started", "addr", ln.Addr().String(), "scheme", scheme, "gogc", gogc, "gomemlimit", memLimit)
 	// The internal network API, with the same TLS (docs/network.md).
-	internal, err := startInternal(e, *internalAddr, tlsCfg, l)
+	internal, err := startInternal(e, *internalAddr, tlsCfg, l, limits)
 	if err != nil {
 		ln.Close()
 		return err

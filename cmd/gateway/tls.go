@@ -18,13 +18,15 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/paygate/gateway/api"
 )
 
 // tlsConfig returns the server's TLS configuration: the certificate and key
 // of GATEWAY_TLS_CERT and GATEWAY_TLS_KEY, or else a self-signed certificate
 // for local use, made once in $GATEWAY_DATA_DIR/tls (and again when it
 // expires). The certificate's SHA-256 fingerprint is printed so that a
-// client can pin it.
+// client can pin it. Versions and suites are api.TLSConfig's (AEAD only).
 func tlsConfig(e *env) (*tls.Config, error) {
 	certFile, keyFile := e.getenv("GATEWAY_TLS_CERT"), e.getenv("GATEWAY_TLS_KEY")
 	if (certFile == "") != (keyFile == "") {
@@ -43,7 +45,7 @@ func tlsConfig(e *env) (*tls.Config, error) {
 	}
 	sum := sha256.Sum256(cert.Certificate[0])
 	fmt.Fprintf(e.stdout, "TLS certificate %s, SHA-256 fingerprint %s\n", certFile, fingerprint(sum[:]))
-	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
+	return api.TLSConfig(cert), nil
 }
 
 func fingerprint(b []byte) string {

@@ -1,0 +1,163 @@
+package api
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// Limits bound what one request and one client may hold of the gateway
+// (docs/security.md, "Time-outs" and "Connections per client"). The spec's
+// 60 seconds (section 8) is the whole of a request, from its first byte to
+// the last byte of the answer, and is split into phases that add up to it:
+//
+//	headers ≤ HeaderTimeout │ body + handler ≤ handlerTimeout │ answer ≤ WriteReserve
+//	└──────────────────────────── RequestBudget ────────────────────────────┘
+//
+// A body must also keep coming: a pause longer than BodyIdleTimeout ends
+// the request with a 408 long before its budget.
+//
+// The zero value of each field means its default.
+type Limits struct {
+	// RequestBudget is the whole of a request. 60 s. GATEWAY_REQUEST_TIMEOUT.
+	RequestBudget time.Duration
+	// HeaderTimeout bounds the request line and headers, counted from the
+	// request's first byte (on a new connection, it bounds the TLS handshake
+	// too, before). 10 s. GATEWAY_HEADER_TIMEOUT.
+	HeaderTimeout time.Duration
+	// BodyIdleTimeout is the longest pause the gateway waits for the next
+	// bytes of a body. 10 s. GATEWAY_BODY_IDLE_TIMEOUT.
+	BodyIdleTimeout time.Duration
+	// WriteReserve is kept out of the handler's time for writing the answer
+	// once its deadline has passed. 5 s. GATEWAY_WRITE_RESERVE.
+	WriteReserve time.Duration
+	// IdleTimeout closes a keep-alive connection that brings no new request.
+	// 120 s. GATEWAY_IDLE_TIMEOUT.
+	IdleTimeout time.Duration
+	// HeaderBytesMax bounds the request line and headers; past it the answer
+	// is 431. 64 KiB. GATEWAY_HEADER_BYTES_MAX.
+	HeaderBytesMax int
+	// ConnsPerClientMax bounds the connections one client address holds at
+	// once (an IPv4 address, an IPv6 /64); trusted proxies are not counted.
+	// 128; negative: no bound. GATEWAY_CONNS_PER_CLIENT_MAX ("off").
+	ConnsPerClientMax int
+}
+
+// Defaults of Limits.
+const (
+	RequestBudgetDefault     = 60 * time.Second // spec section 8
+	HeaderTimeoutDefault     = 10 * time.Second
+	BodyIdleTimeoutDefault   = 10 * time.Second
+	WriteReserveDefault      = 5 * time.Second
+	IdleTimeoutDefault       = 120 * time.Second
+	HeaderBytesMaxDefault    = 64 << 10
+	ConnsPerClientMaxDefault = 128
+)
+
+// Bounds of the settings, checked by ParseLimits.
+const (
+	handlerTimeoutMin = time.Second
+	headerBytesMin    = 4 << 10
+	// headerBytesBackstop is net/http's own bound on the request line and
+	// headers (http.Server.MaxHeaderBytes). Past it net/http answers a
+	// plain-text 431 itself, outside the envelope, so it sits far above
+	// HeaderBytesMax, which the gateway enforces and answers in the
+	// envelope (limitHeaders).
+	headerBytesBackstop = 1 << 20
+	connsPerClientLimit = 100_000
+)
+
+func (l Limits) withDefaults() Limits {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&l.RequestBudget, RequestBudgetDefault)
+	def(&l.HeaderTimeout, HeaderTimeoutDefault)
+	def(&l.BodyIdleTimeout, BodyIdleTimeoutDefault)
+	def(&l.WriteReserve, WriteReserveDefault)
+	def(&l.IdleTimeout, IdleTimeoutDefault)
+	if l.HeaderBytesMax <= 0 {
+		l.HeaderBytesMax = HeaderBytesMaxDefault
+	}
+	if l.ConnsPerClientMax == 0 {
+		l.ConnsPerClientMax = ConnsPerClientMaxDefault
+	}
+	return l
+}
+
+// handlerTimeout is the deadline of the body and the handler, counted from
+// the end of the headers: what the budget leaves once the headers and the
+// answer have their share. 45 s by default.
+func (l Limits) handlerTimeout() time.Duration {
+	return l.RequestBudget - l.HeaderTimeout - l.WriteReserve
+}
+
+// writeTimeout is the connection's write deadline, counted from the end of
+// the headers like the handler's: nothing of the answer is written past the
+// budget.
+func (l Limits) writeTimeout() time.Duration { return l.RequestBudget - l.HeaderTimeout }
+
+// ParseLimits reads the GATEWAY_* settings of Limits through getenv: empty
+// means the default. Durations are Go durations ("60s", "1m"); sizes and
+// counts are integers; GATEWAY_CONNS_PER_CLIENT_MAX may be "off". A value
+// that does not parse, or phases that do not fit the budget, is an error
+// naming the variable.
+func ParseLimits(getenv func(string) string) (Limits, error) {
+	var l Limits
+	durations := []struct {
+		name string
+		to   *time.Duration
+	}{
+		{"GATEWAY_REQUEST_TIMEOUT", &l.RequestBudget},
+		{"GATEWAY_HEADER_TIMEOUT", &l.HeaderTimeout},
+		{"GATEWAY_BODY_IDLE_TIMEOUT", &l.BodyIdleTimeout},
+		{"GATEWAY_WRITE_RESERVE", &l.WriteReserve},
+		{"GATEWAY_IDLE_TIMEOUT", &l.IdleTimeout},
+	}
+	for _, d := range durations {
+		s := strings.TrimSpace(getenv(d.name))
+		if s == "" {
+			continue
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil || v <= 0 {
+			return Limits{}, postings.FieldErrorf(d.name, "%q is not a positive duration such as 10s", s)
+		}
+		*d.to = v
+	}
+	if s := strings.TrimSpace(getenv("GATEWAY_HEADER_BYTES_MAX")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < headerBytesMin || n > headerBytesBackstop/2 {
+			return Limits{}, postings.FieldErrorf("GATEWAY_HEADER_BYTES_MAX", "%q is not a number of bytes from %d to %d",
+				s, headerBytesMin, headerBytesBackstop/2)
+		}
+		l.HeaderBytesMax = n
+	}
+	switch s := strings.TrimSpace(getenv("GATEWAY_CONNS_PER_CLIENT_MAX")); s {
+	case "":
+	case "off":
+		l.ConnsPerClientMax = -1
+	default:
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > connsPerClientLimit {
+			return Limits{}, postings.FieldErrorf("GATEWAY_CONNS_PER_CLIENT_MAX", "%q is not a number from 1 to %d, or off",
+				s, connsPerClientLimit)
+		}
+		l.ConnsPerClientMax = n
+	}
+	l = l.withDefaults()
+	if l.handlerTimeout() < handlerTimeoutMin {
+		return Limits{}, postings.FieldErrorf("GATEWAY_REQUEST_TIMEOUT",
+			"%v leaves the handler %v once the headers (%v) and the answer (%v) have their share; it needs at least %v",
+			l.RequestBudget, l.handlerTimeout(), l.HeaderTimeout, l.WriteReserve, handlerTimeoutMin)
+	}
+	if l.BodyIdleTimeout > l.handlerTimeout() {
+		return Limits{}, postings.FieldErrorf("GATEWAY_BODY_IDLE_TIMEOUT", "%v is longer than the %v a body and its handler have",
+			l.BodyIdleTimeout, l.handlerTimeout())
+	}
+	return l, nil
+}
