@@ -5,8 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 

@@ -32,7 +32,8 @@ const verifyStreamSQL = `
 	       e.metadata, e.prev_hash, e.hash,
 	       p.idx, p.amount, p.currency,
 	       sa.merchant_id, sa.type, sa.currency, sa.card_no,
-	       da.merchant_id, da.type, da.currency, da.card_no
+	       da.merchant_id, da.type, da.currency, da.card_no,
+	       e.id
 	from entries e
 	left join postings p on p.merchant_id = e.merchant_id and p.merchant_seq = e.merchant_seq
 	left join accounts sa on sa.id = p.source_id
@@ -58,6 +59,7 @@ var verifyStreamTypes = [...]uint32{
 	oidInt2, oidInt8, oidText,
 	oidInt8, oidText, oidText, oidText,
 	oidInt8, oidText, oidText, oidText,
+	oidInt8,
 }
 
 // The column positions.
@@ -83,6 +85,7 @@ const (
 	colDstType
 	colDstCurrency
 	colDstCard
+	colID
 )
 
 // postgresEpochMicros is 2000-01-01T00:00:00Z in microseconds since the
@@ -136,12 +139,15 @@ type chainStream struct {
 	idx   []int16         // the postings' idx, parallel to rec.Postings
 	have  bool            // rec holds an entry
 	hash  postings.Hash   // rec's stored hash
+	id    int64           // rec's entries.id
 	nets  []currencyNet
 	buf   []byte // the hash's input
 	chain struct {
 		merchant int64
 		expected int64 // next expected sequence of merchant
 		prev     postings.Hash
+		lastID   int64 // entries.id of the previous entry of merchant
+		lastSeq  int64 // and its sequence
 	}
 }
 
@@ -211,7 +217,7 @@ func (s *chainStream) row(v [][]byte) error {
 		s.finishEntry()
 		if m != s.chain.merchant {
 			s.finishMerchant()
-			s.chain.merchant, s.chain.expected, s.chain.prev = m, 1, postings.GenesisHash
+			s.chain.merchant, s.chain.expected, s.chain.prev, s.chain.lastID = m, 1, postings.GenesisHash, 0
 		}
 		if err := s.startEntry(v, m, seq); err != nil {
 			return err
@@ -259,6 +265,20 @@ func (s *chainStream) startEntry(v [][]byte, m, seq int64) error {
 	// References are mostly unique: interning them would only fill the
 	// table. NULL reads as empty, as the hash encodes it.
 	r.Refs = postings.Refs{CardNo: s.strs.get(v[colCard]), TxID: string(v[colTx]), AuthID: string(v[colAuth])}
+	// The hash reads NULL and '' alike; the writer never stores '' (it
+	// writes NULL for no reference), so an empty one was put there later.
+	for _, ref := range [...]struct {
+		col  int
+		name string
+	}{{colCard, "card_no"}, {colTx, "tx_id"}, {colAuth, "auth_id"}} {
+		if v[ref.col] != nil && len(v[ref.col]) == 0 {
+			s.problems.add(Problem{Check: CheckHashChain, Merchant: m, Seq: seq,
+				Detail: ref.name + " is empty instead of NULL: the writer stores no reference as NULL"})
+		}
+	}
+	if s.id, err = int8Col(v, colID); err != nil {
+		return err
+	}
 	r.Metadata = nil
 	meta := v[colMetadata]
 	if len(meta) == 0 || meta[0] != 1 {
@@ -305,6 +325,27 @@ func (s *chainStream) finishEntry() {
 		sortPostingsByIdx(s.idx, r.Postings)
 	}
 	m, seq := r.Merchant, r.Seq
+	// The hash commits to the order of the postings, not to their idx:
+	// the writer numbers them 0..n-1, so any other numbering was changed.
+	for i, idx := range s.idx {
+		if int(idx) != i {
+			s.problems.add(Problem{Check: CheckHashChain, Merchant: m, Seq: seq,
+				Detail: fmt.Sprintf("postings are numbered %v, not 0 to %d", s.idx, len(s.idx)-1)})
+			break
+		}
+	}
+	// entries.id is the storage order: the writer inserts a merchant's
+	// entries in sequence order under its head lock, so the ids of one
+	// merchant rise with the sequence. The hash cannot cover the id (the
+	// database assigns it on insert); this catches an entry re-stored.
+	// Either of the two may be the one stored again: both are named.
+	if s.id <= s.chain.lastID {
+		detail := fmt.Sprintf("entries %d and %d are stored out of order (ids %d and %d): one was stored again",
+			s.chain.lastSeq, seq, s.chain.lastID, s.id)
+		s.problems.add(Problem{Check: CheckSequence, Merchant: m, Seq: s.chain.lastSeq, Detail: detail})
+		s.problems.add(Problem{Check: CheckSequence, Merchant: m, Seq: seq, Detail: detail})
+	}
+	s.chain.lastID, s.chain.lastSeq = s.id, seq
 	if seq != s.chain.expected {
 		s.problems.add(Problem{Check: CheckSequence, Merchant: m, Seq: seq, Detail: fmt.Sprintf("expected sequence %d", s.chain.expected)})
 	}
