@@ -17,27 +17,36 @@ import (
 
 // The journal in chain order: each entry with its postings and both
 // accounts of each posting. The postings of an entry arrive in any order
-// (the stream sorts them by idx: asking PostgreSQL to would add a
-// sort step over every row, and its merge join already returns them in
-// index order). Results are binary (pgconn, no database/sql): integers and
-// timestamps arrive as fixed-size words, hashes as raw bytes, and nothing is
-// formatted as text by the server or parsed by Go. The merchant is written
-// into the text (%[1]d, an integer): PostgreSQL then plans with it as a
-// constant, so that "0 = 0" folds away and one merchant's journal is an
-// index range. As a parameter it would get a generic plan (db.go sets
-// plan_cache_mode = force_generic_plan on every connection), which reads
-// the whole journal and filters it.
+// (the stream sorts them by idx). Each entry probes its postings
+// (postings_pkey) and each posting its two accounts (accounts_pkey), in
+// lateral subqueries that "offset 0" keeps from being flattened into joins:
+// the plan is the same whatever the statistics say (issue 17: a join chosen
+// from statistics of a young database can rescan a table for every row).
+// Results are binary (pgconn, no database/sql): integers and timestamps
+// arrive as fixed-size words, hashes as raw bytes, and nothing is formatted
+// as text by the server or parsed by Go. The merchant is written into the
+// text (%[1]d, an integer): PostgreSQL then plans with it as a constant, so
+// that "0 = 0" folds away and one merchant's journal is an index range. As
+// a parameter it would get a generic plan (db.go sets plan_cache_mode =
+// force_generic_plan on every connection), which reads the whole journal
+// and filters it.
 const verifyStreamSQL = `
 	select e.merchant_id, e.merchant_seq, e.kind, e.created_at, e.card_no, e.tx_id, e.auth_id,
 	       e.metadata, e.prev_hash, e.hash,
 	       p.idx, p.amount, p.currency,
-	       sa.merchant_id, sa.type, sa.currency, sa.card_no,
-	       da.merchant_id, da.type, da.currency, da.card_no,
+	       p.src_merchant, p.src_type, p.src_currency, p.src_card,
+	       p.dst_merchant, p.dst_type, p.dst_currency, p.dst_card,
 	       e.id
 	from entries e
-	left join postings p on p.merchant_id = e.merchant_id and p.merchant_seq = e.merchant_seq
-	left join accounts sa on sa.id = p.source_id
-	left join accounts da on da.id = p.destination_id
+	left join lateral (
+		select p.idx, p.amount, p.currency,
+		       sa.merchant_id as src_merchant, sa.type as src_type, sa.currency as src_currency, sa.card_no as src_card,
+		       da.merchant_id as dst_merchant, da.type as dst_type, da.currency as dst_currency, da.card_no as dst_card
+		from postings p
+		left join lateral (select merchant_id, type, currency, card_no from accounts where id = p.source_id offset 0) sa on true
+		left join lateral (select merchant_id, type, currency, card_no from accounts where id = p.destination_id offset 0) da on true
+		where p.merchant_id = e.merchant_id and p.merchant_seq = e.merchant_seq
+		offset 0) p on true
 	where %[1]d = 0 or e.merchant_id = %[1]d
 	order by e.merchant_id, e.merchant_seq`
 
@@ -101,10 +110,12 @@ type journalHead struct {
 	hash []byte
 }
 
+// loadHeadsSQL reads the heads: one row of ledger_heads_pkey, or all.
+const loadHeadsSQL = `select merchant_id, last_seq, last_hash from ledger_heads where $1::bigint = 0 or merchant_id = $1::bigint`
+
 // loadHeads reads the journal heads of the snapshot.
 func loadHeads(ctx context.Context, conn *pgx.Conn, merchant int64) (map[int64]journalHead, error) {
-	rows, err := conn.Query(ctx, `select merchant_id, last_seq, last_hash from ledger_heads where $1::bigint = 0 or merchant_id = $1::bigint`,
-		verifySQLMode, merchant)
+	rows, err := conn.Query(ctx, loadHeadsSQL, verifySQLMode, merchant)
 	if err != nil {
 		return nil, mapError(err)
 	}
