@@ -15,13 +15,17 @@ ARGS ?=
 BENCH_ARGS ?=
 TEST_FLAGS ?= -race -count=1 -timeout 30m
 GOLANGCI_LINT_VERSION ?= v2.15.0
+# The OpenAPI linter, from the npm registry, installed into bin/redocly on
+# first use (node and npm must be on the machine).
+REDOCLY_VERSION ?= 2.77.0
+REDOCLY := bin/redocly/node_modules/.bin/redocly
 # Where Debian puts the server binaries (/usr/lib/postgresql/<version>/bin).
 PG_LIB ?= /usr/lib/postgresql
 
 # sudo only when we are not root and it exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
 
-.PHONY: build pg run test bench chaos lint fmt vet clean clean-data
+.PHONY: build pg run test bench chaos lint lint-openapi fmt vet clean clean-data
 
 build:
 	$(GO) build -o bin/gateway ./cmd/gateway
@@ -77,13 +81,29 @@ CHAOS_ARGS ?=
 chaos: pg
 	$(GO) run ./cmd/chaos $(CHAOS_ARGS)
 
-lint: vet
+lint: vet lint-openapi
 	@lint=$$(command -v golangci-lint || echo "$(CURDIR)/bin/golangci-lint"); \
 	if [ ! -x "$$lint" ]; then \
 		echo "make lint: installing golangci-lint $(GOLANGCI_LINT_VERSION) into bin/"; \
 		GOBIN="$(CURDIR)/bin" $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
 	fi; \
 	"$$lint" run ./...
+
+# lint-openapi lints both OpenAPI documents with Redocly's recommended rules:
+# any warning fails (redocly exits 0 on warnings, so its report is read).
+# Accepted warnings are listed, one by one with the reason, in
+# .redocly.lint-ignore.yaml.
+lint-openapi:
+	@if [ ! -x "$(REDOCLY)" ] || ! "$(REDOCLY)" --version 2>/dev/null | grep -qx "$(REDOCLY_VERSION)"; then \
+		echo "make lint: installing @redocly/cli $(REDOCLY_VERSION) into bin/redocly"; \
+		npm install --prefix bin/redocly --no-audit --no-fund --loglevel=error "@redocly/cli@$(REDOCLY_VERSION)" >/dev/null; \
+	fi
+	@out=$$(REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$(REDOCLY)" lint --format=stylish \
+		docs/openapi.yaml docs/openapi-internal.yaml 2>&1) || { echo "$$out" >&2; exit 1; }; \
+	if echo "$$out" | grep -Eq '^[[:space:]]*[0-9]+:[0-9]+[[:space:]]+(warning|error)|You have [0-9]+ (warning|error)'; then \
+		echo "$$out" >&2; echo "make lint: the OpenAPI documents have warnings" >&2; exit 1; \
+	fi; \
+	echo "make lint: docs/openapi.yaml and docs/openapi-internal.yaml lint clean (@redocly/cli $(REDOCLY_VERSION))"
 
 fmt:
 	gofmt -s -w $$(find . \( -path ./var -o -path ./bin -o -path ./.git \) -prune -o -name '*.go' -print)

@@ -202,6 +202,12 @@ func handleCardBalanceBatch(l *ledger.Ledger) gin.HandlerFunc {
 			writeError(c, err)
 			return
 		}
+		// A read: its key is checked and claimed, so that it serves no
+		// other request, but its answer is not stored (docs/api.md).
+		if err := l.ClaimReadIdempotency(c.Request.Context(), merchantOf(c).ID, idempotencyOf(c)); err != nil {
+			writeError(c, err)
+			return
+		}
 		unique := make([]string, 0, len(cardNos))
 		seen := make(map[string]bool, len(cardNos))
 		for _, n := range cardNos {

@@ -72,21 +72,27 @@ func checkInternalAnswer(method, path, body string, header http.Header, a *answe
 	}
 	route, params, err := router.FindRoute(req)
 	if err != nil {
-		// Not an operation of the document: the 404 or 405 of components.
-		name := "NotFound"
+		// Not an operation of the document: the 404 or 405 that
+		// components/schemas/HTTPFailure describes.
+		message := "no such endpoint"
 		if a.status == http.StatusMethodNotAllowed {
-			name = "MethodNotAllowed"
+			message = "method " + method + " not allowed on this endpoint"
 		}
 		if a.status != http.StatusNotFound && a.status != http.StatusMethodNotAllowed {
 			return fmt.Errorf("%s %s is not an operation of the document (%v), yet answered HTTP %d", method, path, err, a.status)
 		}
-		ref := doc.Components.Responses[name]
 		var v any
 		if err := json.Unmarshal(a.raw, &v); err != nil {
 			return err
 		}
-		return ref.Value.Content.Get("application/json").Schema.Value.VisitJSON(v,
-			openapi3.EnableJSONSchema2020(), openapi3.VisitAsResponse(), openapi3.MultiErrors())
+		if err := doc.Components.Schemas["HTTPFailure"].Value.VisitJSON(v,
+			openapi3.EnableJSONSchema2020(), openapi3.VisitAsResponse(), openapi3.MultiErrors()); err != nil {
+			return err
+		}
+		if a.Code != a.status || a.Message != message {
+			return fmt.Errorf("HTTP %d answered %s, want code %d and message %q", a.status, a.raw, a.status, message)
+		}
+		return nil
 	}
 	in := &openapi3filter.RequestValidationInput{
 		Request: req, PathParams: params, Route: route,

@@ -150,12 +150,12 @@ func (c *contract) check(req *http.Request, reqBody []byte, status int, header h
 	}
 	if op == nil {
 		// Not an operation of the document: the answer must be the 404 or
-		// 405 of components/responses.
+		// 405 that components/schemas/HTTPFailure describes.
 		switch {
 		case pathItem == nil && status == http.StatusNotFound:
-			return c.checkComponent("NotFound", header, raw)
+			return c.checkFailure(status, "no such endpoint", header, raw)
 		case pathItem != nil && status == http.StatusMethodNotAllowed:
-			return c.checkComponent("MethodNotAllowed", header, raw)
+			return c.checkFailure(status, "method "+req.Method+" not allowed on this endpoint", header, raw)
 		}
 		return fmt.Errorf("%s %s is not an operation of the document, and HTTP %d is neither its 404 nor its 405", req.Method, req.URL.Path, status)
 	}
@@ -212,6 +212,33 @@ func (c *contract) checkComponent(name string, header http.Header, raw []byte) e
 	}
 	if err := mt.Schema.Value.VisitJSON(v, openapi3.EnableJSONSchema2020(), openapi3.VisitAsResponse(), openapi3.MultiErrors()); err != nil {
 		return fmt.Errorf("components/responses/%s: %w", name, err)
+	}
+	return nil
+}
+
+// checkFailure validates an answer outside the operations against
+// components/schemas/HTTPFailure, with its code and message.
+func (c *contract) checkFailure(status int, message string, header http.Header, raw []byte) error {
+	ref := c.doc.Components.Schemas["HTTPFailure"]
+	if ref == nil || ref.Value == nil {
+		return fmt.Errorf("components/schemas/HTTPFailure is missing")
+	}
+	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("HTTP %d answered %q", status, ct)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	if err := ref.Value.VisitJSON(v, openapi3.EnableJSONSchema2020(), openapi3.VisitAsResponse(), openapi3.MultiErrors()); err != nil {
+		return fmt.Errorf("components/schemas/HTTPFailure: %w", err)
+	}
+	var env struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil || env.Code != status || env.Message != message {
+		return fmt.Errorf("HTTP %d answered %s, want code %d and message %q", status, raw, status, message)
 	}
 	return nil
 }

@@ -1,8 +1,12 @@
 package ledger
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -73,6 +77,9 @@ func newIdemKey(merchant int64, in *Idempotency, content func() [32]byte) (*idem
 const (
 	idemSucceeded = 0
 	idemFailed    = 1
+	// idemRead: the key was used by a read (ClaimReadIdempotency). No answer
+	// is stored, only that the key belongs to that request.
+	idemRead = 2
 )
 
 // idemRow is a stored key with the first call's outcome.
@@ -157,6 +164,11 @@ func (st *state) replay(cmd command, row *idemRow) result {
 		// channel, which orders this write before that read.
 		k.origin.Replayed = true
 	}
+	if row.status == idemRead {
+		// A read's key holds no answer; the fingerprints differ anyway
+		// (run), as the read's path is its own.
+		return result{err: errIdemMismatch(row.key)}
+	}
 	if row.status == idemFailed {
 		var e postings.Error
 		if err := json.Unmarshal(row.response, &e); err != nil {
@@ -223,6 +235,57 @@ var stmtStoreIdempotency = newStmt(`
 		returning 1
 	)
 	select count(*) from ins`)
+
+// ClaimReadIdempotency records that a read with no effect (POST
+// /shop/card/balance/batch) used a key, so that the key cannot then serve
+// another request, and refuses a key that already belongs to another
+// request (ECONFLICT idempotency_mismatch, as the writer does). The read's
+// answer is not stored: repeating it reads again. A key is one request's,
+// whichever endpoint used it first (docs/api.md, "Idempotency").
+func (l *Ledger) ClaimReadIdempotency(ctx context.Context, merchant int64, in *Idempotency) error {
+	k, err := newIdemKey(merchant, in, func() [32]byte { return [32]byte{} })
+	if err != nil || k == nil {
+		return err
+	}
+	now := l.now()
+	var fp []byte
+	// The insert probes the primary key; a live key of another request is
+	// left alone and read back by the second branch (a key that expired is
+	// replaced, as flushIdempotency does).
+	err = l.db.NewRaw(`
+		with ins as (
+			insert into idempotency_keys as k (scope, merchant_id, key, fingerprint, status, created_at, expires_at)
+			values (?, ?, ?, ?, ?, ?, ?)
+			on conflict (scope, merchant_id, key) do update
+			set fingerprint = excluded.fingerprint, status = excluded.status, response = null,
+			    first_seq = null, last_seq = null, created_at = excluded.created_at, expires_at = excluded.expires_at
+			where k.expires_at <= excluded.created_at
+			returning k.fingerprint)
+		select fingerprint from ins
+		union all
+		select k.fingerprint from idempotency_keys k
+		where k.scope = ? and k.merchant_id = ? and k.key = ? and not exists (select from ins)`,
+		k.scope, k.merchant, k.key, k.fingerprint[:], idemRead, now, now.Add(l.cfg.IdempotencyTTL),
+		k.scope, k.merchant, k.key).Scan(ctx, &fp)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Stored by another transaction after this statement's snapshot.
+		return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_race",
+			"an idempotency key was stored concurrently; retry with the same key")
+	}
+	if err != nil {
+		return mapError(err)
+	}
+	if !bytes.Equal(fp, k.fingerprint[:]) {
+		return errIdemMismatch(k.key)
+	}
+	return nil
+}
+
+// errIdemMismatch is the answer to a key used before by another request.
+func errIdemMismatch(key string) error {
+	return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_mismatch",
+		"Idempotency-Key %q was used with a different request", truncateKey(key))
+}
 
 // PruneIdempotency deletes expired keys, at most limit of them, and returns
 // how many it deleted. The server calls it periodically.

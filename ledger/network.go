@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"sync"
@@ -381,7 +382,9 @@ func authEventData(r *AuthResult) map[string]any {
 		d["available"] = money(r.Available, r.CardCurrency)
 	}
 	if r.FXRate != "" {
-		d["fxRate"] = r.FXRate
+		// A JSON number, written exactly, like every rate and amount of
+		// the API (docs/api.md, "Decimals"); it was a string here alone.
+		d["fxRate"] = json.Number(r.FXRate)
 	}
 	return d
 }

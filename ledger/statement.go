@@ -59,29 +59,7 @@ func (l *Ledger) StatementAccounts(ctx context.Context, merchant int64, from, to
 		After    int64         `bun:"after"`
 		Balance  sql.NullInt64 `bun:"balance"`
 	}
-	err := l.db.NewRaw(`
-		with per_account as (
-			select l.account_id,
-			       max(l.bill_seq) filter (where l.created_at < ?1) as opening_seq,
-			       max(l.bill_seq) filter (where l.created_at < ?2) as closing_seq,
-			       coalesce(sum(l.amount) filter (where l.created_at >= ?1 and l.created_at < ?2), 0)::bigint as moved,
-			       count(*) filter (where l.created_at >= ?1 and l.created_at < ?2) as lines,
-			       coalesce(sum(l.amount) filter (where l.created_at >= ?2), 0)::bigint as after
-			from bill_lines l
-			where l.merchant_id = ?0
-			group by l.account_id
-		)
-		select a.type, a.currency, coalesce(a.card_no, '') as card_no,
-		       coalesce(o.balance_after, 0) as opening, coalesce(p.moved, 0) as moved, coalesce(p.lines, 0) as lines,
-		       coalesce(c.balance_after, 0) as closing, coalesce(p.after, 0) as after, b.balance
-		from accounts a
-		left join balances b on b.account_id = a.id
-		left join per_account p on p.account_id = a.id
-		left join bill_lines o on o.merchant_id = ?0 and o.bill_seq = p.opening_seq
-		left join bill_lines c on c.merchant_id = ?0 and c.bill_seq = p.closing_seq
-		where a.merchant_id = ?0 and a.type = any(?3)
-		order by a.currency, a.type <> 'funding', a.card_no
-		limit ?4`, merchant, from.UTC(), to.UTC(), pgdialect.Array(billable), StatementAccountsMax+1).Scan(ctx, &rows)
+	err := l.db.NewRaw(statementAccountsSQL, merchant, from.UTC(), to.UTC(), pgdialect.Array(billable), StatementAccountsMax+1).Scan(ctx, &rows)
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -98,6 +76,39 @@ func (l *Ledger) StatementAccounts(ctx context.Context, merchant int64, from, to
 	}
 	return out, nil
 }
+
+// statementAccountsSQL is StatementAccounts' statement (?0 the merchant, ?1
+// from, ?2 to, ?3 the billable types, ?4 the limit): one aggregation over
+// the merchant's accounts (each with its balance, a probe of balances_pkey)
+// and its bill lines, grouped by account, with no join for the planner to
+// choose: a join of the folded lines with the accounts would be planned
+// from the statistics, and a nested loop over a rescanned fold is quadratic.
+// The last line before a time is the one with the highest bill_seq
+// (bill_seq is the commit order and a merchant's clock never goes back):
+// max(array[bill_seq, balance_after]) compares the sequence first.
+const statementAccountsSQL = `
+	select max(m.type) as type, max(m.currency) as currency, coalesce(max(m.card_no), '') as card_no,
+	       coalesce((max(array[m.bill_seq, m.balance_after]) filter (where m.created_at < ?1))[2], 0) as opening,
+	       coalesce(sum(m.amount) filter (where m.created_at >= ?1 and m.created_at < ?2), 0)::bigint as moved,
+	       count(*) filter (where m.created_at >= ?1 and m.created_at < ?2) as lines,
+	       coalesce((max(array[m.bill_seq, m.balance_after]) filter (where m.created_at < ?2))[2], 0) as closing,
+	       coalesce(sum(m.amount) filter (where m.created_at >= ?2), 0)::bigint as after,
+	       max(m.balance) as balance
+	from (
+		select a.id as account_id, true as is_account, a.type, a.currency, a.card_no, b.balance,
+		       null::bigint as bill_seq, null::timestamptz as created_at, null::bigint as amount, null::bigint as balance_after
+		from accounts a
+		left join lateral (select balance from balances where account_id = a.id offset 0) b on true
+		where a.merchant_id = ?0 and a.type = any(?3)
+		union all
+		select l.account_id, false, null, null, null, null, l.bill_seq, l.created_at, l.amount, l.balance_after
+		from bill_lines l
+		where l.merchant_id = ?0
+	) m
+	group by m.account_id
+	having bool_or(m.is_account)
+	order by max(m.currency), max(m.type) <> 'funding', max(m.card_no)
+	limit ?4`
 
 // Settlement is a card network clearing as the journal has it: the
 // CARD_SETTLE entry of an authorization. The network's own amount and
@@ -134,6 +145,39 @@ const settlementColumns = `true as found, se.id as entry_id, se.merchant_id, m.s
 	          where p.merchant_id = se.merchant_id and p.merchant_seq = se.merchant_seq), 0)::bigint as captured,
 	coalesce((select min(p.currency) from postings p
 	          where p.merchant_id = se.merchant_id and p.merchant_seq = se.merchant_seq), '') as currency`
+
+// The merchant and the authorization of a settlement entry, each a probe
+// of its primary key (offset 0 keeps the planner from turning them into
+// joins it would choose from the statistics).
+const settlementProbes = `
+	cross join lateral (select shop_no from merchants where id = se.merchant_id offset 0) m
+	left join lateral (select status from authorizations where auth_id = se.auth_id offset 0) h on true`
+
+// settlementsByAuthSQL: each authorization id probes entries_auth_id_idx
+// (the kind is filtered outside the probe, or the planner may prefer
+// reading the whole partial index of settlements, small in a young
+// database).
+const settlementsByAuthSQL = `
+	select r.auth_id, coalesce(h.status, '') as auth_status, s.*
+	from unnest(?::text[]) with ordinality as r(auth_id, n)
+	left join lateral (select status from authorizations where auth_id = r.auth_id offset 0) h on true
+	left join lateral (
+		select ` + settlementColumns + `
+		from (select * from entries where auth_id = r.auth_id offset 0) se
+		cross join lateral (select shop_no from merchants where id = se.merchant_id offset 0) m
+		where se.kind = 'CARD_SETTLE'
+		order by se.id limit 1
+	) s on true
+	order by r.n`
+
+// settlementsBetweenSQL: a range of entries_card_settle_idx, then probes.
+const settlementsBetweenSQL = `
+	select se.auth_id, coalesce(h.status, '') as auth_status, ` + settlementColumns + `
+	from entries se` + settlementProbes + `
+	where se.kind = 'CARD_SETTLE' and se.created_at >= ? and se.created_at < ?
+	  and (se.created_at, se.id) > (?, ?)
+	order by se.created_at, se.id
+	limit ?`
 
 type settlementRow struct {
 	AuthID      string    `bun:"auth_id"`
@@ -176,17 +220,7 @@ func (l *Ledger) SettlementsByAuth(ctx context.Context, authIDs []string) ([]Set
 		return nil, nil
 	}
 	var rows []settlementRow
-	err := l.db.NewRaw(`
-		select r.auth_id, coalesce(h.status, '') as auth_status, s.*
-		from unnest(?::text[]) with ordinality as r(auth_id, n)
-		left join authorizations h on h.auth_id = r.auth_id
-		left join lateral (
-			select `+settlementColumns+`
-			from entries se join merchants m on m.id = se.merchant_id
-			where se.auth_id = r.auth_id and se.kind = 'CARD_SETTLE'
-			order by se.id limit 1
-		) s on true
-		order by r.n`, pgdialect.Array(authIDs)).Scan(ctx, &rows)
+	err := l.db.NewRaw(settlementsByAuthSQL, pgdialect.Array(authIDs)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -214,15 +248,7 @@ func (l *Ledger) SettlementsBetween(ctx context.Context, from, to time.Time, aft
 		limit = SettlementBatchMax
 	}
 	var rows []settlementRow
-	err := l.db.NewRaw(`
-		select se.auth_id, coalesce(h.status, '') as auth_status, `+settlementColumns+`
-		from entries se
-		join merchants m on m.id = se.merchant_id
-		left join authorizations h on h.auth_id = se.auth_id
-		where se.kind = 'CARD_SETTLE' and se.created_at >= ? and se.created_at < ?
-		  and (se.created_at, se.id) > (?, ?)
-		order by se.created_at, se.id
-		limit ?`, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, limit).Scan(ctx, &rows)
+	err := l.db.NewRaw(settlementsBetweenSQL, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, limit).Scan(ctx, &rows)
 	if err != nil {
 		return nil, mapError(err)
 	}

@@ -17,26 +17,36 @@ import (
 
 // The journal in chain order: each entry with its postings and both
 // accounts of each posting. The postings of an entry arrive in any order
-// (the stream sorts them by idx: asking PostgreSQL to would add a
-// sort step over every row, and its merge join already returns them in
-// index order). Results are binary (pgconn, no database/sql): integers and
-// timestamps arrive as fixed-size words, hashes as raw bytes, and nothing is
-// formatted as text by the server or parsed by Go. The merchant is written
-// into the text (%[1]d, an integer): PostgreSQL then plans with it as a
-// constant, so that "0 = 0" folds away and one merchant's journal is an
-// index range. As a parameter it would get a generic plan (db.go sets
-// plan_cache_mode = force_generic_plan on every connection), which reads
-// the whole journal and filters it.
+// (the stream sorts them by idx). Each entry probes its postings
+// (postings_pkey) and each posting its two accounts (accounts_pkey), in
+// lateral subqueries that "offset 0" keeps from being flattened into joins:
+// the plan is the same whatever the statistics say (issue 17: a join chosen
+// from statistics of a young database can rescan a table for every row).
+// Results are binary (pgconn, no database/sql): integers and timestamps
+// arrive as fixed-size words, hashes as raw bytes, and nothing is formatted
+// as text by the server or parsed by Go. The merchant is written into the
+// text (%[1]d, an integer): PostgreSQL then plans with it as a constant, so
+// that "0 = 0" folds away and one merchant's journal is an index range. As
+// a parameter it would get a generic plan (db.go sets plan_cache_mode =
+// force_generic_plan on every connection), which reads the whole journal
+// and filters it.
 const verifyStreamSQL = `
 	select e.merchant_id, e.merchant_seq, e.kind, e.created_at, e.card_no, e.tx_id, e.auth_id,
 	       e.metadata, e.prev_hash, e.hash,
 	       p.idx, p.amount, p.currency,
-	       sa.merchant_id, sa.type, sa.currency, sa.card_no,
-	       da.merchant_id, da.type, da.currency, da.card_no
+	       p.src_merchant, p.src_type, p.src_currency, p.src_card,
+	       p.dst_merchant, p.dst_type, p.dst_currency, p.dst_card,
+	       e.id
 	from entries e
-	left join postings p on p.merchant_id = e.merchant_id and p.merchant_seq = e.merchant_seq
-	left join accounts sa on sa.id = p.source_id
-	left join accounts da on da.id = p.destination_id
+	left join lateral (
+		select p.idx, p.amount, p.currency,
+		       sa.merchant_id as src_merchant, sa.type as src_type, sa.currency as src_currency, sa.card_no as src_card,
+		       da.merchant_id as dst_merchant, da.type as dst_type, da.currency as dst_currency, da.card_no as dst_card
+		from postings p
+		left join lateral (select merchant_id, type, currency, card_no from accounts where id = p.source_id offset 0) sa on true
+		left join lateral (select merchant_id, type, currency, card_no from accounts where id = p.destination_id offset 0) da on true
+		where p.merchant_id = e.merchant_id and p.merchant_seq = e.merchant_seq
+		offset 0) p on true
 	where %[1]d = 0 or e.merchant_id = %[1]d
 	order by e.merchant_id, e.merchant_seq`
 
@@ -58,6 +68,7 @@ var verifyStreamTypes = [...]uint32{
 	oidInt2, oidInt8, oidText,
 	oidInt8, oidText, oidText, oidText,
 	oidInt8, oidText, oidText, oidText,
+	oidInt8,
 }
 
 // The column positions.
@@ -83,6 +94,7 @@ const (
 	colDstType
 	colDstCurrency
 	colDstCard
+	colID
 )
 
 // postgresEpochMicros is 2000-01-01T00:00:00Z in microseconds since the
@@ -98,10 +110,12 @@ type journalHead struct {
 	hash []byte
 }
 
+// loadHeadsSQL reads the heads: one row of ledger_heads_pkey, or all.
+const loadHeadsSQL = `select merchant_id, last_seq, last_hash from ledger_heads where $1::bigint = 0 or merchant_id = $1::bigint`
+
 // loadHeads reads the journal heads of the snapshot.
 func loadHeads(ctx context.Context, conn *pgx.Conn, merchant int64) (map[int64]journalHead, error) {
-	rows, err := conn.Query(ctx, `select merchant_id, last_seq, last_hash from ledger_heads where $1::bigint = 0 or merchant_id = $1::bigint`,
-		verifySQLMode, merchant)
+	rows, err := conn.Query(ctx, loadHeadsSQL, verifySQLMode, merchant)
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -136,12 +150,15 @@ type chainStream struct {
 	idx   []int16         // the postings' idx, parallel to rec.Postings
 	have  bool            // rec holds an entry
 	hash  postings.Hash   // rec's stored hash
+	id    int64           // rec's entries.id
 	nets  []currencyNet
 	buf   []byte // the hash's input
 	chain struct {
 		merchant int64
 		expected int64 // next expected sequence of merchant
 		prev     postings.Hash
+		lastID   int64 // entries.id of the previous entry of merchant
+		lastSeq  int64 // and its sequence
 	}
 }
 
@@ -211,7 +228,7 @@ func (s *chainStream) row(v [][]byte) error {
 		s.finishEntry()
 		if m != s.chain.merchant {
 			s.finishMerchant()
-			s.chain.merchant, s.chain.expected, s.chain.prev = m, 1, postings.GenesisHash
+			s.chain.merchant, s.chain.expected, s.chain.prev, s.chain.lastID = m, 1, postings.GenesisHash, 0
 		}
 		if err := s.startEntry(v, m, seq); err != nil {
 			return err
@@ -259,6 +276,20 @@ func (s *chainStream) startEntry(v [][]byte, m, seq int64) error {
 	// References are mostly unique: interning them would only fill the
 	// table. NULL reads as empty, as the hash encodes it.
 	r.Refs = postings.Refs{CardNo: s.strs.get(v[colCard]), TxID: string(v[colTx]), AuthID: string(v[colAuth])}
+	// The hash reads NULL and '' alike; the writer never stores '' (it
+	// writes NULL for no reference), so an empty one was put there later.
+	for _, ref := range [...]struct {
+		col  int
+		name string
+	}{{colCard, "card_no"}, {colTx, "tx_id"}, {colAuth, "auth_id"}} {
+		if v[ref.col] != nil && len(v[ref.col]) == 0 {
+			s.problems.add(Problem{Check: CheckHashChain, Merchant: m, Seq: seq,
+				Detail: ref.name + " is empty instead of NULL: the writer stores no reference as NULL"})
+		}
+	}
+	if s.id, err = int8Col(v, colID); err != nil {
+		return err
+	}
 	r.Metadata = nil
 	meta := v[colMetadata]
 	if len(meta) == 0 || meta[0] != 1 {
@@ -305,6 +336,27 @@ func (s *chainStream) finishEntry() {
 		sortPostingsByIdx(s.idx, r.Postings)
 	}
 	m, seq := r.Merchant, r.Seq
+	// The hash commits to the order of the postings, not to their idx:
+	// the writer numbers them 0..n-1, so any other numbering was changed.
+	for i, idx := range s.idx {
+		if int(idx) != i {
+			s.problems.add(Problem{Check: CheckHashChain, Merchant: m, Seq: seq,
+				Detail: fmt.Sprintf("postings are numbered %v, not 0 to %d", s.idx, len(s.idx)-1)})
+			break
+		}
+	}
+	// entries.id is the storage order: the writer inserts a merchant's
+	// entries in sequence order under its head lock, so the ids of one
+	// merchant rise with the sequence. The hash cannot cover the id (the
+	// database assigns it on insert); this catches an entry re-stored.
+	// Either of the two may be the one stored again: both are named.
+	if s.id <= s.chain.lastID {
+		detail := fmt.Sprintf("entries %d and %d are stored out of order (ids %d and %d): one was stored again",
+			s.chain.lastSeq, seq, s.chain.lastID, s.id)
+		s.problems.add(Problem{Check: CheckSequence, Merchant: m, Seq: s.chain.lastSeq, Detail: detail})
+		s.problems.add(Problem{Check: CheckSequence, Merchant: m, Seq: seq, Detail: detail})
+	}
+	s.chain.lastID, s.chain.lastSeq = s.id, seq
 	if seq != s.chain.expected {
 		s.problems.add(Problem{Check: CheckSequence, Merchant: m, Seq: seq, Detail: fmt.Sprintf("expected sequence %d", s.chain.expected)})
 	}

@@ -203,7 +203,7 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 		{name: "bill chain", tamper: `update bill_lines set balance_after = balance_after + 1 where merchant_id = $M and merchant_seq = $D2`,
 			want: []wantProblem{{ledger.CheckBillChain, 0, "<> balance after"}}},
 		{name: "bill line of another kind", tamper: `update bill_lines set kind = 'FEE' where merchant_id = $M and merchant_seq = $D3`,
-			want: []wantProblem{{ledger.CheckBill, 0, "has no matching posting side"}}},
+			want: []wantProblem{{ledger.CheckBill, 0, "differ from it in kind or time"}}},
 		{name: "empty entry", tamper: `delete from bill_lines where merchant_id = $M and merchant_seq = $D2;
 			delete from postings where merchant_id = $M and merchant_seq = $D2`,
 			want: []wantProblem{{ledger.CheckEmptyEntry, 2, "without postings"}, {ledger.CheckHashChain, 2, "stored hash"}}},
@@ -215,7 +215,7 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 			update entries set metadata = '{"a": 1}' where merchant_id = $M and merchant_seq = $D3`,
 			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckHashChain, 3, "not a JSON object of strings"}}},
 		{name: "time of an entry", tamper: `update entries set created_at = created_at + interval '1 microsecond' where merchant_id = $M and merchant_seq = $D1`,
-			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckBill, 0, "has no matching posting side"}}},
+			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckBill, 0, "differ from it in kind or time"}}},
 		{name: "reference", tamper: `update entries set tx_id = 'tx_changed' where merchant_id = $M and merchant_seq = $D2`,
 			want: []wantProblem{{ledger.CheckHashChain, 2, "stored hash"}}},
 		{name: "prev hash", tamper: `update entries set prev_hash = sha256(prev_hash) where merchant_id = $M and merchant_seq = $D3`,

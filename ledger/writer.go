@@ -344,8 +344,7 @@ func (st *state) run(cmd command) result {
 	if k != nil {
 		if row, ok := st.idem[k.id()]; ok {
 			if row.fingerprint != k.fingerprint {
-				return result{err: postings.ReasonErrorf(postings.ECONFLICT, "idempotency_mismatch",
-					"Idempotency-Key %q was used with a different request", truncateKey(k.key))}
+				return result{err: errIdemMismatch(k.key)}
 			}
 			return st.replay(cmd, row)
 		}

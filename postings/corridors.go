@@ -2,6 +2,7 @@ package postings
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -186,6 +187,24 @@ func DynamicFields(country, currency string) (*Corridor, error) {
 }
 
 type corridorKey struct{ country, currency string }
+
+// NamedCorridors returns every corridor of the table (SEPA and the local
+// rails), sorted by country then currency, each the caller's own copy.
+// Every other pair takes the SWIFT corridor (DynamicFields). Tests walk it
+// to cover every corridor, including ones added later.
+func NamedCorridors() []*Corridor {
+	out := make([]*Corridor, 0, len(corridorTable))
+	for _, c := range corridorTable {
+		out = append(out, c.clone())
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Country != out[j].Country {
+			return out[i].Country < out[j].Country
+		}
+		return out[i].Currency < out[j].Currency
+	})
+	return out
+}
 
 // Field constructors. Every Format is anchored; MustCompile makes a typo in
 // the table fail at start-up (and in every test run), never at request time.

@@ -2,5 +2,6 @@
 // of ISO 4217 currencies, accounts, balanced entries and their validation,
 // the one application error type, and the remittance rules (corridors,
 // IBAN/BIC checks, fees, screening). It does no I/O and imports only the
-// standard library and apd; the ledger stores what it validates.
+// standard library, apd and golang.org/x/text/unicode/norm (NFKC for
+// sanctions screening); the ledger stores what it validates.
 package postings

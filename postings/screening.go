@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -15,22 +15,32 @@ import (
 // the operator loads (the CLI reads the file and hands ParseSanctionsList a
 // reader; nothing here touches the file system).
 //
-// Matching. A name is normalised (normalizeName): lower case, Latin
-// diacritics folded (é → e, ß → ss, ø → o, æ → ae), full-width forms folded
-// to ASCII, combining marks dropped, apostrophes and dots deleted (O'Neil →
-// oneil, S.A. → sa), every other punctuation or white-space run a single
-// space, and trailing legal-form words dropped (ltd, llc, gmbh, co, inc, …).
-// A screened name hits an entry when any of these agree:
+// Matching. A name is reduced to its key (screening_key.go): NFKC, then a
+// confusable skeleton (Unicode TR39: look-alike letters of other alphabets,
+// mathematical and full-width forms read as the Latin letters they imitate),
+// case, accents, apostrophes, dots and invisible characters ignored, every
+// other punctuation or white-space run one word break, trailing legal-form
+// words dropped (ltd, llc, gmbh, co, inc, …). A name has two keys, one read
+// in capitals and one in small letters, because look-alikes differ by case
+// (Cyrillic "Т" looks like "T", its "т" does not). A screened name hits an
+// entry when, for either key, any of these agree:
 //
-//  1. the normalised names are equal ("ACME Trading Co., Ltd." = "Acme
-//     Trading");
+//  1. the keys are equal ("ACME Trading Co., Ltd." = "Acme Trading" =
+//     "АСМЕ Тrading" with Cyrillic letters);
 //  2. the sets of their words are equal, order ignored ("Ivanov Petr" =
 //     "Petr Ivanov"; repeated words count once);
-//  3. the names are equal with all spaces removed ("Al-Qaida" = "Alqaida").
+//  3. the keys are equal with all spaces removed ("Al-Qaida" = "Alqaida").
 //
 // and the countries agree: an entry with a country hits only a beneficiary
 // of that country (or one whose country is unknown, ""); an entry without a
 // country hits every country.
+//
+// A name that matches no entry but has a word mixing scripts ("Аcme" with
+// a Cyrillic А; mixedScriptWord) is a hit too, reported as such instead of
+// an entry: a look-alike letter in a Latin word is how a listed name is
+// disguised, and no real name is spelled that way. The remittance is
+// REJECTED like any other hit, for the operator to review; the merchant may
+// send it again with the name spelled in one alphabet.
 //
 // Trade-offs, stated plainly. Screening prefers false positives (a REJECTED
 // remittance the operator reviews) to false negatives (a sanctioned payee
@@ -40,16 +50,17 @@ import (
 //     transliteration variant (Mohammed / Muhammad, Qaddafi / Gaddafi), a
 //     missing or extra word (a middle name, "Trading"), an abbreviation
 //     ("Intl" / "International") or a name in another script than the
-//     list's all escape it. Load the list's aliases (AKA) as rows of their
-//     own: that is how the published lists (OFAC SDN, EU, UN, UK) carry
-//     these variants. A country-scoped entry misses the same party banking
-//     in another country; leave the country empty for entities that move.
+//     list's (Иванов for Ivanov: a transliteration, not a look-alike) all
+//     escape it. Load the list's aliases (AKA) as rows of their own: that
+//     is how the published lists (OFAC SDN, EU, UN, UK) carry these
+//     variants. A country-scoped entry misses the same party banking in
+//     another country; leave the country empty for entities that move.
 //   - False positives: rules 2 and 3 match names that differ in word order
 //     or spacing only, which is rare for distinct parties but happens for
 //     common personal names; dropping legal forms makes "X Ltd" and "X Inc"
-//     the same name. Both are accepted for recall.
-//   - Diacritic folding covers Latin letters only (a small table); other
-//     scripts are compared as written, lower-cased where they have case.
+//     the same name; the skeleton makes names that merely look alike the
+//     same ("I", "l" and "1"; "O" and "0"; "rn" and "m"), and a name that
+//     mixes scripts in one word always hits. All are accepted for recall.
 
 // Bounds of ParseSanctionsList.
 const (
@@ -98,9 +109,35 @@ func (e SanctionsEntry) String() string {
 // immutable once parsed, so one list may be screened from many goroutines.
 type SanctionsList struct {
 	entries []SanctionsEntry
-	exact   map[string][]int32 // normalised name → entries
-	words   map[string][]int32 // sorted distinct words → entries
-	compact map[string][]int32 // normalised name without spaces → entries
+	keys    [keyCases]nameIndex // by the upper key, by the lower key
+}
+
+// nameIndex finds entries by one kind of key, for each matching rule.
+type nameIndex struct {
+	exact   map[string][]int32 // key → entries
+	words   map[string][]int32 // sorted distinct words of the key → entries
+	compact map[string][]int32 // key without spaces → entries
+}
+
+func (x *nameIndex) add(words []string, i int32) {
+	if x.exact == nil {
+		x.exact, x.words, x.compact = map[string][]int32{}, map[string][]int32{}, map[string][]int32{}
+	}
+	exact, set, compact := ruleKeys(words)
+	x.exact[exact] = append(x.exact[exact], i)
+	x.words[set] = append(x.words[set], i)
+	x.compact[compact] = append(x.compact[compact], i)
+}
+
+// lookup returns the entries a name's key finds, by rule.
+func (x *nameIndex) lookup(words []string) [3][]int32 {
+	exact, set, compact := ruleKeys(words)
+	return [3][]int32{x.exact[exact], x.words[set], x.compact[compact]}
+}
+
+// ruleKeys are the keys of the three matching rules for a name's words.
+func ruleKeys(words []string) (exact, set, compact string) {
+	return strings.Join(words, " "), wordSetKey(words), strings.Join(words, "")
 }
 
 // Entries returns the entries in list order (a copy).
@@ -137,11 +174,7 @@ func ParseSanctionsList(r io.Reader) (*SanctionsList, error) {
 	cr := csv.NewReader(lr)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
-	l := &SanctionsList{
-		exact:   map[string][]int32{},
-		words:   map[string][]int32{},
-		compact: map[string][]int32{},
-	}
+	l := &SanctionsList{}
 	first := true
 	for {
 		rec, err := cr.Read()
@@ -185,8 +218,11 @@ func ParseSanctionsList(r io.Reader) (*SanctionsList, error) {
 		if e.Country != "" && !IsCountryCode(e.Country) {
 			return nil, FieldErrorf("sanctions_list", "line %d: %q is not an ISO 3166-1 alpha-2 country code", line, truncate(e.Country, 8))
 		}
-		norm := normalizeName(e.Name)
-		if norm == "" {
+		var keys [keyCases][]string
+		for c := keyUpper; c < keyCases; c++ {
+			keys[c] = screenKey(e.Name, c)
+		}
+		if len(keys[keyUpper]) == 0 || len(keys[keyLower]) == 0 {
 			return nil, FieldErrorf("sanctions_list", "line %d: the name has no letters or digits", line)
 		}
 		if len(l.entries) >= sanctionsRowsLimit {
@@ -194,15 +230,17 @@ func ParseSanctionsList(r io.Reader) (*SanctionsList, error) {
 		}
 		i := int32(len(l.entries))
 		l.entries = append(l.entries, e)
-		l.exact[norm] = append(l.exact[norm], i)
-		l.words[wordSetKey(norm)] = append(l.words[wordSetKey(norm)], i)
-		l.compact[strings.ReplaceAll(norm, " ", "")] = append(l.compact[strings.ReplaceAll(norm, " ", "")], i)
+		for c := keyUpper; c < keyCases; c++ {
+			l.keys[c].add(keys[c], i)
+		}
 	}
 	return l, nil
 }
 
 // Screen reports whether a beneficiary called name in country matches an
-// entry of the list, and that entry (SanctionsEntry.String) when it does.
+// entry of the list, and that entry (SanctionsEntry.String) when it does; a
+// name matching no entry but mixing scripts in one word is a hit as well,
+// reported as "mixed scripts in one word (Cyrillic, Latin): "Аcme"".
 // An empty or nil list never hits: whether to pay without a list loaded is
 // the caller's decision, not the matcher's. A name longer than any listed
 // one is still screened (on its first sanctionsNameRunesMax characters).
@@ -213,99 +251,29 @@ func (l *SanctionsList) Screen(name, country string) (hit bool, entry string) {
 	if utf8.RuneCountInString(name) > sanctionsNameRunesMax {
 		name = string([]rune(name)[:sanctionsNameRunesMax])
 	}
-	norm := normalizeName(name)
-	if norm == "" {
-		return false, ""
-	}
-	for _, cand := range [][]int32{
-		l.exact[norm],
-		l.words[wordSetKey(norm)],
-		l.compact[strings.ReplaceAll(norm, " ", "")],
-	} {
-		for _, i := range cand {
-			e := l.entries[i]
-			if e.Country == "" || country == "" || e.Country == country {
-				return true, e.String()
+	for c := keyUpper; c < keyCases; c++ {
+		words := screenKey(name, c)
+		if len(words) == 0 {
+			continue
+		}
+		for _, cand := range l.keys[c].lookup(words) {
+			for _, i := range cand {
+				e := l.entries[i]
+				if e.Country == "" || country == "" || e.Country == country {
+					return true, e.String()
+				}
 			}
 		}
+	}
+	if word, scripts := mixedScriptWord(name); word != "" {
+		return true, fmt.Sprintf("mixed scripts in one word (%s): %q", strings.Join(scripts, ", "), word)
 	}
 	return false, ""
 }
 
-// legalForms are words dropped from the end of a normalised name. They are
-// written as normalisation leaves them (dots deleted: "S.A." is "sa").
-var legalForms = map[string]bool{
-	"ltd": true, "limited": true, "llc": true, "llp": true, "lp": true,
-	"inc": true, "incorporated": true, "corp": true, "corporation": true,
-	"co": true, "company": true, "plc": true, "gmbh": true, "ag": true,
-	"kg": true, "mbh": true, "sa": true, "sas": true, "sarl": true,
-	"srl": true, "spa": true, "bv": true, "nv": true, "oy": true, "ab": true,
-	"as": true, "asa": true, "aps": true, "pte": true, "pty": true,
-	"jsc": true, "ojsc": true, "pjsc": true, "cjsc": true, "ooo": true,
-	"zao": true, "oao": true, "fze": true, "fzco": true, "fzc": true,
-	"bhd": true, "sdn": true, "kk": true,
-}
-
-// latinFolds maps Latin letters with diacritics (lower case) to ASCII.
-var latinFolds = map[rune]string{
-	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'ā': "a", 'ă': "a", 'ą': "a",
-	'æ': "ae", 'ç': "c", 'ć': "c", 'ĉ': "c", 'ċ': "c", 'č': "c",
-	'ď': "d", 'đ': "d", 'ð': "d",
-	'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ē': "e", 'ĕ': "e", 'ė': "e", 'ę': "e", 'ě': "e",
-	'ĝ': "g", 'ğ': "g", 'ġ': "g", 'ģ': "g", 'ĥ': "h", 'ħ': "h",
-	'ì': "i", 'í': "i", 'î': "i", 'ï': "i", 'ĩ': "i", 'ī': "i", 'ĭ': "i", 'į': "i", 'ı': "i",
-	'ĵ': "j", 'ķ': "k", 'ĺ': "l", 'ļ': "l", 'ľ': "l", 'ŀ': "l", 'ł': "l",
-	'ñ': "n", 'ń': "n", 'ņ': "n", 'ň': "n",
-	'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o", 'ō': "o", 'ŏ': "o", 'ő': "o", 'œ': "oe",
-	'ŕ': "r", 'ŗ': "r", 'ř': "r",
-	'ś': "s", 'ŝ': "s", 'ş': "s", 'š': "s", 'ș': "s", 'ß': "ss",
-	'ţ': "t", 'ť': "t", 'ț': "t", 'ŧ': "t", 'þ': "th",
-	'ù': "u", 'ú': "u", 'û': "u", 'ü': "u", 'ũ': "u", 'ū': "u", 'ŭ': "u", 'ů': "u", 'ű': "u", 'ų': "u",
-	'ŵ': "w", 'ý': "y", 'ÿ': "y", 'ŷ': "y", 'ź': "z", 'ż': "z", 'ž': "z",
-}
-
-// normalizeName is the normalisation described at the top of this file. It
-// returns "" for a name without letters or digits.
-func normalizeName(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false // a separator is pending
-	for _, r := range s {
-		if r >= 0xFF01 && r <= 0xFF5E { // full-width ASCII forms
-			r -= 0xFF01 - 0x21
-		} else if r == 0x3000 { // ideographic space
-			r = ' '
-		}
-		r = unicode.ToLower(r)
-		switch {
-		case unicode.Is(unicode.Mn, r): // combining marks (decomposed accents)
-			continue
-		case r == '\'' || r == '’' || r == '‘' || r == '`' || r == '´' || r == '.':
-			continue // deleted, not a separator
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			if f, ok := latinFolds[r]; ok {
-				b.WriteString(f)
-			} else {
-				b.WriteRune(r)
-			}
-		default: // punctuation, symbols, spaces, controls: one separator
-			space = true
-		}
-	}
-	words := strings.Fields(b.String())
-	for len(words) > 1 && legalForms[words[len(words)-1]] {
-		words = words[:len(words)-1]
-	}
-	return strings.Join(words, " ")
-}
-
-// wordSetKey is the sorted set of the words of a normalised name.
-func wordSetKey(norm string) string {
-	words := strings.Fields(norm)
+// wordSetKey is the sorted set of the words of a key.
+func wordSetKey(key []string) string {
+	words := append([]string(nil), key...)
 	sort.Strings(words)
 	out := words[:0]
 	for i, w := range words {

@@ -1,0 +1,47 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// ReadQueries returns every read of audit verify, of the bill and of
+// reconciliation, as PostgreSQL receives it for merchant m (0: every
+// merchant, where the query takes one), with sample arguments.
+func ReadQueries(db *bun.DB, m int64) ([]Statement, error) {
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	format := func(q string, args ...any) (string, error) {
+		b, err := db.NewRaw(q, args...).AppendQuery(db.Formatter(), nil)
+		return string(b), err
+	}
+	merchant := max(m, 1) // the bill and statements are always one merchant's
+	var out []Statement
+	add := func(name, q string, args ...any) error {
+		s, err := format(q, args...)
+		out = append(out, Statement{name, s})
+		return err
+	}
+	errs := []error{
+		add("verify stream", fmt.Sprintf(verifyStreamSQL, m)),
+		add("verify heads", strings.ReplaceAll(loadHeadsSQL, "$1::bigint", fmt.Sprint(m))),
+		add("bill range", billRangeSQL, merchant, at, merchant, at.Add(time.Hour)),
+		add("bill lines", billLinesSQL, merchant, 10_000, 10_049),
+		add("statement accounts", statementAccountsSQL, merchant, at, at.Add(time.Hour), pgdialect.Array([]string{"funding", "card_available"}), StatementAccountsMax+1),
+		add("settlements by auth", settlementsByAuthSQL, pgdialect.Array([]string{"auth_a", "auth_b"})),
+		add("settlements between", settlementsBetweenSQL, at, at.Add(time.Hour), at, 0, SettlementBatchMax),
+	}
+	for _, c := range verifyChecks {
+		// The checks go by the simple protocol: pgx writes the merchant in.
+		errs = append(errs, add("verify "+c.name, strings.ReplaceAll(c.sql, "$1", fmt.Sprint(m))))
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
