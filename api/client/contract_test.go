@@ -3,7 +3,6 @@ package client
 import (
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
@@ -18,171 +17,44 @@ import (
 // here, so the client cannot drift from the document (the end-to-end test
 // then checks the same types against the real server).
 
-var specPath = filepath.Join("..", "..", "docs", "openapi.yaml")
+var (
+	specPath    = filepath.Join("..", "..", "docs", "openapi.yaml")
+	specOptions = contracttest.Options{Decimal: reflect.TypeOf(Decimal{})}
+)
 
-var decimalType = reflect.TypeOf(Decimal{})
-
-// contractOp is what the client has for one operation of the spec.
-type contractOp struct {
-	op      operation
-	methods []string     // the Client methods that call it
-	request reflect.Type // the body; nil without one
-	data    reflect.Type // the data of a success; nil for data null
-	query   reflect.Type // a struct with `query` tags; nil: queryArgs
-	args    []string     // query parameters passed as method arguments
-}
-
-var contractOps = []contractOp{
-	{op: opGetAccount, methods: []string{"Account"}, data: reflect.TypeOf(Account{})},
-	{op: opListBINs, methods: []string{"BINs"}, data: reflect.TypeOf([]BINEntry{})},
-	{op: opCreateCard, methods: []string{"CreateCard"}, request: reflect.TypeOf(CreateCardRequest{}), data: reflect.TypeOf(Card{})},
-	{op: opGetCard, methods: []string{"Card"}, data: reflect.TypeOf(Card{}), args: []string{"cardNo"}},
-	{op: opGetCardBalance, methods: []string{"CardBalance"}, data: reflect.TypeOf(CardBalance{}), args: []string{"cardNo"}},
-	{op: opGetCardBalances, methods: []string{"CardBalances"}, request: reflect.TypeOf(cardBalanceBatchRequest{}), data: reflect.TypeOf(cardBalanceBatch{})},
-	{op: opFreezeCard, methods: []string{"FreezeCard"}, request: reflect.TypeOf(FreezeCardRequest{})},
-	{op: opUnfreezeCard, methods: []string{"UnfreezeCard"}, request: reflect.TypeOf(cardNoRequest{})},
-	{op: opCancelCard, methods: []string{"CancelCard"}, request: reflect.TypeOf(cardNoRequest{})},
-	{op: opTransferCard, methods: []string{"Transfer"}, request: reflect.TypeOf(TransferRequest{}), data: reflect.TypeOf(Transfer{})},
-	{op: opRemittanceFields, methods: []string{"RemittanceFields"}, data: reflect.TypeOf(Corridor{}), args: []string{"country", "currency"}},
-	{op: opCreateRemittance, methods: []string{"CreateRemittance"}, request: reflect.TypeOf(CreateRemittanceRequest{}), data: reflect.TypeOf(RemittanceCreated{})},
-	{op: opGetRemittance, methods: []string{"Remittance"}, data: reflect.TypeOf(Remittance{}), args: []string{"txId"}},
-	{op: opListBill, methods: []string{"Bill", "BillCSV"}, data: reflect.TypeOf(BillPage{}), query: reflect.TypeOf(BillQuery{})},
+// contractOps is what the client has for each operation of the spec.
+func contractOps() []contracttest.Op {
+	op := func(o operation, methods []string, request, data reflect.Type, query ...string) contracttest.Op {
+		return contracttest.Op{ID: o.id, Method: o.method, Path: o.path, Methods: methods, Request: request, Data: data, Query: query}
+	}
+	t := reflect.TypeOf
+	return []contracttest.Op{
+		op(opGetAccount, []string{"Account"}, nil, t(Account{})),
+		op(opListBINs, []string{"BINs"}, nil, t([]BINEntry{})),
+		op(opCreateCard, []string{"CreateCard"}, t(CreateCardRequest{}), t(Card{})),
+		op(opGetCard, []string{"Card"}, nil, t(Card{}), "cardNo"),
+		op(opGetCardBalance, []string{"CardBalance"}, nil, t(CardBalance{}), "cardNo"),
+		op(opGetCardBalances, []string{"CardBalances"}, t(cardBalanceBatchRequest{}), t(cardBalanceBatch{})),
+		op(opFreezeCard, []string{"FreezeCard"}, t(FreezeCardRequest{}), nil),
+		op(opUnfreezeCard, []string{"UnfreezeCard"}, t(cardNoRequest{}), nil),
+		op(opCancelCard, []string{"CancelCard"}, t(cardNoRequest{}), nil),
+		op(opTransferCard, []string{"Transfer"}, t(TransferRequest{}), t(Transfer{})),
+		op(opRemittanceFields, []string{"RemittanceFields"}, nil, t(Corridor{}), "country", "currency"),
+		op(opCreateRemittance, []string{"CreateRemittance"}, t(CreateRemittanceRequest{}), t(RemittanceCreated{})),
+		op(opGetRemittance, []string{"Remittance"}, nil, t(Remittance{}), "txId"),
+		op(opListBill, []string{"Bill", "BillCSV"}, nil, t(BillPage{}), contracttest.QueryTags(t(BillQuery{}))...),
+	}
 }
 
 // TestContractOperations: every operation of the spec has its methods, its
-// method and path, its query parameters, its body and its data.
+// method and path, its query parameters, its body and its data; and the
+// client calls nothing else.
 func TestContractOperations(t *testing.T) {
-	doc := contracttest.Load(t, specPath)
-	byID := map[string]contractOp{}
-	for _, c := range contractOps {
-		byID[c.op.id] = c
+	ops := contractOps()
+	if len(ops) != len(shopOperationsTable) {
+		t.Errorf("%d operations in the test's table, %d in the client's", len(ops), len(shopOperationsTable))
 	}
-	if len(byID) != len(shopOperationsTable) {
-		t.Errorf("%d operations in the test's table, %d in the client's", len(byID), len(shopOperationsTable))
-	}
-	for _, op := range shopOperationsTable {
-		if byID[op.id].op != op {
-			t.Errorf("operation %s of the client is not in the test's table as %+v", op.id, op)
-		}
-	}
-	seen := map[string]bool{}
-	clientType := reflect.TypeOf(&Client{})
-	for path, item := range doc.Paths.Map() {
-		for method, o := range item.Operations() {
-			seen[o.OperationID] = true
-			c, ok := byID[o.OperationID]
-			if !ok {
-				t.Errorf("%s %s (%s): no method of the client calls it", method, path, o.OperationID)
-				continue
-			}
-			if c.op.method != method || c.op.path != path {
-				t.Errorf("%s: the client calls %s %s, the spec says %s %s", o.OperationID, c.op.method, c.op.path, method, path)
-			}
-			for _, m := range c.methods {
-				if _, ok := clientType.MethodByName(m); !ok {
-					t.Errorf("%s: Client has no method %s", o.OperationID, m)
-				}
-			}
-			checkQuery(t, o, c)
-			checkBody(t, o, c)
-			checkData(t, o, c)
-		}
-	}
-	for id := range byID {
-		if !seen[id] {
-			t.Errorf("the client calls %s, which is not in the spec", id)
-		}
-	}
-}
-
-func checkQuery(t *testing.T, o *openapi3.Operation, c contractOp) {
-	t.Helper()
-	var spec, ours []string
-	for _, p := range o.Parameters {
-		if p.Value != nil && p.Value.In == "query" {
-			spec = append(spec, p.Value.Name)
-		}
-	}
-	ours = append(ours, c.args...)
-	if c.query != nil {
-		for i := 0; i < c.query.NumField(); i++ {
-			if q := c.query.Field(i).Tag.Get("query"); q != "" {
-				ours = append(ours, q)
-			}
-		}
-	}
-	sort.Strings(spec)
-	sort.Strings(ours)
-	if strings.Join(spec, ",") != strings.Join(ours, ",") {
-		t.Errorf("%s: query parameters %v in the spec, %v in the client", o.OperationID, spec, ours)
-	}
-}
-
-func checkBody(t *testing.T, o *openapi3.Operation, c contractOp) {
-	t.Helper()
-	var s *openapi3.Schema
-	if o.RequestBody != nil && o.RequestBody.Value != nil {
-		if mt := o.RequestBody.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
-			s = mt.Schema.Value
-		}
-	}
-	switch {
-	case s == nil && c.request == nil:
-	case s == nil || c.request == nil:
-		t.Errorf("%s: a request body in the spec: %v; in the client: %v", o.OperationID, s != nil, c.request)
-	default:
-		for _, p := range contracttest.Compare(o.OperationID+" request", s, c.request, contracttest.Options{Decimal: decimalType, Request: true}) {
-			t.Error(p)
-		}
-	}
-}
-
-// successData is the schema of data in the success branch of the 200
-// answer: the oneOf branch that is an envelope with code 200.
-func successData(o *openapi3.Operation) (data *openapi3.Schema, found bool) {
-	r := o.Responses.Value("200")
-	if r == nil || r.Value == nil {
-		return nil, false
-	}
-	mt := r.Value.Content.Get("application/json")
-	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
-		return nil, false
-	}
-	for _, b := range mt.Schema.Value.OneOf {
-		if b.Value == nil {
-			continue
-		}
-		code := b.Value.Properties["code"]
-		if code == nil || code.Value == nil || code.Value.Const == nil {
-			continue
-		}
-		if d := b.Value.Properties["data"]; d != nil {
-			return d.Value, true
-		}
-	}
-	return nil, false
-}
-
-func checkData(t *testing.T, o *openapi3.Operation, c contractOp) {
-	t.Helper()
-	s, ok := successData(o)
-	if !ok {
-		t.Errorf("%s: the spec has no success envelope", o.OperationID)
-		return
-	}
-	if s.Type != nil && s.Type.Is("null") {
-		if c.data != nil {
-			t.Errorf("%s: data is null in the spec, %s in the client", o.OperationID, c.data)
-		}
-		return
-	}
-	if c.data == nil {
-		t.Errorf("%s: the spec answers data, the client decodes none", o.OperationID)
-		return
-	}
-	for _, p := range contracttest.Compare(o.OperationID+" data", s, c.data, contracttest.Options{Decimal: decimalType}) {
-		t.Error(p)
-	}
+	contracttest.CheckOperations(t, contracttest.Load(t, specPath), ops, reflect.TypeOf(&Client{}), specOptions)
 }
 
 // componentTypes are the Go types of the spec's object schemas. Envelopes
@@ -209,8 +81,7 @@ var requestComponents = map[string]bool{"CardCreateRequest": true, "CardBalanceB
 	"CardFreezeRequest": true, "TransferRequest": true, "RemittanceCreateRequest": true, "Beneficiary": true}
 
 // TestContractComponents: every object schema of the spec has a Go type of
-// the same fields (the partial ones inside unions included), and the
-// other way round.
+// the same fields (the callbacks' data included), and the other way round.
 func TestContractComponents(t *testing.T) {
 	doc := contracttest.Load(t, specPath)
 	for name, ref := range doc.Components.Schemas {
@@ -224,17 +95,19 @@ func TestContractComponents(t *testing.T) {
 			t.Errorf("schema %s has no Go type in the client", name)
 			continue
 		}
-		if name == "CallbackEvent" {
-			// The event's envelope is the receiver's; its data is decoded by
-			// DecodeEventData into the *EventData types checked here too.
+		switch name {
+		case "CallbackEvent":
+			// The event's envelope is the receiver's, its data left raw for
+			// DecodeEventData, whose *EventData types are checked here too.
 			s = &openapi3.Schema{Type: s.Type, Properties: s.Properties, Required: s.Required}
-		}
-		if name == "CardBalanceFound" || name == "CardBalanceNotFound" {
-			// One Go type for both branches of the batch's items: compare it
-			// with their union (CardBalanceBatch does, through its list).
+		case "CardBalanceFound", "CardBalanceNotFound":
+			// One Go type for both branches of the batch's items: it is
+			// compared with their union through CardBalanceBatch.
 			continue
 		}
-		for _, p := range contracttest.Compare(name, s, typ, contracttest.Options{Decimal: decimalType, Request: requestComponents[name]}) {
+		o := specOptions
+		o.Request = requestComponents[name]
+		for _, p := range contracttest.Compare(name, s, typ, o) {
 			t.Error(p)
 		}
 	}

@@ -149,13 +149,15 @@ func (c *Client) Attempts(ctx context.Context, cardNo string, limit int, opts ..
 	if limit != 0 {
 		q.Set("limit", strconv.Itoa(limit))
 	}
-	var out struct {
-		List []AuthorizationAttempt `json:"list"`
-	}
+	var out attemptList
 	if err := c.call(ctx, opAttempts, opAttempts.path, q, nil, &out, opts); err != nil {
 		return nil, err
 	}
 	return out.List, nil
+}
+
+type attemptList struct {
+	List []AuthorizationAttempt `json:"list"`
 }
 
 // Authorization is GET /network/authorizations/{authId}.

@@ -54,20 +54,9 @@ type ReverseRequest struct {
 	Amount    *Decimal `json:"amount,omitempty"`
 }
 
-// HoldResult is what a clearing or reversal did, in the card's Currency.
-type HoldResult struct {
-	AuthID     string    `json:"authId"`
-	CardNo     string    `json:"cardNo"`
-	Status     string    `json:"status"` // OPEN, CLEARED, REVERSED, EXPIRED
-	Currency   string    `json:"currency"`
-	Captured   Decimal   `json:"captured"`
-	Fee        Decimal   `json:"fee"`
-	Released   Decimal   `json:"released"`
-	Receivable Decimal   `json:"receivable"`
-	Held       Decimal   `json:"held"`
-	Available  Decimal   `json:"available"`
-	CreatedAt  time.Time `json:"createdAt"`
-}
+// HoldResult is what a clearing or reversal did, in the card's Currency:
+// the object the authorization.cleared and .reversed callbacks carry.
+type HoldResult = client.HoldEventData
 
 // RefundRequest credits a card, in its own currency.
 type RefundRequest struct {
@@ -77,15 +66,9 @@ type RefundRequest struct {
 	Currency  string  `json:"currency"`
 }
 
-// Refund is what a refund credited.
-type Refund struct {
-	CardNo    string    `json:"cardNo"`
-	Amount    Decimal   `json:"amount"`
-	Currency  string    `json:"currency"`
-	Credited  string    `json:"credited"` // card, funding
-	Available Decimal   `json:"available"`
-	CreatedAt time.Time `json:"createdAt"`
-}
+// Refund is what a refund credited: the object of the card.refunded
+// callback.
+type Refund = client.RefundEventData
 
 // AuthorizationAttempt is one authorization request for a card.
 type AuthorizationAttempt struct {
