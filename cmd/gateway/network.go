@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,6 +18,8 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/api/client"
+	"github.com/paygate/gateway/internal/netclient"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -145,14 +144,8 @@ func (il *internalListener) stop() {
 	_ = il.srv.Shutdown(ctx)
 }
 
-// The simulator: `gateway network …` calls the internal API.
-
-// networkClient is the simulator's connection to the internal API.
-type networkClient struct {
-	base   string // scheme://host:port
-	token  string
-	client *http.Client
-}
+// The simulator: `gateway network …` calls the internal API through
+// internal/netclient, as the card processor would.
 
 // networkFlags adds the connection flags every network command shares.
 func networkFlags(e *env, fs *flag.FlagSet) (addr *string, plain *bool) {
@@ -165,7 +158,7 @@ func networkFlags(e *env, fs *flag.FlagSet) (addr *string, plain *bool) {
 // newNetworkClient connects to addr with the token of the configuration,
 // trusting the system's roots plus the self-signed certificate of the data
 // directory and GATEWAY_TLS_CERT, when present.
-func newNetworkClient(e *env, addr string, plain bool) (*networkClient, error) {
+func newNetworkClient(e *env, addr string, plain bool) (*netclient.Client, error) {
 	token, _, err := internalToken(e, false)
 	if err != nil {
 		return nil, err
@@ -194,52 +187,9 @@ func newNetworkClient(e *env, addr string, plain bool) (*networkClient, error) {
 			pool.AppendCertsFromPEM(b)
 		}
 	}
-	return &networkClient{base: strings.TrimRight(u.Scheme+"://"+u.Host, "/"), token: token, client: &http.Client{
-		Timeout:   api.RequestBudgetDefault + 10*time.Second, // the server answers within its budget
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}},
-	}}, nil
-}
-
-// call sends one request and returns the envelope's data; an error envelope
-// is an error naming the flag at fault when the message names a field.
-func (nc *networkClient) call(ctx context.Context, method, path string, body any) (json.RawMessage, error) {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, nc.base+path, r)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+nc.token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := nc.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("calling the internal API: %w", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %w", err)
-	}
-	var env struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return nil, fmt.Errorf("HTTP %d: the answer is not an envelope: %.200q", resp.StatusCode, raw)
-	}
-	if resp.StatusCode != http.StatusOK || env.Code != 200 {
-		return nil, envelopeError(resp.StatusCode, env.Code, env.Message)
-	}
-	return env.Data, nil
+	hc := client.NewHTTPClient(pool, 2)
+	hc.Timeout = api.RequestBudgetDefault + 10*time.Second // the server answers within its budget
+	return netclient.New(netclient.Config{BaseURL: u.Scheme + "://" + u.Host, Token: token, HTTPClient: hc})
 }
 
 // flagOfField names the command-line flag of a request field.
@@ -249,14 +199,35 @@ var flagOfField = map[string]string{
 	"merchantCountry": "--merchant-country", "limit": "--limit",
 }
 
-func envelopeError(status, code int, message string) error {
-	if status == http.StatusBadRequest {
-		if field, rest, ok := strings.Cut(message, ": "); ok && flagOfField[field] != "" {
-			return &exitError{code: 2, msg: flagOfField[field] + ": " + rest}
-		}
-		return &exitError{code: 2, msg: message}
+// callError is the command's error for a failed call: a 400 names the flag
+// of its field (exit 2), anything else exits 1 with the status and code.
+func callError(err error) error {
+	var e *client.Error
+	if !errors.As(err, &e) {
+		return err
 	}
-	return &exitError{code: 1, msg: fmt.Sprintf("HTTP %d, code %d: %s", status, code, message)}
+	switch {
+	case e.Status == 0:
+		return fmt.Errorf("calling the internal API: %w", e.Err)
+	case e.Code == 0:
+		return &exitError{code: 1, msg: fmt.Sprintf("HTTP %d: %v", e.Status, e.Err)}
+	case e.Status == http.StatusBadRequest:
+		if f := flagOfField[e.Field]; f != "" {
+			return &exitError{code: 2, msg: f + strings.TrimPrefix(e.Message, e.Field)}
+		}
+		return &exitError{code: 2, msg: e.Message}
+	}
+	return &exitError{code: 1, msg: fmt.Sprintf("HTTP %d, code %d: %s", e.Status, int(e.Code), e.Message)}
+}
+
+// amountFlag reads a decimal flag: the gateway checks it against the
+// currency; here only that it is a number.
+func amountFlag(name, v string) (client.Decimal, error) {
+	d, err := client.ParseDecimal(strings.TrimSpace(v))
+	if err != nil {
+		return d, usageError(fmt.Sprintf("%s: %q is not a decimal number", name, v))
+	}
+	return d, nil
 }
 
 // messageID returns the --message-id given, or a new one, told on stderr
@@ -281,17 +252,17 @@ func required(pairs ...string) error {
 	return nil
 }
 
-// runNetwork calls the internal API and prints the answer's data as JSON.
-func runNetwork(ctx context.Context, e *env, addr string, plain bool, method, path string, body any) error {
+// runNetwork connects, calls, and prints the answer's data as JSON.
+func runNetwork[T any](e *env, addr string, plain bool, call func(nc *netclient.Client) (T, error)) error {
 	nc, err := newNetworkClient(e, addr, plain)
 	if err != nil {
 		return err
 	}
-	data, err := nc.call(ctx, method, path, body)
+	v, err := call(nc)
 	if err != nil {
-		return err
+		return callError(err)
 	}
-	return printJSON(e, data)
+	return printJSON(e, v)
 }
 
 func cmdNetworkAuthorize(ctx context.Context, e *env, args []string) error {
@@ -310,10 +281,13 @@ func cmdNetworkAuthorize(ctx context.Context, e *env, args []string) error {
 	if err := required("--card-no", *cardNo, "--amount", *amount, "--currency", *currency); err != nil {
 		return err
 	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/authorize", map[string]any{
-		"messageId": messageID(e, *msg), "cardNo": *cardNo, "amount": *amount, "currency": strings.ToUpper(*currency),
-		"merchantName": *name, "mcc": *mcc, "merchantCountry": *country,
-	})
+	amt, err := amountFlag("--amount", *amount)
+	if err != nil {
+		return err
+	}
+	req := netclient.AuthorizeRequest{MessageID: messageID(e, *msg), CardNo: *cardNo, Amount: amt, Currency: strings.ToUpper(*currency),
+		MerchantName: *name, MCC: *mcc, MerchantCountry: *country}
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.Decision, error) { return nc.Authorize(ctx, req) })
 }
 
 func cmdNetworkClear(ctx context.Context, e *env, args []string) error {
@@ -328,9 +302,12 @@ func cmdNetworkClear(ctx context.Context, e *env, args []string) error {
 	if err := required("--auth-id", *authID, "--amount", *amount); err != nil {
 		return err
 	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/clear", map[string]any{
-		"messageId": messageID(e, *msg), "authId": *authID, "amount": *amount,
-	})
+	amt, err := amountFlag("--amount", *amount)
+	if err != nil {
+		return err
+	}
+	req := netclient.ClearRequest{MessageID: messageID(e, *msg), AuthID: *authID, Amount: amt}
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.HoldResult, error) { return nc.Clear(ctx, req) })
 }
 
 func cmdNetworkReverse(ctx context.Context, e *env, args []string) error {
@@ -345,11 +322,15 @@ func cmdNetworkReverse(ctx context.Context, e *env, args []string) error {
 	if err := required("--auth-id", *authID); err != nil {
 		return err
 	}
-	body := map[string]any{"messageId": messageID(e, *msg), "authId": *authID}
+	req := netclient.ReverseRequest{MessageID: messageID(e, *msg), AuthID: *authID}
 	if *amount != "" {
-		body["amount"] = *amount
+		amt, err := amountFlag("--amount", *amount)
+		if err != nil {
+			return err
+		}
+		req.Amount = &amt
 	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/reverse", body)
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.HoldResult, error) { return nc.Reverse(ctx, req) })
 }
 
 func cmdNetworkRefund(ctx context.Context, e *env, args []string) error {
@@ -365,9 +346,12 @@ func cmdNetworkRefund(ctx context.Context, e *env, args []string) error {
 	if err := required("--card-no", *cardNo, "--amount", *amount, "--currency", *currency); err != nil {
 		return err
 	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/refund", map[string]any{
-		"messageId": messageID(e, *msg), "cardNo": *cardNo, "amount": *amount, "currency": strings.ToUpper(*currency),
-	})
+	amt, err := amountFlag("--amount", *amount)
+	if err != nil {
+		return err
+	}
+	req := netclient.RefundRequest{MessageID: messageID(e, *msg), CardNo: *cardNo, Amount: amt, Currency: strings.ToUpper(*currency)}
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.Refund, error) { return nc.Refund(ctx, req) })
 }
 
 func cmdNetworkAttempts(ctx context.Context, e *env, args []string) error {
@@ -381,8 +365,13 @@ func cmdNetworkAttempts(ctx context.Context, e *env, args []string) error {
 	if err := required("--card-no", *cardNo); err != nil {
 		return err
 	}
-	q := url.Values{"cardNo": {*cardNo}, "limit": {fmt.Sprint(*limit)}}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodGet, "/network/authorizations?"+q.Encode(), nil)
+	type list struct {
+		List []netclient.AuthorizationAttempt `json:"list"`
+	}
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (list, error) {
+		l, err := nc.Attempts(ctx, *cardNo, *limit)
+		return list{List: l}, err
+	})
 }
 
 func cmdNetworkShow(ctx context.Context, e *env, args []string) error {
@@ -395,5 +384,5 @@ func cmdNetworkShow(ctx context.Context, e *env, args []string) error {
 	if err := required("--auth-id", *authID); err != nil {
 		return err
 	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodGet, "/network/authorizations/"+url.PathEscape(*authID), nil)
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.Authorization, error) { return nc.Authorization(ctx, *authID) })
 }
