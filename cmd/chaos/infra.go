@@ -141,4 +141,3 @@ func lastLines(s string, n int) string {
 
 // tailFile is the end of a gateway's log.
 func tailFile(path string, n int) string { return harness.TailFile(path, n) }
-
