@@ -88,7 +88,7 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 		}
 	}
 	half := d / 2
-	return half + rand.N(d-half+1)
+	return half + rand.N(d-half+1) //nolint:gosec // G404: jitter, not a secret
 }
 
 // parseRetryAfter reads Retry-After: delay-seconds or an HTTP date (RFC
