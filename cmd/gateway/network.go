@@ -221,14 +221,40 @@ func callError(err error) error {
 	return &exitError{code: 1, msg: fmt.Sprintf("HTTP %d, code %d: %s", e.Status, int(e.Code), e.Message)}
 }
 
-// amountFlag reads a decimal flag: the gateway checks it against the
-// currency; here only that it is a number.
-func amountFlag(name, v string) (client.Decimal, error) {
+// decimalFlag is an amount flag: the gateway checks it against the
+// currency; the flag only that it is a number.
+type decimalFlag struct{ d client.Decimal }
+
+func (f *decimalFlag) String() string { return f.d.String() }
+
+func (f *decimalFlag) Set(v string) error {
 	d, err := client.ParseDecimal(strings.TrimSpace(v))
 	if err != nil {
-		return d, usageError(fmt.Sprintf("%s: %q is not a decimal number", name, v))
+		return errors.New("is not a decimal number")
 	}
-	return d, nil
+	f.d = d
+	return nil
+}
+
+// amountFlag adds --amount.
+func amountFlag(fs *flag.FlagSet, usage string) *decimalFlag {
+	f := &decimalFlag{}
+	fs.Var(f, "amount", usage)
+	return f
+}
+
+// parseNetworkFlags parses the flags, then checks that the required ones
+// (by name) were given.
+func parseNetworkFlags(fs *flag.FlagSet, args []string, requiredFlags ...string) (help bool, err error) {
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return help, err
+	}
+	for _, name := range requiredFlags {
+		if fs.Lookup(name).Value.String() == "" {
+			return false, usageError("--" + name + " is required")
+		}
+	}
+	return false, nil
 }
 
 // messageID returns the --message-id given, or a new one, told on stderr
@@ -242,15 +268,6 @@ func messageID(e *env, given string) string {
 	id := "cli-" + hex.EncodeToString(b)
 	fmt.Fprintf(e.stderr, "messageId %s (repeat with --message-id %s: no second effect)\n", id, id)
 	return id
-}
-
-func required(pairs ...string) error {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if pairs[i+1] == "" {
-			return usageError(pairs[i] + " is required")
-		}
-	}
-	return nil
 }
 
 // runNetwork connects, calls, and prints the answer's data as JSON.
@@ -270,23 +287,16 @@ func cmdNetworkAuthorize(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network authorize", "Send an authorization request, as the card network; prints the decision.")
 	addr, plain := networkFlags(e, fs)
 	cardNo := fs.String("card-no", "", "the card (required)")
-	amount := fs.String("amount", "", "decimal amount in --currency, e.g. 10.00 (required)")
+	amount := amountFlag(fs, "decimal amount in --currency, e.g. 10.00 (required)")
 	currency := fs.String("currency", "", "the transaction's ISO 4217 currency (required)")
 	name := fs.String("merchant-name", "Simulator Coffee", "the card acceptor's name")
 	mcc := fs.String("mcc", "5814", "the merchant category code, 4 digits")
 	country := fs.String("merchant-country", "US", "the card acceptor's ISO 3166 country")
 	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseNetworkFlags(fs, args, "card-no", "amount", "currency"); help || err != nil {
 		return err
 	}
-	if err := required("--card-no", *cardNo, "--amount", *amount, "--currency", *currency); err != nil {
-		return err
-	}
-	amt, err := amountFlag("--amount", *amount)
-	if err != nil {
-		return err
-	}
-	req := netclient.AuthorizeRequest{MessageID: messageID(e, *msg), CardNo: *cardNo, Amount: amt, Currency: strings.ToUpper(*currency),
+	req := netclient.AuthorizeRequest{MessageID: messageID(e, *msg), CardNo: *cardNo, Amount: amount.d, Currency: strings.ToUpper(*currency),
 		MerchantName: *name, MCC: *mcc, MerchantCountry: *country}
 	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.Decision, error) { return nc.Authorize(ctx, req) })
 }
@@ -295,19 +305,12 @@ func cmdNetworkClear(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network clear", "Capture an authorization (partial, exact or above the hold), as the card network.")
 	addr, plain := networkFlags(e, fs)
 	authID := fs.String("auth-id", "", "the authorization (required)")
-	amount := fs.String("amount", "", "decimal amount in the authorization's transaction currency (required)")
+	amount := amountFlag(fs, "decimal amount in the authorization's transaction currency (required)")
 	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseNetworkFlags(fs, args, "auth-id", "amount"); help || err != nil {
 		return err
 	}
-	if err := required("--auth-id", *authID, "--amount", *amount); err != nil {
-		return err
-	}
-	amt, err := amountFlag("--amount", *amount)
-	if err != nil {
-		return err
-	}
-	req := netclient.ClearRequest{MessageID: messageID(e, *msg), AuthID: *authID, Amount: amt}
+	req := netclient.ClearRequest{MessageID: messageID(e, *msg), AuthID: *authID, Amount: amount.d}
 	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.HoldResult, error) { return nc.Clear(ctx, req) })
 }
 
@@ -315,21 +318,14 @@ func cmdNetworkReverse(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network reverse", "Release an authorization's hold, all of it or --amount of it, as the card network.")
 	addr, plain := networkFlags(e, fs)
 	authID := fs.String("auth-id", "", "the authorization (required)")
-	amount := fs.String("amount", "", "decimal amount in the transaction currency (default: the whole hold)")
+	amount := amountFlag(fs, "decimal amount in the transaction currency (default: the whole hold)")
 	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if err := required("--auth-id", *authID); err != nil {
+	if help, err := parseNetworkFlags(fs, args, "auth-id"); help || err != nil {
 		return err
 	}
 	req := netclient.ReverseRequest{MessageID: messageID(e, *msg), AuthID: *authID}
-	if *amount != "" {
-		amt, err := amountFlag("--amount", *amount)
-		if err != nil {
-			return err
-		}
-		req.Amount = &amt
+	if amount.d.IsSet() {
+		req.Amount = &amount.d
 	}
 	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.HoldResult, error) { return nc.Reverse(ctx, req) })
 }
@@ -338,20 +334,13 @@ func cmdNetworkRefund(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network refund", "Refund to a card (its funding account once cancelled), as the card network.")
 	addr, plain := networkFlags(e, fs)
 	cardNo := fs.String("card-no", "", "the card (required)")
-	amount := fs.String("amount", "", "decimal amount, e.g. 5.00 (required)")
+	amount := amountFlag(fs, "decimal amount, e.g. 5.00 (required)")
 	currency := fs.String("currency", "", "the card's currency (required)")
 	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseNetworkFlags(fs, args, "card-no", "amount", "currency"); help || err != nil {
 		return err
 	}
-	if err := required("--card-no", *cardNo, "--amount", *amount, "--currency", *currency); err != nil {
-		return err
-	}
-	amt, err := amountFlag("--amount", *amount)
-	if err != nil {
-		return err
-	}
-	req := netclient.RefundRequest{MessageID: messageID(e, *msg), CardNo: *cardNo, Amount: amt, Currency: strings.ToUpper(*currency)}
+	req := netclient.RefundRequest{MessageID: messageID(e, *msg), CardNo: *cardNo, Amount: amount.d, Currency: strings.ToUpper(*currency)}
 	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.Refund, error) { return nc.Refund(ctx, req) })
 }
 
@@ -360,10 +349,7 @@ func cmdNetworkAttempts(ctx context.Context, e *env, args []string) error {
 	addr, plain := networkFlags(e, fs)
 	cardNo := fs.String("card-no", "", "the card (required)")
 	limit := fs.Int("limit", 100, "at most this many, 1 to 500")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if err := required("--card-no", *cardNo); err != nil {
+	if help, err := parseNetworkFlags(fs, args, "card-no"); help || err != nil {
 		return err
 	}
 	type list struct {
@@ -379,10 +365,7 @@ func cmdNetworkShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network show", "Print one authorization: what is held, captured and released.")
 	addr, plain := networkFlags(e, fs)
 	authID := fs.String("auth-id", "", "the authorization (required)")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
-	}
-	if err := required("--auth-id", *authID); err != nil {
+	if help, err := parseNetworkFlags(fs, args, "auth-id"); help || err != nil {
 		return err
 	}
 	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.Authorization, error) { return nc.Authorization(ctx, *authID) })
