@@ -104,7 +104,7 @@ func (c *Caller) Do(ctx context.Context, req *Request, out any) error {
 	if req.Body != nil {
 		b, err := json.Marshal(req.Body)
 		if err != nil {
-			return &Error{Err: fmt.Errorf("encoding the request: %w", err), IdempotencyKey: req.IdempotencyKey}
+			return &Error{Err: fmt.Errorf("%w: encoding it: %w", errNotSent, err), IdempotencyKey: req.IdempotencyKey}
 		}
 		body = b
 	}
@@ -173,7 +173,7 @@ func (c *Caller) attempt(ctx context.Context, req *Request, body []byte, out any
 	}
 	hr, err := http.NewRequestWithContext(ctx, req.Method, u, rd)
 	if err != nil {
-		return fail(&Error{Err: err})
+		return fail(&Error{Err: fmt.Errorf("%w: %w", errNotSent, err)})
 	}
 	for k, vs := range req.Header {
 		hr.Header[k] = append([]string(nil), vs...)

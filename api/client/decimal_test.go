@@ -1,7 +1,9 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -52,6 +54,15 @@ func TestDecimalExact(t *testing.T) {
 	// Unset never goes out as a number.
 	if _, err := json.Marshal(TransferRequest{CardNo: "crd_1"}); err == nil {
 		t.Error("a request with an unset amount was encoded")
+	}
+	c, err := New(Config{BaseURL: "http://127.0.0.1:1", ShopNo: "SH1", PublicKey: "pk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Transfer(context.Background(), TransferRequest{CardNo: "crd_1", Currency: "USD", Direction: DirectionIn})
+	var e *Error
+	if !errors.As(err, &e) || e.Attempts != 0 || e.Temporary() || e.IdempotencyKey == "" {
+		t.Errorf("unset amount: %#v, want an error before any attempt, not temporary", err)
 	}
 	if MustDecimal("12.5").Cmp(MustDecimal("12.50")) != 0 || MustDecimal("-1").Cmp(MustDecimal("0.00")) != -1 {
 		t.Error("Cmp")

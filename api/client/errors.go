@@ -107,7 +107,7 @@ func (e *Error) Business() bool {
 func (e *Error) Temporary() bool {
 	switch {
 	case e.Status == 0:
-		return !errors.Is(e.Err, errContext)
+		return !errors.Is(e.Err, errContext) && !errors.Is(e.Err, errNotSent)
 	case e.Status == http.StatusTooManyRequests, e.Status == http.StatusServiceUnavailable:
 		return true
 	case e.Status == http.StatusOK && e.Code == CodeInProgress:
@@ -116,8 +116,13 @@ func (e *Error) Temporary() bool {
 	return false
 }
 
-// errContext marks an attempt that ended because the caller's context did.
-var errContext = errors.New("client: the context ended")
+// errContext marks an attempt that ended because the caller's context did;
+// errNotSent a request that could not be built (nothing went out, and the
+// same request would fail the same way).
+var (
+	errContext = errors.New("client: the context ended")
+	errNotSent = errors.New("client: the request was not sent")
+)
 
 // fieldRe is the start of a 400's message that names a field, header or
 // parameter: "amount", "beneficiary.account_no", "cardNos[3]",
