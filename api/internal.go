@@ -37,6 +37,9 @@ type InternalDeps struct {
 	BodyBytesMax int64
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// Metrics is the process's registry (the /shop listener exposes it);
+	// nil: one of this server's own, exposed nowhere.
+	Metrics *Metrics
 }
 
 // NewInternalServer returns the handler of the internal network API.
@@ -54,13 +57,16 @@ func NewInternalServer(d InternalDeps) http.Handler {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.Metrics == nil {
+		d.Metrics = NewMetrics(MetricsOptions{})
+	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	_ = r.SetTrustedProxies(nil)
-	addInternalRoutes(r, d, newMetrics())
+	addInternalRoutes(r, d)
 	return r
 }
 

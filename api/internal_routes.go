@@ -8,7 +8,8 @@ import "github.com/gin-gonic/gin"
 // every route but /healthz
 // then checks the bearer token. There is no Idempotency-Key: each message
 // is idempotent on its messageId, in the ledger.
-func addInternalRoutes(r *gin.Engine, d InternalDeps, m *metrics) {
+func addInternalRoutes(r *gin.Engine, d InternalDeps) {
+	m := d.Metrics.internal
 	r.Use(
 		withRequestID(d.Log),
 		accessLog(d.Now, m),

@@ -1,142 +1,139 @@
 package api
 
 import (
-	"fmt"
-	"io"
-	"net/http"
-	"sort"
+	"database/sql"
 	"strconv"
-	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/paygate/gateway/ledger"
 )
+
+// Metrics are the gateway process's metrics in one Prometheus registry
+// (github.com/prometheus/client_golang): the requests of the /shop
+// listener and of the internal listener, the ledger writer's counters, the
+// idempotency keys in flight, Go's runtime and the process, and the
+// database pool. GET /metrics on the /shop listener exposes all of it
+// (docs/operations.md, "Metrics"). Give the same Metrics to NewServer and
+// NewInternalServer.
+type Metrics struct {
+	reg              *prometheus.Registry
+	public, internal *metrics
+	// inFlight counts the keys held by the /shop listener's requests; set
+	// by NewServer.
+	inFlight atomic.Pointer[func() int]
+}
+
+// MetricsOptions say what else the registry reports.
+type MetricsOptions struct {
+	// Ledger: its writer's batches, commands, splits and retries.
+	Ledger *ledger.Ledger
+	// DB: the pool's connections and waits (go_sql_* with db_name="gateway").
+	DB *sql.DB
+}
 
 // latencyBuckets are the upper bounds (seconds) of the latency histogram, up
 // to the 60-second request time-out.
 var latencyBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-// metrics are the request counters, kept by hand in the Prometheus text
-// format: the label sets are bounded (route templates, statuses, envelope
-// codes), so a map under one mutex is plenty.
+// NewMetrics makes the registry. The metric names and their labels are
+// the ones docs/api.md lists; the internal listener's requests are
+// gateway_internal_http_*, with the same labels, so that the /shop series
+// stay what they were.
+func NewMetrics(o MetricsOptions) *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.public = newListenerMetrics(m.reg, "gateway_http",
+		"HTTP requests by route template, method, HTTP status and envelope code.",
+		"Latency of HTTP requests by route template.")
+	m.internal = newListenerMetrics(m.reg, "gateway_internal_http",
+		"Requests of the internal network API by route template, method, HTTP status and envelope code.",
+		"Latency of requests of the internal network API by route template.")
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_idempotency_in_flight",
+			Help: "Requests holding an Idempotency-Key right now."}, func() float64 {
+			if f := m.inFlight.Load(); f != nil {
+				return float64((*f)())
+			}
+			return 0
+		}),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	if o.Ledger != nil {
+		m.reg.MustRegister(ledgerCollector{o.Ledger})
+	}
+	if o.DB != nil {
+		m.reg.MustRegister(collectors.NewDBStatsCollector(o.DB, "gateway"))
+	}
+	return m
+}
+
+// Registry is where the metrics are, for a caller that adds its own.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// metrics are one listener's request counters and latencies. The label
+// sets are bounded: route templates (or "unmatched"), methods, statuses,
+// envelope codes; never a merchant or a URL.
 type metrics struct {
-	mu        sync.Mutex
-	requests  map[requestLabels]uint64
-	latencies map[string]*histogram // by route
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
 }
 
-type requestLabels struct {
-	route, method string
-	status, code  int
+func newListenerMetrics(reg prometheus.Registerer, prefix, requestsHelp, latencyHelp string) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: prefix + "_requests_total", Help: requestsHelp},
+			[]string{"route", "method", "status", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: prefix + "_request_duration_seconds", Help: latencyHelp,
+			Buckets: latencyBuckets}, []string{"route"}),
+	}
+	reg.MustRegister(m.requests, m.latency)
+	return m
 }
 
-type histogram struct {
-	counts []uint64 // one per bucket, not cumulative
-	sum    float64
-	count  uint64
-}
-
-func newMetrics() *metrics {
-	return &metrics{requests: map[requestLabels]uint64{}, latencies: map[string]*histogram{}}
-}
-
+// observe records one request. code is the envelope code the request was
+// answered with (0 when none was recorded).
 func (m *metrics) observe(route, method string, status int, code any, elapsed time.Duration) {
 	c, _ := code.(int)
-	s := elapsed.Seconds()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.requests[requestLabels{route, method, status, c}]++
-	h := m.latencies[route]
-	if h == nil {
-		h = &histogram{counts: make([]uint64, len(latencyBuckets))}
-		m.latencies[route] = h
-	}
-	for i, le := range latencyBuckets {
-		if s <= le {
-			h.counts[i]++
-			break
-		}
-	}
-	h.sum += s
-	h.count++
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status), strconv.Itoa(c)).Inc()
+	m.latency.WithLabelValues(route).Observe(elapsed.Seconds())
 }
 
-// write renders the exposition in a stable order.
-func (m *metrics) write(w io.Writer, st ledger.Stats, inFlight int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	fmt.Fprintln(w, "# HELP gateway_http_requests_total HTTP requests by route template, method, HTTP status and envelope code.")
-	fmt.Fprintln(w, "# TYPE gateway_http_requests_total counter")
-	keys := make([]requestLabels, 0, len(m.requests))
-	for k := range m.requests {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.route != b.route {
-			return a.route < b.route
-		}
-		if a.method != b.method {
-			return a.method < b.method
-		}
-		if a.status != b.status {
-			return a.status < b.status
-		}
-		return a.code < b.code
-	})
-	for _, k := range keys {
-		fmt.Fprintf(w, "gateway_http_requests_total{route=%s,method=%s,status=\"%d\",code=\"%d\"} %d\n",
-			quoteLabel(k.route), quoteLabel(k.method), k.status, k.code, m.requests[k])
-	}
-	fmt.Fprintln(w, "# HELP gateway_http_request_duration_seconds Latency of HTTP requests by route template.")
-	fmt.Fprintln(w, "# TYPE gateway_http_request_duration_seconds histogram")
-	routes := make([]string, 0, len(m.latencies))
-	for r := range m.latencies {
-		routes = append(routes, r)
-	}
-	sort.Strings(routes)
-	for _, r := range routes {
-		h := m.latencies[r]
-		var cum uint64
-		for i, le := range latencyBuckets {
-			cum += h.counts[i]
-			fmt.Fprintf(w, "gateway_http_request_duration_seconds_bucket{route=%s,le=\"%s\"} %d\n",
-				quoteLabel(r), strconv.FormatFloat(le, 'g', -1, 64), cum)
-		}
-		fmt.Fprintf(w, "gateway_http_request_duration_seconds_bucket{route=%s,le=\"+Inf\"} %d\n", quoteLabel(r), h.count)
-		fmt.Fprintf(w, "gateway_http_request_duration_seconds_sum{route=%s} %s\n", quoteLabel(r), strconv.FormatFloat(h.sum, 'g', -1, 64))
-		fmt.Fprintf(w, "gateway_http_request_duration_seconds_count{route=%s} %d\n", quoteLabel(r), h.count)
-	}
-	counter := func(name, help string, v int64) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
-	}
-	counter("gateway_ledger_batches_total", "Transactions committed by the ledger writer.", st.Batches)
-	counter("gateway_ledger_commands_total", "Commands in the committed transactions.", st.Commands)
-	counter("gateway_ledger_splits_total", "Batches that failed whole and ran command by command.", st.Splits)
-	counter("gateway_ledger_retries_total", "Transactions retried after a transient failure.", st.Retries)
-	fmt.Fprintln(w, "# HELP gateway_idempotency_in_flight Requests holding an Idempotency-Key right now.")
-	fmt.Fprintln(w, "# TYPE gateway_idempotency_in_flight gauge")
-	fmt.Fprintf(w, "gateway_idempotency_in_flight %d\n", inFlight)
+// ledgerCollector reports the ledger writer's counters, read once per
+// scrape.
+type ledgerCollector struct{ l *ledger.Ledger }
+
+var (
+	descBatches  = prometheus.NewDesc("gateway_ledger_batches_total", "Transactions committed by the ledger writer.", nil, nil)
+	descCommands = prometheus.NewDesc("gateway_ledger_commands_total", "Commands in the committed transactions.", nil, nil)
+	descSplits   = prometheus.NewDesc("gateway_ledger_splits_total", "Batches that failed whole and ran command by command.", nil, nil)
+	descRetries  = prometheus.NewDesc("gateway_ledger_retries_total", "Transactions retried after a transient failure.", nil, nil)
+)
+
+func (ledgerCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descBatches
+	ch <- descCommands
+	ch <- descSplits
+	ch <- descRetries
 }
 
-// quoteLabel quotes a label value per the exposition format.
-func quoteLabel(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return `"` + r.Replace(s) + `"`
+func (c ledgerCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.l.Stats()
+	ch <- prometheus.MustNewConstMetric(descBatches, prometheus.CounterValue, float64(st.Batches))
+	ch <- prometheus.MustNewConstMetric(descCommands, prometheus.CounterValue, float64(st.Commands))
+	ch <- prometheus.MustNewConstMetric(descSplits, prometheus.CounterValue, float64(st.Splits))
+	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(st.Retries))
 }
 
-// handleMetrics serves the Prometheus text exposition.
-func handleMetrics(m *metrics, l *ledger.Ledger, inflight *inFlight) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		var st ledger.Stats
-		if l != nil {
-			st = l.Stats()
-		}
-		c.Status(http.StatusOK)
-		c.Header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		m.write(c.Writer, st, inflight.len())
-	}
+// handleMetrics serves the registry in the Prometheus text exposition, and
+// from now on counts the keys in flight of this listener.
+func handleMetrics(m *Metrics, inflight *inFlight) gin.HandlerFunc {
+	count := inflight.len
+	m.inFlight.Store(&count)
+	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	return func(c *gin.Context) { h.ServeHTTP(c.Writer, c.Request) }
 }

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/time/rate"
 
 	"github.com/paygate/gateway/postings"
 )
 
 // Per-merchant rate limiting of /shop (docs/security.md, "Rate limits"): a
-// token bucket per authenticated merchant, so that one merchant's flood is
+// token bucket per authenticated merchant (golang.org/x/time/rate's), so that one merchant's flood is
 // answered 429 while the others' requests go on. The buckets live in this
 // process: N gateway instances behind a load balancer give a merchant up to
 // N times the budget. A limiter shared through the database or a cache is
@@ -78,18 +79,19 @@ func ParseRateLimit(rps, burst string) (RateLimit, error) {
 	return r, nil
 }
 
-// bucket is one merchant's tokens as of last.
+// bucket is one merchant's token bucket, golang.org/x/time/rate's, and
+// when it was last used (for eviction).
 type bucket struct {
-	tokens float64
-	last   time.Time
+	lim  *rate.Limiter
+	last time.Time
 }
 
 // rateLimiter holds the buckets. One mutex guards the map: the work under
-// it is a map lookup and a little arithmetic, never I/O, so a merchant that
-// is being refused holds no one else up for longer than that.
+// it is a map lookup and the limiter's arithmetic, never I/O, so a merchant
+// that is being refused holds no one else up for longer than that.
 type rateLimiter struct {
-	rate  float64 // tokens per second
-	burst float64 // the bucket's capacity
+	rate  rate.Limit // tokens per second
+	burst int        // the bucket's capacity
 	now   func() time.Time
 	// fullAfter is how long an untouched bucket takes to fill from empty:
 	// past it, a bucket is the same as a new one and can be dropped.
@@ -109,14 +111,14 @@ func newRateLimiter(r RateLimit, now func() time.Time) *rateLimiter {
 	}
 	full := time.Duration(float64(r.Burst) / r.RPS * float64(time.Second))
 	return &rateLimiter{
-		rate: r.RPS, burst: float64(r.Burst), now: now,
+		rate: rate.Limit(r.RPS), burst: r.Burst, now: now,
 		fullAfter: max(full, time.Second), bucketsMax: rateBucketsMax,
 		buckets: map[int64]*bucket{}, lastSweep: now(),
 	}
 }
 
 // take spends one of merchant's tokens. When there is none, it reports how
-// long until there is one.
+// long until there is one, and spends nothing.
 func (rl *rateLimiter) take(merchant int64) (ok bool, wait time.Duration) {
 	now := rl.now()
 	rl.mu.Lock()
@@ -124,18 +126,21 @@ func (rl *rateLimiter) take(merchant int64) (ok bool, wait time.Duration) {
 	rl.sweep(now)
 	b := rl.buckets[merchant]
 	if b == nil {
-		b = &bucket{tokens: rl.burst, last: now}
+		b = &bucket{lim: rate.NewLimiter(rl.rate, rl.burst)}
 		rl.buckets[merchant] = b
-	} else if elapsed := now.Sub(b.last); elapsed > 0 {
-		// A clock that went backwards refills nothing.
-		b.tokens = math.Min(rl.burst, b.tokens+elapsed.Seconds()*rl.rate)
+	}
+	if now.After(b.last) {
 		b.last = now
 	}
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
+	// A reservation that would have to wait is handed back at once: the
+	// request is refused, not queued. The limiter ignores a clock that went
+	// backwards (it refills nothing).
+	r := b.lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
 	}
-	return false, time.Duration((1 - b.tokens) / rl.rate * float64(time.Second))
+	return true, 0
 }
 
 // sweep drops the buckets that have refilled, at most once per fullAfter

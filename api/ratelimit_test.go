@@ -77,7 +77,7 @@ func TestRateLimiterOff(t *testing.T) {
 		t.Fatal("a negative RPS must turn the limit off")
 	}
 	rl := newRateLimiter(RateLimit{}, time.Now)
-	if rl.rate != RateLimitRPSDefault || rl.burst != RateLimitBurstDefault {
+	if float64(rl.rate) != RateLimitRPSDefault || rl.burst != RateLimitBurstDefault {
 		t.Fatalf("defaults: %v/s burst %v", rl.rate, rl.burst)
 	}
 }
@@ -114,7 +114,7 @@ func TestRateLimiterEvictsIdleBuckets(t *testing.T) {
 	rl.mu.Lock()
 	b := rl.buckets[50]
 	rl.mu.Unlock()
-	if b == nil || b.tokens != 199 {
+	if b == nil || b.lim.TokensAt(clock.Now()) != 199 {
 		t.Fatalf("the newest bucket was evicted or reset: %+v", b)
 	}
 }

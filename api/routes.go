@@ -9,7 +9,8 @@ import "github.com/gin-gonic/gin"
 // the body bound (413). Every /shop request is authenticated, then
 // charged to its merchant's rate limit (429 past it); every /shop POST then
 // reads its body and holds its Idempotency-Key.
-func addRoutes(r *gin.Engine, d Deps, m *metrics) {
+func addRoutes(r *gin.Engine, d Deps) {
+	m := d.Metrics.public
 	inflight := newInFlight()
 	r.Use(
 		withRequestID(d.Log),
@@ -25,7 +26,7 @@ func addRoutes(r *gin.Engine, d Deps, m *metrics) {
 
 	r.GET("/healthz", handleHealthz())
 	r.GET("/readyz", handleReadyz(d.DB))
-	r.GET("/metrics", handleMetrics(m, d.Ledger, inflight))
+	r.GET("/metrics", handleMetrics(d.Metrics, inflight))
 
 	l := d.Ledger
 	shop := r.Group("/shop", authenticate(l, d.TrustedProxies, d.Now), limitRate(newRateLimiter(d.RateLimit, d.Now)))

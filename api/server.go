@@ -58,6 +58,9 @@ type Deps struct {
 	// when given: the callback sender's (callbackurl.FromEnv). The zero
 	// value allows public addresses only.
 	CallbackAllow callbackurl.AllowList
+	// Metrics is the process's registry, shared with the internal
+	// listener; nil: one of this server's own, with the ledger's counters.
+	Metrics *Metrics
 }
 
 func (d *Deps) setDefaults() {
@@ -74,6 +77,9 @@ func (d *Deps) setDefaults() {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.Metrics == nil {
+		d.Metrics = NewMetrics(MetricsOptions{Ledger: d.Ledger})
+	}
 }
 
 // NewServer returns the gateway's HTTP handler.
@@ -87,6 +93,6 @@ func NewServer(d Deps) http.Handler {
 	// The client IP is computed by clientIP from Deps.TrustedProxies; gin's
 	// own guess must never be believed.
 	_ = r.SetTrustedProxies(nil)
-	addRoutes(r, d, newMetrics())
+	addRoutes(r, d)
 	return r
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paygate/gateway/api/client"
 	"net"
 	"net/http"
 	"os"
@@ -167,15 +168,21 @@ func scenarioCallbacks(b *bench) ([]row, error) {
 					return b.ctx.Err()
 				}
 			}
-			path, status := "/shop/card/freeze", "FROZEN"
+			status := "FROZEN"
 			if frozen[k] {
-				path, status = "/shop/card/unfreeze", "ACTIVE"
+				status = "ACTIVE"
 			}
 			p := &pendingCB{status: status, t0: time.Now(), done: make(chan struct{})}
 			rcv.mu.Lock()
 			rcv.pending[card] = p
 			rcv.mu.Unlock()
-			err := b.shop.do(b.ctx, "POST", path, nil, &m.creds, []byte(`{"cardNo":"`+card+`"}`), fmt.Sprintf("f6-%d-%d", w, i), nil)
+			key := client.WithIdempotencyKey(fmt.Sprintf("f6-%d-%d", w, i))
+			var err error
+			if frozen[k] {
+				err = m.shop.UnfreezeCard(b.ctx, card, key)
+			} else {
+				err = m.shop.FreezeCard(b.ctx, client.FreezeCardRequest{CardNo: card}, key)
+			}
 			if err != nil {
 				rcv.mu.Lock()
 				if rcv.pending[card] == p {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/paygate/gateway/internal/harness"
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
@@ -66,10 +67,10 @@ func scenarioVerify(b *bench) ([]row, error) {
 	case runErr == nil:
 		notes = append(notes, "the journal verifies")
 	case errors.As(runErr, &exit) && exit.ExitCode() == 1:
-		notes = append(notes, "THE JOURNAL DOES NOT VERIFY (exit 1): "+tailFile(logPath, 3))
+		notes = append(notes, "THE JOURNAL DOES NOT VERIFY (exit 1): "+harness.TailFile(logPath, 3))
 	default:
 		r.Verdict = "ERROR"
-		notes = append(notes, fmt.Sprintf("audit verify failed: %v: %s", runErr, tailFile(logPath, 3)))
+		notes = append(notes, fmt.Sprintf("audit verify failed: %v: %s", runErr, harness.TailFile(logPath, 3)))
 	}
 	r.Note = joinNotes(notes...)
 	return []row{r}, nil

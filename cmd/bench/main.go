@@ -216,7 +216,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		rep.Rows = append(rep.Rows, rows...)
 		if b.gw != nil {
-			if err := b.gw.alive(); err != nil {
+			if err := b.gw.Exited(); err != nil {
 				return fmt.Errorf("after scenario %s: %w", sc.id, err)
 			}
 		}

@@ -3,8 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"strconv"
+	"github.com/paygate/gateway/api/client"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,12 +97,13 @@ func scenarioTransfers(b *bench) ([]row, error) {
 		op: func(w, i int) error {
 			rng := rngs[w]
 			c := s.cards[rng.IntN(len(s.cards))]
-			dir := "IN"
+			dir := client.DirectionIn
 			if rng.IntN(2) == 0 {
-				dir = "OUT"
+				dir = client.DirectionOut
 			}
-			body := []byte(`{"cardNo":"` + c.card + `","amount":0.01,"currency":"USD","direction":"` + dir + `"}`)
-			return b.shop.do(b.ctx, "POST", "/shop/card/transfer", nil, &c.m.creds, body, fmt.Sprintf("t1-%d-%d", w, i), nil)
+			_, err := c.m.shop.Transfer(b.ctx, client.TransferRequest{CardNo: c.card, Amount: cent, Currency: "USD", Direction: dir},
+				client.WithIdempotencyKey(fmt.Sprintf("t1-%d-%d", w, i)))
+			return err
 		}})
 	if err != nil {
 		return nil, err
@@ -122,9 +122,11 @@ func scenarioTransfers(b *bench) ([]row, error) {
 
 // --- 2: one hot merchant --------------------------------------------------
 
-type cardView struct {
-	CardNo string `json:"cardNo"`
-}
+// cent and dollar are the amounts the scenarios move.
+var (
+	cent   = client.MustDecimal("0.01")
+	dollar = client.MustDecimal("1.00")
+)
 
 func scenarioHot(b *bench) ([]row, error) {
 	m, err := b.hot()
@@ -139,11 +141,11 @@ func scenarioHot(b *bench) ([]row, error) {
 	}
 
 	progress(b.log, "2a: POST /shop/card/create for one merchant, %d clients, %s", conc, b.o.duration)
-	body := []byte(`{"bin":"` + benchBIN + `","currency":"USD","amount":1.00}`)
+	create := client.CreateCardRequest{BIN: benchBIN, Currency: "USD", Amount: dollar}
 	res, err := b.drive(driveSpec{concurrency: conc, duration: b.o.duration, warmup: b.o.warmup, profile: "2a-create", gateway: true,
 		op: func(w, i int) error {
-			var c cardView
-			if err := b.shop.do(b.ctx, "POST", "/shop/card/create", nil, &m.creds, body, fmt.Sprintf("c2-%d-%d", w, i), &c); err != nil {
+			c, err := m.shop.CreateCard(b.ctx, create, client.WithIdempotencyKey(fmt.Sprintf("c2-%d-%d", w, i)))
+			if err != nil {
 				return err
 			}
 			b.hotCardsMu.Lock()
@@ -174,8 +176,9 @@ func scenarioHot(b *bench) ([]row, error) {
 	res, err = b.drive(driveSpec{concurrency: conc, duration: b.o.duration, warmup: b.o.warmup, profile: "2b-topup", gateway: true,
 		op: func(w, i int) error {
 			card := cards[rngs[w].IntN(len(cards))]
-			body := []byte(`{"cardNo":"` + card + `","amount":0.01,"currency":"USD","direction":"IN"}`)
-			return b.shop.do(b.ctx, "POST", "/shop/card/transfer", nil, &m.creds, body, fmt.Sprintf("t2-%d-%d", w, i), nil)
+			_, err := m.shop.Transfer(b.ctx, client.TransferRequest{CardNo: card, Amount: cent, Currency: "USD", Direction: client.DirectionIn},
+				client.WithIdempotencyKey(fmt.Sprintf("t2-%d-%d", w, i)))
+			return err
 		}})
 	if err != nil {
 		return nil, err
@@ -266,7 +269,8 @@ func scenarioBalances(b *bench) ([]row, error) {
 	res, err := b.drive(driveSpec{concurrency: conc, duration: b.o.duration, warmup: b.o.warmup, profile: "4a-balance", gateway: true,
 		op: func(w, _ int) error {
 			c := s.cards[rngs[w].IntN(len(s.cards))]
-			return b.shop.do(b.ctx, "GET", "/shop/card/balance", url.Values{"cardNo": {c.card}}, &c.m.creds, nil, "", nil)
+			_, err := c.m.shop.CardBalance(b.ctx, c.card)
+			return err
 		}})
 	if err != nil {
 		return nil, err
@@ -289,15 +293,14 @@ func scenarioBalances(b *bench) ([]row, error) {
 			for i := range nos {
 				nos[i] = m.cards[rng.IntN(len(m.cards))]
 			}
-			body, _ := json.Marshal(map[string]any{"cardNos": nos})
-			var out struct {
-				List []json.RawMessage `json:"list"`
-			}
-			if err := b.shop.do(b.ctx, "POST", "/shop/card/balance/batch", nil, &m.creds, body, "", &out); err != nil {
+			// Without a key, as before the client: a keyed read claims its
+			// key in the database, which this row does not measure.
+			list, err := m.shop.CardBalances(b.ctx, nos, client.WithoutIdempotencyKey())
+			if err != nil {
 				return err
 			}
-			if len(out.List) != batch {
-				return fmt.Errorf("batch balance: %d items for %d cards", len(out.List), batch)
+			if len(list) != batch {
+				return fmt.Errorf("batch balance: %d items for %d cards", len(list), batch)
 			}
 			return nil
 		}})
@@ -327,21 +330,13 @@ func scenarioBill(b *bench) ([]row, error) {
 		Note: fmt.Sprintf("not over HTTP and not a target: entries/s of %d concurrent Append calls of %d DEPOSIT entries for one merchant (group commit); %s in all",
 			b.o.billCallers, ledger.BatchEntriesMax, s.took.Round(time.Second))}}
 	today := time.Now().UTC()
-	query := func(page int) url.Values {
-		return url.Values{
-			"startDate": {today.AddDate(0, 0, -1).Format("2006-01-02")},
-			"endDate":   {today.AddDate(0, 0, 1).Format("2006-01-02")},
-			"page":      {strconv.Itoa(page)},
-			"size":      {"50"},
-		}
-	}
-	type billPage struct {
-		Total int64             `json:"total"`
-		List  []json.RawMessage `json:"list"`
+	query := func(page int) client.BillQuery {
+		return client.BillQuery{StartDate: today.AddDate(0, 0, -1).Format("2006-01-02"),
+			EndDate: today.AddDate(0, 0, 1).Format("2006-01-02"), Page: page, Size: 50}
 	}
 	// Is the endpoint in this build?
-	var probe billPage
-	if err := b.shop.do(b.ctx, "GET", "/shop/bill/list", query(1), &s.creds, nil, "", &probe); err != nil {
+	probe, err := s.shop.Bill(b.ctx, query(1))
+	if err != nil {
 		rows = append(rows, row{Scenario: "5  bill export, last page vs page 1", Target: "p50 ≤ 1.5× page 1", Verdict: "n/a",
 			Note: fmt.Sprintf("GET /shop/bill/list did not answer: %v", err)})
 		return rows, nil
@@ -364,8 +359,8 @@ func scenarioBill(b *bench) ([]row, error) {
 		var short atomic.Int64
 		res, err := b.drive(driveSpec{concurrency: conc, duration: dur, warmup: b.o.warmup / 2, profile: fmt.Sprintf("5-bill-page-%d", page), gateway: true,
 			op: func(w, _ int) error {
-				var p billPage
-				if err := b.shop.do(b.ctx, "GET", "/shop/bill/list", q, &s.creds, nil, "", &p); err != nil {
+				p, err := s.shop.Bill(b.ctx, q)
+				if err != nil {
 					return err
 				}
 				if len(p.List) != 50 {

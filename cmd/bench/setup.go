@@ -61,7 +61,11 @@ func (b *bench) newMerchant(name, callbackURL string) (*merchantSetup, error) {
 	if _, err := b.l.Deposit(b.ctx, m.ID, "USD", depositMinor, nil); err != nil {
 		return nil, fmt.Errorf("deposit of %s: %w", name, err)
 	}
-	return &merchantSetup{creds: creds{id: m.ID, shopNo: cr.ShopNo, publicKey: cr.PublicKey, privateKey: cr.PrivateKey}}, nil
+	c, err := b.newCreds(m.ID, cr.ShopNo, cr.PublicKey, cr.PrivateKey)
+	if err != nil {
+		return nil, err
+	}
+	return &merchantSetup{creds: c}, nil
 }
 
 // createCards issues n cards of amount minor units for each merchant, with

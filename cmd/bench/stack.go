@@ -5,14 +5,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,6 +22,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
@@ -42,8 +40,8 @@ type bench struct {
 	dataKey string // hex
 	db      *bun.DB
 	l       *ledger.Ledger
+	pg      *harness.Postgres
 	gw      *gateway
-	shop    *shopClient
 	dbSeq   int
 
 	// Prepared on first use (setup.go).
@@ -91,10 +89,8 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 	if bin == "" && o.needsGateway() {
 		bin = filepath.Join(dir, "gateway")
 		progress(log, "building the gateway: go build -o %s ./cmd/gateway", bin)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/gateway")
-		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("building the gateway: %w", err)
+		if err := harness.Build(ctx, bin, log); err != nil {
+			return nil, err
 		}
 	}
 
@@ -127,10 +123,11 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 		settings["log_directory"] = "log" // in the data directory, which the server's user owns
 		progress(log, "auto_explain: plans of statements slower than %s go to %s", o.autoExplain, filepath.Join(dir, "pg", "data", "log"))
 	}
-	b.cluster, err = pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Durable: true, Log: log, Settings: settings})
+	b.pg, err = harness.StartPostgres(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Durable: true, Log: log, Settings: settings})
 	if err != nil {
 		return nil, err
 	}
+	b.cluster = b.pg.Cluster()
 	if err := b.cluster.CreateDatabase(ctx, "gateway"); err != nil {
 		return nil, err
 	}
@@ -159,7 +156,6 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 		if err != nil {
 			return nil, err
 		}
-		b.shop = &shopClient{base: "https://" + b.gw.addr, hc: b.gw.client}
 	}
 	return b, nil
 }
@@ -212,171 +208,62 @@ func (b *bench) newDatabase() (string, error) {
 	return b.cluster.URL(name), nil
 }
 
-// gateway is the `gateway serve` subprocess.
+// gateway is the `gateway serve` subprocess (internal/harness), with the
+// sampler of its resident memory.
 type gateway struct {
-	cmd           *exec.Cmd
-	addr          string // 127.0.0.1:port of the /shop API
-	internalAddr  string
-	internalToken string
-	dataDir       string
-	logPath       string
-	client        *http.Client
-	exited        chan struct{}
-	exitErr       error
-	rss           *rssSampler
-	stopSampler   func()
+	*harness.Gateway
+	rss         *rssSampler
+	stopSampler func()
 }
 
 // rssEvery is how often the gateway's resident memory is sampled.
 const rssEvery = 100 * time.Millisecond
 
 func startGateway(ctx context.Context, bin string, b *bench, log io.Writer) (*gateway, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	iport, err := freePort()
-	if err != nil {
-		return nil, err
-	}
 	tok := make([]byte, 24)
 	_, _ = rand.Read(tok)
-	g := &gateway{
-		addr:          fmt.Sprintf("127.0.0.1:%d", port),
-		internalAddr:  fmt.Sprintf("127.0.0.1:%d", iport),
-		internalToken: hex.EncodeToString(tok),
-		dataDir:       filepath.Join(b.dir, "gw"),
-		logPath:       filepath.Join(b.dir, "gateway.log"),
-		exited:        make(chan struct{}),
-	}
-	if err := os.MkdirAll(g.dataDir, 0o700); err != nil {
-		return nil, err
-	}
-	logFile, err := os.Create(g.logPath)
+	g := &gateway{}
+	hg, err := harness.NewGateway(harness.GatewayConfig{
+		Bin: bin, Name: "gateway serve", DatabaseURL: b.dbURL,
+		DataDir: filepath.Join(b.dir, "gw"), LogPath: filepath.Join(b.dir, "gateway.log"),
+		DataKey: b.dataKey, InternalToken: hex.EncodeToString(tok),
+		BaseEnv:      os.Environ(),
+		Env:          b.o.gatewayEnv, // -gateway-env: last wins
+		IdleConnsMax: b.o.concurrency,
+		OnStart: func(pid int) {
+			g.rss = &rssSampler{pid: pid}
+			g.stopSampler = g.rss.run(rssEvery)
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
-	// Not CommandContext: the gateway is stopped with SIGTERM, in order.
-	g.cmd = exec.Command(bin, "serve")
-	g.cmd.Env = append(os.Environ(),
-		"DATABASE_URL="+b.dbURL,
-		"GATEWAY_DATA_DIR="+g.dataDir,
-		"GATEWAY_DATA_KEY="+b.dataKey,
-		"GATEWAY_ADDR="+g.addr,
-		"GATEWAY_INTERNAL_ADDR="+g.internalAddr,
-		"GATEWAY_INTERNAL_TOKEN="+g.internalToken,
-		"GATEWAY_CALLBACK_ALLOW_PRIVATE=true",
-		// The per-merchant rate limit (200 requests/s by default) would cap
-		// the hot-merchant and bill scenarios: the bench measures capacity.
-		"GATEWAY_RATE_LIMIT_RPS=off",
-		// Every client is 127.0.0.1: the per-client bound of connections
-		// would count them as one.
-		"GATEWAY_CONNS_PER_CLIENT_MAX=off",
-	)
-	g.cmd.Env = append(g.cmd.Env, b.o.gatewayEnv...) // -gateway-env: last wins
-	g.cmd.Stdout, g.cmd.Stderr = logFile, logFile
-	g.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the bench, which stops it
-	progress(log, "starting the gateway: %s serve on https://%s (log: %s)", bin, g.addr, g.logPath)
-	if err := g.cmd.Start(); err != nil {
-		logFile.Close()
+	g.Gateway = hg
+	progress(log, "starting the gateway: %s serve on %s (log: %s)", bin, hg.BaseURL(), hg.LogPath())
+	if err := hg.Start(ctx); err != nil {
+		g.stop()
 		return nil, err
 	}
-	go func() {
-		g.exitErr = g.cmd.Wait()
-		logFile.Close()
-		close(g.exited)
-	}()
-	g.rss = &rssSampler{pid: g.cmd.Process.Pid}
-	g.stopSampler = g.rss.run(rssEvery)
-
-	// The self-signed certificate appears in the data directory; pin it.
-	certPath := filepath.Join(g.dataDir, "tls", "cert.pem")
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		if err := g.alive(); err != nil {
-			return nil, err
-		}
-		if time.Now().After(deadline) {
-			g.stop()
-			return nil, fmt.Errorf("the gateway did not answer /healthz within 90s; the end of %s:\n%s", g.logPath, tailFile(g.logPath, 20))
-		}
-		if g.client == nil {
-			if pem, err := os.ReadFile(certPath); err == nil {
-				pool := x509.NewCertPool()
-				if pool.AppendCertsFromPEM(pem) {
-					g.client = newHTTPClient(pool, b.o.concurrency)
-				}
-			}
-		}
-		if g.client != nil {
-			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			req, _ := http.NewRequestWithContext(cctx, http.MethodGet, "https://"+g.addr+"/healthz", nil)
-			resp, err := g.client.Do(req)
-			cancel()
-			if err == nil {
-				io.Copy(io.Discard, resp.Body) //nolint:errcheck
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					progress(log, "gateway ready (pid %d)", g.cmd.Process.Pid)
-					return g, nil
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			g.stop()
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	progress(log, "gateway ready (pid %d)", g.pid())
+	return g, nil
 }
 
-// newHTTPClient is the one client every worker shares: keep-alive
-// connections, enough idle ones for every worker, the gateway's self-signed
-// certificate as the only root (pinned), HTTP/1.1 as the gateway serves it.
-func newHTTPClient(roots *x509.CertPool, concurrency int) *http.Client {
-	t := &http.Transport{
-		TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
-		MaxIdleConns:        2*concurrency + 16,
-		MaxIdleConnsPerHost: 2*concurrency + 16,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-	}
-	return &http.Client{Transport: t, Timeout: 65 * time.Second}
-}
-
-// alive reports an error if the gateway has exited.
-func (g *gateway) alive() error {
-	select {
-	case <-g.exited:
-		return fmt.Errorf("the gateway exited (%v); the end of %s:\n%s", g.exitErr, g.logPath, tailFile(g.logPath, 20))
-	default:
-		return nil
-	}
+// pid is the gateway's process id.
+func (g *gateway) pid() int {
+	_, pid := g.Alive()
+	return pid
 }
 
 func (g *gateway) stop() {
 	if g.stopSampler != nil {
 		g.stopSampler()
 	}
-	select {
-	case <-g.exited:
-		return
-	default:
-	}
-	_ = g.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-g.exited:
-	case <-time.After(20 * time.Second):
-		_ = g.cmd.Process.Kill()
-		<-g.exited
-	}
+	g.Stop()
 }
 
 // cpuMs is the gateway's CPU time so far (user + system), in milliseconds.
 func (g *gateway) cpuMs() float64 {
-	return procCPUMs(g.cmd.Process.Pid)
+	return procCPUMs(g.pid())
 }
 
 // procCPUMs reads utime + stime of /proc/<pid>/stat (clock ticks of 10 ms,
@@ -472,27 +359,6 @@ func vmRSSMB(pid int) (float64, bool) {
 	return 0, false
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-func tailFile(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
 // startPerf records a perf profile (with call graphs) of this run's
 // processes (the bench, the gateway, PostgreSQL) into
 // -perf DIR/<name>.data until the returned function is called. The gateway
@@ -519,7 +385,7 @@ func (b *bench) startPerf(name string, extraPids ...int) (stop func()) {
 	// PostgreSQL clusters, compilers) stays out of the profile.
 	pids := []string{strconv.Itoa(os.Getpid())}
 	if b.gw != nil {
-		pids = append(pids, strconv.Itoa(b.gw.cmd.Process.Pid))
+		pids = append(pids, strconv.Itoa(b.gw.pid()))
 	}
 	for _, p := range append(b.pgPids(), extraPids...) {
 		pids = append(pids, strconv.Itoa(p))
@@ -683,11 +549,11 @@ type ledgerStats struct {
 
 func (g *gateway) ledgerStats(ctx context.Context) (ledgerStats, bool) {
 	var st ledgerStats
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+g.addr+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.BaseURL()+"/metrics", nil)
 	if err != nil {
 		return st, false
 	}
-	resp, err := g.client.Do(req)
+	resp, err := g.HTTPClient().Do(req)
 	if err != nil {
 		return st, false
 	}
@@ -726,7 +592,7 @@ func (g *gateway) ledgerStats(ctx context.Context) (ledgerStats, bool) {
 // and keeps the first line of each.
 func (g *gateway) logProblems() (map[string]int, map[string]string) {
 	out, first := map[string]int{}, map[string]string{}
-	f, err := os.Open(g.logPath)
+	f, err := os.Open(g.LogPath())
 	if err != nil {
 		return out, first
 	}

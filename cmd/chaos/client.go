@@ -1,17 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/paygate/gateway/api/client"
+	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -93,21 +93,22 @@ const (
 // shopOp is one money operation over HTTP with its own Idempotency-Key,
 // and everything the client learnt about it.
 type shopOp struct {
-	i      int
-	kind   string
-	m      *merchant
-	card   *card
-	amount int64
-	key    string
-	path   string
-	body   []byte
-	dup    bool // sent to two gateways at once
+	i        int
+	kind     string
+	m        *merchant
+	card     *card
+	amount   int64
+	key      string
+	create   *client.CreateCardRequest
+	transfer *client.TransferRequest
+	dup      bool // sent to two gateways at once
 
 	mu          sync.Mutex
 	attempts    int
 	answered    bool
 	answeredAt  time.Time
 	firstSentAt time.Time
+	lastEnd     time.Time
 	status      int    // HTTP status of the final answer
 	code        int    // envelope code of the final answer
 	message     string // envelope message of the final answer
@@ -122,6 +123,11 @@ func (o *shopOp) ok() bool { return o.answered && o.status == http.StatusOK && o
 // answerText is the comparable form of the final answer.
 func (o *shopOp) answerText() string {
 	return fmt.Sprintf("%d/%d/%s%s", o.status, o.code, o.txID, o.cardNo)
+}
+
+// again is the same operation, unsent: the same key and request.
+func (o *shopOp) again() *shopOp {
+	return &shopOp{i: o.i, kind: o.kind, m: o.m, card: o.card, amount: o.amount, key: o.key, create: o.create, transfer: o.transfer}
 }
 
 type planOptions struct {
@@ -144,37 +150,32 @@ func planShopOps(rng *rand.Rand, ms []*merchant, p planOptions) []*shopOp {
 		cur := postings.MustCurrency(m.cur)
 		switch {
 		case r < p.createPercent:
-			o.kind, o.path = kindCreate, "/shop/card/create"
+			o.kind = kindCreate
 			o.amount = rng.Int64N(50_00)
-			req := map[string]any{"bin": m.bin, "currency": m.cur, "amount": postings.FormatMinor(o.amount, cur), "remark": "chaos"}
-			if p.callbackURL != "" {
-				req["callback_url"] = p.callbackURL
-			}
-			o.body, _ = json.Marshal(req)
+			o.create = &client.CreateCardRequest{BIN: m.bin, Currency: m.cur, Amount: client.MustDecimal(postings.FormatMinor(o.amount, cur)),
+				Remark: "chaos", CallbackURL: p.callbackURL}
 		case r < p.createPercent+p.freezePercent:
 			o.card = m.cards[rng.IntN(len(m.cards))]
-			o.kind, o.path = kindFreeze, "/shop/card/freeze"
+			o.kind = kindFreeze
 			if rng.IntN(2) == 0 {
-				o.kind, o.path = kindUnfreeze, "/shop/card/unfreeze"
+				o.kind = kindUnfreeze
 			}
-			o.body, _ = json.Marshal(map[string]any{"cardNo": o.card.no})
 		default:
 			o.card = m.cards[rng.IntN(len(m.cards))]
 			o.kind = kindIn
 			if rng.IntN(100) < 45 {
 				o.kind = kindOut
 			}
-			o.path = "/shop/card/transfer"
 			o.amount = 1 + rng.Int64N(20_00)
 			if o.kind == kindOut && rng.IntN(100) < 5 {
 				o.amount = 1_000_000_00 // more than any card holds: 1001, stored and replayed like a success
 			}
-			dir := "IN"
+			dir := client.DirectionIn
 			if o.kind == kindOut {
-				dir = "OUT"
+				dir = client.DirectionOut
 			}
-			o.body, _ = json.Marshal(map[string]any{"cardNo": o.card.no, "amount": postings.FormatMinor(o.amount, cur),
-				"currency": m.cur, "direction": dir})
+			o.transfer = &client.TransferRequest{CardNo: o.card.no, Amount: client.MustDecimal(postings.FormatMinor(o.amount, cur)),
+				Currency: m.cur, Direction: dir}
 		}
 		o.dup = rng.IntN(100) < p.dupPercent
 		ops = append(ops, o)
@@ -185,29 +186,81 @@ func planShopOps(rng *rand.Rand, ms []*merchant, p planOptions) []*shopOp {
 // attempt is one HTTP exchange, as the observers see it.
 type attempt struct {
 	start, end time.Time
-	target     int
 	transport  error // no HTTP answer at all
 	status     int
 	envelope   bool // the body was the {code, message, data} envelope
 	code       int
 }
 
-// runner sends operations with retries until each one is answered.
+// runner sends operations through api/client, each retried with its
+// Idempotency-Key until it is answered: the client's own retries (a lost
+// answer, 429, 503, and 1009 here), with a budget of giveUp.
 type runner struct {
-	targets  []string // base URLs
-	client   *http.Client
+	gws      []*harness.Gateway
 	observe  func(a attempt) // may be nil; called for every exchange
 	answered atomic.Int64
 	attempts atomic.Int64
 	// counts of non-final answers
 	transportErrors, status5xx, status500, status429, inProgress atomic.Int64
 	giveUp                                                       time.Duration
+
+	mu      sync.Mutex
+	clients map[clientKey]*client.Client
 }
 
-func newRunner(targets []string, clients int) *runner {
-	tr := &http.Transport{MaxIdleConnsPerHost: clients * 2, MaxConnsPerHost: 0, IdleConnTimeout: 30 * time.Second,
-		DisableCompression: true}
-	return &runner{targets: targets, client: &http.Client{Transport: tr, Timeout: 75 * time.Second}, giveUp: 5 * time.Minute}
+// clientKey names a client: a merchant on one gateway, or on any (-1: each
+// attempt goes to a gateway drawn at random, like a load balancer).
+type clientKey struct {
+	shopNo string
+	target int
+}
+
+func newRunner(gws []*harness.Gateway, _ int) *runner {
+	return &runner{gws: gws, giveUp: 5 * time.Minute, clients: map[clientKey]*client.Client{}}
+}
+
+// retryUntil is the retry policy of an operation: until answered, up to
+// the deadline; back-off from 20 ms to 320 ms, jittered, or Retry-After.
+func retryUntil(deadline time.Time) client.RetryPolicy {
+	return client.RetryPolicy{MaxAttempts: 1 << 20, MaxElapsed: time.Until(deadline), BaseDelay: 20 * time.Millisecond,
+		MaxDelay: 320 * time.Millisecond, RetryInProgress: true}
+}
+
+func (r *runner) client(m *merchant, target int) (*client.Client, error) {
+	k := clientKey{m.shopNo, target}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.clients[k]; c != nil {
+		return c, nil
+	}
+	g := r.gws[max(target, 0)]
+	hc := g.HTTPClient()
+	if target < 0 && len(r.gws) > 1 {
+		hosts := make([]string, len(r.gws))
+		for i, g := range r.gws {
+			hosts[i] = g.Addr()
+		}
+		hc = &http.Client{Transport: spread{hosts: hosts, next: hc.Transport}, Timeout: hc.Timeout}
+	}
+	c, err := client.New(client.Config{BaseURL: g.BaseURL(), ShopNo: m.shopNo, PublicKey: m.pub, HTTPClient: hc, Retry: client.NoRetry})
+	if err != nil {
+		return nil, err
+	}
+	r.clients[k] = c
+	return c, nil
+}
+
+// spread sends each request to one of hosts drawn at random.
+type spread struct {
+	hosts []string
+	next  http.RoundTripper
+}
+
+func (s spread) RoundTrip(req *http.Request) (*http.Response, error) {
+	out := req.Clone(req.Context())
+	out.URL.Host = s.hosts[rand.IntN(len(s.hosts))]
+	out.Host = ""
+	return s.next.RoundTrip(out)
 }
 
 // run sends ops from `clients` goroutines and returns when every one is
@@ -237,24 +290,23 @@ func (r *runner) run(ctx context.Context, rng *rand.Rand, ops []*shopOp, clients
 }
 
 func (r *runner) do(ctx context.Context, rng *rand.Rand, o *shopOp) {
-	if !o.dup || len(r.targets) < 2 {
-		r.loop(ctx, rng, o, -1, o)
+	if !o.dup || len(r.gws) < 2 {
+		r.loop(ctx, o, -1)
 		r.answered.Add(1)
 		return
 	}
 	// The same request to two gateways at once: one runs it, the other
 	// waits (1009) or replays; both must end with the same answer.
-	a, b := rng.IntN(len(r.targets)), 0
-	b = (a + 1 + rng.IntN(len(r.targets)-1)) % len(r.targets)
-	twin := &shopOp{i: o.i, kind: o.kind, m: o.m, card: o.card, amount: o.amount, key: o.key, path: o.path, body: o.body}
+	a := rng.IntN(len(r.gws))
+	b := (a + 1 + rng.IntN(len(r.gws)-1)) % len(r.gws)
+	twin := o.again()
 	var wg sync.WaitGroup
 	wg.Add(1)
-	seed := rng.Uint64()
 	go func() {
 		defer wg.Done()
-		r.loop(ctx, rand.New(rand.NewPCG(seed, 9)), twin, b, twin)
+		r.loop(ctx, twin, b)
 	}()
-	r.loop(ctx, rng, o, a, o)
+	r.loop(ctx, o, a)
 	wg.Wait()
 	o.mu.Lock()
 	o.attempts += twin.attempts
@@ -265,116 +317,111 @@ func (r *runner) do(ctx context.Context, rng *rand.Rand, o *shopOp) {
 	r.answered.Add(1)
 }
 
-// loop retries o with the same Idempotency-Key until it is answered: a
-// success or a business failure. Unanswered requests (no connection, reset,
-// 5xx, 429, 1009) are retried after a short back-off.
-func (r *runner) loop(ctx context.Context, rng *rand.Rand, o *shopOp, target int, rec *shopOp) {
+// observeAttempt counts one exchange of o and tells the observer.
+func (r *runner) observeAttempt(o *shopOp, ca client.Attempt) {
+	a := attempt{start: ca.Start, end: ca.End, status: ca.Status, envelope: ca.Envelope, code: int(ca.Code)}
+	if ca.Err != nil && ca.Status == 0 {
+		a.transport = ca.Err
+	}
+	r.attempts.Add(1)
+	o.mu.Lock()
+	o.attempts++
+	o.lastEnd = ca.End
+	o.mu.Unlock()
+	switch {
+	case a.transport != nil:
+		r.transportErrors.Add(1)
+	case a.status == http.StatusTooManyRequests:
+		r.status429.Add(1)
+	case a.status >= 500:
+		r.status5xx.Add(1)
+		if a.status == http.StatusInternalServerError {
+			r.status500.Add(1)
+		}
+	case a.status == http.StatusOK && a.code == 1009:
+		r.inProgress.Add(1)
+	}
+	if r.observe != nil {
+		r.observe(a)
+	}
+}
+
+// loop sends o to target (-1: any) until it is answered: a success or a
+// business failure. The client retries what is unanswered (no connection,
+// reset, 503, 429, 1009) with the same key; a 500, a bug the checks count,
+// is sent again here, as before the client existed.
+func (r *runner) loop(ctx context.Context, o *shopOp, target int) {
+	c, err := r.client(o.m, target)
+	if err != nil {
+		o.mu.Lock()
+		o.refused = err.Error()
+		o.mu.Unlock()
+		return
+	}
 	deadline := time.Now().Add(r.giveUp)
-	for n := 0; ; n++ {
-		if ctx.Err() != nil || time.Now().After(deadline) {
-			return
-		}
-		t := target
-		if t < 0 {
-			t = rng.IntN(len(r.targets))
-		}
-		rec.mu.Lock()
-		rec.attempts++
-		if rec.firstSentAt.IsZero() {
-			rec.firstSentAt = time.Now()
-		}
-		rec.mu.Unlock()
-		a, env := r.send(ctx, t, o)
-		r.attempts.Add(1)
-		if r.observe != nil {
-			r.observe(a)
-		}
-		final := false
+	o.mu.Lock()
+	if o.firstSentAt.IsZero() {
+		o.firstSentAt = time.Now()
+	}
+	o.mu.Unlock()
+	opts := []client.CallOption{client.WithIdempotencyKey(o.key),
+		client.WithAttemptObserver(func(a client.Attempt) { r.observeAttempt(o, a) }),
+		client.WithRetry(retryUntil(deadline))}
+	for {
+		txID, cardNo, err := r.send(ctx, c, o, opts)
+		var e *client.Error
 		switch {
-		case a.transport != nil:
-			r.transportErrors.Add(1)
-		case a.status == http.StatusTooManyRequests:
-			r.status429.Add(1)
-		case a.status >= 500:
-			r.status5xx.Add(1)
-			if a.status == http.StatusInternalServerError {
-				r.status500.Add(1)
+		case err == nil:
+			o.mu.Lock()
+			o.answered, o.answeredAt, o.status, o.code, o.message = true, o.lastEnd, http.StatusOK, 200, "success"
+			o.txID = txID
+			if o.kind == kindCreate {
+				o.cardNo = cardNo
 			}
-		case a.status == http.StatusOK && a.code == 1009:
-			r.inProgress.Add(1)
-		case a.status == http.StatusOK && a.envelope:
-			final = true
+			o.mu.Unlock()
+			return
+		case !errors.As(err, &e):
+			return
+		case e.Status == http.StatusInternalServerError && time.Now().Before(deadline) && ctx.Err() == nil:
+			time.Sleep(20 * time.Millisecond)
+			continue
+		case e.Temporary():
+			return // given up: unanswered
+		case e.Business():
+			o.mu.Lock()
+			o.answered, o.answeredAt, o.status, o.code, o.message = true, o.lastEnd, e.Status, int(e.Code), e.Message
+			o.mu.Unlock()
+			return
 		default:
-			final = true
-			rec.mu.Lock()
-			rec.refused = fmt.Sprintf("HTTP %d code %d: %s", a.status, a.code, env.Message)
-			rec.mu.Unlock()
-		}
-		if final {
-			rec.mu.Lock()
-			rec.answered, rec.answeredAt, rec.status, rec.code, rec.message = true, a.end, a.status, a.code, env.Message
-			if a.code == 200 {
-				var d struct {
-					TxID   string `json:"txId"`
-					CardNo string `json:"cardNo"`
-				}
-				_ = json.Unmarshal(env.Data, &d)
-				rec.txID = d.TxID
-				if o.kind == kindCreate {
-					rec.cardNo = d.CardNo
-				}
-			}
-			rec.mu.Unlock()
-			return
-		}
-		back := time.Duration(20<<min(n, 4)) * time.Millisecond
-		back += time.Duration(rng.Int64N(int64(back)))
-		select {
-		case <-time.After(back):
-		case <-ctx.Done():
+			o.mu.Lock()
+			o.answered, o.answeredAt, o.status, o.code, o.message = true, o.lastEnd, e.Status, int(e.Code), e.Message
+			o.refused = fmt.Sprintf("HTTP %d code %d: %s", e.Status, e.Code, e.Message)
+			o.mu.Unlock()
 			return
 		}
 	}
 }
 
-type envelope struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
-func (r *runner) send(ctx context.Context, target int, o *shopOp) (attempt, envelope) {
-	a := attempt{start: time.Now(), target: target}
-	var env envelope
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.targets[target]+o.path, bytes.NewReader(o.body))
-	if err != nil {
-		a.transport, a.end = err, time.Now()
-		return a, env
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Shop-No", o.m.shopNo)
-	req.Header.Set("X-Public-Key", o.m.pub)
-	req.Header.Set("Idempotency-Key", o.key)
-	resp, err := r.client.Do(req)
-	if err != nil {
-		a.transport, a.end = err, time.Now()
-		return a, env
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	a.end = time.Now()
-	a.status = resp.StatusCode
-	if err != nil {
-		a.transport = err
-		return a, env
-	}
-	var raw map[string]json.RawMessage
-	if json.Unmarshal(body, &raw) == nil && raw["code"] != nil && raw["message"] != nil {
-		if _, ok := raw["data"]; ok && json.Unmarshal(body, &env) == nil {
-			a.envelope, a.code = true, env.Code
+// send is one call of the operation's kind (with the client's retries).
+func (r *runner) send(ctx context.Context, c *client.Client, o *shopOp, opts []client.CallOption) (txID, cardNo string, err error) {
+	switch o.kind {
+	case kindCreate:
+		card, err := c.CreateCard(ctx, *o.create, opts...)
+		if err != nil {
+			return "", "", err
 		}
+		return "", card.CardNo, nil
+	case kindFreeze:
+		return "", "", c.FreezeCard(ctx, client.FreezeCardRequest{CardNo: o.card.no}, opts...)
+	case kindUnfreeze:
+		return "", "", c.UnfreezeCard(ctx, o.card.no, opts...)
+	default:
+		t, err := c.Transfer(ctx, *o.transfer, opts...)
+		if err != nil {
+			return "", "", err
+		}
+		return t.TxID, "", nil
 	}
-	return a, env
 }
 
 // replayAll sends every answered operation once more with its key: the
@@ -384,9 +431,9 @@ func (r *runner) replayAll(ctx context.Context, rng *rand.Rand, ops []*shopOp, c
 	var bad []string
 	copies := make([]*shopOp, len(ops))
 	for i, o := range ops {
-		copies[i] = &shopOp{i: o.i, kind: o.kind, m: o.m, card: o.card, amount: o.amount, key: o.key, path: o.path, body: o.body}
+		copies[i] = o.again()
 	}
-	r2 := &runner{targets: r.targets, client: r.client, giveUp: time.Minute}
+	r2 := &runner{gws: r.gws, giveUp: time.Minute, clients: map[clientKey]*client.Client{}}
 	r2.run(ctx, rng, copies, clients)
 	for i, o := range ops {
 		c := copies[i]

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -64,10 +65,10 @@ func runCrash(ctx context.Context, e *env, seed uint64, o crashOptions) *result 
 	if err != nil {
 		return fail("gateway: %v", err)
 	}
-	if err := g.start(ctx); err != nil {
+	if err := g.Start(ctx); err != nil {
 		return fail("starting the gateway: %v", err)
 	}
-	defer g.stop()
+	defer g.Stop()
 
 	ops := planShopOps(rng, ms, planOptions{n: o.ops, createPercent: 20, keyPrefix: fmt.Sprintf("crash-%d", seed)})
 	// The kill moments: after a seeded number of answers each, and how long
@@ -80,7 +81,7 @@ func runCrash(ctx context.Context, e *env, seed uint64, o crashOptions) *result 
 	}
 	sort.Ints(thresholds)
 
-	r := newRunner([]string{g.baseURL()}, o.clients)
+	r := newRunner([]*harness.Gateway{g}, o.clients)
 	var killsMu sync.Mutex
 	var kills []time.Time
 	inFlightAtKill := 0
@@ -105,13 +106,13 @@ func runCrash(ctx context.Context, e *env, seed uint64, o crashOptions) *result 
 				op.mu.Unlock()
 			}
 			t := time.Now()
-			g.kill()
+			g.Kill()
 			killsMu.Lock()
 			kills = append(kills, t)
 			killsMu.Unlock()
 			e.debugf("crash seed %d: killed the gateway after %d answers; down for %s", seed, r.answered.Load(), downs[i])
 			time.Sleep(downs[i])
-			if err := g.start(ctx); err != nil {
+			if err := g.Start(ctx); err != nil {
 				killerDone <- err
 				return
 			}
@@ -124,7 +125,7 @@ func runCrash(ctx context.Context, e *env, seed uint64, o crashOptions) *result 
 		return fail("restarting the gateway: %v", err)
 	}
 	res.kills = len(kills)
-	res.restarts = g.starts - 1
+	res.restarts = g.Starts() - 1
 	res.attempts = r.attempts.Load()
 	for _, op := range ops {
 		if op.attempts > 1 {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -101,7 +101,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 		return fail("sanctions: %v", err)
 	}
 
-	var gws []*gatewayProc
+	var gws []*harness.Gateway
 	for i := 0; i < o.instances; i++ {
 		g, err := e.newGateway(fmt.Sprintf("multi-%d-%d", seed, i+1), url,
 			"GATEWAY_REMIT_SCREENING_DELAY=300ms", "GATEWAY_REMIT_IN_FLIGHT=700ms", "GATEWAY_HOLD_EXPIRY=4s")
@@ -115,9 +115,9 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 	var smu sync.Mutex
 	for _, g := range gws {
 		swg.Add(1)
-		go func(g *gatewayProc) {
+		go func(g *harness.Gateway) {
 			defer swg.Done()
-			if err := g.start(ctx); err != nil {
+			if err := g.Start(ctx); err != nil {
 				smu.Lock()
 				startErr = err
 				smu.Unlock()
@@ -127,23 +127,21 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 	swg.Wait()
 	defer func() {
 		for _, g := range gws {
-			g.stop()
+			g.Stop()
 		}
 	}()
 	if startErr != nil {
 		return fail("starting the gateways: %v", startErr)
 	}
 	startedAt := time.Now()
-	var targets, internals []string
-	for _, g := range gws {
-		targets = append(targets, g.baseURL())
-		internals = append(internals, g.internalURL())
-	}
-
 	// The network side goes through the internal API when the gateways have
 	// it, else through ledgers of this process.
-	var driver netDriver = &httpNetDriver{targets: internals, token: e.token, client: &http.Client{Timeout: 70 * time.Second}}
-	if !hasInternalAPI(internals[0], e.token) {
+	httpDriver, err := newHTTPNetDriver(gws)
+	if err != nil {
+		return fail("network client: %v", err)
+	}
+	var driver netDriver = httpDriver
+	if !httpDriver.available(ctx) {
 		var ls []*ledger.Ledger
 		for i := 0; i < 2; i++ {
 			ldb, ll, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 4, HoldExpiry: 4 * time.Second})
@@ -190,7 +188,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 		}()
 	}
 
-	r := newRunner(targets, o.clients)
+	r := newRunner(gws, o.clients)
 	var lwg sync.WaitGroup
 	lwg.Add(3)
 	go func() { defer lwg.Done(); r.run(ctx, rng, ops, o.clients) }()
@@ -311,8 +309,8 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 		add("the receiver saw %d distinct events; the database has %d delivered", rs.events, dl.Delivered)
 	}
 	for _, g := range gws {
-		if alive, _ := g.alive(); !alive {
-			add("%s died: %s", g.name, tailFile(g.logPath, 5))
+		if alive, _ := g.Alive(); !alive {
+			add("%s died: %s", g.Name(), tailFile(g.LogPath(), 5))
 		}
 	}
 	if ok, out := e.auditVerify(ctx, url); !ok {
@@ -340,17 +338,6 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 		fmt.Sprintf("load %s, then %s for the workers to finish", loadDone.Sub(startedAt).Round(time.Millisecond), time.Since(loadDone).Round(time.Second)))
 	res.elapsed = time.Since(start)
 	return res
-}
-
-func hasInternalAPI(base, token string) bool {
-	req, _ := http.NewRequest(http.MethodPost, base+"/network/authorize", strings.NewReader(`{}`))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode != http.StatusNotFound
 }
 
 func planHolds(rng *rand.Rand, ms []*merchant, n, instances int, seed uint64) []*holdPlan {

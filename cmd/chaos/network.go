@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
+	"github.com/paygate/gateway/api/client"
+	"github.com/paygate/gateway/internal/harness"
+	"github.com/paygate/gateway/internal/netclient"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -42,52 +42,61 @@ type netDriver interface {
 	reverse(ctx context.Context, target int, req ledger.ReverseRequest) (netAnswer, error)
 }
 
-// httpNetDriver calls the internal network API of the gateways
-// (POST /network/authorize|clear|reverse, bearer token).
+// httpNetDriver calls the internal network API of the gateways through
+// internal/netclient (POST /network/authorize|clear|reverse, bearer
+// token), which retries each message with its id until it is answered.
 type httpNetDriver struct {
-	targets []string
-	token   string
-	client  *http.Client
+	targets []*netclient.Client
+}
+
+func newHTTPNetDriver(gws []*harness.Gateway) (*httpNetDriver, error) {
+	d := &httpNetDriver{}
+	for _, g := range gws {
+		nc, err := g.NetClient(client.RetryPolicy{MaxAttempts: 1 << 20, MaxElapsed: 2 * time.Minute, BaseDelay: 20 * time.Millisecond,
+			MaxDelay: 200 * time.Millisecond, RetryInProgress: true})
+		if err != nil {
+			return nil, err
+		}
+		d.targets = append(d.targets, nc)
+	}
+	return d, nil
 }
 
 func (d *httpNetDriver) name() string { return "the internal network API (POST /network/*)" }
 
-func (d *httpNetDriver) post(ctx context.Context, target int, path string, body map[string]any) (envelope, error) {
-	var env envelope
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.targets[target]+path, bytes.NewReader(b))
-	if err != nil {
-		return env, err
-	}
-	req.Header.Set("Authorization", "Bearer "+d.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := d.client.Do(req)
-	if err != nil {
-		return env, errUnanswered
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	if err != nil || resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
-		return env, errUnanswered
-	}
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return env, fmt.Errorf("HTTP %d, not an envelope: %.200s", resp.StatusCode, raw)
-	}
-	if env.Code == 1009 {
-		return env, errUnanswered
-	}
-	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusUnauthorized {
-		return env, fmt.Errorf("HTTP %d: %s", resp.StatusCode, env.Message)
-	}
-	return env, nil
+// available: does the first gateway serve the internal API? An
+// authorization without a card is refused (400, recording nothing) by one
+// that does, 404 by one that does not.
+func (d *httpNetDriver) available(ctx context.Context) bool {
+	_, err := d.targets[0].Authorize(ctx, netclient.AuthorizeRequest{MessageID: "chaos-probe", Amount: client.MustDecimal("0")},
+		netclient.WithRetry(client.RetryPolicy{MaxAttempts: 3}))
+	var e *client.Error
+	return errors.As(err, &e) && e.Status != 0 && e.Status != http.StatusNotFound
 }
 
-func minorOf(raw json.RawMessage, cur string) int64 {
-	if len(raw) == 0 || string(raw) == "null" {
+// answerOf turns a failure into the answer the checks compare: a business
+// failure or a 400 is an answer (code 1202, 400, …); a 500 is sent again
+// (errUnanswered); anything else is an error.
+func answerOf(err error) (netAnswer, error) {
+	var e *client.Error
+	switch {
+	case !errors.As(err, &e):
+		return netAnswer{}, err
+	case e.Status == http.StatusInternalServerError:
+		return netAnswer{}, errUnanswered
+	case e.Temporary():
+		return netAnswer{}, fmt.Errorf("no answer after %d attempts: %w", e.Attempts, err)
+	case e.Status == http.StatusNotFound || e.Status == http.StatusUnauthorized || e.Code == 0:
+		return netAnswer{}, fmt.Errorf("HTTP %d: %s", e.Status, e.Message)
+	}
+	return netAnswer{code: int(e.Code)}, nil
+}
+
+func minorOf(d *client.Decimal, cur string) int64 {
+	if d == nil || !d.IsSet() {
 		return 0
 	}
-	s := string(bytes.Trim(raw, `"`))
-	n, err := postings.ParseSignedAmount(s, postings.MustCurrency(cur))
+	n, err := postings.ParseSignedAmount(d.String(), postings.MustCurrency(cur))
 	if err != nil {
 		return -1
 	}
@@ -96,60 +105,39 @@ func minorOf(raw json.RawMessage, cur string) int64 {
 
 func (d *httpNetDriver) authorize(ctx context.Context, target int, req ledger.AuthRequest) (netAnswer, error) {
 	cur := postings.MustCurrency(req.Currency)
-	env, err := d.post(ctx, target, "/network/authorize", map[string]any{"messageId": req.MessageID, "cardNo": req.CardNo,
-		"amount": postings.FormatMinor(req.Amount, cur), "currency": req.Currency, "merchantName": req.MerchantName,
-		"mcc": req.MCC, "merchantCountry": req.MerchantCountry})
+	v, err := d.targets[target].Authorize(ctx, netclient.AuthorizeRequest{MessageID: req.MessageID, CardNo: req.CardNo,
+		Amount: client.MustDecimal(postings.FormatMinor(req.Amount, cur)), Currency: req.Currency, MerchantName: req.MerchantName,
+		MCC: req.MCC, MerchantCountry: req.MerchantCountry})
 	if err != nil {
-		return netAnswer{}, err
+		return answerOf(err)
 	}
-	a := netAnswer{code: env.Code}
-	if env.Code == 200 {
-		var v struct {
-			AuthID   *string `json:"authId"`
-			Approved bool    `json:"approved"`
-			Code     string  `json:"code"`
-		}
-		_ = json.Unmarshal(env.Data, &v)
-		a.approved, a.respCode = v.Approved, v.Code
-		if v.AuthID != nil {
-			a.authID = *v.AuthID
-		}
+	a := netAnswer{code: 200, approved: v.Approved, respCode: v.Code}
+	if v.AuthID != nil {
+		a.authID = *v.AuthID
 	}
 	return a, nil
 }
 
-func (d *httpNetDriver) hold(ctx context.Context, target int, path string, body map[string]any, cur string) (netAnswer, error) {
-	env, err := d.post(ctx, target, path, body)
+func holdOf(v *netclient.HoldResult, err error) (netAnswer, error) {
 	if err != nil {
-		return netAnswer{}, err
+		return answerOf(err)
 	}
-	a := netAnswer{code: env.Code}
-	if env.Code == 200 {
-		var v struct {
-			AuthID   string          `json:"authId"`
-			Status   string          `json:"status"`
-			Captured json.RawMessage `json:"captured"`
-			Released json.RawMessage `json:"released"`
-			Held     json.RawMessage `json:"held"`
-		}
-		_ = json.Unmarshal(env.Data, &v)
-		a.authID, a.status = v.AuthID, v.Status
-		a.captured, a.released, a.held = minorOf(v.Captured, cur), minorOf(v.Released, cur), minorOf(v.Held, cur)
-	}
-	return a, nil
+	return netAnswer{code: 200, authID: v.AuthID, status: v.Status, captured: minorOf(&v.Captured, v.Currency),
+		released: minorOf(&v.Released, v.Currency), held: minorOf(&v.Held, v.Currency)}, nil
 }
 
 func (d *httpNetDriver) clear(ctx context.Context, target int, req ledger.ClearRequest) (netAnswer, error) {
-	return d.hold(ctx, target, "/network/clear", map[string]any{"messageId": req.MessageID, "authId": req.AuthID,
-		"amount": postings.FormatMinor(req.Amount, postings.MustCurrency("USD"))}, "USD")
+	return holdOf(d.targets[target].Clear(ctx, netclient.ClearRequest{MessageID: req.MessageID, AuthID: req.AuthID,
+		Amount: client.MustDecimal(postings.FormatMinor(req.Amount, postings.MustCurrency("USD")))}))
 }
 
 func (d *httpNetDriver) reverse(ctx context.Context, target int, req ledger.ReverseRequest) (netAnswer, error) {
-	body := map[string]any{"messageId": req.MessageID, "authId": req.AuthID}
+	r := netclient.ReverseRequest{MessageID: req.MessageID, AuthID: req.AuthID}
 	if req.Amount > 0 {
-		body["amount"] = postings.FormatMinor(req.Amount, postings.MustCurrency("USD"))
+		a := client.MustDecimal(postings.FormatMinor(req.Amount, postings.MustCurrency("USD")))
+		r.Amount = &a
 	}
-	return d.hold(ctx, target, "/network/reverse", body, "USD")
+	return holdOf(d.targets[target].Reverse(ctx, r))
 }
 
 // ledgerNetDriver drives the ledger directly from several ledger.Ledger

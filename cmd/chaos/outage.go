@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -52,14 +53,14 @@ func runOutage(ctx context.Context, e *env, seed uint64, o outageOptions) *resul
 	if err != nil {
 		return fail("gateway: %v", err)
 	}
-	if err := g.start(ctx); err != nil {
+	if err := g.Start(ctx); err != nil {
 		return fail("starting the gateway: %v", err)
 	}
-	defer g.stop()
-	_, pid := g.alive()
+	defer g.Stop()
+	_, pid := g.Alive()
 
 	ops := planShopOps(rng, ms, planOptions{n: o.ops, createPercent: 20, keyPrefix: fmt.Sprintf("outage-%d", seed)})
-	r := newRunner([]string{g.baseURL()}, o.clients)
+	r := newRunner([]*harness.Gateway{g}, o.clients)
 
 	// Every exchange is observed; the outage window is known afterwards.
 	var mu sync.Mutex
@@ -85,7 +86,7 @@ func runOutage(ctx context.Context, e *env, seed uint64, o outageOptions) *resul
 		e.debugf("outage: PostgreSQL killed after %d answers (in %s)", r.answered.Load(), down.Sub(killAt).Round(time.Millisecond))
 		time.Sleep(o.down)
 		restartAt = time.Now()
-		if err := e.startPG(ctx); err != nil {
+		if err := e.restartPG(ctx); err != nil {
 			outageErr <- err
 			return
 		}
@@ -181,7 +182,7 @@ func runOutage(ctx context.Context, e *env, seed uint64, o outageOptions) *resul
 	if firstOK.IsZero() {
 		res.violations = append(res.violations, "no request succeeded after PostgreSQL came back: the gateway did not reconnect")
 	}
-	if alive, p := g.alive(); !alive || p != pid || g.starts != 1 {
+	if alive, p := g.Alive(); !alive || p != pid || g.Starts() != 1 {
 		res.violations = append(res.violations, fmt.Sprintf("the gateway did not survive the outage (alive=%v pid %d→%d)", alive, pid, p))
 	}
 

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,6 +18,8 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/api/client"
+	"github.com/paygate/gateway/internal/netclient"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -106,9 +105,10 @@ type internalListener struct {
 }
 
 // startInternal starts the internal network API on addr, with the TLS
-// configuration of the public listener (nil: plain HTTP). It prints the
+// configuration of the public listener (nil: plain HTTP), recording its
+// requests in the process's metrics. It prints the
 // address (after serve's "listening on" line) and logs where the token is.
-func startInternal(e *env, addr string, tlsCfg *tls.Config, l *ledger.Ledger, limits api.Limits) (*internalListener, error) {
+func startInternal(e *env, addr string, tlsCfg *tls.Config, l *ledger.Ledger, limits api.Limits, metrics *api.Metrics) (*internalListener, error) {
 	token, source, err := internalToken(e, true)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func startInternal(e *env, addr string, tlsCfg *tls.Config, l *ledger.Ledger, li
 		scheme = "https"
 	}
 	il := &internalListener{errc: make(chan error, 1), srv: api.NewHTTPServer(
-		api.NewInternalServer(api.InternalDeps{Log: e.log, Ledger: l, Token: token, Limits: limits}), limits, e.log)}
+		api.NewInternalServer(api.InternalDeps{Log: e.log, Ledger: l, Token: token, Limits: limits, Metrics: metrics}), limits, e.log)}
 	fmt.Fprintf(e.stdout, "internal network API on %s://%s\n", scheme, ln.Addr())
 	e.log.Info("internal network API started", "addr", ln.Addr().String(), "scheme", scheme, "token_from", source)
 	go func() {
@@ -145,14 +145,8 @@ func (il *internalListener) stop() {
 	_ = il.srv.Shutdown(ctx)
 }
 
-// The simulator: `gateway network …` calls the internal API.
-
-// networkClient is the simulator's connection to the internal API.
-type networkClient struct {
-	base   string // scheme://host:port
-	token  string
-	client *http.Client
-}
+// The simulator: `gateway network …` calls the internal API through
+// internal/netclient, as the card processor would.
 
 // networkFlags adds the connection flags every network command shares.
 func networkFlags(e *env, fs *flag.FlagSet) (addr *string, plain *bool) {
@@ -165,7 +159,7 @@ func networkFlags(e *env, fs *flag.FlagSet) (addr *string, plain *bool) {
 // newNetworkClient connects to addr with the token of the configuration,
 // trusting the system's roots plus the self-signed certificate of the data
 // directory and GATEWAY_TLS_CERT, when present.
-func newNetworkClient(e *env, addr string, plain bool) (*networkClient, error) {
+func newNetworkClient(e *env, addr string, plain bool) (*netclient.Client, error) {
 	token, _, err := internalToken(e, false)
 	if err != nil {
 		return nil, err
@@ -194,52 +188,9 @@ func newNetworkClient(e *env, addr string, plain bool) (*networkClient, error) {
 			pool.AppendCertsFromPEM(b)
 		}
 	}
-	return &networkClient{base: strings.TrimRight(u.Scheme+"://"+u.Host, "/"), token: token, client: &http.Client{
-		Timeout:   api.RequestBudgetDefault + 10*time.Second, // the server answers within its budget
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}},
-	}}, nil
-}
-
-// call sends one request and returns the envelope's data; an error envelope
-// is an error naming the flag at fault when the message names a field.
-func (nc *networkClient) call(ctx context.Context, method, path string, body any) (json.RawMessage, error) {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, nc.base+path, r)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+nc.token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := nc.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("calling the internal API: %w", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %w", err)
-	}
-	var env struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return nil, fmt.Errorf("HTTP %d: the answer is not an envelope: %.200q", resp.StatusCode, raw)
-	}
-	if resp.StatusCode != http.StatusOK || env.Code != 200 {
-		return nil, envelopeError(resp.StatusCode, env.Code, env.Message)
-	}
-	return env.Data, nil
+	hc := client.NewHTTPClient(pool, 2)
+	hc.Timeout = api.RequestBudgetDefault + 10*time.Second // the server answers within its budget
+	return netclient.New(netclient.Config{BaseURL: u.Scheme + "://" + u.Host, Token: token, HTTPClient: hc})
 }
 
 // flagOfField names the command-line flag of a request field.
@@ -249,14 +200,61 @@ var flagOfField = map[string]string{
 	"merchantCountry": "--merchant-country", "limit": "--limit",
 }
 
-func envelopeError(status, code int, message string) error {
-	if status == http.StatusBadRequest {
-		if field, rest, ok := strings.Cut(message, ": "); ok && flagOfField[field] != "" {
-			return &exitError{code: 2, msg: flagOfField[field] + ": " + rest}
-		}
-		return &exitError{code: 2, msg: message}
+// callError is the command's error for a failed call: a 400 names the flag
+// of its field (exit 2), anything else exits 1 with the status and code.
+func callError(err error) error {
+	var e *client.Error
+	if !errors.As(err, &e) {
+		return err
 	}
-	return &exitError{code: 1, msg: fmt.Sprintf("HTTP %d, code %d: %s", status, code, message)}
+	switch {
+	case e.Status == 0:
+		return fmt.Errorf("calling the internal API: %w", e.Err)
+	case e.Code == 0:
+		return &exitError{code: 1, msg: fmt.Sprintf("HTTP %d: %v", e.Status, e.Err)}
+	case e.Status == http.StatusBadRequest:
+		if f := flagOfField[e.Field]; f != "" {
+			return &exitError{code: 2, msg: f + strings.TrimPrefix(e.Message, e.Field)}
+		}
+		return &exitError{code: 2, msg: e.Message}
+	}
+	return &exitError{code: 1, msg: fmt.Sprintf("HTTP %d, code %d: %s", e.Status, int(e.Code), e.Message)}
+}
+
+// decimalFlag is an amount flag: the gateway checks it against the
+// currency; the flag only that it is a number.
+type decimalFlag struct{ d client.Decimal }
+
+func (f *decimalFlag) String() string { return f.d.String() }
+
+func (f *decimalFlag) Set(v string) error {
+	d, err := client.ParseDecimal(strings.TrimSpace(v))
+	if err != nil {
+		return errors.New("is not a decimal number")
+	}
+	f.d = d
+	return nil
+}
+
+// amountFlag adds --amount.
+func amountFlag(fs *flag.FlagSet, usage string) *decimalFlag {
+	f := &decimalFlag{}
+	fs.Var(f, "amount", usage)
+	return f
+}
+
+// parseNetworkFlags parses the flags, then checks that the required ones
+// (by name) were given.
+func parseNetworkFlags(fs *flag.FlagSet, args []string, requiredFlags ...string) (help bool, err error) {
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return help, err
+	}
+	for _, name := range requiredFlags {
+		if fs.Lookup(name).Value.String() == "" {
+			return false, usageError("--" + name + " is required")
+		}
+	}
+	return false, nil
 }
 
 // messageID returns the --message-id given, or a new one, told on stderr
@@ -272,102 +270,78 @@ func messageID(e *env, given string) string {
 	return id
 }
 
-func required(pairs ...string) error {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if pairs[i+1] == "" {
-			return usageError(pairs[i] + " is required")
-		}
-	}
-	return nil
-}
-
-// runNetwork calls the internal API and prints the answer's data as JSON.
-func runNetwork(ctx context.Context, e *env, addr string, plain bool, method, path string, body any) error {
+// runNetwork connects, calls, and prints the answer's data as JSON.
+func runNetwork[T any](e *env, addr string, plain bool, call func(nc *netclient.Client) (T, error)) error {
 	nc, err := newNetworkClient(e, addr, plain)
 	if err != nil {
 		return err
 	}
-	data, err := nc.call(ctx, method, path, body)
+	v, err := call(nc)
 	if err != nil {
-		return err
+		return callError(err)
 	}
-	return printJSON(e, data)
+	return printJSON(e, v)
 }
 
 func cmdNetworkAuthorize(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network authorize", "Send an authorization request, as the card network; prints the decision.")
 	addr, plain := networkFlags(e, fs)
 	cardNo := fs.String("card-no", "", "the card (required)")
-	amount := fs.String("amount", "", "decimal amount in --currency, e.g. 10.00 (required)")
+	amount := amountFlag(fs, "decimal amount in --currency, e.g. 10.00 (required)")
 	currency := fs.String("currency", "", "the transaction's ISO 4217 currency (required)")
 	name := fs.String("merchant-name", "Simulator Coffee", "the card acceptor's name")
 	mcc := fs.String("mcc", "5814", "the merchant category code, 4 digits")
 	country := fs.String("merchant-country", "US", "the card acceptor's ISO 3166 country")
 	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseNetworkFlags(fs, args, "card-no", "amount", "currency"); help || err != nil {
 		return err
 	}
-	if err := required("--card-no", *cardNo, "--amount", *amount, "--currency", *currency); err != nil {
-		return err
-	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/authorize", map[string]any{
-		"messageId": messageID(e, *msg), "cardNo": *cardNo, "amount": *amount, "currency": strings.ToUpper(*currency),
-		"merchantName": *name, "mcc": *mcc, "merchantCountry": *country,
-	})
+	req := netclient.AuthorizeRequest{MessageID: messageID(e, *msg), CardNo: *cardNo, Amount: amount.d, Currency: strings.ToUpper(*currency),
+		MerchantName: *name, MCC: *mcc, MerchantCountry: *country}
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.Decision, error) { return nc.Authorize(ctx, req) })
 }
 
 func cmdNetworkClear(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network clear", "Capture an authorization (partial, exact or above the hold), as the card network.")
 	addr, plain := networkFlags(e, fs)
 	authID := fs.String("auth-id", "", "the authorization (required)")
-	amount := fs.String("amount", "", "decimal amount in the authorization's transaction currency (required)")
+	amount := amountFlag(fs, "decimal amount in the authorization's transaction currency (required)")
 	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseNetworkFlags(fs, args, "auth-id", "amount"); help || err != nil {
 		return err
 	}
-	if err := required("--auth-id", *authID, "--amount", *amount); err != nil {
-		return err
-	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/clear", map[string]any{
-		"messageId": messageID(e, *msg), "authId": *authID, "amount": *amount,
-	})
+	req := netclient.ClearRequest{MessageID: messageID(e, *msg), AuthID: *authID, Amount: amount.d}
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.HoldResult, error) { return nc.Clear(ctx, req) })
 }
 
 func cmdNetworkReverse(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network reverse", "Release an authorization's hold, all of it or --amount of it, as the card network.")
 	addr, plain := networkFlags(e, fs)
 	authID := fs.String("auth-id", "", "the authorization (required)")
-	amount := fs.String("amount", "", "decimal amount in the transaction currency (default: the whole hold)")
+	amount := amountFlag(fs, "decimal amount in the transaction currency (default: the whole hold)")
 	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseNetworkFlags(fs, args, "auth-id"); help || err != nil {
 		return err
 	}
-	if err := required("--auth-id", *authID); err != nil {
-		return err
+	req := netclient.ReverseRequest{MessageID: messageID(e, *msg), AuthID: *authID}
+	if amount.d.IsSet() {
+		req.Amount = &amount.d
 	}
-	body := map[string]any{"messageId": messageID(e, *msg), "authId": *authID}
-	if *amount != "" {
-		body["amount"] = *amount
-	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/reverse", body)
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.HoldResult, error) { return nc.Reverse(ctx, req) })
 }
 
 func cmdNetworkRefund(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network refund", "Refund to a card (its funding account once cancelled), as the card network.")
 	addr, plain := networkFlags(e, fs)
 	cardNo := fs.String("card-no", "", "the card (required)")
-	amount := fs.String("amount", "", "decimal amount, e.g. 5.00 (required)")
+	amount := amountFlag(fs, "decimal amount, e.g. 5.00 (required)")
 	currency := fs.String("currency", "", "the card's currency (required)")
 	msg := fs.String("message-id", "", "the network message id (default: a new one, printed on stderr)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseNetworkFlags(fs, args, "card-no", "amount", "currency"); help || err != nil {
 		return err
 	}
-	if err := required("--card-no", *cardNo, "--amount", *amount, "--currency", *currency); err != nil {
-		return err
-	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodPost, "/network/refund", map[string]any{
-		"messageId": messageID(e, *msg), "cardNo": *cardNo, "amount": *amount, "currency": strings.ToUpper(*currency),
-	})
+	req := netclient.RefundRequest{MessageID: messageID(e, *msg), CardNo: *cardNo, Amount: amount.d, Currency: strings.ToUpper(*currency)}
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.Refund, error) { return nc.Refund(ctx, req) })
 }
 
 func cmdNetworkAttempts(ctx context.Context, e *env, args []string) error {
@@ -375,25 +349,24 @@ func cmdNetworkAttempts(ctx context.Context, e *env, args []string) error {
 	addr, plain := networkFlags(e, fs)
 	cardNo := fs.String("card-no", "", "the card (required)")
 	limit := fs.Int("limit", 100, "at most this many, 1 to 500")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseNetworkFlags(fs, args, "card-no"); help || err != nil {
 		return err
 	}
-	if err := required("--card-no", *cardNo); err != nil {
-		return err
+	type list struct {
+		List []netclient.AuthorizationAttempt `json:"list"`
 	}
-	q := url.Values{"cardNo": {*cardNo}, "limit": {fmt.Sprint(*limit)}}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodGet, "/network/authorizations?"+q.Encode(), nil)
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (list, error) {
+		l, err := nc.Attempts(ctx, *cardNo, *limit)
+		return list{List: l}, err
+	})
 }
 
 func cmdNetworkShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network show", "Print one authorization: what is held, captured and released.")
 	addr, plain := networkFlags(e, fs)
 	authID := fs.String("auth-id", "", "the authorization (required)")
-	if help, err := parseFlags(fs, args); help || err != nil {
+	if help, err := parseNetworkFlags(fs, args, "auth-id"); help || err != nil {
 		return err
 	}
-	if err := required("--auth-id", *authID); err != nil {
-		return err
-	}
-	return runNetwork(ctx, e, *addr, *plain, http.MethodGet, "/network/authorizations/"+url.PathEscape(*authID), nil)
+	return runNetwork(e, *addr, *plain, func(nc *netclient.Client) (*netclient.Authorization, error) { return nc.Authorization(ctx, *authID) })
 }

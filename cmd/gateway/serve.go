@@ -90,8 +90,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer stopPprof()
+	// One registry for both listeners, exposed on this one's /metrics.
+	metrics := api.NewMetrics(api.MetricsOptions{Ledger: l, DB: s.db.DB})
 	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies, RateLimit: rateLimit,
-		CallbackAllow: workerCfg.allow, Limits: limits})
+		CallbackAllow: workerCfg.allow, Limits: limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -117,7 +119,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "listening on %s://%s\n", scheme, ln.Addr())
 	e.log.Info("gateway started", "addr", ln.Addr().String(), "scheme", scheme, "gogc", gogc, "gomemlimit", memLimit)
 	// The internal network API, with the same TLS (docs/network.md).
-	internal, err := startInternal(e, *internalAddr, tlsCfg, l, limits)
+	internal, err := startInternal(e, *internalAddr, tlsCfg, l, limits, metrics)
 	if err != nil {
 		ln.Close()
 		return err

@@ -1,0 +1,119 @@
+package client
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/paygate/gateway/internal/contracttest"
+)
+
+// The contract: this package's types and methods against docs/openapi.yaml.
+// A /shop operation without a method, a field on one side only, a number
+// that is not a Decimal, a nullable field that cannot be nil: each fails
+// here, so the client cannot drift from the document (the end-to-end test
+// then checks the same types against the real server).
+
+var (
+	specPath    = filepath.Join("..", "..", "docs", "openapi.yaml")
+	specOptions = contracttest.Options{Decimal: reflect.TypeOf(Decimal{})}
+)
+
+// contractOps is what the client has for each operation of the spec.
+func contractOps() []contracttest.Op {
+	op := func(o operation, methods []string, request, data reflect.Type, query ...string) contracttest.Op {
+		return contracttest.Op{ID: o.id, Method: o.method, Path: o.path, Methods: methods, Request: request, Data: data, Query: query}
+	}
+	t := reflect.TypeOf
+	return []contracttest.Op{
+		op(opGetAccount, []string{"Account"}, nil, t(Account{})),
+		op(opListBINs, []string{"BINs"}, nil, t([]BINEntry{})),
+		op(opCreateCard, []string{"CreateCard"}, t(CreateCardRequest{}), t(Card{})),
+		op(opGetCard, []string{"Card"}, nil, t(Card{}), "cardNo"),
+		op(opGetCardBalance, []string{"CardBalance"}, nil, t(CardBalance{}), "cardNo"),
+		op(opGetCardBalances, []string{"CardBalances"}, t(cardBalanceBatchRequest{}), t(cardBalanceBatch{})),
+		op(opFreezeCard, []string{"FreezeCard"}, t(FreezeCardRequest{}), nil),
+		op(opUnfreezeCard, []string{"UnfreezeCard"}, t(cardNoRequest{}), nil),
+		op(opCancelCard, []string{"CancelCard"}, t(cardNoRequest{}), nil),
+		op(opTransferCard, []string{"Transfer"}, t(TransferRequest{}), t(Transfer{})),
+		op(opRemittanceFields, []string{"RemittanceFields"}, nil, t(Corridor{}), "country", "currency"),
+		op(opCreateRemittance, []string{"CreateRemittance"}, t(CreateRemittanceRequest{}), t(RemittanceCreated{})),
+		op(opGetRemittance, []string{"Remittance"}, nil, t(Remittance{}), "txId"),
+		op(opListBill, []string{"Bill", "BillCSV"}, nil, t(BillPage{}), contracttest.QueryTags(t(BillQuery{}))...),
+	}
+}
+
+// TestContractOperations: every operation of the spec has its methods, its
+// method and path, its query parameters, its body and its data; and the
+// client calls nothing else.
+func TestContractOperations(t *testing.T) {
+	ops := contractOps()
+	if len(ops) != len(shopOperationsTable) {
+		t.Errorf("%d operations in the test's table, %d in the client's", len(ops), len(shopOperationsTable))
+	}
+	contracttest.CheckOperations(t, contracttest.Load(t, specPath), ops, reflect.TypeOf(&Client{}), specOptions)
+}
+
+// componentTypes are the Go types of the spec's object schemas. Envelopes
+// and failures are the Caller's (it decodes {code, message, data} itself).
+var componentTypes = map[string]reflect.Type{
+	"Account": reflect.TypeOf(Account{}), "FundingBalance": reflect.TypeOf(FundingBalance{}), "Limit": reflect.TypeOf(Limit{}),
+	"BINEntry": reflect.TypeOf(BINEntry{}), "CardCreateRequest": reflect.TypeOf(CreateCardRequest{}), "Card": reflect.TypeOf(Card{}),
+	"CardBalance": reflect.TypeOf(CardBalance{}), "CardBalanceBatchRequest": reflect.TypeOf(cardBalanceBatchRequest{}),
+	"CardBalanceBatch": reflect.TypeOf(cardBalanceBatch{}), "CardBalanceFound": reflect.TypeOf(CardBalanceItem{}),
+	"CardBalanceNotFound": reflect.TypeOf(CardBalanceItem{}), "CardNoRequest": reflect.TypeOf(cardNoRequest{}),
+	"CardFreezeRequest": reflect.TypeOf(FreezeCardRequest{}), "TransferRequest": reflect.TypeOf(TransferRequest{}),
+	"Transfer": reflect.TypeOf(Transfer{}), "Corridor": reflect.TypeOf(Corridor{}), "CorridorField": reflect.TypeOf(CorridorField{}),
+	"PurposeCode": reflect.TypeOf(PurposeCode{}), "RemittanceCreateRequest": reflect.TypeOf(CreateRemittanceRequest{}),
+	"Beneficiary": reflect.TypeOf(Beneficiary{}), "RemittanceCreated": reflect.TypeOf(RemittanceCreated{}),
+	"Remittance": reflect.TypeOf(Remittance{}), "RemittanceStep": reflect.TypeOf(RemittanceStep{}), "BillPage": reflect.TypeOf(BillPage{}),
+	"BillLine": reflect.TypeOf(BillLine{}), "CardEventData": reflect.TypeOf(CardEventData{}),
+	"RemittanceEventData": reflect.TypeOf(RemittanceEventData{}), "AuthorizationEventData": reflect.TypeOf(AuthorizationEventData{}),
+	"HoldEventData": reflect.TypeOf(HoldEventData{}), "RefundEventData": reflect.TypeOf(RefundEventData{}),
+	"CallbackEvent": reflect.TypeOf(CallbackEvent{}),
+}
+
+// requestComponents are sent, not received.
+var requestComponents = map[string]bool{"CardCreateRequest": true, "CardBalanceBatchRequest": true, "CardNoRequest": true,
+	"CardFreezeRequest": true, "TransferRequest": true, "RemittanceCreateRequest": true, "Beneficiary": true}
+
+// TestContractComponents: every object schema of the spec has a Go type of
+// the same fields (the callbacks' data included), and the other way round.
+func TestContractComponents(t *testing.T) {
+	doc := contracttest.Load(t, specPath)
+	for name, ref := range doc.Components.Schemas {
+		s := ref.Value
+		isObject := s.Type != nil && s.Type.Is("object") || len(s.Properties) > 0
+		if !isObject || strings.HasSuffix(name, "Envelope") || name == "BusinessFailure" || name == "HTTPFailure" {
+			continue
+		}
+		typ, ok := componentTypes[name]
+		if !ok {
+			t.Errorf("schema %s has no Go type in the client", name)
+			continue
+		}
+		switch name {
+		case "CallbackEvent":
+			// The event's envelope is the receiver's, its data left raw for
+			// DecodeEventData, whose *EventData types are checked here too.
+			s = &openapi3.Schema{Type: s.Type, Properties: s.Properties, Required: s.Required}
+		case "CardBalanceFound", "CardBalanceNotFound":
+			// One Go type for both branches of the batch's items: it is
+			// compared with their union through CardBalanceBatch.
+			continue
+		}
+		o := specOptions
+		o.Request = requestComponents[name]
+		for _, p := range contracttest.Compare(name, s, typ, o) {
+			t.Error(p)
+		}
+	}
+	for name := range componentTypes {
+		if doc.Components.Schemas[name] == nil {
+			t.Errorf("the client has a type for schema %s, which the spec lacks", name)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package api
+
+import (
+	"crypto/rand"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/ledger/pgtest"
+)
+
+// One registry for both listeners: the internal API's requests, the
+// ledger's counters, Go's runtime and the database pool all come out of
+// the /shop listener's GET /metrics, and the /shop series keep their names
+// and labels.
+func TestMetricsOneRegistryForBothListeners(t *testing.T) {
+	db := pgtest.NewDB(t)
+	key := make([]byte, ledger.DataKeyBytes)
+	_, _ = rand.Read(key)
+	sealer, err := ledger.NewSealer(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ledger.New(db, ledger.Config{Sealer: sealer})
+	t.Cleanup(l.Close)
+	m := NewMetrics(MetricsOptions{Ledger: l, DB: db.DB})
+	public := httptest.NewServer(NewServer(Deps{DB: db, Ledger: l, Metrics: m}))
+	t.Cleanup(public.Close)
+	const token = "itk_metrics-test-token"
+	internal := httptest.NewServer(NewInternalServer(InternalDeps{Ledger: l, Token: token, Metrics: m}))
+	t.Cleanup(internal.Close)
+
+	get := func(url string, header ...string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	get(internal.URL + "/network/authorizations?cardNo=crd_none")                                          // 401: no token
+	get(internal.URL+"/network/authorizations/auth_nosuchauth000000000", "Authorization", "Bearer "+token) // 1201
+	get(internal.URL + "/healthz")
+	get(public.URL + "/healthz")
+	status, text := get(public.URL + "/metrics")
+	if status != 200 {
+		t.Fatalf("GET /metrics: %d", status)
+	}
+	for _, want := range []string{
+		`gateway_internal_http_requests_total{code="401",method="GET",route="/network/authorizations",status="401"} 1`,
+		`gateway_internal_http_requests_total{code="1201",method="GET",route="/network/authorizations/:authId",status="200"} 1`,
+		`gateway_internal_http_requests_total{code="0",method="GET",route="/healthz",status="200"} 1`,
+		`gateway_internal_http_request_duration_seconds_count{route="/healthz"} 1`,
+		// The /shop listener's own /healthz is counted apart.
+		`gateway_http_requests_total{code="0",method="GET",route="/healthz",status="200"} 1`,
+		"# TYPE gateway_ledger_batches_total counter",
+		"gateway_idempotency_in_flight 0",
+		"# TYPE go_goroutines gauge",
+		"# TYPE go_memstats_heap_alloc_bytes gauge",
+		`go_sql_max_open_connections{db_name="gateway"}`,
+		`go_sql_wait_count_total{db_name="gateway"}`,
+		"# TYPE process_resident_memory_bytes gauge",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("GET /metrics lacks %s", want)
+		}
+	}
+	// The internal listener does not expose them: its token is the
+	// partners', not the monitoring's.
+	if status, _ := get(internal.URL+"/metrics", "Authorization", "Bearer "+token); status != http.StatusNotFound {
+		t.Errorf("internal GET /metrics: %d, want 404", status)
+	}
+}
