@@ -311,15 +311,43 @@ func (p *Pair) Promote(ctx context.Context) error {
 			return fmt.Errorf("pgha: promoting %s: %w", s.Name, err)
 		}
 	}
-	var ok bool
-	if err := db.QueryRowContext(ctx, "select pg_promote(true, $1)", promoteWaitS).Scan(&ok); err != nil {
+	if err := promote(ctx, db); err != nil {
 		return fmt.Errorf("pgha: promoting %s: %w", s.Name, err)
-	}
-	if !ok {
-		return fmt.Errorf("pgha: %s was not promoted within %d s", s.Name, promoteWaitS)
 	}
 	p.primary = 1 - p.primary
 	return nil
+}
+
+// promoteNudge is how often promote repeats its request.
+const promoteNudge = 200 * time.Millisecond
+
+// promote asks the server behind db to leave recovery and waits until it
+// has, repeating the request: PostgreSQL 15's startup process, when its WAL
+// receiver has just lost the primary, can take a promote request and then
+// sleep 5 s more on a wake-up it had already consumed ("received promote
+// request", then "waiting for WAL to become available", then 5.0 s of
+// nothing, seen in three of four runs after a crash). Each request wakes it
+// again.
+func promote(ctx context.Context, db *sql.DB) error {
+	ctx, cancel := context.WithTimeout(ctx, promoteWaitS*time.Second)
+	defer cancel()
+	for {
+		var inRecovery bool
+		if err := db.QueryRowContext(ctx, "select pg_is_in_recovery()").Scan(&inRecovery); err != nil {
+			return err
+		}
+		if !inRecovery {
+			return nil
+		}
+		// wait => false: pg_promote only signals; errors because the
+		// promotion finished in between are settled by the next check.
+		_, _ = db.ExecContext(ctx, "select pg_promote(false)")
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not promoted within %d s: %w", promoteWaitS, ctx.Err())
+		case <-time.After(promoteNudge):
+		}
+	}
 }
 
 // Fence makes the primary refuse writes without stopping it

@@ -32,11 +32,16 @@ func StartPair(t testing.TB) *pgha.Pair {
 	defer cancel()
 	p, err := pgha.StartPair(ctx, pgha.PairOptions{Dir: dir})
 	if err != nil {
-		_ = os.RemoveAll(dir)
-		t.Fatalf("starting a primary and a synchronous standby: %v", err)
+		t.Fatalf("starting a primary and a synchronous standby in %s: %v", dir, err)
 	}
 	t.Cleanup(func() {
 		p.Stop()
+		if t.Failed() || os.Getenv("PGHA_KEEP") != "" {
+			// The servers' logs (a/postgres.log, b/postgres.log) tell
+			// what happened.
+			t.Logf("pghatest: kept %s", dir)
+			return
+		}
 		_ = os.RemoveAll(dir)
 	})
 	return p
