@@ -64,6 +64,14 @@ func (n *Node) URL(db string) string {
 // DataDir is the node's PGDATA.
 func (n *Node) DataDir() string { return filepath.Join(n.dir, "data") }
 
+// SocketDir is the directory of the node's unix socket (pgcluster).
+func (n *Node) SocketDir() string { return filepath.Join(n.dir, "run") }
+
+// Server describes the node for a pgBackRest stanza.
+func (n *Node) Server() PGServer {
+	return PGServer{DataDir: n.DataDir(), Port: n.Port, SocketPath: n.SocketDir()}
+}
+
 // Open opens database/sql on database db of this node alone.
 func (n *Node) Open(db string) (*sql.DB, error) { return sql.Open("pgx", n.URL(db)) }
 

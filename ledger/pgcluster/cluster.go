@@ -354,6 +354,22 @@ func Command(ctx context.Context, program string, args ...string) (*exec.Cmd, er
 	return cmd, nil
 }
 
+// AsServerUser makes cmd run as the user the server runs as (the postgres
+// user when this process is root), for the programs that work on a
+// cluster's files beside the server: pg_autoctl, pgbackrest.
+func AsServerUser(cmd *exec.Cmd) error {
+	owner, err := serverUser()
+	if err != nil {
+		return err
+	}
+	env := cmd.Env
+	runAs(cmd, owner)
+	if env != nil {
+		cmd.Env = append(cmd.Env, env...) // the caller's variables win
+	}
+	return nil
+}
+
 // PrepareDir makes dir ready to hold a cluster (dir/data, dir/run) for the
 // server's user and returns the directory actually used (see prepareDir),
 // for a data directory that is filled by another program than initdb (a
