@@ -128,7 +128,11 @@ func TestRestoreToAMoment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restored, err := pgcluster.Start(ctx, pgcluster.Options{Dir: restoredDir, Port: ports[0]})
+	// The restored files name the pair's synchronous standby
+	// (postgresql.auto.conf); alone, the restored server must not wait
+	// for it.
+	restored, err := pgcluster.Start(ctx, pgcluster.Options{Dir: restoredDir, Port: ports[0],
+		Settings: map[string]string{"synchronous_standby_names": ""}})
 	if err != nil {
 		t.Fatal(err)
 	}

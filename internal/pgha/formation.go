@@ -219,6 +219,42 @@ func StartFormation(ctx context.Context, opts FormationOptions) (*Formation, err
 	return f, nil
 }
 
+// OpenFormation opens the formation StartFormation made in dir without
+// starting anything, for commands that read its state or act on it while
+// another process runs it (pg_autoctl perform failover, backups).
+func OpenFormation(dir string) (*Formation, error) {
+	autoctl, err := FindPgAutoctl()
+	if err != nil {
+		return nil, err
+	}
+	bin, err := pgcluster.FindBinaries()
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if target, err := os.Readlink(filepath.Join(abs, "cluster")); err == nil {
+		abs = target // PrepareDir's stand-in for a directory postgres cannot reach
+	}
+	f := &Formation{opts: FormationOptions{Dir: dir, Log: io.Discard}, dir: abs, pgctl: bin.Program("pg_ctl"), autoctl: autoctl}
+	b, err := os.ReadFile(filepath.Join(abs, "formation.json")) //nolint:gosec // our own file
+	if err != nil {
+		return nil, fmt.Errorf("pgha: no formation in %s (make run-ha creates one): %w", dir, err)
+	}
+	var ff formationFile
+	if err := json.Unmarshal(b, &ff); err != nil {
+		return nil, fmt.Errorf("pgha: %s/formation.json: %w", dir, err)
+	}
+	f.opts.DBName = ff.DBName
+	f.Monitor = f.keeper("monitor", ff.MonitorPort)
+	for i, p := range ff.NodePorts {
+		f.Nodes = append(f.Nodes, f.keeper("node"+strconv.Itoa(i+1), p))
+	}
+	return f, nil
+}
+
 func (f *Formation) keeper(name string, port int) *Keeper {
 	return &Keeper{Name: name, Port: port, PGData: filepath.Join(f.dir, "data", name), log: filepath.Join(f.dir, name+".log")}
 }
@@ -276,7 +312,12 @@ func (f *Formation) env() []string {
 		"XDG_DATA_HOME=" + filepath.Join(f.dir, "xdg", "share"),
 		"XDG_RUNTIME_DIR=" + filepath.Join(f.dir, "run"),
 		"PATH=" + filepath.Dir(f.pgctl) + ":/usr/bin:/bin",
-		"PG_AUTOCTL_DEBUG=", // no debug commands
+		// initdb (which pg_autoctl runs) takes the encoding from the
+		// locale: without one it makes SQL_ASCII databases, on which pgx
+		// refuses the simple protocol the gateway uses. C.UTF-8 sorts as
+		// C does, by code point.
+		"LC_ALL=C.UTF-8",
+		"LANG=C.UTF-8",
 	}
 }
 
@@ -423,8 +464,10 @@ func (f *Formation) startNode(ctx context.Context, n *Keeper, first bool) error 
 	for {
 		st, err := f.State(ctx)
 		if err == nil {
+			// The monitor remembers the states of the last run: the node's
+			// own server must answer too.
 			if s, ok := st.node(n.Name); ok && s.Reported == s.Assigned &&
-				(s.Reported == "single" || s.Reported == "primary" || s.Reported == "secondary") {
+				(s.Reported == "single" || s.Reported == "primary" || s.Reported == "secondary") && f.answers(ctx, n) {
 				fmt.Fprintf(f.opts.Log, "pgha: %s is %s on 127.0.0.1:%d\n", n.Name, s.Reported, n.Port)
 				return nil
 			}
@@ -439,6 +482,18 @@ func (f *Formation) startNode(ctx context.Context, n *Keeper, first bool) error 
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// answers reports whether n's PostgreSQL accepts a connection.
+func (f *Formation) answers(ctx context.Context, n *Keeper) bool {
+	db, err := sql.Open("pgx", f.NodeURL(n, "postgres"))
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return db.PingContext(pctx) == nil
 }
 
 // writeNodeSettings appends the gateway's settings to a new node's
