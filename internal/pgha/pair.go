@@ -112,7 +112,7 @@ func StartPair(ctx context.Context, opts PairOptions) (*Pair, error) {
 		p.nodes[i] = &Node{Name: "pgha_" + name, Port: ports[i], dir: dir}
 	}
 	a, b := p.nodes[0], p.nodes[1]
-	if err := p.startNode(ctx, a, nil); err != nil {
+	if err := p.startNodeFreshPort(ctx, a, nil); err != nil {
 		return nil, err
 	}
 	if err := keepWAL(ctx, a); err != nil {
@@ -123,7 +123,7 @@ func StartPair(ctx context.Context, opts PairOptions) (*Pair, error) {
 		p.Stop()
 		return nil, err
 	}
-	if err := p.startNode(ctx, b, a); err != nil {
+	if err := p.startNodeFreshPort(ctx, b, a); err != nil {
 		p.Stop()
 		return nil, err
 	}
@@ -189,6 +189,27 @@ func (p *Pair) startNode(ctx context.Context, n *Node, upstream *Node) error {
 	}
 	n.cluster = c
 	return nil
+}
+
+// portTries bounds startNodeFreshPort.
+const portTries = 3
+
+// startNodeFreshPort is startNode for a node's first start: FreePorts
+// checked the port, but another process (a parallel test) may have taken it
+// since; then the node starts on another one.
+func (p *Pair) startNodeFreshPort(ctx context.Context, n *Node, upstream *Node) error {
+	for try := 1; ; try++ {
+		err := p.startNode(ctx, n, upstream)
+		if err == nil || try == portTries || !strings.Contains(err.Error(), "Address already in use") {
+			return err
+		}
+		ports, perr := FreePorts(1)
+		if perr != nil {
+			return err
+		}
+		fmt.Fprintf(p.opts.Log, "pgha: %s: port %d taken meanwhile; trying %d\n", n.Name, n.Port, ports[0])
+		n.Port = ports[0]
+	}
 }
 
 // baseBackup fills n's empty data directory with a copy of from.
