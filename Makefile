@@ -25,11 +25,12 @@ PG_LIB ?= /usr/lib/postgresql
 # sudo only when we are not root and it exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
 
-.PHONY: build pg run test bench chaos lint lint-openapi fmt vet clean clean-data
+.PHONY: build pg pg-ha run run-ha backup-ha restore-ha test test-ha bench chaos lint lint-openapi fmt vet clean clean-data
 
 build:
 	$(GO) build -o bin/gateway ./cmd/gateway
 	$(GO) build -o bin/bench ./cmd/bench
+	$(GO) build -o bin/ha ./cmd/ha
 
 # pg makes sure the PostgreSQL server binaries (initdb, postgres) and the OS
 # user "postgres" exist: as root the cluster runs as that user, because
@@ -47,23 +48,70 @@ pg:
 			--shell /usr/sbin/nologin postgres; \
 	fi
 
+# pg-ha adds what high availability needs beside the server binaries:
+# pg_auto_failover (Debian's postgresql-<version>-auto-failover, the
+# extension, and pg-auto-failover-cli, pg_autoctl) and pgBackRest, for the
+# newest PostgreSQL installed (docs/ha.md). Quiet when they are there.
+pg-ha: pg
+	@v=$$(ls -d $(PG_LIB)/*/bin/initdb 2>/dev/null | sed 's,.*/postgresql/\([0-9]*\)/bin/initdb,\1,' | sort -n | tail -1); \
+	missing=""; \
+	command -v pg_autoctl >/dev/null 2>&1 || missing="$$missing pg-auto-failover-cli"; \
+	[ -n "$$v" ] && ls $(PG_LIB)/$$v/lib/pgautofailover.so >/dev/null 2>&1 || missing="$$missing postgresql-$$v-auto-failover"; \
+	command -v pgbackrest >/dev/null 2>&1 || missing="$$missing pgbackrest"; \
+	if [ -n "$$missing" ]; then \
+		echo "make pg-ha: installing Debian's$$missing"; \
+		$(SUDO) apt-get update -qq; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		command -v pg_autoctl >/dev/null && command -v pgbackrest >/dev/null || { echo "make pg-ha: pg_autoctl or pgbackrest is still missing after the install" >&2; exit 1; }; \
+	fi
+
 # run starts the gateway on its embedded PostgreSQL in $(GATEWAY_DATA_DIR)/pg.
 # Ctrl-C stops both; the next `make run` finds the data again.
 run: pg build
 	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)" ./bin/gateway serve --demo $(ARGS)
 
+# run-ha starts a pg_auto_failover formation on this machine — a monitor and
+# two PostgreSQL nodes on 127.0.0.1, ports $(HA_PORTS) (monitor, node1,
+# node2), data in $(GATEWAY_DATA_DIR)/ha, WAL archived by pgBackRest — and
+# the gateway on its multi-host URL; it prints what it started. Ctrl-C stops
+# everything; the next run-ha finds the same formation (docs/ha.md).
+HA_PORTS ?= 25430,25431,25432
+run-ha: pg-ha build
+	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)/ha/gateway" ./bin/ha run -dir "$(GATEWAY_DATA_DIR)/ha" -ports "$(HA_PORTS)" -- --demo $(ARGS)
+
+# backup-ha takes a pgBackRest backup of the run-ha formation's primary
+# (BACKUP_TYPE=full|diff|incr) and lists the backups; restore-ha restores
+# them to TARGET ('2026-11-25 10:00:00+00') into a new data directory and
+# runs audit verify on it (docs/operations.md, "Backups").
+BACKUP_TYPE ?= full
+TARGET ?=
+backup-ha: pg-ha build
+	./bin/ha backup -dir "$(GATEWAY_DATA_DIR)/ha" -type "$(BACKUP_TYPE)"
+restore-ha: pg-ha build
+	@[ -n "$(TARGET)" ] || { echo "make restore-ha: set TARGET, e.g. TARGET='2026-11-25 10:00:00+00'" >&2; exit 2; }
+	./bin/ha restore -dir "$(GATEWAY_DATA_DIR)/ha" -target "$(TARGET)"
+
 # test runs every test with the race detector. Without DATABASE_URL, one
 # throwaway PostgreSQL serves every package (`gateway devdb`) and is removed
 # afterwards, even when a test binary dies; each test still gets its own
 # database (ledger/pgtest).
-test: pg
-	@if [ -n "$${DATABASE_URL:-}" ]; then \
+# pg-ha first: the backup-and-restore test needs pgbackrest, and fails
+# rather than skipping when GATEWAY_TEST_REQUIRE_HA_TOOLS is set.
+test: pg pg-ha
+	@export GATEWAY_TEST_REQUIRE_HA_TOOLS=1; \
+	if [ -n "$${DATABASE_URL:-}" ]; then \
 		echo "make test: using DATABASE_URL"; \
 		$(GO) test $(TEST_FLAGS) ./...; \
 	else \
 		$(GO) build -o bin/gateway ./cmd/gateway; \
 		./bin/gateway devdb -- $(GO) test $(TEST_FLAGS) ./...; \
 	fi
+
+# test-ha runs the high-availability tests, including the pg_auto_failover
+# formation's (a minute or two of most of the machine, so not in make test).
+test-ha: pg-ha
+	GATEWAY_TEST_FORMATION=1 GATEWAY_TEST_REQUIRE_HA_TOOLS=1 $(GO) test $(TEST_FLAGS) ./internal/pgha/...
+	$(GO) test $(TEST_FLAGS) -run 'TestServeFollowsAPromotion|TestServeLeavesADemotedPrimary' ./cmd/gateway
 
 # bench starts its own durable PostgreSQL (fsync on) and the real gateway
 # (built from ./cmd/gateway), drives every scenario over HTTPS beside the

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/formancehq/go-libs/v3/migrations"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -21,7 +23,10 @@ type DBOptions struct {
 	ConnsMax         int           // open connections; default 32
 	StatementTimeout time.Duration // server-side limit per statement; default 30s
 	LockTimeout      time.Duration // server-side limit on a lock wait; default 10s
-	ConnectTimeout   time.Duration // default 2s, so an outage fails fast
+	// ConnectTimeout bounds the connection to each host of the URL (a
+	// multi-host URL tries them in turn). Default: the URL's
+	// connect_timeout, else 2s, so that an outage fails fast.
+	ConnectTimeout time.Duration
 }
 
 func (o *DBOptions) defaults() {
@@ -54,28 +59,10 @@ const connLifetimeMax = 30 * time.Minute
 // quoting rules, so every query is sent with the simple protocol: preparing
 // each distinct text would cost a round trip and fill pgx's statement cache.
 func OpenDB(ctx context.Context, databaseURL string, o DBOptions) (*bun.DB, error) {
-	o.defaults()
-	cfg, err := pgx.ParseConfig(databaseURL)
+	cfg, o, err := connConfig(databaseURL, o)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: DATABASE_URL: %w", err)
+		return nil, err
 	}
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	cfg.ConnectTimeout = o.ConnectTimeout
-	if cfg.RuntimeParams == nil {
-		cfg.RuntimeParams = map[string]string{}
-	}
-	cfg.RuntimeParams["application_name"] = "gateway"
-	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(o.StatementTimeout.Milliseconds())
-	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(o.LockTimeout.Milliseconds())
-	cfg.RuntimeParams["timezone"] = "UTC"
-	// The only prepared statements are the package's own fixed texts
-	// (ledger/pipeline.go), written so that their generic plan is index
-	// probes: plan them once per connection. PostgreSQL would otherwise
-	// plan them anew at every execution, because a custom plan for a
-	// one-element array always looks cheaper than the generic one, and
-	// planning was a third of its time (docs/performance.md). bun's
-	// queries use the simple protocol and are not affected.
-	cfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	sqldb := stdlib.OpenDB(*cfg)
 	sqldb.SetMaxOpenConns(o.ConnsMax)
 	sqldb.SetMaxIdleConns(o.ConnsMax)
@@ -102,6 +89,56 @@ func OpenDB(ctx context.Context, databaseURL string, o DBOptions) (*bun.DB, erro
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// connConfig is the pgx configuration of OpenDB: the URL's, with the
+// session settings and limits of o (its zero fields given their defaults,
+// which it returns).
+func connConfig(databaseURL string, o DBOptions) (*pgx.ConnConfig, DBOptions, error) {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, o, fmt.Errorf("ledger: DATABASE_URL: %w", err)
+	}
+	if o.ConnectTimeout == 0 && cfg.ConnectTimeout > 0 {
+		o.ConnectTimeout = cfg.ConnectTimeout // the URL's connect_timeout
+	}
+	o.defaults()
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	// pgx applies it to each host of a multi-host URL in turn: a primary
+	// that is gone costs this much before the next host is tried.
+	cfg.ConnectTimeout = o.ConnectTimeout
+	cfg.OnPgError = dropConnOnError
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["application_name"] = "gateway"
+	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(o.StatementTimeout.Milliseconds())
+	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(o.LockTimeout.Milliseconds())
+	cfg.RuntimeParams["timezone"] = "UTC"
+	// The only prepared statements are the package's own fixed texts
+	// (ledger/pipeline.go), written so that their generic plan is index
+	// probes: plan them once per connection. PostgreSQL would otherwise
+	// plan them anew at every execution, because a custom plan for a
+	// one-element array always looks cheaper than the generic one, and
+	// planning was a third of its time (docs/performance.md). bun's
+	// queries use the simple protocol and are not affected.
+	cfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	return cfg, o, nil
+}
+
+// sqlstateReadOnly is read_only_sql_transaction: a write on a server that
+// takes none (a standby, or a primary being demoted).
+const sqlstateReadOnly = "25006"
+
+// dropConnOnError is pgx's OnPgError: false closes the connection, and
+// database/sql then discards it instead of pooling it again. pgx closes on
+// FATAL (the server ended the session); we also close after 25006, because a
+// connection to a server that has stopped taking writes never takes one
+// again, and each reuse would fail another request. A fresh connection
+// through a multi-host URL with target_session_attrs=read-write skips that
+// server and finds the new primary (docs/ha.md).
+func dropConnOnError(_ *pgconn.PgConn, pe *pgconn.PgError) bool {
+	return !strings.EqualFold(pe.Severity, "FATAL") && pe.Code != sqlstateReadOnly
 }
 
 // Migrate applies the migrations of sql/ that the database does not have

@@ -137,9 +137,12 @@ func isUnavailable(err error) bool {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
 		// Class 08: connection exception; 57P01-03: the server is shutting
-		// down or starting; 53300: too many connections.
+		// down or starting; 53300: too many connections; 25006: a write
+		// reached a server that no longer takes writes, a primary being
+		// demoted (its connection is dropped, readOnlyServer in db.go, and
+		// the next one finds the new primary).
 		return strings.HasPrefix(pg.Code, "08") || pg.Code == "57P01" || pg.Code == "57P02" ||
-			pg.Code == "57P03" || pg.Code == "53300"
+			pg.Code == "57P03" || pg.Code == "53300" || pg.Code == sqlstateReadOnly
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection refused") ||

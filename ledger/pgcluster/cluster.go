@@ -40,8 +40,20 @@ type Options struct {
 	// Durable keeps fsync and synchronous commit on. Tests turn it off: a
 	// test database that dies with the machine is no loss.
 	Durable bool
-	// Settings are extra server settings (name → value).
+	// Settings are extra server settings (name → value). They are given on
+	// the server's command line, so they win over postgresql.conf and over
+	// ALTER SYSTEM.
 	Settings map[string]string
+	// Port is the server's port (default 5432): the TCP port when
+	// ListenAddresses is set, and the number in the socket's name always.
+	Port int
+	// ListenAddresses are the TCP addresses to listen on, for instance
+	// "127.0.0.1" for a replica to connect to; empty means no TCP at all.
+	ListenAddresses string
+	// DataChecksums makes initdb checksum every data page. pg_rewind (which
+	// brings a failed primary back as a standby) needs it or wal_log_hints,
+	// and only this one is recorded for good in the cluster itself.
+	DataChecksums bool
 	// Log receives progress lines meant for a person ("initialising …").
 	Log io.Writer
 }
@@ -84,8 +96,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir, socketDir: filepath.Join(dir, "run"), port: 5432, exited: make(chan struct{})}
-	if len(c.socketDir)+len("/.s.PGSQL.5432") > socketPathBytesMax {
+	port := opts.Port
+	if port == 0 {
+		port = 5432
+	}
+	c := &Cluster{dir: dir, socketDir: filepath.Join(dir, "run"), port: port, exited: make(chan struct{})}
+	if len(c.socketDir)+len("/.s.PGSQL.")+len(strconv.Itoa(port)) > socketPathBytesMax {
 		return nil, fmt.Errorf("pgcluster: socket path %s is too long for a unix socket; use a shorter directory", c.socketDir)
 	}
 
@@ -103,7 +119,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	if _, err := os.Stat(filepath.Join(c.dataDir(), "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(opts.Log, "pgcluster: initialising a new PostgreSQL cluster in %s\n", c.dataDir())
-		if err := c.initdb(ctx, bin, owner, opts.Durable); err != nil {
+		if err := c.initdb(ctx, bin, owner, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -115,6 +131,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 
 // dataDir is the PGDATA directory.
 func (c *Cluster) dataDir() string { return filepath.Join(c.dir, "data") }
+
+// DataDir is the PGDATA directory.
+func (c *Cluster) DataDir() string { return c.dataDir() }
+
+// Port is the server's port.
+func (c *Cluster) Port() int { return c.port }
 
 // Dir is the cluster's directory (which may be a fallback outside the
 // requested one, see prepareDir).
@@ -177,10 +199,26 @@ func (c *Cluster) Kill() {
 	}
 }
 
-func (c *Cluster) initdb(ctx context.Context, bin Binaries, owner *user.User, durable bool) error {
+// Crash kills the server and every one of its processes with SIGKILL at
+// once, as losing the machine would (no shutdown message reaches a client,
+// nothing is flushed), for tests of failover. Start brings it back (crash
+// recovery).
+func (c *Cluster) Crash() {
+	if c.cmd != nil {
+		// The server runs in its own process group (start): the negative
+		// pid reaches the postmaster and all its children together.
+		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		<-c.exited
+	}
+}
+
+func (c *Cluster) initdb(ctx context.Context, bin Binaries, owner *user.User, opts Options) error {
 	args := []string{"-D", c.dataDir(), "-U", superuser, "--auth=trust", "--encoding=UTF8", "--locale=C"}
-	if !durable {
+	if !opts.Durable {
 		args = append(args, "--no-sync")
+	}
+	if opts.DataChecksums {
+		args = append(args, "--data-checksums")
 	}
 	cmd := exec.CommandContext(ctx, bin.InitDB, args...)
 	runAs(cmd, owner)
@@ -193,7 +231,7 @@ func (c *Cluster) initdb(ctx context.Context, bin Binaries, owner *user.User, du
 
 func (c *Cluster) start(ctx context.Context, bin Binaries, owner *user.User, opts Options) error {
 	settings := map[string]string{
-		"listen_addresses":        "",
+		"listen_addresses":        opts.ListenAddresses,
 		"port":                    strconv.Itoa(c.port),
 		"unix_socket_directories": c.socketDir,
 		"max_connections":         "300",
@@ -286,6 +324,75 @@ func (c *Cluster) ping(ctx context.Context) error {
 type Binaries struct {
 	InitDB   string
 	Postgres string
+}
+
+// Program returns the path of another PostgreSQL program of the same
+// installation (pg_basebackup, pg_rewind, pg_ctl, …): next to the real
+// postgres binary, which PATH may reach through a symbolic link.
+func (b Binaries) Program(name string) string {
+	real, err := filepath.EvalSymlinks(b.Postgres)
+	if err != nil {
+		real = b.Postgres
+	}
+	return filepath.Join(filepath.Dir(real), name)
+}
+
+// Command prepares a PostgreSQL program of the installation the server
+// runs from (pg_basebackup, pg_rewind, …) to run as the user the server
+// runs as: the postgres user when this process is root.
+func Command(ctx context.Context, program string, args ...string) (*exec.Cmd, error) {
+	bin, err := FindBinaries()
+	if err != nil {
+		return nil, err
+	}
+	owner, err := serverUser()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bin.Program(program), args...)
+	runAs(cmd, owner)
+	return cmd, nil
+}
+
+// AsServerUser makes cmd run as the user the server runs as (the postgres
+// user when this process is root), for the programs that work on a
+// cluster's files beside the server: pg_autoctl, pgbackrest.
+func AsServerUser(cmd *exec.Cmd) error {
+	owner, err := serverUser()
+	if err != nil {
+		return err
+	}
+	env := cmd.Env
+	runAs(cmd, owner)
+	if env != nil {
+		cmd.Env = append(cmd.Env, env...) // the caller's variables win
+	}
+	return nil
+}
+
+// PrepareDir makes dir ready to hold a cluster (dir/data, dir/run) for the
+// server's user and returns the directory actually used (see prepareDir),
+// for a data directory that is filled by another program than initdb (a
+// replica's pg_basebackup) before Start.
+func PrepareDir(dir string, log io.Writer) (string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	owner, err := serverUser()
+	if err != nil {
+		return "", err
+	}
+	return prepareDir(dir, owner, log)
+}
+
+// Chown gives path to the server's user when this process is root, so that
+// a file written for the server (standby.signal) is the server's.
+func Chown(path string) error {
+	owner, err := serverUser()
+	if err != nil || owner == nil {
+		return err
+	}
+	return os.Chown(path, atoi(owner.Uid), atoi(owner.Gid))
 }
 
 // FindBinaries looks for initdb and postgres on PATH, then in Debian's

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
+
+	"github.com/paygate/gateway/internal/pgha"
+	"github.com/paygate/gateway/ledger/pgcluster"
+)
+
+// targetLayouts are the forms -target accepts: PostgreSQL's timestamp with
+// a zone (what `select now()` prints), and RFC 3339.
+var targetLayouts = []string{"2006-01-02 15:04:05.999999-07", "2006-01-02 15:04:05.999999Z07:00", time.RFC3339Nano}
+
+func parseTarget(s string) (time.Time, error) {
+	for _, l := range targetLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a moment with a time zone, like '2026-11-25 10:00:00+00' or 2026-11-25T10:00:00Z", s)
+}
+
+// restoreRecoveryMax bounds the replay of the archived WAL up to the target.
+const restoreRecoveryMax = 30 * time.Minute
+
+// restore is `ha restore`: the formation's backups and archived WAL up to a
+// moment, into a new embedded cluster of the gateway (DIR/pg), checked by
+// `gateway audit verify`. GATEWAY_DATA_DIR=DIR then serves it.
+func restore(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout, stderr io.Writer) error {
+	targetFlag := fs.String("target", "", "the moment to restore to, with its time zone: '2026-11-25 10:00:00+00' (required)")
+	into := fs.String("into", "", "the gateway data directory to restore into (default ha-restore-<moment> beside -dir); must not hold a cluster")
+	set := fs.String("set", "", "the backup to start from (a label of `ha info`); default the newest that ended before the moment")
+	gatewayBin := fs.String("gateway", "bin/gateway", "the gateway binary, for audit verify")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *targetFlag == "" {
+		return usageError{"-target is required"}
+	}
+	target, err := parseTarget(*targetFlag)
+	if err != nil {
+		return usageError{"-target: " + err.Error()}
+	}
+	f, err := pgha.OpenFormation(*dir)
+	if err != nil {
+		return err
+	}
+	repo, err := pgha.OpenRepo(filepath.Join(f.Dir(), "backup"))
+	if err != nil {
+		return err
+	}
+	if *into == "" {
+		// Beside the formation, not inside it: its directory belongs to the
+		// postgres user alone.
+		*into = filepath.Join(filepath.Dir(filepath.Clean(*dir)), "ha-restore-"+target.UTC().Format("20060102T150405Z"))
+	}
+	pgDir, err := pgcluster.PrepareDir(filepath.Join(*into, "pg"), stdout)
+	if err != nil {
+		return err
+	}
+	if entries, _ := os.ReadDir(filepath.Join(pgDir, "data")); len(entries) > 0 {
+		return fmt.Errorf("%s already holds a cluster; choose another -into", filepath.Join(pgDir, "data"))
+	}
+	start := time.Now()
+	fmt.Fprintf(stdout, "ha: restoring to %s into %s\n", target.UTC().Format(time.RFC3339Nano), *into)
+	if err := repo.RestoreToTime(ctx, filepath.Join(pgDir, "data"), target, *set); err != nil {
+		return err
+	}
+	// The restored files carry the formation's synchronous standby name
+	// (postgresql.auto.conf): alone, every commit would wait for it. The
+	// command line clears it for this start; ALTER SYSTEM below for good.
+	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(*into, "pg"), Durable: true,
+		Settings: map[string]string{"synchronous_standby_names": ""}, Log: stdout})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = c.Stop() }()
+	if err := waitPromoted(ctx, c.URL("postgres")); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ha: restored and recovered in %s\n", time.Since(start).Round(time.Millisecond))
+
+	// audit verify with the formation's data key when there is one:
+	// without a key, a gateway command makes a new one, which would then
+	// seal nothing readable.
+	env := append(os.Environ(), "DATABASE_URL="+c.URL("gateway"))
+	keyFile := filepath.Join(*dir, "gateway", "data.key")
+	if key, err := os.ReadFile(keyFile); err == nil { //nolint:gosec // the operator's own data directory
+		if err := os.WriteFile(filepath.Join(*into, "data.key"), key, 0o600); err != nil {
+			return err
+		}
+		env = append(env, "GATEWAY_DATA_DIR="+*into)
+	} else {
+		tmp, err := os.MkdirTemp("", "ha-verify-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		env = append(env, "GATEWAY_DATA_DIR="+tmp)
+		fmt.Fprintf(stdout, "ha: no data key in %s: copy the key from its own backup to %s/data.key before serving\n", keyFile, *into)
+	}
+	verify := exec.CommandContext(ctx, *gatewayBin, "audit", "verify") //nolint:gosec // the operator's binary
+	verify.Env, verify.Stdout, verify.Stderr = env, stdout, stderr
+	if err := verify.Run(); err != nil {
+		return fmt.Errorf("gateway audit verify of the restored database: %w", err)
+	}
+	fmt.Fprintf(stdout, "ha: serve it with: GATEWAY_DATA_DIR=%s %s serve\n", *into, *gatewayBin)
+	return nil
+}
+
+// waitPromoted waits until the restored server has replayed up to the
+// target and ended recovery (recovery_target_action = promote), then makes
+// it forget the formation's synchronous standby.
+func waitPromoted(ctx context.Context, url string) error {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(ctx, restoreRecoveryMax)
+	defer cancel()
+	for {
+		var inRecovery bool
+		err := db.QueryRowContext(ctx, "select pg_is_in_recovery()").Scan(&inRecovery)
+		if err == nil && !inRecovery {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(errors.New("the restored server did not finish recovery"), err, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	for _, q := range []string{"alter system reset synchronous_standby_names", "select pg_reload_conf()"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/paygate/gateway/internal/pgha"
+	"github.com/paygate/gateway/ledger/pgcluster"
+)
+
+// gatewayStopMax is how long the gateway has to stop after Ctrl-C before
+// it is told again (SIGTERM), then killed: its own drain takes at most 15 s.
+const gatewayStopMax = 30 * time.Second
+
+// runFormation is `ha run`: the formation, then the gateway on its
+// multi-host URL, until Ctrl-C or the gateway's exit.
+func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout io.Writer) error {
+	portsFlag := fs.String("ports", "25430,25431,25432", "the monitor's, node1's and node2's ports (below 32768; used when the formation is created)")
+	gatewayBin := fs.String("gateway", "bin/gateway", "the gateway binary")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err.Error()}
+	}
+	serveArgs := fs.Args() // after --
+	ports, err := parsePorts(*portsFlag)
+	if err != nil {
+		return usageError{"-ports: " + err.Error()}
+	}
+	real, err := pgcluster.PrepareDir(*dir, stdout)
+	if err != nil {
+		return err
+	}
+	repo, err := pgha.NewRepo(filepath.Join(real, "backup"), nil)
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	fmt.Fprintf(stdout, "ha: starting the pg_auto_failover formation in %s (the first time takes about a minute)\n", *dir)
+	f, err := pgha.StartFormation(ctx, pgha.FormationOptions{Dir: *dir, Ports: ports, Repo: repo, Log: stdout})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Fprintln(stdout, "ha: stopping the formation")
+		f.Stop()
+		fmt.Fprintln(stdout, "ha: stopped")
+	}()
+	st, err := f.State(ctx)
+	if err != nil {
+		return err
+	}
+	url := f.URL("gateway")
+	fmt.Fprintf(stdout, "ha: formation up in %s\n", time.Since(started).Round(100*time.Millisecond))
+	fmt.Fprintf(stdout, "ha:   monitor  127.0.0.1:%d  %s  (log %s)\n", f.Monitor.Port, f.Monitor.PGData, f.Monitor.LogPath())
+	for _, n := range f.Nodes {
+		s := "?"
+		for _, ns := range st {
+			if ns.Name == n.Name {
+				s = ns.Reported
+			}
+		}
+		fmt.Fprintf(stdout, "ha:   %-8s 127.0.0.1:%d  %s  %s  (log %s)\n", n.Name, n.Port, s, n.PGData, n.LogPath())
+	}
+	fmt.Fprintf(stdout, "ha:   backups  pgBackRest stanza %q, %s (make backup-ha)\n", pgha.Stanza, repo.Config())
+	fmt.Fprintf(stdout, "ha:   DATABASE_URL=%s\n", url)
+
+	gwDir := os.Getenv("GATEWAY_DATA_DIR")
+	if gwDir == "" {
+		gwDir = filepath.Join(*dir, "gateway")
+	}
+	cmd := exec.Command(*gatewayBin, append([]string{"serve"}, serveArgs...)...) //nolint:gosec // the operator's binary and flags
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+url, "GATEWAY_DATA_DIR="+gwDir)
+	cmd.Stdout, cmd.Stderr = stdout, os.Stderr
+	fmt.Fprintf(stdout, "ha: starting %s serve %s (data directory %s)\n", *gatewayBin, strings.Join(serveArgs, " "), gwDir)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the gateway: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			return fmt.Errorf("the gateway exited: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	// Ctrl-C in the terminal reached the gateway too (same process
+	// group); a SIGTERM to this process alone did not. Its exit status
+	// after a signal says nothing more than that.
+	select {
+	case err := <-exited:
+		_ = err
+		return nil
+	case <-time.After(3 * time.Second):
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+	}
+	select {
+	case err := <-exited:
+		_ = err
+	case <-time.After(gatewayStopMax):
+		_ = cmd.Process.Kill()
+		err := <-exited
+		_ = err
+	}
+	return nil
+}
+
+func parsePorts(s string) ([]int, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("want three ports, monitor,node1,node2: %q", s)
+	}
+	ports := make([]int, 0, 3)
+	for _, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1024 || n >= 32768 {
+			return nil, fmt.Errorf("%q is not a port from 1024 to 32767 (below the ephemeral range, docs/ha.md)", p)
+		}
+		ports = append(ports, n)
+	}
+	return ports, nil
+}
+
+// formationHandle is an existing formation (another process runs it) and
+// its backup repository.
+type formationHandle struct {
+	f    *pgha.Formation
+	repo *pgha.Repo
+}
+
+func withFormation(fs *flag.FlagSet, dir *string, args []string, do func(*formationHandle) error) error {
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	f, err := pgha.OpenFormation(*dir)
+	if err != nil {
+		return err
+	}
+	repo, err := pgha.OpenRepo(filepath.Join(f.Dir(), "backup"))
+	if err != nil {
+		return err
+	}
+	return do(&formationHandle{f: f, repo: repo})
+}
+
+func (h *formationHandle) state(ctx context.Context, stdout io.Writer) error {
+	st, err := h.f.State(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the monitor (is make run-ha running?): %w", err)
+	}
+	fmt.Fprint(stdout, st)
+	fmt.Fprintf(stdout, "DATABASE_URL=%s\n", h.f.URL("gateway"))
+	return nil
+}
+
+func (h *formationHandle) failover(ctx context.Context, stdout io.Writer) error {
+	start := time.Now()
+	if err := h.f.Failover(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "failover done in %s\n", time.Since(start).Round(time.Millisecond))
+	return h.state(ctx, stdout)
+}
+
+func (h *formationHandle) backup(ctx context.Context, kind string, stdout io.Writer) error {
+	start := time.Now()
+	if err := h.repo.Backup(ctx, kind); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s backup done in %s\n", kind, time.Since(start).Round(time.Millisecond))
+	return h.info(ctx, stdout)
+}
+
+func (h *formationHandle) info(ctx context.Context, stdout io.Writer) error {
+	out, err := h.repo.Info(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, out)
+	return nil
+}

@@ -1,0 +1,126 @@
+package pgha_test
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/gateway/internal/pgha"
+	"github.com/paygate/gateway/internal/pgha/pghatest"
+)
+
+// FormationEnv runs the formation test: three servers and three keepers
+// take about a minute to create and most of two cores, so it runs in
+// `make test-ha`, not in `make test` (docs/ha.md).
+const FormationEnv = "GATEWAY_TEST_FORMATION"
+
+// A pg_auto_failover formation (monitor, two nodes, WAL archived by
+// pgBackRest) loses its primary to SIGKILL of its keeper and PostgreSQL:
+// the monitor promotes the standby, writes through the multi-host URL
+// resume, nothing acknowledged is lost, the killed node rejoins as the
+// standby when its keeper runs again, and a backup is taken from the new
+// primary with its WAL archived.
+func TestFormationFailover(t *testing.T) {
+	if os.Getenv(FormationEnv) == "" {
+		t.Skipf("set %s=1 (make test-ha) to run the pg_auto_failover formation", FormationEnv)
+	}
+	pghatest.NeedTool(t, pgha.FindPgAutoctl)
+	pghatest.NeedTool(t, pgha.FindPgBackRest)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	dir := pghatest.Dir(t)
+	repo, err := pgha.NewRepo(filepath.Join(dir, "backup"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Now()
+	f, err := pgha.StartFormation(ctx, pgha.FormationOptions{Dir: filepath.Join(dir, "ha"), Repo: repo, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Stop)
+	t.Logf("formation created in %s", time.Since(created).Round(time.Millisecond))
+
+	db, err := sql.Open("pgx", f.URL("gateway"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "create table acks (id int primary key)"); err != nil {
+		t.Fatal(err)
+	}
+	acked := 0
+	write := func(wctx context.Context) error {
+		_, err := db.ExecContext(wctx, "insert into acks values ($1)", acked+1)
+		if err == nil {
+			acked++
+		}
+		return err
+	}
+	for i := 0; i < 20; i++ {
+		if err := write(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := f.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := st.Primary()
+	if !ok {
+		t.Fatalf("no primary: %v", st)
+	}
+	old := f.Node(p.Name)
+
+	killed := time.Now()
+	f.Kill(old)
+	var firstWrite time.Duration
+	failures := 0
+	for {
+		wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
+		err := write(wctx)
+		wcancel()
+		if err == nil {
+			firstWrite = time.Since(killed)
+			break
+		}
+		failures++
+		if ctx.Err() != nil {
+			t.Fatalf("no write succeeded after the primary was killed: %v\n%v", err, st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	st, _ = f.State(ctx)
+	t.Logf("primary %s killed: first successful write after %s (%d failed tries); state:\n%v", old.Name, firstWrite.Round(time.Millisecond), failures, st)
+
+	restarted := time.Now()
+	if err := f.Restart(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WaitState(ctx, old.Name, "secondary"); err != nil {
+		t.Fatal(err)
+	}
+	rejoin := time.Since(restarted)
+	var n int
+	if err := db.QueryRowContext(ctx, "select count(*) from acks").Scan(&n); err != nil || n != acked {
+		t.Fatalf("%d rows after the failover, %d acknowledged (%v)", n, acked, err)
+	}
+	backupStart := time.Now()
+	if err := repo.Backup(ctx, "full"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = f.State(ctx)
+	t.Logf("%s rejoined as secondary %s after its keeper restarted; full backup from the new primary %s; state:\n%v",
+		old.Name, rejoin.Round(time.Millisecond), time.Since(backupStart).Round(time.Millisecond), st)
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
