@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -14,7 +15,7 @@ import (
 // checkReturnReason checks an ISO 20022 return reason code: four upper-case
 // letters or digits (AC01, AC04, MS03, …).
 func checkReturnReason(s string) error {
-	if !postings.IsReturnReasonCode(s) {
+	if !rules.IsReturnReasonCode(s) {
 		return postings.FieldErrorf("reason", "must be an ISO 20022 return reason code such as AC01")
 	}
 	return nil

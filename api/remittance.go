@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/gateway/callbackurl"
+	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -21,14 +22,14 @@ const beneficiaryMembersMax = 4 + 16
 // dynamicFieldsView is the answer of GET /shop/remittance/dynamic-fields:
 // the corridor and its fee schedule.
 type dynamicFieldsView struct {
-	Country         string                 `json:"country"`
-	Currency        string                 `json:"currency"`
-	Rail            postings.Rail          `json:"rail"`
-	Fields          []postings.Field       `json:"fields"`
-	PurposeCodes    []postings.PurposeCode `json:"purposeCodes"`
-	PurposeRequired bool                   `json:"purposeRequired"`
-	FeeFixed        postings.Money         `json:"feeFixed"`
-	FeeBasisPoints  int64                  `json:"feeBasisPoints"`
+	Country         string              `json:"country"`
+	Currency        string              `json:"currency"`
+	Rail            rules.Rail          `json:"rail"`
+	Fields          []rules.Field       `json:"fields"`
+	PurposeCodes    []rules.PurposeCode `json:"purposeCodes"`
+	PurposeRequired bool                `json:"purposeRequired"`
+	FeeFixed        postings.Money      `json:"feeFixed"`
+	FeeBasisPoints  int64               `json:"feeBasisPoints"`
 }
 
 // queryParam reads a required query parameter.
@@ -62,7 +63,7 @@ func handleRemittanceDynamicFields() gin.HandlerFunc {
 			return
 		}
 		// DynamicFields names "country" and "currency", the parameters.
-		cor, err := postings.DynamicFields(country, cur.Code)
+		cor, err := rules.DynamicFields(country, cur.Code)
 		if err != nil {
 			writeError(c, err)
 			return
@@ -77,8 +78,8 @@ func handleRemittanceDynamicFields() gin.HandlerFunc {
 
 // beneficiaryOf splits the decoded beneficiary object into the fixed fields
 // of the spec and the corridor's dynamic fields.
-func beneficiaryOf(m stringMembers) postings.Beneficiary {
-	var b postings.Beneficiary
+func beneficiaryOf(m stringMembers) rules.Beneficiary {
+	var b rules.Beneficiary
 	for k, v := range m {
 		switch k {
 		case "name":
@@ -122,7 +123,7 @@ func decodeRemittanceCreate(raw []byte, allow callbackurl.AllowList) (ledger.Rem
 	if err != nil {
 		return ledger.RemittanceInput{}, err
 	}
-	r := postings.RemittanceRequest{PayerID: req.PayerID, Beneficiary: beneficiaryOf(req.Beneficiary),
+	r := rules.RemittanceRequest{PayerID: req.PayerID, Beneficiary: beneficiaryOf(req.Beneficiary),
 		Currency: req.Currency, Purpose: req.Purpose}
 	r.Normalize()
 	cur, err := parseCurrency("currency", r.Currency)
@@ -137,11 +138,11 @@ func decodeRemittanceCreate(raw []byte, allow callbackurl.AllowList) (ledger.Rem
 			return ledger.RemittanceInput{}, err
 		}
 	}
-	cor, err := postings.ValidateRemittance(&r)
+	cor, err := rules.ValidateRemittance(&r)
 	if err != nil {
 		return ledger.RemittanceInput{}, err
 	}
-	fee, err := postings.RemittanceFee(cor, r.Amount, cur)
+	fee, err := rules.RemittanceFee(cor, r.Amount, cur)
 	if err != nil {
 		return ledger.RemittanceInput{}, err
 	}

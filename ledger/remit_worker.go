@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -75,7 +76,7 @@ type RemitWorker struct {
 	cfg RemitWorkerConfig
 
 	mu       sync.Mutex
-	list     *postings.SanctionsList
+	list     *rules.SanctionsList
 	listVers int64
 }
 
@@ -188,7 +189,7 @@ func (w *RemitWorker) screen(ctx context.Context, d DueRemittance) (bool, string
 			_ = cw.Write([]string{e.Name, e.Country, e.List, e.Ref})
 		}
 		cw.Flush()
-		list, err := postings.ParseSanctionsList(&buf)
+		list, err := rules.ParseSanctionsList(&buf)
 		if err != nil {
 			return false, "", err
 		}
@@ -221,7 +222,7 @@ func (l *Ledger) ReportRemittance(ctx context.Context, messageID, txID, status, 
 	if status == RemitReturned && reason == "" {
 		return nil, postings.FieldErrorf("reason", "a return needs its ISO reason code, e.g. AC01")
 	}
-	if reason != "" && !postings.IsReturnReasonCode(reason) {
+	if reason != "" && !rules.IsReturnReasonCode(reason) {
 		// The reason is shown to the merchant: a code, never free text.
 		return nil, postings.FieldErrorf("reason", "must be an ISO 20022 return reason code such as AC01")
 	}

@@ -37,7 +37,7 @@ var nextStatus = map[string][]string{
 }
 
 // RemittanceInput is a validated remittance request: the API validates the
-// beneficiary and purpose against the corridor (postings.ValidateRemittance)
+// beneficiary and purpose against the corridor (rules.ValidateRemittance)
 // and computes the fee and the rail before calling CreateRemittance.
 type RemittanceInput struct {
 	PayerID     string

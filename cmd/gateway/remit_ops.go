@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -22,7 +23,7 @@ func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 			return usageError(err.Error())
 		}
 		defer f.Close()
-		list, err := postings.ParseSanctionsList(f)
+		list, err := rules.ParseSanctionsList(f)
 		if err != nil {
 			return err
 		}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api/callbacks"
+	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/ledger"
-	"github.com/paygate/gateway/postings"
 )
 
 // workerSettings are the background workers' settings (docs/operations.md).
@@ -31,7 +31,7 @@ func readWorkerSettings(e *env) (*workerSettings, error) {
 		railReturnReason: envOr(e, "GATEWAY_RAIL_RETURN_REASON", "AC01"),
 		requireSanctions: envBool(e, "GATEWAY_REQUIRE_SANCTIONS_LIST"),
 	}
-	if !postings.IsReturnReasonCode(s.railReturnReason) {
+	if !rules.IsReturnReasonCode(s.railReturnReason) {
 		return nil, fmt.Errorf("GATEWAY_RAIL_RETURN_REASON must be an ISO 20022 return reason code such as AC01, not %q", s.railReturnReason)
 	}
 	if mode := e.getenv("GATEWAY_RAIL_MODE"); mode != "" && mode != "manual" && mode != "simulated" {

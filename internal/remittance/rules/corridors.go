@@ -1,10 +1,12 @@
-package postings
+package rules
 
 import (
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // Remittance corridors: for a destination country and a currency, the rail
@@ -177,7 +179,7 @@ func DynamicFields(country, currency string) (*Corridor, error) {
 	if !IsCountryCode(country) {
 		return nil, countryError("country", country)
 	}
-	if _, err := LookupCurrency(currency); err != nil {
+	if _, err := postings.LookupCurrency(currency); err != nil {
 		return nil, err
 	}
 	if c, ok := corridorTable[corridorKey{country, currency}]; ok {
@@ -377,7 +379,7 @@ func swiftCorridor(country, currency string) (*Corridor, error) {
 	if !ok {
 		// A currency added to currency.go without a SWIFT fee: refuse rather
 		// than send it for free (TestSwiftFeesCoverCurrencies guards this).
-		return nil, FieldErrorf("currency", "remittances in %s are not offered", currency)
+		return nil, postings.FieldErrorf("currency", "remittances in %s are not offered", currency)
 	}
 	account := swiftAccount
 	if f, ok := swiftIBANAccounts[country]; ok {
@@ -559,7 +561,7 @@ func countryError(field, code string) error {
 	case "EL":
 		hint = "; Greece is GR"
 	}
-	return FieldErrorf(field, "%q is not an ISO 3166-1 alpha-2 country code (two upper-case letters, e.g. DE)%s", truncate(code, 8), hint)
+	return postings.FieldErrorf(field, "%q is not an ISO 3166-1 alpha-2 country code (two upper-case letters, e.g. DE)%s", truncate(code, 8), hint)
 }
 
 // IsCountryCode reports whether code is an ISO 3166-1 alpha-2 country code

@@ -1,8 +1,10 @@
-package postings
+package rules
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // Bank identifiers: IBAN (ISO 13616), BIC (ISO 9362) and the US ABA routing
@@ -232,39 +234,39 @@ func ibanFormatRegexp(prefix string) string {
 // belongs to a given country; ValidateRemittance does.
 func ValidateIBAN(s string) error {
 	if len(s) < ibanLenMin || len(s) > ibanLenMax {
-		return Errorf(EINVALID, "an IBAN has %d to %d characters, this one %d", ibanLenMin, ibanLenMax, len(s))
+		return postings.Errorf(postings.EINVALID, "an IBAN has %d to %d characters, this one %d", ibanLenMin, ibanLenMax, len(s))
 	}
 	for i := 0; i < len(s); i++ {
 		if !isUpperAlnum(s[i]) {
-			return Errorf(EINVALID, "an IBAN holds only upper-case letters and digits, without spaces")
+			return postings.Errorf(postings.EINVALID, "an IBAN holds only upper-case letters and digits, without spaces")
 		}
 	}
 	cc := s[:2]
 	spec, ok := ibanRegistry[cc]
 	if !ok {
-		return Errorf(EINVALID, "%q is not a country of the IBAN registry", cc)
+		return postings.Errorf(postings.EINVALID, "%q is not a country of the IBAN registry", cc)
 	}
 	if len(s) != spec.length {
-		return Errorf(EINVALID, "an IBAN of %s has %d characters, this one %d", cc, spec.length, len(s))
+		return postings.Errorf(postings.EINVALID, "an IBAN of %s has %d characters, this one %d", cc, spec.length, len(s))
 	}
 	if !isDigit(s[2]) || !isDigit(s[3]) {
-		return Errorf(EINVALID, "the IBAN check digits (positions 3-4) must be digits")
+		return postings.Errorf(postings.EINVALID, "the IBAN check digits (positions 3-4) must be digits")
 	}
 	if check := int(s[2]-'0')*10 + int(s[3]-'0'); check < 2 || check > 98 {
-		return Errorf(EINVALID, "the IBAN check digits %02d are outside 02..98", check)
+		return postings.Errorf(postings.EINVALID, "the IBAN check digits %02d are outside 02..98", check)
 	}
 	pos := 4
 	for _, seg := range ibanStructures[cc] {
 		for j := 0; j < seg.n; j++ {
 			c := s[pos]
 			if (seg.class == 'n' && !isDigit(c)) || (seg.class == 'a' && !isUpper(c)) {
-				return Errorf(EINVALID, "the IBAN does not follow the %s format %s (character %d)", cc, spec.bban, pos+1)
+				return postings.Errorf(postings.EINVALID, "the IBAN does not follow the %s format %s (character %d)", cc, spec.bban, pos+1)
 			}
 			pos++
 		}
 	}
 	if ibanMod97(s) != 1 {
-		return Errorf(EINVALID, "the IBAN checksum is wrong (mod 97 check failed): a character is mistyped")
+		return postings.Errorf(postings.EINVALID, "the IBAN checksum is wrong (mod 97 check failed): a character is mistyped")
 	}
 	return nil
 }
@@ -300,7 +302,7 @@ const bicPattern = "^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$"
 // branch code. The country letters must be a known country code.
 func ValidateBIC(s string) error {
 	if len(s) != 8 && len(s) != 11 {
-		return Errorf(EINVALID, "a BIC has 8 or 11 characters, this one %d", len(s))
+		return postings.Errorf(postings.EINVALID, "a BIC has 8 or 11 characters, this one %d", len(s))
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -309,11 +311,11 @@ func ValidateBIC(s string) error {
 			ok = isUpper(c)
 		}
 		if !ok {
-			return Errorf(EINVALID, "a BIC is 4 letters (bank), 2 letters (country), 2 letters or digits (location) and optionally 3 letters or digits (branch), upper case")
+			return postings.Errorf(postings.EINVALID, "a BIC is 4 letters (bank), 2 letters (country), 2 letters or digits (location) and optionally 3 letters or digits (branch), upper case")
 		}
 	}
 	if !IsCountryCode(s[4:6]) {
-		return Errorf(EINVALID, "the BIC country letters %q are not an ISO 3166 country code", s[4:6])
+		return postings.Errorf(postings.EINVALID, "the BIC country letters %q are not an ISO 3166 country code", s[4:6])
 	}
 	return nil
 }
@@ -339,10 +341,10 @@ const abaPattern = "^[0-9]{9}$"
 // 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) is a multiple of 10.
 func ValidateABARouting(s string) error {
 	if len(s) != 9 || !allBytes(s, isDigit) {
-		return Errorf(EINVALID, "an ABA routing number is exactly 9 digits")
+		return postings.Errorf(postings.EINVALID, "an ABA routing number is exactly 9 digits")
 	}
 	if p := int(s[0]-'0')*10 + int(s[1]-'0'); !(p <= 12 || (p >= 21 && p <= 32) || (p >= 61 && p <= 72) || p == 80) {
-		return Errorf(EINVALID, "an ABA routing number cannot start with %02d", p)
+		return postings.Errorf(postings.EINVALID, "an ABA routing number cannot start with %02d", p)
 	}
 	sum := 0
 	weights := [3]int{3, 7, 1}
@@ -350,7 +352,7 @@ func ValidateABARouting(s string) error {
 		sum += weights[i%3] * int(s[i]-'0')
 	}
 	if sum%10 != 0 {
-		return Errorf(EINVALID, "the ABA routing number checksum is wrong: a digit is mistyped")
+		return postings.Errorf(postings.EINVALID, "the ABA routing number checksum is wrong: a digit is mistyped")
 	}
 	return nil
 }

@@ -1,10 +1,12 @@
-package postings
+package rules
 
 import (
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // validRemittances holds one passing request per corridor kind.
@@ -68,7 +70,7 @@ func TestValidateRemittanceValid(t *testing.T) {
 			if c.Country != r.Beneficiary.Country || c.Currency != r.Currency {
 				t.Fatalf("corridor %s/%s", c.Country, c.Currency)
 			}
-			if _, err := RemittanceFee(c, r.Amount, MustCurrency(r.Currency)); err != nil {
+			if _, err := RemittanceFee(c, r.Amount, postings.MustCurrency(r.Currency)); err != nil {
 				t.Fatalf("fee: %v", err)
 			}
 		})
@@ -149,7 +151,7 @@ func TestValidateRemittanceFailures(t *testing.T) {
 		{"purpose huge", "DE EUR with BIC", func(r *RemittanceRequest) { r.Purpose = strings.Repeat("X", 1000) }, "purpose"},
 		{"amount zero", "DE EUR with BIC", func(r *RemittanceRequest) { r.Amount = 0 }, "amount"},
 		{"amount negative", "DE EUR with BIC", func(r *RemittanceRequest) { r.Amount = -100 }, "amount"},
-		{"amount too large", "DE EUR with BIC", func(r *RemittanceRequest) { r.Amount = AmountMinorMax + 1 }, "amount"},
+		{"amount too large", "DE EUR with BIC", func(r *RemittanceRequest) { r.Amount = postings.AmountMinorMax + 1 }, "amount"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,16 +171,16 @@ func TestValidateRemittanceFailures(t *testing.T) {
 			if err == nil {
 				t.Fatalf("accepted, corridor %s/%s", c.Country, c.Currency)
 			}
-			var e *Error
-			if !errors.As(err, &e) || e.Code != EINVALID || e.Field != tt.field {
-				t.Fatalf("error %v (field %q), want EINVALID on %q", err, AsError(err).Field, tt.field)
+			var e *postings.Error
+			if !errors.As(err, &e) || e.Code != postings.EINVALID || e.Field != tt.field {
+				t.Fatalf("error %v (field %q), want EINVALID on %q", err, postings.AsError(err).Field, tt.field)
 			}
 			if len(e.Message) > 600 {
 				t.Fatalf("message of %d bytes", len(e.Message))
 			}
 		})
 	}
-	if _, err := ValidateRemittance(nil); ErrorCode(err) != EINVALID {
+	if _, err := ValidateRemittance(nil); postings.ErrorCode(err) != postings.EINVALID {
 		t.Errorf("nil request: %v", err)
 	}
 }
@@ -219,7 +221,7 @@ func TestNormalize(t *testing.T) {
 	// Normalize removes formatting only: a wrong IBAN stays wrong.
 	w := RemittanceRequest{PayerID: "p", Beneficiary: Beneficiary{Name: "Acme", Country: "DE", AccountNo: "de89 3704 0044 0532 0130 01"}, Amount: 1, Currency: "EUR"}
 	w.Normalize()
-	if _, err := ValidateRemittance(&w); AsError(err).Field != "beneficiary.account_no" {
+	if _, err := ValidateRemittance(&w); postings.AsError(err).Field != "beneficiary.account_no" {
 		t.Fatalf("wrong IBAN after Normalize: %v", err)
 	}
 	// Unknown country or currency: Normalize still trims and does not panic.
@@ -260,7 +262,7 @@ func TestBeneficiaryJSON(t *testing.T) {
 		`{"beneficiary":{"name":"Acme","country":true}}`: "beneficiary.country",
 	} {
 		err := json.Unmarshal([]byte(body), &req)
-		if e := AsError(err); err == nil || e.Code != EINVALID || e.Field != field {
+		if e := postings.AsError(err); err == nil || e.Code != postings.EINVALID || e.Field != field {
 			t.Errorf("%s: %v, want EINVALID on %s", body, err, field)
 		}
 	}
@@ -269,7 +271,7 @@ func TestBeneficiaryJSON(t *testing.T) {
 		many["f"+strings.Repeat("x", i)] = "1"
 	}
 	raw, _ := json.Marshal(many)
-	if err := json.Unmarshal(raw, &b); AsError(err).Field != "beneficiary" {
+	if err := json.Unmarshal(raw, &b); postings.AsError(err).Field != "beneficiary" {
 		t.Errorf("too many members: %v", err)
 	}
 	if err := json.Unmarshal([]byte(`null`), &b); err != nil {
@@ -306,8 +308,8 @@ func FuzzValidateBeneficiary(f *testing.F) {
 		}
 		c, err := ValidateRemittance(&r)
 		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.Code != EINVALID || e.Field == "" {
+			var e *postings.Error
+			if !errors.As(err, &e) || e.Code != postings.EINVALID || e.Field == "" {
 				t.Fatalf("refusal %v is not EINVALID with a field", err)
 			}
 			if !allowed[e.Field] && !strings.HasPrefix(e.Field, "beneficiary.") {
@@ -331,7 +333,7 @@ func FuzzValidateBeneficiary(f *testing.F) {
 		if r.Beneficiary.BankSwift != "" && !sameIBANFamily(r.Beneficiary.BankSwift[4:6], c.Country) {
 			t.Fatalf("accepted BIC %s for %s", r.Beneficiary.BankSwift, c.Country)
 		}
-		if _, err := RemittanceFee(c, r.Amount, MustCurrency(r.Currency)); err != nil {
+		if _, err := RemittanceFee(c, r.Amount, postings.MustCurrency(r.Currency)); err != nil {
 			t.Fatalf("fee of an accepted remittance: %v", err)
 		}
 	})

@@ -1,4 +1,4 @@
-package postings
+package rules
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // Sanctions screening of remittance beneficiaries: a pure matcher over a list
@@ -183,13 +185,13 @@ func ParseSanctionsList(r io.Reader) (*SanctionsList, error) {
 		}
 		if err != nil {
 			if errors.Is(err, errLineTooLong) {
-				return nil, FieldErrorf("sanctions_list", "line %d is longer than %d bytes", lr.line, sanctionsLineBytesMax)
+				return nil, postings.FieldErrorf("sanctions_list", "line %d is longer than %d bytes", lr.line, sanctionsLineBytesMax)
 			}
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return nil, FieldErrorf("sanctions_list", "line %d: %v", pe.Line, pe.Err)
+				return nil, postings.FieldErrorf("sanctions_list", "line %d: %v", pe.Line, pe.Err)
 			}
-			return nil, FieldErrorf("sanctions_list", "cannot be read: %v", err)
+			return nil, postings.FieldErrorf("sanctions_list", "cannot be read: %v", err)
 		}
 		line, _ := cr.FieldPos(0)
 		if first {
@@ -200,7 +202,7 @@ func ParseSanctionsList(r io.Reader) (*SanctionsList, error) {
 			}
 		}
 		if len(rec) > 4 {
-			return nil, FieldErrorf("sanctions_list", "line %d has %d fields; expected name,country[,list,id]", line, len(rec))
+			return nil, postings.FieldErrorf("sanctions_list", "line %d has %d fields; expected name,country[,list,id]", line, len(rec))
 		}
 		e := SanctionsEntry{Name: strings.TrimSpace(rec[0])}
 		if len(rec) > 1 {
@@ -213,20 +215,20 @@ func ParseSanctionsList(r io.Reader) (*SanctionsList, error) {
 			e.ID = strings.TrimSpace(rec[3])
 		}
 		if !utf8.ValidString(e.Name) || utf8.RuneCountInString(e.Name) > sanctionsNameRunesMax {
-			return nil, FieldErrorf("sanctions_list", "line %d: the name is not UTF-8 text of at most %d characters", line, sanctionsNameRunesMax)
+			return nil, postings.FieldErrorf("sanctions_list", "line %d: the name is not UTF-8 text of at most %d characters", line, sanctionsNameRunesMax)
 		}
 		if e.Country != "" && !IsCountryCode(e.Country) {
-			return nil, FieldErrorf("sanctions_list", "line %d: %q is not an ISO 3166-1 alpha-2 country code", line, truncate(e.Country, 8))
+			return nil, postings.FieldErrorf("sanctions_list", "line %d: %q is not an ISO 3166-1 alpha-2 country code", line, truncate(e.Country, 8))
 		}
 		var keys [keyCases][]string
 		for c := keyUpper; c < keyCases; c++ {
 			keys[c] = screenKey(e.Name, c)
 		}
 		if len(keys[keyUpper]) == 0 || len(keys[keyLower]) == 0 {
-			return nil, FieldErrorf("sanctions_list", "line %d: the name has no letters or digits", line)
+			return nil, postings.FieldErrorf("sanctions_list", "line %d: the name has no letters or digits", line)
 		}
 		if len(l.entries) >= sanctionsRowsLimit {
-			return nil, FieldErrorf("sanctions_list", "has more than %d entries", sanctionsRowsLimit)
+			return nil, postings.FieldErrorf("sanctions_list", "has more than %d entries", sanctionsRowsLimit)
 		}
 		i := int32(len(l.entries))
 		l.entries = append(l.entries, e)

@@ -1,12 +1,15 @@
-package postings
+package rules
 
 import (
 	"encoding/csv"
 	"fmt"
-	"golang.org/x/text/unicode/norm"
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/paygate/gateway/postings"
 )
 
 const testSanctions = `name,country,list,id
@@ -128,8 +131,8 @@ func TestParseSanctionsListErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseSanctionsList(strings.NewReader(tt.in))
-			e := AsError(err)
-			if err == nil || e.Code != EINVALID || e.Field != "sanctions_list" || !strings.Contains(err.Error(), tt.want) {
+			e := postings.AsError(err)
+			if err == nil || e.Code != postings.EINVALID || e.Field != "sanctions_list" || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want EINVALID on sanctions_list with %q", err, tt.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package postings
+package rules
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // Remittance requests (spec 2.6) and their validation against the corridor
@@ -65,16 +67,16 @@ func (b *Beneficiary) UnmarshalJSON(data []byte) error {
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return FieldErrorf("beneficiary", "must be a JSON object of strings")
+		return postings.FieldErrorf("beneficiary", "must be a JSON object of strings")
 	}
 	if len(raw) > len(fixedBeneficiaryFields)+beneficiaryExtraMax {
-		return FieldErrorf("beneficiary", "has more than %d fields", len(fixedBeneficiaryFields)+beneficiaryExtraMax)
+		return postings.FieldErrorf("beneficiary", "has more than %d fields", len(fixedBeneficiaryFields)+beneficiaryExtraMax)
 	}
 	out := Beneficiary{}
 	for _, k := range sortedKeys(raw) {
 		var v *string
 		if err := json.Unmarshal(raw[k], &v); err != nil {
-			return FieldErrorf(beneficiaryPath(k), "must be a string")
+			return postings.FieldErrorf(beneficiaryPath(k), "must be a string")
 		}
 		if v == nil {
 			continue
@@ -185,19 +187,19 @@ func (r *RemittanceRequest) Normalize() {
 // lower-case codes).
 func ValidateRemittance(r *RemittanceRequest) (*Corridor, error) {
 	if r == nil {
-		return nil, Errorf(EINVALID, "no remittance request")
+		return nil, postings.Errorf(postings.EINVALID, "no remittance request")
 	}
-	if !isRefText(r.PayerID) {
-		return nil, FieldErrorf("payer_id", "must be 1 to %d characters of A-Z a-z 0-9 _ . : -", refBytesMax)
+	if !postings.IsRefText(r.PayerID) {
+		return nil, postings.FieldErrorf("payer_id", "must be 1 to %d characters of A-Z a-z 0-9 _ . : -", postings.RefBytesMax)
 	}
 	b := &r.Beneficiary
 	if err := validateBeneficiaryName(b.Name); err != nil {
-		return nil, WithField(err, "beneficiary.name")
+		return nil, postings.WithField(err, "beneficiary.name")
 	}
 	if !IsCountryCode(b.Country) {
 		return nil, countryError("beneficiary.country", b.Country)
 	}
-	cur, err := LookupCurrency(r.Currency)
+	cur, err := postings.LookupCurrency(r.Currency)
 	if err != nil {
 		return nil, err
 	}
@@ -209,10 +211,10 @@ func ValidateRemittance(r *RemittanceRequest) (*Corridor, error) {
 		return nil, err
 	}
 	if r.Amount <= 0 {
-		return nil, FieldErrorf("amount", "must be greater than zero")
+		return nil, postings.FieldErrorf("amount", "must be greater than zero")
 	}
-	if r.Amount > AmountMinorMax {
-		return nil, FieldErrorf("amount", "exceeds the maximum of %s %s", FormatMinor(AmountMinorMax, cur), cur.Code)
+	if r.Amount > postings.AmountMinorMax {
+		return nil, postings.FieldErrorf("amount", "exceeds the maximum of %s %s", postings.FormatMinor(postings.AmountMinorMax, cur), cur.Code)
 	}
 	if err := validatePurpose(c, r.Purpose); err != nil {
 		return nil, err
@@ -237,34 +239,34 @@ func IsReturnReasonCode(s string) bool {
 
 func validateBeneficiaryName(s string) error {
 	if s == "" {
-		return Errorf(EINVALID, "is required")
+		return postings.Errorf(postings.EINVALID, "is required")
 	}
 	if len(s) > BeneficiaryNameMax*utf8.UTFMax {
-		return Errorf(EINVALID, "must be valid UTF-8 text of at most %d characters", BeneficiaryNameMax)
+		return postings.Errorf(postings.EINVALID, "must be valid UTF-8 text of at most %d characters", BeneficiaryNameMax)
 	}
 	// The free-text rules of every text field first, then the stricter
 	// ones of a name that is screened and carried by payment rails.
-	if err := CheckText("", s, BeneficiaryNameMax); err != nil {
-		return &Error{Code: EINVALID, Message: AsError(err).Message}
+	if err := postings.CheckText("", s, BeneficiaryNameMax); err != nil {
+		return &postings.Error{Code: postings.EINVALID, Message: postings.AsError(err).Message}
 	}
 	n, letter := 0, false
 	for _, r := range s {
 		n++
 		if !unicode.IsPrint(r) {
-			return Errorf(EINVALID, "must not contain control, format or invisible characters (found U+%04X)", r)
+			return postings.Errorf(postings.EINVALID, "must not contain control, format or invisible characters (found U+%04X)", r)
 		}
 		if unicode.IsLetter(r) {
 			letter = true
 		}
 	}
 	if n > BeneficiaryNameMax {
-		return Errorf(EINVALID, "has %d characters, at most %d are allowed", n, BeneficiaryNameMax)
+		return postings.Errorf(postings.EINVALID, "has %d characters, at most %d are allowed", n, BeneficiaryNameMax)
 	}
 	if !letter {
-		return Errorf(EINVALID, "must contain at least one letter")
+		return postings.Errorf(postings.EINVALID, "must contain at least one letter")
 	}
 	if strings.TrimSpace(s) != s {
-		return Errorf(EINVALID, "must not start or end with a space")
+		return postings.Errorf(postings.EINVALID, "must not start or end with a space")
 	}
 	return nil
 }
@@ -273,17 +275,17 @@ func validateBeneficiaryName(s string) error {
 // and refuses dynamic fields the corridor does not know.
 func validateBeneficiaryFields(c *Corridor, b *Beneficiary) error {
 	if len(b.Extra) > beneficiaryExtraMax {
-		return FieldErrorf("beneficiary", "has more than %d dynamic fields", beneficiaryExtraMax)
+		return postings.FieldErrorf("beneficiary", "has more than %d dynamic fields", beneficiaryExtraMax)
 	}
 	for _, k := range sortedKeys(b.Extra) {
 		if fixedBeneficiaryFields[k] {
-			return FieldErrorf(beneficiaryPath(k), "is a fixed beneficiary field, not a dynamic one")
+			return postings.FieldErrorf(beneficiaryPath(k), "is a fixed beneficiary field, not a dynamic one")
 		}
 		if !isFieldName(k) {
-			return FieldErrorf("beneficiary", "unknown field %q", truncate(k, fieldNameBytesMax))
+			return postings.FieldErrorf("beneficiary", "unknown field %q", truncate(k, fieldNameBytesMax))
 		}
 		if c.Field(k) == nil {
-			return FieldErrorf(beneficiaryPath(k), "is not a field of remittances to %s in %s (%s rail); GET /shop/remittance/dynamic-fields lists them", c.Country, c.Currency, c.Rail)
+			return postings.FieldErrorf(beneficiaryPath(k), "is not a field of remittances to %s in %s (%s rail); GET /shop/remittance/dynamic-fields lists them", c.Country, c.Currency, c.Rail)
 		}
 	}
 	value := func(name string) string {
@@ -310,21 +312,21 @@ func validateBeneficiaryFields(c *Corridor, b *Beneficiary) error {
 		if v == "" {
 			switch {
 			case f.Required:
-				return FieldErrorf(path, "is required for remittances to %s in %s: %s", c.Country, c.Currency, f.Description)
+				return postings.FieldErrorf(path, "is required for remittances to %s in %s: %s", c.Country, c.Currency, f.Description)
 			case f.requiredUnlessIBAN && accountIBAN == "":
-				return FieldErrorf(path, "is required when account_no is not an IBAN: %s", f.Description)
+				return postings.FieldErrorf(path, "is required when account_no is not an IBAN: %s", f.Description)
 			}
 			continue
 		}
 		if len(v) > beneficiaryValueBytesMax {
-			return FieldErrorf(path, "is longer than %d characters", beneficiaryValueBytesMax)
+			return postings.FieldErrorf(path, "is longer than %d characters", beneficiaryValueBytesMax)
 		}
 		if err := checkFieldValue(c, f, v); err != nil {
-			return WithField(err, path)
+			return postings.WithField(err, path)
 		}
 		if f.ibanSlice[1] > 0 && accountIBAN != "" && len(accountIBAN) >= f.ibanSlice[1] &&
 			v != accountIBAN[f.ibanSlice[0]:f.ibanSlice[1]] {
-			return FieldErrorf(path, "%q disagrees with the IBAN in account_no, which holds %q", v, accountIBAN[f.ibanSlice[0]:f.ibanSlice[1]])
+			return postings.FieldErrorf(path, "%q disagrees with the IBAN in account_no, which holds %q", v, accountIBAN[f.ibanSlice[0]:f.ibanSlice[1]])
 		}
 	}
 	return nil
@@ -339,7 +341,7 @@ func checkFieldValue(c *Corridor, f *Field, v string) error {
 			return err
 		}
 		if !sameIBANFamily(v[4:6], c.Country) {
-			return Errorf(EINVALID, "BIC %s is of a bank in %s, but beneficiary.country is %s", v, v[4:6], c.Country)
+			return postings.Errorf(postings.EINVALID, "BIC %s is of a bank in %s, but beneficiary.country is %s", v, v[4:6], c.Country)
 		}
 	case kindIBAN, kindIBANOrLocal:
 		if f.kind == kindIBANOrLocal && !(len(v) >= 2 && isUpper(v[0]) && isUpper(v[1])) {
@@ -349,7 +351,7 @@ func checkFieldValue(c *Corridor, f *Field, v string) error {
 			return err
 		}
 		if want, _ := ibanPrefixFor(c.Country); v[:2] != want {
-			return Errorf(EINVALID, "is an IBAN of %s, but an account in %s has a %s IBAN", v[:2], c.Country, want)
+			return postings.Errorf(postings.EINVALID, "is an IBAN of %s, but an account in %s has a %s IBAN", v[:2], c.Country, want)
 		}
 	case kindABA:
 		if err := ValidateABARouting(v); err != nil {
@@ -358,9 +360,9 @@ func checkFieldValue(c *Corridor, f *Field, v string) error {
 	}
 	if !f.re.MatchString(v) {
 		if len(f.AllowedValues) > 0 {
-			return Errorf(EINVALID, "must be one of %s", strings.Join(f.AllowedValues, ", "))
+			return postings.Errorf(postings.EINVALID, "must be one of %s", strings.Join(f.AllowedValues, ", "))
 		}
-		return Errorf(EINVALID, "does not match %s: %s", f.Format, f.Description)
+		return postings.Errorf(postings.EINVALID, "does not match %s: %s", f.Format, f.Description)
 	}
 	return nil
 }
@@ -368,12 +370,12 @@ func checkFieldValue(c *Corridor, f *Field, v string) error {
 func validatePurpose(c *Corridor, p string) error {
 	if p == "" {
 		if c.PurposeRequired {
-			return FieldErrorf("purpose", "is required for remittances to %s in %s; the codes are listed by GET /shop/remittance/dynamic-fields", c.Country, c.Currency)
+			return postings.FieldErrorf("purpose", "is required for remittances to %s in %s; the codes are listed by GET /shop/remittance/dynamic-fields", c.Country, c.Currency)
 		}
 		return nil
 	}
 	if len(p) > purposeBytesMax || !c.HasPurpose(p) {
-		return FieldErrorf("purpose", "%q is not a purpose code of remittances to %s in %s", truncate(p, purposeBytesMax), c.Country, c.Currency)
+		return postings.FieldErrorf("purpose", "%q is not a purpose code of remittances to %s in %s", truncate(p, purposeBytesMax), c.Country, c.Currency)
 	}
 	return nil
 }
@@ -382,26 +384,28 @@ func validatePurpose(c *Corridor, p string) error {
 // currency on corridor c: c.FeeFixed + FeeBps(amount, c.FeeBasisPoints,
 // RoundUp). The fee is paid, so its percentage rounds up (the house rule of
 // rounding.go). currency must be the corridor's.
-func RemittanceFee(c *Corridor, amount int64, currency Currency) (int64, error) {
+func RemittanceFee(c *Corridor, amount int64, currency postings.Currency) (int64, error) {
 	if c == nil {
-		return 0, Errorf(EINTERNAL, "remittance fee without a corridor")
+		return 0, postings.Errorf(postings.EINTERNAL, "remittance fee without a corridor")
 	}
 	if currency.Code != c.Currency {
-		return 0, Errorf(EINTERNAL, "remittance fee in %s for a %s corridor", currency.Code, c.Currency)
+		return 0, postings.Errorf(postings.EINTERNAL, "remittance fee in %s for a %s corridor", currency.Code, c.Currency)
 	}
-	if amount <= 0 || amount > AmountMinorMax {
-		return 0, FieldErrorf("amount", "must lie between 1 and %d minor units", AmountMinorMax)
+	if amount <= 0 || amount > postings.AmountMinorMax {
+		return 0, postings.FieldErrorf("amount", "must lie between 1 and %d minor units", postings.AmountMinorMax)
 	}
-	if c.FeeFixed < 0 || c.FeeFixed > AmountMinorMax || c.FeeBasisPoints < 0 || c.FeeBasisPoints > BasisPointsMax {
-		return 0, Errorf(EINTERNAL, "corridor %s/%s has an invalid fee schedule", c.Country, c.Currency)
+	if c.FeeFixed < 0 || c.FeeFixed > postings.AmountMinorMax || c.FeeBasisPoints < 0 || c.FeeBasisPoints > postings.BasisPointsMax {
+		return 0, postings.Errorf(postings.EINTERNAL, "corridor %s/%s has an invalid fee schedule", c.Country, c.Currency)
 	}
-	variable, err := FeeBps(amount, c.FeeBasisPoints, RoundUp)
+	variable, err := postings.FeeBps(amount, c.FeeBasisPoints, postings.RoundUp)
 	if err != nil {
-		return 0, Errorf(EINTERNAL, "remittance fee arithmetic failed")
+		return 0, postings.Errorf(postings.EINTERNAL, "remittance fee arithmetic failed")
 	}
-	fee, ok := addChecked(c.FeeFixed, variable)
-	if !ok || fee > AmountMinorMax {
-		return 0, Errorf(EINTERNAL, "remittance fee out of range")
+	// Both terms are at most AmountMinorMax (10¹⁸): their sum cannot
+	// overflow an int64.
+	fee := c.FeeFixed + variable
+	if fee > postings.AmountMinorMax {
+		return 0, postings.Errorf(postings.EINTERNAL, "remittance fee out of range")
 	}
 	return fee, nil
 }

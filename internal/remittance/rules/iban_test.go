@@ -1,9 +1,11 @@
-package postings
+package rules
 
 import (
 	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // Real-format IBANs: the examples of the SWIFT IBAN registry and the usual
@@ -210,7 +212,7 @@ func TestValidateIBANRefusals(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("ValidateIBAN(%q) = %v, want %q", tt.iban, err, tt.want)
 			}
-			if e := AsError(err); e.Code != EINVALID || e.Field != "" {
+			if e := postings.AsError(err); e.Code != postings.EINVALID || e.Field != "" {
 				t.Fatalf("error %+v: want EINVALID without a field", e)
 			}
 		})
@@ -307,7 +309,7 @@ func checkAccepted(t *testing.T, s string) {
 	t.Helper()
 	err := ValidateIBAN(s)
 	if err != nil {
-		if e := AsError(err); e.Code != EINVALID {
+		if e := postings.AsError(err); e.Code != postings.EINVALID {
 			t.Fatalf("ValidateIBAN(%q): code %s", s, e.Code)
 		}
 		return

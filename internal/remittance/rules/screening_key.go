@@ -1,4 +1,4 @@
-package postings
+package rules
 
 import (
 	"sort"

@@ -1,4 +1,4 @@
-package postings
+package rules
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/paygate/gateway/postings"
 )
 
 func TestCountryTable(t *testing.T) {
@@ -195,8 +197,8 @@ func TestDynamicFieldsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := DynamicFields(tt.country, tt.currency)
-		e := AsError(err)
-		if err == nil || e.Code != EINVALID || e.Field != tt.field {
+		e := postings.AsError(err)
+		if err == nil || e.Code != postings.EINVALID || e.Field != tt.field {
 			t.Errorf("DynamicFields(%q, %q) = %v, want EINVALID on %s", tt.country, tt.currency, err, tt.field)
 		}
 	}
@@ -272,13 +274,13 @@ func TestDynamicFieldsReturnsACopy(t *testing.T) {
 }
 
 func TestSwiftFeesCoverCurrencies(t *testing.T) {
-	for _, code := range CurrencyCodes() {
+	for _, code := range postings.CurrencyCodes() {
 		if _, ok := swiftFixedFees[code]; !ok {
 			t.Errorf("currency %s has no SWIFT fee: remittances in it are refused", code)
 		}
 	}
 	for code, fee := range swiftFixedFees {
-		if _, err := LookupCurrency(code); err != nil {
+		if _, err := postings.LookupCurrency(code); err != nil {
 			t.Errorf("SWIFT fee for unknown currency %s", code)
 		}
 		if fee <= 0 {
@@ -299,22 +301,22 @@ func TestRemittanceFee(t *testing.T) {
 		country, currency string
 		amount, want      int64
 	}{
-		{"DE", "EUR", 100000, 50 + 50},                      // 1 000.00 EUR: 0.50 + 0.05%
-		{"DE", "EUR", 1, 50 + 1},                            // 0.0005 minor rounds up to 1
-		{"DE", "EUR", 20000, 50 + 10},                       // exact: 200.00 × 5 bps = 0.10
-		{"DE", "EUR", 20001, 50 + 11},                       // 10.0005 → 11
-		{"GB", "GBP", 1234567, 50 + 1235},                   // 1234.567 → 1235
-		{"US", "USD", 100, 100 + 1},                         // 0.1 → 1
-		{"IN", "INR", 10000000, 5000 + 30000},               // 100 000.00 INR at 30 bps
-		{"CN", "CNY", 999, 1500 + 4},                        // 3.996 → 4
-		{"AE", "AED", 50000, 500 + 100},                     // exact
-		{"JP", "JPY", 1000000, 2300 + 2500},                 // SWIFT JPY, exponent 0
-		{"JO", "JOD", 1000, 10700 + 3},                      // SWIFT JOD, exponent 3: 2.5 → 3
-		{"DE", "USD", AmountMinorMax, 1500 + 2500000000000}, // no overflow at the maximum
+		{"DE", "EUR", 100000, 50 + 50},                               // 1 000.00 EUR: 0.50 + 0.05%
+		{"DE", "EUR", 1, 50 + 1},                                     // 0.0005 minor rounds up to 1
+		{"DE", "EUR", 20000, 50 + 10},                                // exact: 200.00 × 5 bps = 0.10
+		{"DE", "EUR", 20001, 50 + 11},                                // 10.0005 → 11
+		{"GB", "GBP", 1234567, 50 + 1235},                            // 1234.567 → 1235
+		{"US", "USD", 100, 100 + 1},                                  // 0.1 → 1
+		{"IN", "INR", 10000000, 5000 + 30000},                        // 100 000.00 INR at 30 bps
+		{"CN", "CNY", 999, 1500 + 4},                                 // 3.996 → 4
+		{"AE", "AED", 50000, 500 + 100},                              // exact
+		{"JP", "JPY", 1000000, 2300 + 2500},                          // SWIFT JPY, exponent 0
+		{"JO", "JOD", 1000, 10700 + 3},                               // SWIFT JOD, exponent 3: 2.5 → 3
+		{"DE", "USD", postings.AmountMinorMax, 1500 + 2500000000000}, // no overflow at the maximum
 	}
 	for _, tt := range tests {
 		c := corridor(tt.country, tt.currency)
-		got, err := RemittanceFee(c, tt.amount, MustCurrency(tt.currency))
+		got, err := RemittanceFee(c, tt.amount, postings.MustCurrency(tt.currency))
 		if err != nil || got != tt.want {
 			t.Errorf("fee %s/%s of %d = %d, %v; want %d", tt.country, tt.currency, tt.amount, got, err, tt.want)
 		}
@@ -322,27 +324,27 @@ func TestRemittanceFee(t *testing.T) {
 	// The fee is never below the exact proportional share (rounding up).
 	c := corridor("CN", "CNY")
 	for amount := int64(1); amount < 5000; amount += 7 {
-		fee, err := RemittanceFee(c, amount, MustCurrency("CNY"))
+		fee, err := RemittanceFee(c, amount, postings.MustCurrency("CNY"))
 		if err != nil || (fee-c.FeeFixed)*10000 < amount*c.FeeBasisPoints || (fee-c.FeeFixed-1)*10000 >= amount*c.FeeBasisPoints {
 			t.Fatalf("fee of %d is %d (%v): not the ceiling", amount, fee, err)
 		}
 	}
 
 	eur := corridor("DE", "EUR")
-	if _, err := RemittanceFee(eur, 100, MustCurrency("USD")); ErrorCode(err) != EINTERNAL {
+	if _, err := RemittanceFee(eur, 100, postings.MustCurrency("USD")); postings.ErrorCode(err) != postings.EINTERNAL {
 		t.Errorf("currency mismatch: %v", err)
 	}
-	if _, err := RemittanceFee(nil, 100, MustCurrency("EUR")); ErrorCode(err) != EINTERNAL {
+	if _, err := RemittanceFee(nil, 100, postings.MustCurrency("EUR")); postings.ErrorCode(err) != postings.EINTERNAL {
 		t.Errorf("nil corridor: %v", err)
 	}
-	for _, a := range []int64{0, -1, AmountMinorMax + 1} {
-		if _, err := RemittanceFee(eur, a, MustCurrency("EUR")); AsError(err).Field != "amount" {
+	for _, a := range []int64{0, -1, postings.AmountMinorMax + 1} {
+		if _, err := RemittanceFee(eur, a, postings.MustCurrency("EUR")); postings.AsError(err).Field != "amount" {
 			t.Errorf("amount %d: %v", a, err)
 		}
 	}
 	bad := *eur
 	bad.FeeBasisPoints = 10001
-	if _, err := RemittanceFee(&bad, 100, MustCurrency("EUR")); ErrorCode(err) != EINTERNAL {
+	if _, err := RemittanceFee(&bad, 100, postings.MustCurrency("EUR")); postings.ErrorCode(err) != postings.EINTERNAL {
 		t.Errorf("bad schedule: %v", err)
 	}
 }
