@@ -20,7 +20,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/paygate/gateway/callbackurl"
+	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/callbackurl"
+	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/ledger"
 )
 

@@ -1,6 +1,6 @@
 package callbacks
 
-import "github.com/paygate/gateway/callbackurl"
+import "github.com/paygate/gateway/internal/callbackurl"
 
 // The SSRF rules live in package callbackurl, shared with the API and the
 // operator's commands that take a URL; these names keep the Sender's

@@ -6,7 +6,7 @@ import (
 	"flag"
 	"strings"
 
-	"github.com/paygate/gateway/callbackurl"
+	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
