@@ -25,7 +25,7 @@ func isCardLoad(p *postings.Posting) bool {
 // currency, refusing the entry (ELIMIT daily_card_issue) when the counter
 // would exceed the merchant's limit. The counter changes with an undo, so a
 // refused or rolled-back entry leaves it as it was.
-func (st *state) chargeCardLoads(h *head, e *postings.Entry) error {
+func (st *Tx) chargeCardLoads(h *head, e *postings.Entry) error {
 	for i := range e.Postings {
 		p := &e.Postings[i]
 		if !isCardLoad(p) {
@@ -55,7 +55,7 @@ func (st *state) chargeCardLoads(h *head, e *postings.Entry) error {
 	return nil
 }
 
-func (st *state) chargeCardLoad(h *head, currency string, load int64) error {
+func (st *Tx) chargeCardLoad(h *head, currency string, load int64) error {
 	lim, err := st.limit(&h.merchant, currency)
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func (st *state) chargeCardLoad(h *head, currency string, load int64) error {
 	if err != nil {
 		return err
 	}
-	if total, ok := addInt64(loaded.issued, load); !ok || total > lim.DailyCardIssueMax {
+	if total, ok := postings.AddChecked(loaded.issued, load); !ok || total > lim.DailyCardIssueMax {
 		cur := postings.MustCurrency(currency)
 		return postings.ReasonErrorf(postings.ELIMIT, "daily_card_issue",
 			"the daily card-load limit of %s %s would be exceeded (%s %s loaded today)",

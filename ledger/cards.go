@@ -144,3 +144,11 @@ const (
 	KYBTier2 = "TIER_2"
 	KYBTier3 = "TIER_3"
 )
+
+// Event types of the cards (docs/callbacks.md).
+const (
+	EventCardCreated   = "card.created"
+	EventCardFrozen    = "card.frozen"
+	EventCardUnfrozen  = "card.unfrozen"
+	EventCardCancelled = "card.cancelled"
+)

@@ -19,38 +19,37 @@ import (
 // fresh value from newResult.
 type cardCmd struct {
 	merchant     int64
-	key          *idemKey
 	cards        []string           // prefetched card rows
 	prefetchAuth string             // a prefetched authorization
 	accounts     []postings.Account // prefetched accounts
 	bin          *binKey            // a prefetched BIN access and issuing counter
 	loadCurrency string             // a prefetched card-load counter of today
-	fn           func(st *state, h *head) (any, error)
+	fn           func(st *Tx, h *head) (any, error)
 	newResult    func() any
 }
 
-func (c *cardCmd) merchantID() int64     { return c.merchant }
-func (c *cardCmd) idempotency() *idemKey { return c.key }
+func (c *cardCmd) MerchantID() int64 { return c.merchant }
 
-func (c *cardCmd) prefetch(p *prefetch) {
+func (c *cardCmd) Prefetch(tx *Tx) {
+	p := &tx.extWant
 	for _, no := range c.cards {
-		p.ext.card(no)
+		p.card(no)
 	}
 	if c.prefetchAuth != "" {
-		p.ext.auth(c.prefetchAuth)
+		p.auth(c.prefetchAuth)
 	}
 	for _, a := range c.accounts {
-		p.account(a)
+		tx.WantAccount(a)
 	}
 	if c.bin != nil {
-		p.ext.bins = append(p.ext.bins, *c.bin)
+		p.bins = append(p.bins, *c.bin)
 	}
 	if c.loadCurrency != "" {
-		p.ext.loads = append(p.ext.loads, issueKey{merchant: c.merchant, currency: c.loadCurrency})
+		p.loads = append(p.loads, issueKey{merchant: c.merchant, currency: c.loadCurrency})
 	}
 }
 
-func (c *cardCmd) execute(st *state) (any, error) {
+func (c *cardCmd) Execute(st *Tx) (any, error) {
 	h, err := st.head(c.merchant)
 	if err != nil {
 		return nil, err
@@ -58,9 +57,9 @@ func (c *cardCmd) execute(st *state) (any, error) {
 	return c.fn(st, h)
 }
 
-func (c *cardCmd) replay(_ *state, row *idemRow) (any, error) {
+func (c *cardCmd) Replay(_ *Tx, stored []byte) (any, error) {
 	v := c.newResult()
-	if err := json.Unmarshal(row.response, v); err != nil {
+	if err := json.Unmarshal(stored, v); err != nil {
 		return nil, fmt.Errorf("ledger: stored idempotent result: %w", err)
 	}
 	return v, nil
@@ -75,9 +74,9 @@ func submitCard[T any](ctx context.Context, l *Ledger, merchant int64, idem *Ide
 	if err != nil {
 		return nil, err
 	}
-	c.merchant, c.key = merchant, k
+	c.merchant = merchant
 	c.newResult = func() any { return new(T) }
-	v, err := l.w.submit(ctx, c)
+	v, err := l.w.submit(ctx, c, k)
 	if err != nil {
 		return nil, err
 	}
@@ -86,10 +85,6 @@ func submitCard[T any](ctx context.Context, l *Ledger, merchant int64, idem *Ide
 
 func errCardNotFound() error {
 	return postings.ReasonErrorf(postings.ENOTFOUND, "card", "card not found")
-}
-
-func errInvariant(format string, args ...any) error {
-	return fmt.Errorf("ledger: invariant: "+format, args...)
 }
 
 func cardAccounts(merchant int64, cur, cardNo string) (avail, held postings.Account) {
@@ -114,13 +109,13 @@ func createCardCmd(merchant int64, in CreateCardInput) *cardCmd {
 	return &cardCmd{
 		accounts: []postings.Account{postings.MerchantAccount(merchant, postings.AccountFunding, in.Currency)},
 		bin:      &binKey{merchant: merchant, bin: in.Bin, currency: in.Currency},
-		fn: func(st *state, h *head) (any, error) {
+		fn: func(st *Tx, h *head) (any, error) {
 			return st.createCard(h, in)
 		},
 	}
 }
 
-func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {
+func (st *Tx) createCard(h *head, in CreateCardInput) (*Card, error) {
 	m := &h.merchant
 	if !m.HasCurrency(in.Currency) {
 		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "currency", "%s is not one of the merchant's currencies", in.Currency)
@@ -141,7 +136,7 @@ func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {
 	// The day's card-load limit is charged by the funding entry itself
 	// (card_loads.go), like every other load onto a card.
 
-	token := randomID(20)
+	token := RandomID(20)
 	cardNo := "crd_" + token
 	pan := st.l.newPAN(in.Bin)
 	exp := st.now.UTC().AddDate(3, 0, 0)
@@ -150,12 +145,12 @@ func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {
 		Last4: pan[len(pan)-4:], ExpiryMonth: int(exp.Month()), ExpiryYear: exp.Year(),
 		PanSealed:      st.l.cfg.Sealer.Seal([]byte(pan), "pan:"+cardNo),
 		PanFingerprint: st.l.cfg.Sealer.MAC([]byte(pan)),
-		Status:         CardActive, Remark: nullString(in.Remark), CallbackURL: nullString(in.CallbackURL),
+		Status:         CardActive, Remark: NullString(in.Remark), CallbackURL: NullString(in.CallbackURL),
 		CreatedAt: st.now, UpdatedAt: st.now,
 	})
 	if in.Amount > 0 {
 		avail, _ := cardAccounts(m.ID, in.Currency, cardNo)
-		if _, err := st.post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardFund,
+		if _, err := st.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardFund,
 			Refs: postings.Refs{CardNo: cardNo},
 			Postings: []postings.Posting{{
 				Source:      postings.MerchantAccount(m.ID, postings.AccountFunding, in.Currency),
@@ -165,7 +160,7 @@ func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {
 		}
 	}
 	card := cardFromRow(&c.row, in.Amount, 0)
-	if err := st.event(h, EventCardCreated, cardNo, in.CallbackURL, cardEventData(card)); err != nil {
+	if err := st.Emit(m.ID, Event{Type: EventCardCreated, Subject: cardNo, CallbackURL: in.CallbackURL, RequestURLOnly: true, Data: cardEventData(card)}); err != nil {
 		return nil, err
 	}
 	return card, nil
@@ -174,7 +169,7 @@ func (st *state) createCard(h *head, in CreateCardInput) (*Card, error) {
 func (l *Ledger) setCardStatus(ctx context.Context, merchant int64, cardNo, status, reason string, idem *Idempotency) (*Card, error) {
 	cmd := &cardCmd{
 		cards: []string{cardNo},
-		fn: func(st *state, h *head) (any, error) {
+		fn: func(st *Tx, h *head) (any, error) {
 			c, err := st.cardOf(merchant, cardNo)
 			if err != nil {
 				return nil, err
@@ -187,7 +182,7 @@ func (l *Ledger) setCardStatus(ctx context.Context, merchant int64, cardNo, stat
 					r.Status = status
 					r.FreezeReason = sql.NullString{}
 					if status == CardFrozen {
-						r.FreezeReason = nullString(reason)
+						r.FreezeReason = NullString(reason)
 					}
 				})
 				card, err := st.cardView(c)
@@ -198,7 +193,7 @@ func (l *Ledger) setCardStatus(ctx context.Context, merchant int64, cardNo, stat
 				if status == CardActive {
 					typ = EventCardUnfrozen
 				}
-				if err := st.event(h, typ, cardNo, "", cardEventData(card)); err != nil {
+				if err := st.Emit(merchant, Event{Type: typ, Subject: cardNo, Data: cardEventData(card)}); err != nil {
 					return nil, err
 				}
 				return card, nil
@@ -218,17 +213,17 @@ func errCardFrozen() error {
 }
 
 // cardView is the card with its current balances in this batch.
-func (st *state) cardView(c *cardState) (*Card, error) {
+func (st *Tx) cardView(c *cardState) (*Card, error) {
 	avail, held := cardAccounts(c.row.MerchantID, c.row.Currency, c.row.CardNo)
-	a, err := st.peekBalance(avail)
+	a, err := st.PeekBalance(avail)
 	if err != nil {
 		return nil, err
 	}
-	hd, err := st.peekBalance(held)
+	hd, err := st.PeekBalance(held)
 	if err != nil {
 		return nil, err
 	}
-	owed, err := st.peekBalance(postings.CardAccount(c.row.MerchantID, postings.AccountCardReceivable, c.row.Currency, c.row.CardNo))
+	owed, err := st.PeekBalance(postings.CardAccount(c.row.MerchantID, postings.AccountCardReceivable, c.row.Currency, c.row.CardNo))
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +235,7 @@ func (st *state) cardView(c *cardState) (*Card, error) {
 func (l *Ledger) cancelCard(ctx context.Context, merchant int64, cardNo string, idem *Idempotency) (*CancelResult, error) {
 	cmd := &cardCmd{
 		cards: []string{cardNo},
-		fn: func(st *state, h *head) (any, error) {
+		fn: func(st *Tx, h *head) (any, error) {
 			c, err := st.cardOf(merchant, cardNo)
 			if err != nil {
 				return nil, err
@@ -249,7 +244,7 @@ func (l *Ledger) cancelCard(ctx context.Context, merchant int64, cardNo string, 
 				return nil, errCardCancelled()
 			}
 			avail, _ := cardAccounts(merchant, c.row.Currency, cardNo)
-			bal, err := st.peekBalance(avail)
+			bal, err := st.PeekBalance(avail)
 			if err != nil {
 				return nil, err
 			}
@@ -267,7 +262,7 @@ func (l *Ledger) cancelCard(ctx context.Context, merchant int64, cardNo string, 
 						refunded += p.Amount
 					}
 				}
-				if _, err := st.post(postings.Entry{Merchant: merchant, Kind: postings.KindCardCancelRefund,
+				if _, err := st.Post(postings.Entry{Merchant: merchant, Kind: postings.KindCardCancelRefund,
 					Refs: postings.Refs{CardNo: cardNo}, Postings: ps}); err != nil {
 					return nil, err
 				}
@@ -280,7 +275,7 @@ func (l *Ledger) cancelCard(ctx context.Context, merchant int64, cardNo string, 
 			if err != nil {
 				return nil, err
 			}
-			if err := st.event(h, EventCardCancelled, cardNo, "", cardEventData(card)); err != nil {
+			if err := st.Emit(merchant, Event{Type: EventCardCancelled, Subject: cardNo, Data: cardEventData(card)}); err != nil {
 				return nil, err
 			}
 			return &CancelResult{Card: *card, Refunded: refunded}, nil
@@ -299,7 +294,7 @@ func (l *Ledger) transfer(ctx context.Context, merchant int64, in TransferInput,
 	cmd := &cardCmd{
 		cards:    []string{in.CardNo},
 		accounts: []postings.Account{postings.MerchantAccount(merchant, postings.AccountFunding, in.Currency)},
-		fn: func(st *state, h *head) (any, error) {
+		fn: func(st *Tx, h *head) (any, error) {
 			return st.transfer(h, in)
 		},
 	}
@@ -311,7 +306,7 @@ func (l *Ledger) transfer(ctx context.Context, merchant int64, in TransferInput,
 	return submitCard[TransferResult](ctx, l, merchant, idem, in, cmd)
 }
 
-func (st *state) transfer(h *head, in TransferInput) (*TransferResult, error) {
+func (st *Tx) transfer(h *head, in TransferInput) (*TransferResult, error) {
 	m := &h.merchant
 	c, err := st.cardOf(m.ID, in.CardNo)
 	if err != nil {
@@ -332,7 +327,7 @@ func (st *state) transfer(h *head, in TransferInput) (*TransferResult, error) {
 	fund := postings.MerchantAccount(m.ID, postings.AccountFunding, in.Currency)
 	avail, _ := cardAccounts(m.ID, c.row.Currency, c.row.CardNo)
 	res := &TransferResult{
-		TxID: "trf_" + randomID(20), CardNo: c.row.CardNo, Direction: in.Direction,
+		TxID: "trf_" + RandomID(20), CardNo: c.row.CardNo, Direction: in.Direction,
 		Amount: in.Amount, Currency: in.Currency, CardAmount: in.Amount, CardCurrency: c.row.Currency,
 		CreatedAt: st.now,
 	}
@@ -353,13 +348,13 @@ func (st *state) transfer(h *head, in TransferInput) (*TransferResult, error) {
 			return nil, err
 		}
 	}
-	if _, err := st.post(e); err != nil {
+	if _, err := st.Post(e); err != nil {
 		return nil, err
 	}
-	if res.CardBalance, err = st.balance(avail); err != nil {
+	if res.CardBalance, err = st.Balance(avail); err != nil {
 		return nil, err
 	}
-	if res.FundingBalance, err = st.balance(fund); err != nil {
+	if res.FundingBalance, err = st.Balance(fund); err != nil {
 		return nil, err
 	}
 	if in.Direction == DirectionIn {
@@ -381,7 +376,7 @@ func (st *state) transfer(h *head, in TransferInput) (*TransferResult, error) {
 // source currency to the destination's with the spread taken off; the amount
 // the card receives (IN) rounds down and the amount it pays (OUT) rounds up,
 // so the gateway never pays out a fraction it did not take in.
-func (st *state) convertTransfer(e *postings.Entry, res *TransferResult, c *cardState, fund, avail postings.Account) error {
+func (st *Tx) convertTransfer(e *postings.Entry, res *TransferResult, c *cardState, fund, avail postings.Account) error {
 	fundCur, cardCur := postings.MustCurrency(res.Currency), postings.MustCurrency(res.CardCurrency)
 	base, quote := res.Currency, res.CardCurrency
 	if res.Direction == DirectionOut {
@@ -513,25 +508,4 @@ func LuhnValid(s string) bool {
 		}
 	}
 	return luhnCheckDigit(s[:len(s)-1]) == s[len(s)-1]
-}
-
-const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-
-// randomID returns n characters of [a-z0-9] from crypto/rand.
-func randomID(n int) string {
-	out := make([]byte, n)
-	buf := make([]byte, n+n/2)
-	for i := 0; i < n; {
-		if _, err := rand.Read(buf); err != nil {
-			panic(err)
-		}
-		for _, b := range buf {
-			// 252 = 7 × 36: rejecting the rest keeps every character equally likely.
-			if b < 252 && i < n {
-				out[i] = idAlphabet[int(b)%36]
-				i++
-			}
-		}
-	}
-	return string(out)
 }

@@ -63,7 +63,7 @@ func (l *Ledger) authenticate(ctx context.Context, shopNo, publicKey string) (*M
 	}
 	l.traceAuth(authStepQuery)
 	if err := l.db.NewRaw(authQuery, dummyKeyHash[:], shopNo).Scan(ctx, &r); err != nil {
-		return nil, mapError(err) // not sql.ErrNoRows: the query always has a row
+		return nil, MapError(err) // not sql.ErrNoRows: the query always has a row
 	}
 	l.traceAuth(authStepCompare)
 	match := subtle.ConstantTimeCompare(given[:], r.KeyHash) == 1
@@ -246,7 +246,7 @@ func (l *Ledger) flushTouches() {
 // Prepared, and written so that its one plan is index probes: the cards by
 // primary key, each balance through the card's account (a lateral subquery
 // kept apart by "offset 0").
-var stmtReadCards = newStmt(`
+var stmtReadCards = NewStmt(`
 	select ` + cardColumnsOf("c") + `,
 	       coalesce((select b.balance from accounts a join balances b on b.account_id = a.id
 	                 where a.card_no = c.card_no and a.type = 'card_available' offset 0), 0),
@@ -274,7 +274,7 @@ func (l *Ledger) cards(ctx context.Context, merchant int64, cardNos []string) (m
 		return nil, postings.FieldErrorf("cardNos", "at most %d cards per call", CardsMax)
 	}
 	out := make(map[string]*Card, len(cardNos))
-	err := l.query(ctx, stmtReadCards, func(rows pgx.Rows) error {
+	err := l.Query(ctx, stmtReadCards, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var r cardRow
 			var available, held, receivable int64
@@ -320,7 +320,7 @@ func (l *Ledger) profile(ctx context.Context, merchant int64) (*Profile, error) 
 		err = l.db.NewRaw(`select issued from card_issue_daily where merchant_id = ? and currency = ? and day = ?::date`,
 			merchant, cur, day).Scan(ctx, &issued)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, mapError(err)
+			return nil, MapError(err)
 		}
 		lim.DailyCardIssued = issued
 		p.Limits = append(p.Limits, *lim)
@@ -348,7 +348,7 @@ func (l *Ledger) receivables(ctx context.Context, merchant int64, currencies []s
 		group by a.currency
 		order by a.currency`, merchant).Scan(ctx, &rows)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	owed := make(map[string]int64, len(rows))
 	for _, r := range rows {
@@ -397,7 +397,7 @@ func (l *Ledger) merchantBINs(ctx context.Context, merchant int64) ([]BIN, error
 	err := l.db.NewRaw(`select * from (`+binAccessSelect+`) x where x.open order by x.network, x.bin, x.currency`, merchant).
 		Scan(ctx, &rows)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	out := make([]BIN, len(rows))
 	for i := range rows {
@@ -409,7 +409,7 @@ func (l *Ledger) merchantBINs(ctx context.Context, merchant int64) ([]BIN, error
 // stmtLoadBins reads the access of merchants to BIN entries, for binFor.
 // Each row is a primary-key probe whatever the statistics (see
 // stmtLoadAccounts).
-var stmtLoadBins = newStmt(`
+var stmtLoadBins = NewStmt(`
 	select v.m, b.bin, b.currency, b.network, b.type, b.enabled, ` + binOpen + ` as open
 	from unnest($1::bigint[], $2::text[], $3::text[]) as v(m, bin, cur)
 	cross join lateral (select * from bins b where b.bin = v.bin and b.currency = v.cur offset 0) b
@@ -419,7 +419,7 @@ var stmtLoadBins = newStmt(`
 
 // stmtLoadIssued reads issuing counters, for issuedToday: one correlated
 // primary-key probe per merchant and currency.
-var stmtLoadIssued = newStmt(`
+var stmtLoadIssued = NewStmt(`
 	select v.m, v.cur,
 	       coalesce((select d.issued from card_issue_daily d
 	                 where d.merchant_id = v.m and d.currency = v.cur and d.day = $3::date), 0)
@@ -428,7 +428,7 @@ var stmtLoadIssued = newStmt(`
 // queueBins queues, for card creations, the reads binFor and issuedToday
 // would otherwise make one round trip each: the BIN entries' access and
 // the merchants' issuing counters of today.
-func (st *state) queueBins(p *pipeline, keys []binKey) {
+func (st *Tx) queueBins(p *Pipeline, keys []binKey) {
 	day := st.day()
 	issues := make([]issueKey, len(keys))
 	for i, k := range keys {
@@ -441,7 +441,7 @@ func (st *state) queueBins(p *pipeline, keys []binKey) {
 // queueBinAccess queues the read of BIN entries' access that the batch
 // does not know yet. An entry the read does not return is recorded as
 // absent (nil): binFor refuses it.
-func (st *state) queueBinAccess(p *pipeline, keys []binKey) {
+func (st *Tx) queueBinAccess(p *Pipeline, keys []binKey) {
 	e := &st.ext
 	if e.bins == nil {
 		e.bins = map[binKey]*binAccessRow{}
@@ -458,7 +458,7 @@ func (st *state) queueBinAccess(p *pipeline, keys []binKey) {
 	if len(want) == 0 {
 		return
 	}
-	p.query(stmtLoadBins, func(rows pgx.Rows) error {
+	p.Query(stmtLoadBins, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var m int64
 			var r binAccessRow
@@ -481,7 +481,7 @@ func (st *state) queueBinAccess(p *pipeline, keys []binKey) {
 
 // queueIssued queues the read of issuing counters that the batch does not
 // know yet (all of one day, st.day()); a missing row is zero.
-func (st *state) queueIssued(p *pipeline, keys []issueKey) {
+func (st *Tx) queueIssued(p *Pipeline, keys []issueKey) {
 	e := &st.ext
 	e.init()
 	var want []issueKey
@@ -497,7 +497,7 @@ func (st *state) queueIssued(p *pipeline, keys []issueKey) {
 		return
 	}
 	day := st.day()
-	p.query(stmtLoadIssued, func(rows pgx.Rows) error {
+	p.Query(stmtLoadIssued, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var m, issued int64
 			var cur string
@@ -512,12 +512,12 @@ func (st *state) queueIssued(p *pipeline, keys []issueKey) {
 
 // binFor returns the BIN entry (bin, currency) if it is open to m, else
 // EFORBIDDEN "bin".
-func (st *state) binFor(m *Merchant, bin, currency string) (*BIN, error) {
+func (st *Tx) binFor(m *Merchant, bin, currency string) (*BIN, error) {
 	k := binKey{merchant: m.ID, bin: bin, currency: currency}
 	if _, ok := st.ext.bins[k]; !ok {
-		p := st.pipeline()
+		p := st.Pipeline()
 		st.queueBinAccess(p, []binKey{k})
-		if err := p.send(); err != nil {
+		if err := p.Send(); err != nil {
 			return nil, err
 		}
 	}
@@ -530,7 +530,7 @@ func (st *state) binFor(m *Merchant, bin, currency string) (*BIN, error) {
 }
 
 // limit returns m's limits in currency, as seen by this batch.
-func (st *state) limit(m *Merchant, currency string) (*Limit, error) {
+func (st *Tx) limit(m *Merchant, currency string) (*Limit, error) {
 	k := strconv.FormatInt(m.ID, 10) + ":" + currency
 	if lim, ok := st.ext.limits[k]; ok {
 		c := *lim
@@ -540,9 +540,9 @@ func (st *state) limit(m *Merchant, currency string) (*Limit, error) {
 	var err error
 	if st.ext.limitsRead[m.ID] {
 		// Read with the head lock; absent rows mean the tier's defaults.
-		lim, err = limitFrom(st.ctx, st.tx, m, currency, st.ext.limitRows[k])
+		lim, err = limitFrom(st.ctx, st.idb, m, currency, st.ext.limitRows[k])
 	} else {
-		lim, err = limitFor(st.ctx, st.tx, m, currency)
+		lim, err = limitFor(st.ctx, st.idb, m, currency)
 	}
 	if err != nil {
 		return nil, err
@@ -572,7 +572,7 @@ func limitFor(ctx context.Context, db bun.IDB, m *Merchant, currency string) (*L
 		return limitFrom(ctx, db, m, currency, nil)
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	return limitFrom(ctx, db, m, currency, &row)
 }
@@ -598,18 +598,18 @@ func limitFrom(ctx context.Context, db bun.IDB, m *Merchant, currency string, ro
 	return lim, nil
 }
 
-var stmtLoadLimits = newStmt(`
+var stmtLoadLimits = NewStmt(`
 	select l.merchant_id, l.currency, l.card_balance_max, l.daily_card_issue_max, l.remittance_max
 	from unnest($1::bigint[]) as v(m)
 	cross join lateral (select * from merchant_limits l where l.merchant_id = v.m offset 0) l`)
 
 // queueLimits queues the read of the merchants' limits in every currency,
 // with the head lock: most commands check one.
-func (st *state) queueLimits(p *pipeline, merchants []int64) {
+func (st *Tx) queueLimits(p *Pipeline, merchants []int64) {
 	if st.ext.limitsRead == nil {
 		st.ext.limitsRead, st.ext.limitRows = map[int64]bool{}, map[string]*limitRow{}
 	}
-	p.query(stmtLoadLimits, func(rows pgx.Rows) error {
+	p.Query(stmtLoadLimits, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var m int64
 			var cur string
@@ -665,7 +665,7 @@ func resetLimits(ctx context.Context, db bun.IDB, merchant int64, tier string, c
 			    remittance_max = null`,
 			merchant, cur, lim.CardBalanceMax, lim.DailyCardIssueMax).Exec(ctx)
 		if err != nil {
-			return mapError(err)
+			return MapError(err)
 		}
 	}
 	return nil
@@ -685,10 +685,10 @@ func readFXRate(ctx context.Context, db bun.IDB, base, quote string) (*fxRateRow
 		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "fx_pair", "no exchange rate from %s to %s", base, quote)
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	if r.mid, err = postings.ParseRate(r.MidRate); err != nil {
-		return nil, errInvariant("stored rate %s/%s: %v", base, quote, err)
+		return nil, Invariantf("stored rate %s/%s: %v", base, quote, err)
 	}
 	r.MidRate = r.mid.String()
 	r.UpdatedAt = r.UpdatedAt.UTC()
@@ -697,11 +697,11 @@ func readFXRate(ctx context.Context, db bun.IDB, base, quote string) (*fxRateRow
 
 // fxRate returns the current rate from base to quote, refusing one older
 // than the configured age.
-func (st *state) fxRate(base, quote string) (*fxRateRow, error) {
+func (st *Tx) fxRate(base, quote string) (*fxRateRow, error) {
 	r, ok := st.ext.rates[base+"/"+quote]
 	if !ok {
 		var err error
-		if r, err = readFXRate(st.ctx, st.tx, base, quote); err != nil {
+		if r, err = readFXRate(st.ctx, st.idb, base, quote); err != nil {
 			return nil, err
 		}
 		if st.ext.rates == nil {

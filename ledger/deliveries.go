@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/paygate/gateway/postings"
 )
 
@@ -17,18 +15,6 @@ const (
 	DeliveryDelivered = "DELIVERED"
 	DeliveryFailed    = "FAILED" // the 24-hour window ended: a dead letter, replayable
 )
-
-type deliveryRow struct {
-	bun.BaseModel `bun:"table:deliveries,alias:d"`
-	MerchantID    int64        `bun:"merchant_id,pk"`
-	EventSeq      int64        `bun:"event_seq,pk"`
-	Subject       string       `bun:"subject"`
-	URL           string       `bun:"url"`
-	Status        string       `bun:"status"`
-	Attempts      int          `bun:"attempts"`
-	WindowStart   time.Time    `bun:"window_start"`
-	NextAttemptAt bun.NullTime `bun:"next_attempt_at"`
-}
 
 // Delivery is one claimed attempt: the event's stored body, where to send
 // it and the merchant's signing key (opened from its sealed form, kept in
@@ -98,13 +84,13 @@ func (l *Ledger) ClaimDeliveries(ctx context.Context, limit int, lease time.Dura
 		join merchants m on m.id = c.merchant_id`,
 		now, limit, now.Add(lease)).Scan(ctx, &rows)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	out := make([]Delivery, 0, len(rows))
 	for _, r := range rows {
 		key, err := l.cfg.Sealer.Open(r.Sealed, "merchant-private-key:"+r.ShopNo)
 		if err != nil {
-			return nil, errInvariant("the signing key of %s does not open: %v", r.ShopNo, err)
+			return nil, Invariantf("the signing key of %s does not open: %v", r.ShopNo, err)
 		}
 		out = append(out, Delivery{MerchantID: r.MerchantID, EventSeq: r.EventSeq, EventID: r.EventID, EventType: r.EventType,
 			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), Attempt: r.Attempts, WindowStart: r.WindowStart.UTC()})
@@ -136,7 +122,7 @@ type DeliveryRecord struct {
 // DeliveryRecordsMax bounds one RecordDeliveries call (a dispatcher round).
 const DeliveryRecordsMax = 4096
 
-var stmtRecordDeliveries = newStmt(`
+var stmtRecordDeliveries = NewStmt(`
 	update deliveries d
 	set status = v.status, next_attempt_at = v.next, last_attempt_at = $1::timestamptz,
 	    last_status = nullif(v.code, 0), last_error = nullif(v.err, ''), delivered_at = v.delivered
@@ -182,7 +168,7 @@ func (l *Ledger) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) er
 			statuses[i], nexts[i] = DeliveryPending, &next
 		}
 	}
-	return l.exec(ctx, stmtRecordDeliveries, now, ms, seqs, attempts, statuses, nexts, codes, errs, delivered)
+	return l.Exec(ctx, stmtRecordDeliveries, now, ms, seqs, attempts, statuses, nexts, codes, errs, delivered)
 }
 
 // DeliveryInfo is a delivery as operators list it.
@@ -222,7 +208,7 @@ func (l *Ledger) Deliveries(ctx context.Context, merchant int64, status string, 
 		where e.merchant_id = ? and (? = '' or coalesce(d.status, 'NOT_SENT') = ?)
 		order by e.event_seq desc
 		limit ?`, merchant, status, status, limit).Scan(ctx, &out)
-	return out, mapError(err)
+	return out, MapError(err)
 }
 
 // ReplayEvent sends an event again from now, with a new 24-hour window and
@@ -241,7 +227,7 @@ func (l *Ledger) ReplayEvent(ctx context.Context, merchant int64, eventID string
 		    next_attempt_at = excluded.next_attempt_at, delivered_at = null`,
 		now, now, merchant, eventID).Exec(ctx)
 	if err != nil {
-		return mapError(err)
+		return MapError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return postings.ReasonErrorf(postings.ENOTFOUND, "event", "no event %s with a callback URL for this merchant", eventID)
@@ -257,7 +243,7 @@ func (l *Ledger) ReplayFailed(ctx context.Context, merchant int64) (int64, error
 		update deliveries set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?
 		where merchant_id = ? and status = 'FAILED'`, now, now, merchant).Exec(ctx)
 	if err != nil {
-		return 0, mapError(err)
+		return 0, MapError(err)
 	}
 	return res.RowsAffected()
 }

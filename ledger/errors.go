@@ -57,7 +57,7 @@ var stateErrors = map[string]*postings.Error{
 // violations by name, time-outs and contention by SQLSTATE (stateErrors),
 // unreachable database into EUNAVAILABLE. Contention stays retryable for
 // the writer (isTransient).
-func mapError(err error) error {
+func MapError(err error) error {
 	if err == nil {
 		return nil
 	}

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"database/sql"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -19,8 +18,6 @@ type extState struct {
 	cards      map[string]*cardState // by card number, loaded or new
 	cardAbsent map[string]bool       // looked up and not found
 	newCards   []*cardState
-	outbox     []eventRow
-	deliveries []deliveryRow
 	issued     map[issueKey]*issueState
 	network    networkExt
 	remit      remitExt
@@ -37,9 +34,9 @@ type extState struct {
 }
 
 type extMark struct {
-	newCards, events, deliveries int
-	network                      networkMark
-	remit                        remitMark
+	newCards int
+	network  networkMark
+	remit    remitMark
 }
 
 // extPrefetch names the domain rows a batch will read.
@@ -91,7 +88,7 @@ func (e *extState) init() {
 }
 
 func (e *extState) mark() extMark {
-	return extMark{len(e.newCards), len(e.outbox), len(e.deliveries), e.network.mark(), e.remit.mark()}
+	return extMark{len(e.newCards), e.network.mark(), e.remit.mark()}
 }
 
 // rollback drops what a failed command added; changes to loaded rows are
@@ -101,17 +98,12 @@ func (e *extState) rollback(m extMark) {
 		delete(e.cards, c.row.CardNo)
 	}
 	e.newCards = e.newCards[:m.newCards]
-	e.outbox = e.outbox[:m.events]
-	e.deliveries = e.deliveries[:m.deliveries]
 	e.network.rollback(m.network)
 	e.remit.rollback(m.remit)
 }
 
-// events counts the outbox events of the batch.
-func (e *extState) events() int { return len(e.outbox) }
-
 // queueLoad queues the reads of the prefetched domain rows.
-func (e *extState) queueLoad(st *state, p *pipeline, pf *extPrefetch) {
+func (e *extState) queueLoad(st *Tx, p *Pipeline, pf *extPrefetch) {
 	e.init()
 	st.queueAuths(p, pf.auths)
 	st.queueCards(p, pf.cards)
@@ -138,7 +130,7 @@ func cardColumnsOf(alias string) string {
 	return strings.Join(cols, ", ")
 }
 
-var stmtLoadCards = newStmt(`select c.* from unnest($1::text[]) as v(card_no)
+var stmtLoadCards = NewStmt(`select c.* from unnest($1::text[]) as v(card_no)
 	cross join lateral (select ` + cardColumns + ` from cards c where c.card_no = v.card_no offset 0) c`)
 
 // scan reads the card columns of a row, then extra columns into more.
@@ -156,7 +148,7 @@ func (r *cardRow) scan(rows pgx.Rows, more ...any) error {
 
 // queueCards queues the read of cards by number, with all their accounts.
 // Cards of every merchant are read; commands check ownership.
-func (st *state) queueCards(p *pipeline, cardNos []string) {
+func (st *Tx) queueCards(p *Pipeline, cardNos []string) {
 	e := &st.ext
 	e.init()
 	var want []string
@@ -169,8 +161,8 @@ func (st *state) queueCards(p *pipeline, cardNos []string) {
 		return
 	}
 	// One probe per element: no element twice.
-	want = uniqueSorted(want)
-	p.query(stmtLoadCards, func(rows pgx.Rows) error {
+	want = UniqueSorted(want)
+	p.Query(stmtLoadCards, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var r cardRow
 			if err := r.scan(rows); err != nil {
@@ -185,19 +177,19 @@ func (st *state) queueCards(p *pipeline, cardNos []string) {
 		}
 		return nil
 	}, want)
-	st.queueCardAccounts(p, want)
+	st.QueueCardAccounts(p, want)
 }
 
 // loadCards reads cards by number into the batch.
-func (st *state) loadCards(cardNos []string) error {
-	p := st.pipeline()
+func (st *Tx) loadCards(cardNos []string) error {
+	p := st.Pipeline()
 	st.queueCards(p, cardNos)
-	return p.send()
+	return p.Send()
 }
 
 // cardOf returns the merchant's card, or ENOTFOUND "card" when it does not
 // exist or is another merchant's: the two answers are the same.
-func (st *state) cardOf(merchant int64, cardNo string) (*cardState, error) {
+func (st *Tx) cardOf(merchant int64, cardNo string) (*cardState, error) {
 	if err := st.loadCards([]string{cardNo}); err != nil {
 		return nil, err
 	}
@@ -209,7 +201,7 @@ func (st *state) cardOf(merchant int64, cardNo string) (*cardState, error) {
 }
 
 // changeCard applies fn to a card's row, with an undo.
-func (st *state) changeCard(c *cardState, fn func(r *cardRow)) {
+func (st *Tx) changeCard(c *cardState, fn func(r *cardRow)) {
 	saved, savedDirty := c.row, c.dirty
 	st.undo = append(st.undo, func() { c.row, c.dirty = saved, savedDirty })
 	fn(&c.row)
@@ -217,7 +209,7 @@ func (st *state) changeCard(c *cardState, fn func(r *cardRow)) {
 	c.dirty = true
 }
 
-func (st *state) addCard(r cardRow) *cardState {
+func (st *Tx) addCard(r cardRow) *cardState {
 	st.ext.init()
 	c := &cardState{row: r, isNew: true}
 	st.ext.cards[r.CardNo] = c
@@ -228,115 +220,52 @@ func (st *state) addCard(r cardRow) *cardState {
 }
 
 // day is the batch's UTC day, YYYY-MM-DD: the issuing counters' key.
-func (st *state) day() string { return st.now.UTC().Format("2006-01-02") }
+func (st *Tx) day() string { return st.now.UTC().Format("2006-01-02") }
 
 // issuedToday returns the day's card-issuing counter of a merchant and
 // currency, loading it on first use.
-func (st *state) issuedToday(merchant int64, currency string) (*issueState, error) {
+func (st *Tx) issuedToday(merchant int64, currency string) (*issueState, error) {
 	st.ext.init()
 	k := issueKey{merchant, currency, st.day()}
 	if _, ok := st.ext.issued[k]; !ok {
-		p := st.pipeline()
+		p := st.Pipeline()
 		st.queueIssued(p, []issueKey{k})
-		if err := p.send(); err != nil {
+		if err := p.Send(); err != nil {
 			return nil, err
 		}
 	}
 	return st.ext.issued[k], nil
 }
 
-func (st *state) addIssued(s *issueState, amount int64) {
+func (st *Tx) addIssued(s *issueState, amount int64) {
 	saved, savedDirty := s.issued, s.dirty
 	st.undo = append(st.undo, func() { s.issued, s.dirty = saved, savedDirty })
 	s.issued += amount
 	s.dirty = true
 }
 
-// Event types written to the outbox (docs/callbacks.md).
-const (
-	EventCardCreated   = "card.created"
-	EventCardFrozen    = "card.frozen"
-	EventCardUnfrozen  = "card.unfrozen"
-	EventCardCancelled = "card.cancelled"
-)
-
-// EventPayload is the JSON body of a callback, final when the event is
-// written: a retry sends the same bytes (with a fresh signature).
-type EventPayload struct {
-	EventID   string          `json:"event_id"`
-	EventType string          `json:"event_type"`
-	CreatedAt string          `json:"created_at"`
-	ShopNo    string          `json:"shopNo"`
-	Sequence  int64           `json:"sequence"`
-	Data      json.RawMessage `json:"data"`
-}
-
-// event appends an outbox event for the head's merchant.
-func (st *state) event(h *head, eventType, subject, callbackURL string, data any) error {
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return err
-	}
-	st.touchHead(h)
-	h.eventSeq++
-	p := EventPayload{
-		EventID: "evt_" + randomID(24), EventType: eventType, CreatedAt: st.now.UTC().Format(time.RFC3339),
-		ShopNo: h.merchant.ShopNo, Sequence: h.eventSeq, Data: raw,
-	}
-	body, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	st.ext.outbox = append(st.ext.outbox, eventRow{
-		MerchantID: h.merchant.ID, EventSeq: h.eventSeq, EventID: p.EventID, EventType: eventType,
-		Subject: subject, Payload: body, CallbackURL: nullString(callbackURL), CreatedAt: st.now,
-	})
-	if target := deliveryTarget(eventType, callbackURL, h.merchant.CallbackURL); target != "" {
-		st.ext.deliveries = append(st.ext.deliveries, deliveryRow{
-			MerchantID: h.merchant.ID, EventSeq: h.eventSeq, Subject: subject, URL: target, Status: DeliveryPending,
-			WindowStart: st.now, NextAttemptAt: bun.NullTime{Time: st.now},
-		})
-	}
-	return nil
-}
-
-// deliveryTarget is where an event is sent (docs/callbacks.md): the URL the
-// request that caused it gave, else the merchant's configured URL — except
-// card.created, which the spec sends only to the create request's URL.
-func deliveryTarget(eventType, requestURL, merchantURL string) string {
-	switch {
-	case requestURL != "":
-		return requestURL
-	case eventType == EventCardCreated:
-		return ""
-	default:
-		return merchantURL
-	}
-}
-
 // flush queues the writes of the domain rows.
-func (e *extState) flush(st *state, p *pipeline) {
+func (e *extState) flush(st *Tx, p *Pipeline) {
 	e.flushCards(p)
 	e.flushIssued(p)
 	e.network.flush(p)
 	e.remit.flush(p)
-	e.flushEvents(p)
 }
 
-var stmtInsertCards = newStmt(`
+var stmtInsertCards = NewStmt(`
 	insert into cards (` + cardColumns + `)
 	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[],
 	                     $8::smallint[], $9::bytea[], $10::bytea[], $11::text[], $12::text[], $13::text[], $14::text[],
 	                     $15::timestamptz[], $16::timestamptz[], $17::timestamptz[])`)
 
-var stmtUpdateCards = newStmt(`
+var stmtUpdateCards = NewStmt(`
 	update cards c set status = v.status, freeze_reason = v.reason, updated_at = v.updated, cancelled_at = v.cancelled
 	from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
 	     as v(card_no, status, reason, updated, cancelled)
 	cross join lateral (select ctid from cards x where x.card_no = v.card_no offset 0) x
 	where c.ctid = x.ctid`)
 
-func (e *extState) flushCards(p *pipeline) {
+func (e *extState) flushCards(p *Pipeline) {
 	if n := len(e.newCards); n > 0 {
 		var (
 			nos, bins, curs, nets, last4s, statuses = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -351,10 +280,10 @@ func (e *extState) flushCards(p *pipeline) {
 			r := &c.row
 			nos[i], ms[i], bins[i], curs[i], nets[i], last4s[i] = r.CardNo, r.MerchantID, r.Bin, r.Currency, r.Network, r.Last4
 			months[i], years[i], sealed[i], fps[i], statuses[i] = int16(r.ExpiryMonth), int16(r.ExpiryYear), r.PanSealed, r.PanFingerprint, r.Status
-			reasons[i], remarks[i], urls[i] = nullText(r.FreezeReason), nullText(r.Remark), nullText(r.CallbackURL)
-			created[i], updated[i], cancelled[i] = r.CreatedAt, r.UpdatedAt, nullTime(r.CancelledAt)
+			reasons[i], remarks[i], urls[i] = NullText(r.FreezeReason), NullText(r.Remark), NullText(r.CallbackURL)
+			created[i], updated[i], cancelled[i] = r.CreatedAt, r.UpdatedAt, NullTime(r.CancelledAt)
 		}
-		p.execRows(stmtInsertCards, n, "cards", nos, ms, bins, curs, nets, last4s, months, years, sealed, fps, statuses,
+		p.ExecRows(stmtInsertCards, n, "cards", nos, ms, bins, curs, nets, last4s, months, years, sealed, fps, statuses,
 			reasons, remarks, urls, created, updated, cancelled)
 	}
 	var nos, statuses []string
@@ -364,21 +293,21 @@ func (e *extState) flushCards(p *pipeline) {
 	for _, c := range e.cards {
 		if c.dirty && !c.isNew {
 			nos, statuses = append(nos, c.row.CardNo), append(statuses, c.row.Status)
-			reasons, updated = append(reasons, nullText(c.row.FreezeReason)), append(updated, c.row.UpdatedAt)
-			cancelled = append(cancelled, nullTime(c.row.CancelledAt))
+			reasons, updated = append(reasons, NullText(c.row.FreezeReason)), append(updated, c.row.UpdatedAt)
+			cancelled = append(cancelled, NullTime(c.row.CancelledAt))
 		}
 	}
 	if len(nos) > 0 {
-		p.execRows(stmtUpdateCards, len(nos), "cards", nos, statuses, reasons, updated, cancelled)
+		p.ExecRows(stmtUpdateCards, len(nos), "cards", nos, statuses, reasons, updated, cancelled)
 	}
 }
 
-var stmtUpsertIssued = newStmt(`
+var stmtUpsertIssued = NewStmt(`
 	insert into card_issue_daily (merchant_id, currency, day, issued)
 	select * from unnest($1::bigint[], $2::text[], $3::date[], $4::bigint[])
 	on conflict (merchant_id, currency, day) do update set issued = excluded.issued`)
 
-func (e *extState) flushIssued(p *pipeline) {
+func (e *extState) flushIssued(p *Pipeline) {
 	var ms, amounts []int64
 	var curs, days []string
 	for k, s := range e.issued {
@@ -387,61 +316,8 @@ func (e *extState) flushIssued(p *pipeline) {
 		}
 	}
 	if len(ms) > 0 {
-		p.execRows(stmtUpsertIssued, len(ms), "issuing counters", ms, curs, days, amounts)
+		p.ExecRows(stmtUpsertIssued, len(ms), "issuing counters", ms, curs, days, amounts)
 	}
-}
-
-var stmtInsertEvents = newStmt(`
-	insert into events (merchant_id, event_seq, event_id, event_type, subject, payload, callback_url, created_at)
-	select m, seq, id, type, subject, payload::jsonb, url, at
-	from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
-	     as v(m, seq, id, type, subject, payload, url, at)`)
-
-var stmtInsertDeliveries = newStmt(`
-	insert into deliveries (merchant_id, event_seq, subject, url, status, attempts, window_start, next_attempt_at)
-	select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::integer[],
-	                     $7::timestamptz[], $8::timestamptz[])`)
-
-func (e *extState) flushEvents(p *pipeline) {
-	if n := len(e.outbox); n > 0 {
-		ms, seqs := make([]int64, n), make([]int64, n)
-		ids, types, subjects, payloads := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		urls := make([]*string, n)
-		ats := make([]time.Time, n)
-		for i, ev := range e.outbox {
-			ms[i], seqs[i], ids[i], types[i], subjects[i] = ev.MerchantID, ev.EventSeq, ev.EventID, ev.EventType, ev.Subject
-			payloads[i], urls[i], ats[i] = string(ev.Payload), nullText(ev.CallbackURL), ev.CreatedAt
-		}
-		p.execRows(stmtInsertEvents, n, "events", ms, seqs, ids, types, subjects, payloads, urls, ats)
-	}
-	if n := len(e.deliveries); n > 0 {
-		ms, seqs := make([]int64, n), make([]int64, n)
-		subjects, urls, statuses := make([]string, n), make([]string, n), make([]string, n)
-		attempts := make([]int32, n)
-		windows := make([]time.Time, n)
-		nexts := make([]*time.Time, n)
-		for i, d := range e.deliveries {
-			ms[i], seqs[i], subjects[i], urls[i], statuses[i] = d.MerchantID, d.EventSeq, d.Subject, d.URL, d.Status
-			attempts[i], windows[i], nexts[i] = int32(d.Attempts), d.WindowStart, nullTime(d.NextAttemptAt)
-		}
-		p.execRows(stmtInsertDeliveries, n, "deliveries", ms, seqs, subjects, urls, statuses, attempts, windows, nexts)
-	}
-}
-
-// nullText is a nullable text parameter.
-func nullText(s sql.NullString) *string {
-	if !s.Valid {
-		return nil
-	}
-	return &s.String
-}
-
-// nullTime is a nullable timestamptz parameter.
-func nullTime(t bun.NullTime) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t.Time
 }
 
 type cardRow struct {
@@ -463,16 +339,4 @@ type cardRow struct {
 	CreatedAt      time.Time      `bun:"created_at"`
 	UpdatedAt      time.Time      `bun:"updated_at"`
 	CancelledAt    bun.NullTime   `bun:"cancelled_at"`
-}
-
-type eventRow struct {
-	bun.BaseModel `bun:"table:events"`
-	MerchantID    int64           `bun:"merchant_id,pk"`
-	EventSeq      int64           `bun:"event_seq,pk"`
-	EventID       string          `bun:"event_id"`
-	EventType     string          `bun:"event_type"`
-	Subject       string          `bun:"subject"`
-	Payload       json.RawMessage `bun:"payload,type:jsonb"`
-	CallbackURL   sql.NullString  `bun:"callback_url"`
-	CreatedAt     time.Time       `bun:"created_at"`
 }

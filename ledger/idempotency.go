@@ -96,7 +96,7 @@ type idemRow struct {
 // unexpired.
 // Expiry is judged by the ledger's clock, the one that wrote expires_at, not
 // the database's: two clocks that disagree must not revive a key early.
-func (st *state) queueIdempotency(p *pipeline, keys []*idemKey) {
+func (tx *Tx) queueIdempotency(p *Pipeline, keys []*idemKey) {
 	if len(keys) == 0 {
 		return
 	}
@@ -106,7 +106,7 @@ func (st *state) queueIdempotency(p *pipeline, keys []*idemKey) {
 	for i, k := range keys {
 		scopes[i], merchants[i], names[i] = k.scope, k.merchant, k.key
 	}
-	p.query(stmtLoadIdempotency, func(rows pgx.Rows) error {
+	p.Query(stmtLoadIdempotency, func(rows pgx.Rows) error {
 		for rows.Next() {
 			row := &idemRow{}
 			var fp []byte
@@ -118,15 +118,15 @@ func (st *state) queueIdempotency(p *pipeline, keys []*idemKey) {
 			if first != nil && last != nil {
 				row.firstSeq, row.lastSeq = *first, *last
 			}
-			st.idem[row.id()] = row
+			tx.idem[row.id()] = row
 		}
 		return nil
-	}, scopes, merchants, names, st.now)
+	}, scopes, merchants, names, tx.now)
 }
 
 // One primary-key probe per key (the lateral subquery, kept apart by
 // "offset 0", cannot become a hash join over the whole table).
-var stmtLoadIdempotency = newStmt(`
+var stmtLoadIdempotency = NewStmt(`
 	select k.scope, k.merchant_id, k.key, k.fingerprint, k.status, k.response, k.first_seq, k.last_seq
 	from unnest($1::text[], $2::bigint[], $3::text[]) as v(scope, m, key)
 	cross join lateral (
@@ -135,7 +135,7 @@ var stmtLoadIdempotency = newStmt(`
 		offset 0) k`)
 
 // storeIdempotency records a command's outcome under its key, in the batch.
-func (st *state) storeIdempotency(k *idemKey, entriesFrom int, val any, err error) {
+func (tx *Tx) storeIdempotency(k *idemKey, entriesFrom int, val any, err error) {
 	row := &idemRow{idemKey: *k, isNew: true}
 	if err != nil {
 		row.status = idemFailed
@@ -145,21 +145,27 @@ func (st *state) storeIdempotency(k *idemKey, entriesFrom int, val any, err erro
 		if merr != nil {
 			// A result that cannot be stored cannot be replayed: better to
 			// keep no key than a wrong one.
-			st.l.log.Error("idempotent result not storable", "error", merr)
+			tx.l.log.Error("idempotent result not storable", "error", merr)
 			return
 		}
 		row.response = b
 	}
-	if recs := st.entries[entriesFrom:]; len(recs) > 0 {
+	if recs := tx.entries[entriesFrom:]; len(recs) > 0 {
 		row.firstSeq, row.lastSeq = recordsSeqRange(recs)
 	}
-	st.idem[row.id()] = row
-	st.idemRows = append(st.idemRows, row)
+	tx.idem[row.id()] = row
+	tx.idemRows = append(tx.idemRows, row)
+}
+
+// replayer is a core command that replays from the journal what its first
+// call wrote (Append), rather than from a stored JSON result.
+type replayer interface {
+	replay(tx *Tx, row *idemRow) (any, error)
 }
 
 // replay answers a repeated key with the first outcome.
-func (st *state) replay(cmd command, row *idemRow) result {
-	if k := cmd.idempotency(); k != nil && k.origin != nil {
+func (tx *Tx) replay(cmd Command, k *idemKey, row *idemRow) result {
+	if k.origin != nil {
 		// The caller reads it only after the answer crosses the result
 		// channel, which orders this write before that read.
 		k.origin.Replayed = true
@@ -176,35 +182,39 @@ func (st *state) replay(cmd command, row *idemRow) result {
 		}
 		return result{err: &e}
 	}
-	rp, ok := cmd.(replayer)
+	if rp, ok := cmd.(replayer); ok {
+		v, err := rp.replay(tx, row)
+		return result{val: v, err: err}
+	}
+	rp, ok := cmd.(Replayer)
 	if !ok {
 		return result{err: fmt.Errorf("ledger: %T cannot replay an idempotent result", cmd)}
 	}
-	v, err := rp.replay(st, row)
+	v, err := rp.Replay(tx, row.response)
 	return result{val: v, err: err}
 }
 
 // flushIdempotency inserts the new keys. An expired key with the same name is
 // replaced; an unexpired one cannot exist, because the merchant's head is
 // locked, so a conflict is reported as an error rather than ignored.
-func (st *state) flushIdempotency(p *pipeline) {
-	if len(st.idemRows) == 0 {
+func (tx *Tx) flushIdempotency(p *Pipeline) {
+	if len(tx.idemRows) == 0 {
 		return
 	}
-	n := len(st.idemRows)
+	n := len(tx.idemRows)
 	scopes, names := make([]string, n), make([]string, n)
 	merchants, statuses := make([]int64, n), make([]int64, n)
 	fps, responses := make([][]byte, n), make([][]byte, n)
 	firsts, lasts := make([]int64, n), make([]int64, n)
-	for i, r := range st.idemRows {
+	for i, r := range tx.idemRows {
 		scopes[i], merchants[i], names[i] = r.scope, r.merchant, r.key
 		fps[i] = append([]byte(nil), r.fingerprint[:]...)
 		statuses[i] = int64(r.status)
 		responses[i] = r.response
 		firsts[i], lasts[i] = r.firstSeq, r.lastSeq
 	}
-	expires := st.now.Add(st.l.cfg.IdempotencyTTL)
-	p.query(stmtStoreIdempotency, func(rows pgx.Rows) error {
+	expires := tx.now.Add(tx.l.cfg.IdempotencyTTL)
+	p.Query(stmtStoreIdempotency, func(rows pgx.Rows) error {
 		var inserted int64
 		for rows.Next() {
 			if err := rows.Scan(&inserted); err != nil {
@@ -216,12 +226,12 @@ func (st *state) flushIdempotency(p *pipeline) {
 				"an idempotency key was stored concurrently; retry with the same key")
 		}
 		return nil
-	}, st.now, expires, scopes, merchants, names, fps, statuses, responses, firsts, lasts)
+	}, tx.now, expires, scopes, merchants, names, fps, statuses, responses, firsts, lasts)
 }
 
 // stmtStoreIdempotency inserts the keys and counts the rows it wrote
 // (flushIdempotency).
-var stmtStoreIdempotency = newStmt(`
+var stmtStoreIdempotency = NewStmt(`
 	with ins as (
 		insert into idempotency_keys as k (scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq, created_at, expires_at)
 		select v.scope, v.m, v.key, v.fp, v.status, v.resp, nullif(v.first, 0), nullif(v.last, 0), $1::timestamptz, $2::timestamptz
@@ -273,7 +283,7 @@ func (l *Ledger) ClaimReadIdempotency(ctx context.Context, merchant int64, in *I
 			"an idempotency key was stored concurrently; retry with the same key")
 	}
 	if err != nil {
-		return mapError(err)
+		return MapError(err)
 	}
 	if !bytes.Equal(fp, k.fingerprint[:]) {
 		return errIdemMismatch(k.key)
@@ -295,7 +305,7 @@ func (l *Ledger) PruneIdempotency(limit int) (int64, error) {
 		where ctid in (select ctid from idempotency_keys where expires_at <= ? limit ?)`, l.now(), limit).
 		Exec(l.bg())
 	if err != nil {
-		return 0, mapError(err)
+		return 0, MapError(err)
 	}
 	return res.RowsAffected()
 }

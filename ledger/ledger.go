@@ -133,15 +133,15 @@ func (l *Ledger) OnCommit(fn func(*CommitInfo)) {
 	l.hooks = append(l.hooks, fn)
 }
 
-func (l *Ledger) afterCommit(st *state) {
+func (l *Ledger) afterCommit(tx *Tx) {
 	l.hooksMu.Lock()
 	hooks := l.hooks
 	l.hooksMu.Unlock()
 	if len(hooks) == 0 {
 		return
 	}
-	info := &CommitInfo{Entries: len(st.entries), Events: st.ext.events(), Deliveries: len(st.ext.deliveries)}
-	for id, h := range st.heads {
+	info := &CommitInfo{Entries: len(tx.entries), Events: len(tx.outbox), Deliveries: len(tx.deliveries)}
+	for id, h := range tx.heads {
 		if h.dirty {
 			info.Merchants = append(info.Merchants, id)
 		}
@@ -179,7 +179,7 @@ func (a *idAllocator) next(ctx context.Context, db bun.IDB) (int64, error) {
 		err := db.NewRaw(`select nextval(pg_get_serial_sequence('accounts', 'id')) from generate_series(1, ?)`, idBlock).
 			Scan(ctx, &ids)
 		if err != nil {
-			return 0, mapError(err)
+			return 0, MapError(err)
 		}
 		a.free = ids
 	}

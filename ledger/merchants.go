@@ -126,10 +126,10 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 				l.cfg.Sealer.Seal([]byte(priv), "merchant-private-key:"+shopNo),
 				pgdialect.Array(spec.IPWhitelist), spec.CallbackURL).Scan(ctx, &id)
 			if err != nil {
-				return mapError(err)
+				return MapError(err)
 			}
 			if _, err = tx.NewRaw(`insert into ledger_heads (merchant_id) values (?)`, id).Exec(ctx); err != nil {
-				return mapError(err)
+				return MapError(err)
 			}
 			return resetLimits(ctx, tx, id, KYBTier1, spec.Currencies)
 		})
@@ -220,7 +220,7 @@ func (l *Ledger) merchantWhere(ctx context.Context, where string, arg any) (*Mer
 		return nil, postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	m := r.toMerchant()
 	return &m, nil

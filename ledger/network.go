@@ -162,7 +162,7 @@ func (l *Ledger) cardMerchant(ctx context.Context, cardNo string) (int64, bool, 
 	}
 	var m int64
 	found := false
-	err := l.query(ctx, stmtCardMerchant, func(rows pgx.Rows) error {
+	err := l.Query(ctx, stmtCardMerchant, func(rows pgx.Rows) error {
 		for rows.Next() {
 			found = true
 			if err := rows.Scan(&m); err != nil {
@@ -182,7 +182,7 @@ func (l *Ledger) cardMerchant(ctx context.Context, cardNo string) (int64, bool, 
 // per message for a card not seen since the start, and planning it each
 // time cost more than running it (scenario 3 of the bench: 320 ms of
 // planning against 405 ms of execution in a window).
-var stmtCardMerchant = newStmt(`select merchant_id from cards where card_no = $1::text`)
+var stmtCardMerchant = NewStmt(`select merchant_id from cards where card_no = $1::text`)
 
 // cardOwnersMax bounds the card → merchant cache (about 100 bytes each).
 const cardOwnersMax = 1 << 17
@@ -228,7 +228,7 @@ func (l *Ledger) Authorize(ctx context.Context, req AuthRequest) (*AuthResult, e
 	}
 	cmd := &cardCmd{
 		cards: []string{req.CardNo},
-		fn: func(st *state, h *head) (any, error) {
+		fn: func(st *Tx, h *head) (any, error) {
 			return st.authorize(h, req)
 		},
 	}
@@ -244,11 +244,11 @@ func (l *Ledger) declineUnknownCard(ctx context.Context, req AuthRequest) (*Auth
 		Amount: req.Amount, Currency: req.Currency, CreatedAt: now}
 	_, err := l.db.NewInsert().Model(&authAttemptRow{
 		MessageID: req.MessageID, CardNo: res.CardNo, TxnAmount: req.Amount, TxnCurrency: req.Currency,
-		ResponseCode: RespUnknownCard, Reason: res.Reason, MerchantName: nullString(req.MerchantName),
-		MCC: nullString(req.MCC), MerchantCountry: nullString(req.MerchantCountry), CreatedAt: now,
+		ResponseCode: RespUnknownCard, Reason: res.Reason, MerchantName: NullString(req.MerchantName),
+		MCC: NullString(req.MCC), MerchantCountry: NullString(req.MerchantCountry), CreatedAt: now,
 	}).On("CONFLICT (message_id) DO NOTHING").Exec(ctx)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	return res, nil
 }
@@ -260,7 +260,7 @@ func truncateRef(s string) string {
 	return s
 }
 
-func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
+func (st *Tx) authorize(h *head, req AuthRequest) (*AuthResult, error) {
 	res := &AuthResult{CardNo: req.CardNo, Amount: req.Amount, Currency: req.Currency, CreatedAt: st.now}
 	c, err := st.cardOf(h.merchant.ID, req.CardNo)
 	if err != nil {
@@ -268,7 +268,7 @@ func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
 	}
 	res.CardCurrency = c.row.Currency
 	avail, held := cardAccounts(c.row.MerchantID, c.row.Currency, c.row.CardNo)
-	if res.Available, err = st.peekBalance(avail); err != nil {
+	if res.Available, err = st.PeekBalance(avail); err != nil {
 		return nil, err
 	}
 	decline := func(code, reason string) (*AuthResult, error) {
@@ -324,8 +324,8 @@ func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
 	case total > res.Available:
 		return decline(RespInsufficient, "insufficient available balance")
 	}
-	res.AuthID = "auth_" + randomID(20)
-	if _, err := st.post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardAuth,
+	res.AuthID = "auth_" + RandomID(20)
+	if _, err := st.Post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardAuth,
 		Refs:     postings.Refs{CardNo: c.row.CardNo, AuthID: res.AuthID},
 		Postings: []postings.Posting{{Source: avail, Destination: held, Amount: total, Currency: c.row.Currency}},
 	}); err != nil {
@@ -333,9 +333,9 @@ func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
 	}
 	st.addAuth(authRow{
 		AuthID: res.AuthID, MerchantID: h.merchant.ID, CardNo: c.row.CardNo, MessageID: req.MessageID,
-		TxnAmount: req.Amount, TxnCurrency: req.Currency, FXRate: nullString(res.FXRate),
+		TxnAmount: req.Amount, TxnCurrency: req.Currency, FXRate: NullString(res.FXRate),
 		Amount: res.CardAmount, Fee: res.Fee, Currency: c.row.Currency, Held: total, Status: AuthOpen,
-		MerchantName: nullString(req.MerchantName), MCC: nullString(req.MCC), MerchantCountry: nullString(req.MerchantCountry),
+		MerchantName: NullString(req.MerchantName), MCC: NullString(req.MCC), MerchantCountry: NullString(req.MerchantCountry),
 		ExpiresAt: st.now.Add(st.l.cfg.HoldExpiry), CreatedAt: st.now, UpdatedAt: st.now,
 	})
 	res.Approved, res.Code, res.Reason = true, RespApproved, "approved"
@@ -344,18 +344,18 @@ func (st *state) authorize(h *head, req AuthRequest) (*AuthResult, error) {
 }
 
 // recordAttempt keeps the attempt and its outbox event.
-func (st *state) recordAttempt(h *head, req AuthRequest, res *AuthResult) error {
+func (st *Tx) recordAttempt(h *head, req AuthRequest, res *AuthResult) error {
 	st.ext.network.attempts = append(st.ext.network.attempts, authAttemptRow{
 		MessageID: req.MessageID, MerchantID: sql.NullInt64{Int64: h.merchant.ID, Valid: true}, CardNo: req.CardNo,
 		TxnAmount: req.Amount, TxnCurrency: req.Currency, Approved: res.Approved, ResponseCode: res.Code,
-		Reason: res.Reason, AuthID: nullString(res.AuthID), MerchantName: nullString(req.MerchantName),
-		MCC: nullString(req.MCC), MerchantCountry: nullString(req.MerchantCountry), CreatedAt: st.now,
+		Reason: res.Reason, AuthID: NullString(res.AuthID), MerchantName: NullString(req.MerchantName),
+		MCC: NullString(req.MCC), MerchantCountry: NullString(req.MerchantCountry), CreatedAt: st.now,
 	})
 	typ := EventAuthDeclined
 	if res.Approved {
 		typ = EventAuthApproved
 	}
-	return st.event(h, typ, req.CardNo, "", authEventData(res))
+	return st.Emit(h.merchant.ID, Event{Type: typ, Subject: req.CardNo, Data: authEventData(res)})
 }
 
 // The network events carry money like every other callback: decimals with
@@ -415,7 +415,7 @@ func cardExpired(c *cardRow, now time.Time) bool {
 
 // holdCmd runs fn on one authorization under its merchant's lock.
 func (l *Ledger) holdCmd(ctx context.Context, messageID, authID, op string, content any,
-	fn func(st *state, h *head, a *authState) (*HoldResult, error)) (*HoldResult, error) {
+	fn func(st *Tx, h *head, a *authState) (*HoldResult, error)) (*HoldResult, error) {
 	idem, err := networkIdem(messageID)
 	if err != nil {
 		return nil, err
@@ -429,10 +429,10 @@ func (l *Ledger) holdCmd(ctx context.Context, messageID, authID, op string, cont
 		return nil, errAuthNotFound()
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	cmd := &cardCmd{
-		fn: func(st *state, h *head) (any, error) {
+		fn: func(st *Tx, h *head) (any, error) {
 			if err := st.loadAuths([]string{authID}); err != nil {
 				return nil, err
 			}
@@ -460,14 +460,14 @@ func holdOf(r *authRow) (postings.Hold, error) {
 	h := postings.Hold{TxnAmount: r.TxnAmount, Amount: r.Amount, Fee: r.Fee}
 	var err error
 	if h.Txn, err = postings.LookupCurrency(r.TxnCurrency); err != nil {
-		return h, errInvariant("authorization %s has currency %q", r.AuthID, r.TxnCurrency)
+		return h, Invariantf("authorization %s has currency %q", r.AuthID, r.TxnCurrency)
 	}
 	if h.Card, err = postings.LookupCurrency(r.Currency); err != nil {
-		return h, errInvariant("authorization %s has currency %q", r.AuthID, r.Currency)
+		return h, Invariantf("authorization %s has currency %q", r.AuthID, r.Currency)
 	}
 	if r.TxnCurrency != r.Currency {
 		if h.Rate, err = postings.ParseRate(r.FXRate.String); err != nil {
-			return h, errInvariant("authorization %s has rate %q", r.AuthID, r.FXRate.String)
+			return h, Invariantf("authorization %s has rate %q", r.AuthID, r.FXRate.String)
 		}
 	}
 	return h, nil
@@ -482,12 +482,12 @@ func (l *Ledger) Clear(ctx context.Context, req ClearRequest) (*HoldResult, erro
 	if req.Amount <= 0 || req.Amount > postings.AmountMinorMax {
 		return nil, postings.FieldErrorf("amount", "must be greater than zero and at most the maximum amount")
 	}
-	return l.holdCmd(ctx, req.MessageID, req.AuthID, "clear", req, func(st *state, h *head, a *authState) (*HoldResult, error) {
+	return l.holdCmd(ctx, req.MessageID, req.AuthID, "clear", req, func(st *Tx, h *head, a *authState) (*HoldResult, error) {
 		return st.clear(h, a, req)
 	})
 }
 
-func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, error) {
+func (st *Tx) clear(h *head, a *authState, req ClearRequest) (*HoldResult, error) {
 	r := &a.row
 	if r.Status != AuthOpen {
 		return nil, errHoldClosed(r)
@@ -497,7 +497,7 @@ func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, er
 	}
 	c := st.ext.cards[r.CardNo]
 	if c == nil {
-		return nil, errInvariant("authorization %s without its card", r.AuthID)
+		return nil, Invariantf("authorization %s without its card", r.AuthID)
 	}
 	// The clearing takes its share of the hold as approved (rounded up: the
 	// cardholder pays), all of what is open when it clears all of it, and
@@ -513,7 +513,7 @@ func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, er
 	capture, fee := part.Amount, part.Fee
 	avail, held := cardAccounts(r.MerchantID, r.Currency, r.CardNo)
 	recv := postings.CardAccount(r.MerchantID, postings.AccountCardReceivable, r.Currency, r.CardNo)
-	availBal, err := st.peekBalance(avail)
+	availBal, err := st.PeekBalance(avail)
 	if err != nil {
 		return nil, err
 	}
@@ -545,12 +545,12 @@ func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, er
 	// entry: settlement-file reconciliation matches on them.
 	meta := map[string]string{"message_id": req.MessageID,
 		"txn_amount": strconv.FormatInt(req.Amount, 10), "txn_currency": r.TxnCurrency}
-	if _, err := st.post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardSettle, Refs: refs,
+	if _, err := st.Post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardSettle, Refs: refs,
 		Metadata: meta, Postings: charge(capture, settlement)}); err != nil {
 		return nil, err
 	}
 	if fee > 0 {
-		if _, err := st.post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindFee, Refs: refs,
+		if _, err := st.Post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindFee, Refs: refs,
 			Metadata: map[string]string{"fee": "cross_border"},
 			Postings: charge(fee, postings.MerchantAccount(r.MerchantID, postings.AccountFeeRevenue, r.Currency))}); err != nil {
 			return nil, err
@@ -574,13 +574,13 @@ func (st *state) clear(h *head, a *authState, req ClearRequest) (*HoldResult, er
 // releaseHold moves amount from the card's hold back to its available
 // balance, or to the funding account when the card is cancelled, repaying
 // any receivable first.
-func (st *state) releaseHold(h *head, c *cardState, r *authRow, amount int64, kind postings.Kind) error {
+func (st *Tx) releaseHold(h *head, c *cardState, r *authRow, amount int64, kind postings.Kind) error {
 	_, held := cardAccounts(r.MerchantID, r.Currency, r.CardNo)
 	ps, err := st.creditCard(c, held, amount)
 	if err != nil {
 		return err
 	}
-	_, err = st.post(postings.Entry{Merchant: h.merchant.ID, Kind: kind,
+	_, err = st.Post(postings.Entry{Merchant: h.merchant.ID, Kind: kind,
 		Refs: postings.Refs{CardNo: r.CardNo, AuthID: r.AuthID}, Postings: ps})
 	return err
 }
@@ -588,11 +588,11 @@ func (st *state) releaseHold(h *head, c *cardState, r *authRow, amount int64, ki
 // creditCard returns the postings that credit amount from src to a card:
 // its receivable first (what it owes), then its available balance, or the
 // funding account of its currency once the card is cancelled.
-func (st *state) creditCard(c *cardState, src postings.Account, amount int64) ([]postings.Posting, error) {
+func (st *Tx) creditCard(c *cardState, src postings.Account, amount int64) ([]postings.Posting, error) {
 	r := &c.row
 	avail, _ := cardAccounts(r.MerchantID, r.Currency, r.CardNo)
 	recv := postings.CardAccount(r.MerchantID, postings.AccountCardReceivable, r.Currency, r.CardNo)
-	owed, err := st.peekBalance(recv)
+	owed, err := st.PeekBalance(recv)
 	if err != nil {
 		return nil, err
 	}
@@ -611,15 +611,15 @@ func (st *state) creditCard(c *cardState, src postings.Account, amount int64) ([
 	return ps, nil
 }
 
-func (st *state) finishHold(h *head, a *authState, res *HoldResult, eventType string) (*HoldResult, error) {
+func (st *Tx) finishHold(h *head, a *authState, res *HoldResult, eventType string) (*HoldResult, error) {
 	r := &a.row
 	avail, _ := cardAccounts(r.MerchantID, r.Currency, r.CardNo)
 	var err error
-	if res.Available, err = st.peekBalance(avail); err != nil {
+	if res.Available, err = st.PeekBalance(avail); err != nil {
 		return nil, err
 	}
 	res.Status, res.Held = r.Status, r.Held
-	return res, st.event(h, eventType, r.CardNo, "", holdEventData(res))
+	return res, st.Emit(h.merchant.ID, Event{Type: eventType, Subject: r.CardNo, Data: holdEventData(res)})
 }
 
 // Reverse releases a hold, fully (Amount 0 or the whole open amount) or
@@ -629,12 +629,12 @@ func (l *Ledger) Reverse(ctx context.Context, req ReverseRequest) (*HoldResult, 
 	if req.Amount < 0 || req.Amount > postings.AmountMinorMax {
 		return nil, postings.FieldErrorf("amount", "must be positive and at most the maximum amount")
 	}
-	return l.holdCmd(ctx, req.MessageID, req.AuthID, "reverse", req, func(st *state, h *head, a *authState) (*HoldResult, error) {
+	return l.holdCmd(ctx, req.MessageID, req.AuthID, "reverse", req, func(st *Tx, h *head, a *authState) (*HoldResult, error) {
 		return st.reverse(h, a, req.Amount)
 	})
 }
 
-func (st *state) reverse(h *head, a *authState, txnAmount int64) (*HoldResult, error) {
+func (st *Tx) reverse(h *head, a *authState, txnAmount int64) (*HoldResult, error) {
 	r := &a.row
 	if r.Status != AuthOpen {
 		return nil, errHoldClosed(r)
@@ -711,7 +711,7 @@ func (l *Ledger) Refund(ctx context.Context, req RefundRequest) (*RefundResult, 
 	}
 	cmd := &cardCmd{
 		cards: []string{req.CardNo},
-		fn: func(st *state, h *head) (any, error) {
+		fn: func(st *Tx, h *head) (any, error) {
 			c, err := st.cardOf(h.merchant.ID, req.CardNo)
 			if err != nil {
 				return nil, err
@@ -727,7 +727,7 @@ func (l *Ledger) Refund(ctx context.Context, req RefundRequest) (*RefundResult, 
 			if err != nil {
 				return nil, err
 			}
-			if _, err := st.post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardRefund,
+			if _, err := st.Post(postings.Entry{Merchant: h.merchant.ID, Kind: postings.KindCardRefund,
 				Refs: postings.Refs{CardNo: c.row.CardNo}, Postings: ps}); err != nil {
 				return nil, err
 			}
@@ -736,10 +736,10 @@ func (l *Ledger) Refund(ctx context.Context, req RefundRequest) (*RefundResult, 
 				res.Credited = "funding"
 			}
 			avail, _ := cardAccounts(h.merchant.ID, c.row.Currency, c.row.CardNo)
-			if res.Available, err = st.peekBalance(avail); err != nil {
+			if res.Available, err = st.PeekBalance(avail); err != nil {
 				return nil, err
 			}
-			return res, st.event(h, EventCardRefund, c.row.CardNo, "", refundEventData(res))
+			return res, st.Emit(h.merchant.ID, Event{Type: EventCardRefund, Subject: c.row.CardNo, Data: refundEventData(res)})
 		},
 	}
 	return submitCard[RefundResult](ctx, l, merchant, idem, map[string]any{"op": "refund", "req": req}, cmd)
@@ -763,12 +763,12 @@ func (l *Ledger) ExpireHolds(ctx context.Context, limit int) (int, error) {
 	err := l.db.NewRaw(`select auth_id, merchant_id from authorizations where status = 'OPEN' and expires_at <= ? order by expires_at limit ?`,
 		l.now(), limit).Scan(ctx, &due)
 	if err != nil {
-		return 0, mapError(err)
+		return 0, MapError(err)
 	}
 	n := 0
 	for _, d := range due {
 		authID := d.AuthID
-		cmd := &cardCmd{prefetchAuth: authID, fn: func(st *state, h *head) (any, error) {
+		cmd := &cardCmd{prefetchAuth: authID, fn: func(st *Tx, h *head) (any, error) {
 			a, err := st.authOf(h.merchant.ID, authID)
 			if err != nil {
 				return nil, err

@@ -99,7 +99,7 @@ func (b *NetworkBounds) overCaptureBps() int64 { return max(0, b.OverCaptureBps)
 const RespInvalidAmount = "13"
 
 // networkMessageMax returns the largest network message in currency.
-func (st *state) networkMessageMax(currency string) (int64, error) {
+func (st *Tx) networkMessageMax(currency string) (int64, error) {
 	b := &st.l.cfg.Network
 	if v, ok := b.MessageMax[currency]; ok {
 		return v, nil
@@ -114,7 +114,7 @@ func (st *state) networkMessageMax(currency string) (int64, error) {
 		// 05 and the other messages carry the card's currency.
 		return postings.AmountMinorMax, nil
 	}
-	v, err := usdFigure(st.ctx, st.tx, b.MessageMax["USD"], to)
+	v, err := usdFigure(st.ctx, st.idb, b.MessageMax["USD"], to)
 	if err != nil {
 		return 0, err
 	}
@@ -127,7 +127,7 @@ func (st *state) networkMessageMax(currency string) (int64, error) {
 
 // boundMessage refuses an amount above the largest network message of its
 // currency.
-func (st *state) boundMessage(currency string, amount int64) error {
+func (st *Tx) boundMessage(currency string, amount int64) error {
 	maxMinor, err := st.networkMessageMax(currency)
 	if err != nil || amount <= maxMinor {
 		return err
@@ -141,7 +141,7 @@ func (st *state) boundMessage(currency string, amount int64) error {
 // tolerance is on the amount the authorization approved, in the
 // transaction's currency: no rate is involved, and partial reversals do not
 // lower it.
-func (st *state) boundClear(r *authRow, amount int64) error {
+func (st *Tx) boundClear(r *authRow, amount int64) error {
 	if err := st.boundMessage(r.TxnCurrency, amount); err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func overCaptured(amount, authorized, bps int64) bool {
 // refunds in its currency. A refund message names the card, not the
 // purchase (the networks do not always link them), so refunds are matched
 // per card.
-func (st *state) boundRefund(c *cardState, amount int64) error {
+func (st *Tx) boundRefund(c *cardState, amount int64) error {
 	cur := c.row.Currency
 	if err := st.boundMessage(cur, amount); err != nil {
 		return err
@@ -198,7 +198,7 @@ func (st *state) boundRefund(c *cardState, amount int64) error {
 // truth). Both are index probes (entries_card_refund_idx, 0008), capped at
 // the largest amount so that no sum overflows (least ignores a NULL: the
 // coalesce comes first).
-var stmtCardNetworkTotals = newStmt(`
+var stmtCardNetworkTotals = NewStmt(`
 	select (select least(coalesce(sum(a.captured), 0), 1000000000000000000) from authorizations a
 	        where a.card_no = $1::text and a.auth_id <> all($2::text[]))::bigint,
 	       (select least(coalesce(sum(p.amount), 0), 1000000000000000000) from entries e
@@ -209,7 +209,7 @@ var stmtCardNetworkTotals = newStmt(`
 // cardNetworkTotals returns what the network captured on a card and what it
 // refunded, as this batch sees them: the committed rows plus the batch's
 // own changes (its authorizations and entries are written at its end).
-func (st *state) cardNetworkTotals(cardNo string) (captured, refunded int64, err error) {
+func (st *Tx) cardNetworkTotals(cardNo string) (captured, refunded int64, err error) {
 	var inBatch []string
 	for id, a := range st.ext.network.auths {
 		if a.row.CardNo == cardNo {
@@ -228,8 +228,8 @@ func (st *state) cardNetworkTotals(cardNo string) (captured, refunded int64, err
 		inBatch = []string{}
 	}
 	var dbCaptured, dbRefunded int64
-	p := st.pipeline()
-	p.query(stmtCardNetworkTotals, func(rows pgx.Rows) error {
+	p := st.Pipeline()
+	p.Query(stmtCardNetworkTotals, func(rows pgx.Rows) error {
 		for rows.Next() {
 			if err := rows.Scan(&dbCaptured, &dbRefunded); err != nil {
 				return err
@@ -237,7 +237,7 @@ func (st *state) cardNetworkTotals(cardNo string) (captured, refunded int64, err
 		}
 		return nil
 	}, cardNo, inBatch)
-	if err := p.send(); err != nil {
+	if err := p.Send(); err != nil {
 		return 0, 0, err
 	}
 	return satAdd(captured, dbCaptured), satAdd(refunded, dbRefunded), nil
@@ -245,7 +245,7 @@ func (st *state) cardNetworkTotals(cardNo string) (captured, refunded int64, err
 
 // satAdd adds two non-negative amounts, saturating instead of overflowing.
 func satAdd(a, b int64) int64 {
-	if s, ok := addInt64(a, b); ok {
+	if s, ok := postings.AddChecked(a, b); ok {
 		return s
 	}
 	return math.MaxInt64

@@ -52,7 +52,7 @@ func (l *Ledger) Authorization(ctx context.Context, authID string) (*Authorizati
 		return nil, errAuthNotFound()
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	return &Authorization{
 		AuthID: r.AuthID, MerchantID: r.MerchantID, CardNo: r.CardNo, MessageID: r.MessageID, Status: r.Status,
@@ -107,7 +107,7 @@ func (l *Ledger) AuthAttempts(ctx context.Context, cardNo string, limit int) ([]
 		order by t.id desc
 		limit ?`, cardNo, limit).Scan(ctx, &rows)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	out := make([]AuthAttempt, 0, len(rows))
 	for _, r := range rows {

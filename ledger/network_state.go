@@ -92,11 +92,11 @@ func (n *networkExt) rollback(m networkMark) {
 const authColumns = `auth_id, merchant_id, card_no, message_id, txn_amount, txn_currency, fx_rate, amount, fee,
 	currency, held, captured, released, txn_reversed, status, merchant_name, mcc, merchant_country, expires_at, created_at, updated_at`
 
-var stmtLoadAuths = newStmt(`select a.* from unnest($1::text[]) as v(auth_id)
+var stmtLoadAuths = NewStmt(`select a.* from unnest($1::text[]) as v(auth_id)
 	cross join lateral (select ` + authColumns + ` from authorizations a where a.auth_id = v.auth_id offset 0) a`)
 
 // queueAuths queues the read of authorizations by id.
-func (st *state) queueAuths(p *pipeline, ids []string) {
+func (st *Tx) queueAuths(p *Pipeline, ids []string) {
 	n := &st.ext.network
 	n.init()
 	var want []string
@@ -109,8 +109,8 @@ func (st *state) queueAuths(p *pipeline, ids []string) {
 		return
 	}
 	// One probe per element: no element twice.
-	want = uniqueSorted(want)
-	p.query(stmtLoadAuths, func(rows pgx.Rows) error {
+	want = UniqueSorted(want)
+	p.Query(stmtLoadAuths, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var r authRow
 			if err := rows.Scan(&r.AuthID, &r.MerchantID, &r.CardNo, &r.MessageID, &r.TxnAmount, &r.TxnCurrency, &r.FXRate,
@@ -130,14 +130,14 @@ func (st *state) queueAuths(p *pipeline, ids []string) {
 }
 
 // loadAuths reads authorizations by id into the batch.
-func (st *state) loadAuths(ids []string) error {
-	p := st.pipeline()
+func (st *Tx) loadAuths(ids []string) error {
+	p := st.Pipeline()
 	st.queueAuths(p, ids)
-	return p.send()
+	return p.Send()
 }
 
 // authOf returns the merchant's authorization, or ENOTFOUND "authorization".
-func (st *state) authOf(merchant int64, authID string) (*authState, error) {
+func (st *Tx) authOf(merchant int64, authID string) (*authState, error) {
 	if err := st.loadAuths([]string{authID}); err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (st *state) authOf(merchant int64, authID string) (*authState, error) {
 	return a, nil
 }
 
-func (st *state) addAuth(r authRow) *authState {
+func (st *Tx) addAuth(r authRow) *authState {
 	n := &st.ext.network
 	n.init()
 	a := &authState{row: r, isNew: true}
@@ -158,7 +158,7 @@ func (st *state) addAuth(r authRow) *authState {
 	return a
 }
 
-func (st *state) changeAuth(a *authState, fn func(r *authRow)) {
+func (st *Tx) changeAuth(a *authState, fn func(r *authRow)) {
 	saved, savedDirty := a.row, a.dirty
 	st.undo = append(st.undo, func() { a.row, a.dirty = saved, savedDirty })
 	fn(&a.row)
@@ -166,13 +166,13 @@ func (st *state) changeAuth(a *authState, fn func(r *authRow)) {
 	a.dirty = true
 }
 
-var stmtInsertAuths = newStmt(`
+var stmtInsertAuths = NewStmt(`
 	insert into authorizations (` + authColumns + `)
 	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
 	                     $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[],
 	                     $15::text[], $16::text[], $17::text[], $18::text[], $19::timestamptz[], $20::timestamptz[], $21::timestamptz[])`)
 
-var stmtUpdateAuths = newStmt(`
+var stmtUpdateAuths = NewStmt(`
 	update authorizations a
 	set held = v.held, captured = v.captured, released = v.released, txn_reversed = v.txn_reversed, status = v.status,
 	    updated_at = v.updated
@@ -181,13 +181,13 @@ var stmtUpdateAuths = newStmt(`
 	cross join lateral (select ctid from authorizations x where x.auth_id = v.auth_id offset 0) x
 	where a.ctid = x.ctid`)
 
-var stmtInsertAttempts = newStmt(`
+var stmtInsertAttempts = NewStmt(`
 	insert into auth_attempts (message_id, merchant_id, card_no, txn_amount, txn_currency, approved, response_code,
 	                           reason, auth_id, merchant_name, mcc, merchant_country, created_at)
 	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::bool[], $7::text[],
 	                     $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])`)
 
-func (n *networkExt) flush(p *pipeline) {
+func (n *networkExt) flush(p *Pipeline) {
 	if k := len(n.newAuths); k > 0 {
 		var (
 			ids, cards, msgs, txnCurs, curs, statuses = make([]string, k), make([]string, k), make([]string, k), make([]string, k), make([]string, k), make([]string, k)
@@ -199,12 +199,12 @@ func (n *networkExt) flush(p *pipeline) {
 		for i, a := range n.newAuths {
 			r := &a.row
 			ids[i], ms[i], cards[i], msgs[i], txnAmts[i], txnCurs[i] = r.AuthID, r.MerchantID, r.CardNo, r.MessageID, r.TxnAmount, r.TxnCurrency
-			rates[i], amts[i], fees[i], curs[i] = nullText(r.FXRate), r.Amount, r.Fee, r.Currency
+			rates[i], amts[i], fees[i], curs[i] = NullText(r.FXRate), r.Amount, r.Fee, r.Currency
 			helds[i], capts[i], rels[i], revs[i], statuses[i] = r.Held, r.Captured, r.Released, r.TxnReversed, r.Status
-			names[i], mccs[i], countries[i] = nullText(r.MerchantName), nullText(r.MCC), nullText(r.MerchantCountry)
+			names[i], mccs[i], countries[i] = NullText(r.MerchantName), NullText(r.MCC), NullText(r.MerchantCountry)
 			expires[i], created[i], updated[i] = r.ExpiresAt, r.CreatedAt, r.UpdatedAt
 		}
-		p.execRows(stmtInsertAuths, k, "authorizations", ids, ms, cards, msgs, txnAmts, txnCurs, rates, amts, fees, curs,
+		p.ExecRows(stmtInsertAuths, k, "authorizations", ids, ms, cards, msgs, txnAmts, txnCurs, rates, amts, fees, curs,
 			helds, capts, rels, revs, statuses, names, mccs, countries, expires, created, updated)
 	}
 	var ids, statuses []string
@@ -218,7 +218,7 @@ func (n *networkExt) flush(p *pipeline) {
 		}
 	}
 	if len(ids) > 0 {
-		p.execRows(stmtUpdateAuths, len(ids), "authorizations", ids, helds, capts, rels, revs, statuses, updated)
+		p.ExecRows(stmtUpdateAuths, len(ids), "authorizations", ids, helds, capts, rels, revs, statuses, updated)
 	}
 	if k := len(n.attempts); k > 0 {
 		var (
@@ -236,10 +236,10 @@ func (n *networkExt) flush(p *pipeline) {
 				m := r.MerchantID.Int64
 				ms[i] = &m
 			}
-			authIDs[i], names[i], mccs[i], countries[i] = nullText(r.AuthID), nullText(r.MerchantName), nullText(r.MCC), nullText(r.MerchantCountry)
+			authIDs[i], names[i], mccs[i], countries[i] = NullText(r.AuthID), NullText(r.MerchantName), NullText(r.MCC), NullText(r.MerchantCountry)
 			created[i] = r.CreatedAt
 		}
-		p.execRows(stmtInsertAttempts, k, "authorization attempts", msgs, ms, cards, amts, txnCurs, approved, codes, reasons,
+		p.ExecRows(stmtInsertAttempts, k, "authorization attempts", msgs, ms, cards, amts, txnCurs, approved, codes, reasons,
 			authIDs, names, mccs, countries, created)
 	}
 }

@@ -54,7 +54,7 @@ func (l *Ledger) SetKYBTier(ctx context.Context, merchant int64, tier string) er
 		err := tx.NewRaw(`update merchants set kyb_tier = ? where id = ? returning currencies`, tier, merchant).
 			Scan(ctx, pgdialect.Array(&currencies))
 		if err != nil {
-			return mapError(err)
+			return MapError(err)
 		}
 		return resetLimits(ctx, tx, merchant, tier, currencies)
 	})
@@ -74,14 +74,14 @@ func (l *Ledger) SetLimit(ctx context.Context, merchant int64, currency string, 
 		on conflict (merchant_id, currency) do update
 		set card_balance_max = excluded.card_balance_max, daily_card_issue_max = excluded.daily_card_issue_max`,
 		merchant, currency, cardBalanceMax, dailyCardIssueMax).Exec(ctx)
-	return mapError(err)
+	return MapError(err)
 }
 
 func (l *Ledger) updateMerchant(ctx context.Context, merchant int64, set string, arg any) error {
 	defer l.auth.forget(merchant)
 	res, err := l.db.NewRaw(`update merchants set `+set+` where id = ?`, arg, merchant).Exec(ctx)
 	if err != nil {
-		return mapError(err)
+		return MapError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")
@@ -108,7 +108,7 @@ func (l *Ledger) UpsertBIN(ctx context.Context, b BIN) error {
 		insert into bins (bin, currency, network, enabled) values (?, ?, ?, ?)
 		on conflict (bin, currency) do update set network = excluded.network, enabled = excluded.enabled`,
 		b.Bin, b.Currency, b.Network, b.Enabled).Exec(ctx)
-	return mapError(err)
+	return MapError(err)
 }
 
 // BINs lists the whole catalogue.
@@ -116,7 +116,7 @@ func (l *Ledger) BINs(ctx context.Context) ([]BIN, error) {
 	var out []BIN
 	err := l.db.NewRaw(`select bin, currency, network, type, enabled from bins order by network, bin, currency`).
 		Scan(ctx, &out)
-	return out, mapError(err)
+	return out, MapError(err)
 }
 
 // SetBINAccess opens (allowed true) or closes (false) a BIN entry for one
@@ -126,13 +126,13 @@ func (l *Ledger) SetBINAccess(ctx context.Context, merchant int64, bin, currency
 	if allowed == nil {
 		_, err := l.db.NewRaw(`delete from merchant_bins where merchant_id = ? and bin = ? and currency = ?`,
 			merchant, bin, currency).Exec(ctx)
-		return mapError(err)
+		return MapError(err)
 	}
 	_, err := l.db.NewRaw(`
 		insert into merchant_bins (merchant_id, bin, currency, allowed) values (?, ?, ?, ?)
 		on conflict (merchant_id, bin, currency) do update set allowed = excluded.allowed`,
 		merchant, bin, currency, *allowed).Exec(ctx)
-	return mapError(err)
+	return MapError(err)
 }
 
 // SetFXRate sets the operator's rate from base to quote (one base is mid
@@ -161,7 +161,7 @@ func (l *Ledger) SetFXRate(ctx context.Context, base, quote, mid string, spreadB
 		set mid_rate = excluded.mid_rate, spread_bps = excluded.spread_bps, source = 'operator', updated_at = excluded.updated_at`,
 		base, quote, r.String(), spreadBps, now).Exec(ctx)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	return &FXRate{Base: base, Quote: quote, MidRate: r.String(), SpreadBps: spreadBps, Source: "operator", UpdatedAt: now}, nil
 }
@@ -174,7 +174,7 @@ func (l *Ledger) FXRates(ctx context.Context) ([]FXRate, error) {
 	for i := range out {
 		out[i].UpdatedAt = out[i].UpdatedAt.UTC()
 	}
-	return out, mapError(err)
+	return out, MapError(err)
 }
 
 // RestampSeedRates marks the seeded demo rates as current, for a local
@@ -185,7 +185,7 @@ func (l *Ledger) RestampSeedRates(ctx context.Context, olderThan time.Duration) 
 	res, err := l.db.NewRaw(`update fx_rates set updated_at = ? where source = 'seed' and updated_at < ?`,
 		now, now.Add(-olderThan)).Exec(ctx)
 	if err != nil {
-		return 0, mapError(err)
+		return 0, MapError(err)
 	}
 	return res.RowsAffected()
 }

@@ -160,7 +160,7 @@ func (w *RemitWorker) decide(ctx context.Context, d DueRemittance) (*RemittanceT
 			// Still in flight: ask again later (the claim expires by then).
 			_, err := w.l.db.NewRaw(`update remittances set next_action_at = ?, claimed_until = null where tx_id = ? and status = ?`,
 				next, d.TxID, RemitInFlight).Exec(ctx)
-			return nil, mapError(err)
+			return nil, MapError(err)
 		}
 		t.To, t.Reason = status, reason
 	default:
@@ -203,7 +203,7 @@ func (w *RemitWorker) screen(ctx context.Context, d DueRemittance) (bool, string
 		Country string `json:"country"`
 	}
 	if err := json.Unmarshal(d.Beneficiary, &b); err != nil {
-		return false, "", errInvariant("remittance %s beneficiary: %v", d.TxID, err)
+		return false, "", Invariantf("remittance %s beneficiary: %v", d.TxID, err)
 	}
 	hit, entry := w.list.Screen(b.Name, b.Country)
 	return hit, entry, nil
@@ -235,7 +235,7 @@ func (l *Ledger) ReportRemittance(ctx context.Context, messageID, txID, status, 
 		return nil, errRemitNotFound()
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	r, _, err := l.TransitionRemittance(ctx, merchant, RemittanceTransition{TxID: txID, To: status, Reason: reason},
 		&Idempotency{Scope: ScopeRail, Key: messageID})

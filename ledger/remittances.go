@@ -138,7 +138,7 @@ func (r *remitExt) rollback(m remitMark) {
 	r.newRows, r.history = r.newRows[:m.newRows], r.history[:m.history]
 }
 
-func (st *state) remitOf(merchant int64, txID string) (*remitState, error) {
+func (st *Tx) remitOf(merchant int64, txID string) (*remitState, error) {
 	e := &st.ext.remit
 	e.init()
 	if s, ok := e.remits[txID]; ok {
@@ -151,17 +151,17 @@ func (st *state) remitOf(merchant int64, txID string) (*remitState, error) {
 		return nil, errRemitNotFound()
 	}
 	var row remitRow
-	err := st.tx.NewSelect().Model(&row).Where("tx_id = ?", txID).Scan(st.ctx)
+	err := st.idb.NewSelect().Model(&row).Where("tx_id = ?", txID).Scan(st.ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		e.absent[txID] = true
 		return nil, errRemitNotFound()
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	s := &remitState{row: row}
-	if err := st.tx.NewRaw(`select count(*) from remittance_history where tx_id = ?`, txID).Scan(st.ctx, &s.history); err != nil {
-		return nil, mapError(err)
+	if err := st.idb.NewRaw(`select count(*) from remittance_history where tx_id = ?`, txID).Scan(st.ctx, &s.history); err != nil {
+		return nil, MapError(err)
 	}
 	e.remits[txID] = s
 	if row.MerchantID != merchant {
@@ -175,27 +175,27 @@ func errRemitNotFound() error {
 }
 
 // step records a status in the history, with an undo.
-func (st *state) remitStep(s *remitState, status, reason string) {
+func (st *Tx) remitStep(s *remitState, status, reason string) {
 	saved, savedDirty, savedHist := s.row, s.dirty, s.history
 	st.undo = append(st.undo, func() { s.row, s.dirty, s.history = saved, savedDirty, savedHist })
 	s.history++
 	s.row.Status, s.row.UpdatedAt, s.dirty = status, st.now, true
-	s.row.Reason = nullString(reason)
+	s.row.Reason = NullString(reason)
 	s.row.ClaimedUntil = bun.NullTime{}
 	st.ext.remit.history = append(st.ext.remit.history, remitHistoryRow{
-		TxID: s.row.TxID, Seq: s.history, Status: status, Reason: nullString(reason), At: st.now,
+		TxID: s.row.TxID, Seq: s.history, Status: status, Reason: NullString(reason), At: st.now,
 	})
 }
 
 // flush queues the remittance rows. Remittances are rare next to card
 // operations: their statements are bun's, rendered to text.
-func (r *remitExt) flush(p *pipeline) {
+func (r *remitExt) flush(p *Pipeline) {
 	if len(r.newRows) > 0 {
 		rows := make([]remitRow, len(r.newRows))
 		for i, s := range r.newRows {
 			rows[i] = s.row
 		}
-		p.bunExec(p.db.NewInsert().Model(&rows), nil)
+		p.BunExec(p.db.NewInsert().Model(&rows), nil)
 	}
 	var changed []remitRow
 	for _, s := range r.remits {
@@ -204,14 +204,14 @@ func (r *remitExt) flush(p *pipeline) {
 		}
 	}
 	if len(changed) > 0 {
-		p.bunExec(p.db.NewUpdate().With("_data", p.db.NewValues(&changed)).
+		p.BunExec(p.db.NewUpdate().With("_data", p.db.NewValues(&changed)).
 			Model((*remitRow)(nil)).TableExpr("_data").
 			Set("status = _data.status").Set("reason = _data.reason").Set("next_action_at = _data.next_action_at").
 			Set("claimed_until = _data.claimed_until").Set("updated_at = _data.updated_at").Set("settled_at = _data.settled_at").
-			Where("r.tx_id = _data.tx_id"), rowsCheck(len(changed), "remittances"))
+			Where("r.tx_id = _data.tx_id"), RowsCheck(len(changed), "remittances"))
 	}
 	if len(r.history) > 0 {
-		p.bunExec(p.db.NewInsert().Model(&r.history), nil)
+		p.BunExec(p.db.NewInsert().Model(&r.history), nil)
 	}
 }
 
@@ -226,14 +226,14 @@ func (l *Ledger) CreateRemittance(ctx context.Context, merchant int64, in Remitt
 	}
 	cmd := &cardCmd{
 		accounts: []postings.Account{postings.MerchantAccount(merchant, postings.AccountFunding, in.Currency)},
-		fn: func(st *state, h *head) (any, error) {
+		fn: func(st *Tx, h *head) (any, error) {
 			return st.createRemittance(h, in)
 		},
 	}
 	return submitCard[Remittance](ctx, l, merchant, idem, in, cmd)
 }
 
-func (st *state) createRemittance(h *head, in RemittanceInput) (*Remittance, error) {
+func (st *Tx) createRemittance(h *head, in RemittanceInput) (*Remittance, error) {
 	m := &h.merchant
 	if !m.HasCurrency(in.Currency) {
 		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "currency", "%s is not one of the merchant's currencies", in.Currency)
@@ -251,7 +251,7 @@ func (st *state) createRemittance(h *head, in RemittanceInput) (*Remittance, err
 	// Amount and fee are two entries: check them together, so that the
 	// refusal tells the balance the merchant has, not the one left between
 	// them (the entries check again as they post).
-	bal, err := st.balance(fund)
+	bal, err := st.Balance(fund)
 	if err != nil {
 		return nil, err
 	}
@@ -264,9 +264,9 @@ func (st *state) createRemittance(h *head, in RemittanceInput) (*Remittance, err
 	e := &st.ext.remit
 	e.init()
 	s := &remitState{isNew: true, row: remitRow{
-		TxID: "rmt_" + randomID(20), MerchantID: m.ID, PayerID: in.PayerID, Beneficiary: in.Beneficiary,
-		Amount: in.Amount, Fee: in.Fee, Currency: in.Currency, Purpose: nullString(in.Purpose), Rail: in.Rail,
-		Status: RemitSubmitted, CallbackURL: nullString(in.CallbackURL),
+		TxID: "rmt_" + RandomID(20), MerchantID: m.ID, PayerID: in.PayerID, Beneficiary: in.Beneficiary,
+		Amount: in.Amount, Fee: in.Fee, Currency: in.Currency, Purpose: NullString(in.Purpose), Rail: in.Rail,
+		Status: RemitSubmitted, CallbackURL: NullString(in.CallbackURL),
 		NextActionAt: bun.NullTime{Time: st.now}, CreatedAt: st.now, UpdatedAt: st.now,
 	}}
 	e.remits[s.row.TxID] = s
@@ -275,13 +275,13 @@ func (st *state) createRemittance(h *head, in RemittanceInput) (*Remittance, err
 	e.history = append(e.history, remitHistoryRow{TxID: s.row.TxID, Seq: 1, Status: RemitSubmitted, At: st.now})
 
 	refs := postings.Refs{TxID: s.row.TxID}
-	if _, err := st.post(postings.Entry{Merchant: m.ID, Kind: postings.KindRemitOut, Refs: refs, Postings: []postings.Posting{{
+	if _, err := st.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindRemitOut, Refs: refs, Postings: []postings.Posting{{
 		Source: fund, Destination: postings.MerchantAccount(m.ID, postings.AccountRemitInFlight, in.Currency),
 		Amount: in.Amount, Currency: in.Currency}}}); err != nil {
 		return nil, err
 	}
 	if in.Fee > 0 {
-		if _, err := st.post(postings.Entry{Merchant: m.ID, Kind: postings.KindFee, Refs: refs,
+		if _, err := st.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindFee, Refs: refs,
 			Metadata: map[string]string{"fee": "remittance"}, Postings: []postings.Posting{{
 				Source: fund, Destination: postings.MerchantAccount(m.ID, postings.AccountFeeRevenue, in.Currency),
 				Amount: in.Fee, Currency: in.Currency}}}); err != nil {
@@ -314,13 +314,13 @@ func (l *Ledger) Remittance(ctx context.Context, merchant int64, txID string) (*
 		return nil, errRemitNotFound()
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	var steps []RemittanceStep
 	err = l.db.NewRaw(`select status, coalesce(reason, '') as reason, at from remittance_history where tx_id = ? order by seq`, txID).
 		Scan(ctx, &steps)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	for i := range steps {
 		steps[i].At = steps[i].At.UTC()
@@ -350,7 +350,7 @@ func (l *Ledger) TransitionRemittance(ctx context.Context, merchant int64, t Rem
 		Remittance Remittance `json:"remittance"`
 		Moved      bool       `json:"moved"`
 	}
-	cmd := &cardCmd{fn: func(st *state, h *head) (any, error) {
+	cmd := &cardCmd{fn: func(st *Tx, h *head) (any, error) {
 		s, err := st.remitOf(h.merchant.ID, t.TxID)
 		if err != nil {
 			return nil, err
@@ -383,7 +383,7 @@ func allowedStep(from, to string) bool {
 	return false
 }
 
-func (st *state) applyRemitStep(h *head, s *remitState, t RemittanceTransition) error {
+func (st *Tx) applyRemitStep(h *head, s *remitState, t RemittanceTransition) error {
 	r := &s.row
 	from := r.Status
 	m := h.merchant.ID
@@ -407,7 +407,7 @@ func (st *state) applyRemitStep(h *head, s *remitState, t RemittanceTransition) 
 		}
 	}
 	for _, e := range entries {
-		if _, err := st.post(e); err != nil {
+		if _, err := st.Post(e); err != nil {
 			return err
 		}
 	}
@@ -421,7 +421,7 @@ func (st *state) applyRemitStep(h *head, s *remitState, t RemittanceTransition) 
 	if t.To == RemitSettled {
 		r.SettledAt = bun.NullTime{Time: st.now}
 	}
-	return st.event(h, EventRemittanceStatus, r.TxID, r.CallbackURL.String, remitEventData(r, from))
+	return st.Emit(h.merchant.ID, Event{Type: EventRemittanceStatus, Subject: r.TxID, CallbackURL: r.CallbackURL.String, Data: remitEventData(r, from)})
 }
 
 // reasonCode keeps a reason inside the metadata character set.
@@ -487,7 +487,7 @@ func (l *Ledger) ClaimDueRemittances(ctx context.Context, limit int, claim time.
 		where r.tx_id = due.tx_id
 		returning r.tx_id, r.merchant_id, r.status, r.rail, r.beneficiary, r.next_action_at`,
 		now.Add(claim), now, now, limit).Scan(ctx, &out)
-	return out, mapError(err)
+	return out, MapError(err)
 }
 
 // ReplaceSanctions replaces the sanctions list and returns its version.
@@ -515,7 +515,7 @@ func (l *Ledger) ReplaceSanctions(ctx context.Context, entries []SanctionsEntry)
 		_, err := tx.NewRaw(`delete from sanctions_entries where version < ?`, version).Exec(ctx)
 		return err
 	})
-	return version, mapError(err)
+	return version, MapError(err)
 }
 
 // SanctionsEntry is one line of the sanctions list.
@@ -530,17 +530,17 @@ type SanctionsEntry struct {
 func (l *Ledger) Sanctions(ctx context.Context) ([]SanctionsEntry, int64, error) {
 	var version int64
 	if err := l.db.NewRaw(`select coalesce(max(version), 0) from sanctions_entries`).Scan(ctx, &version); err != nil {
-		return nil, 0, mapError(err)
+		return nil, 0, MapError(err)
 	}
 	var out []SanctionsEntry
 	err := l.db.NewRaw(`select name, coalesce(country, '') as country, coalesce(list, '') as list, coalesce(entry_ref, '') as entry_ref
 		from sanctions_entries where version = ?`, version).Scan(ctx, &out)
-	return out, version, mapError(err)
+	return out, version, MapError(err)
 }
 
 // SanctionsVersion is the version of the loaded list, cheap to poll.
 func (l *Ledger) SanctionsVersion(ctx context.Context) (int64, error) {
 	var version int64
 	err := l.db.NewRaw(`select coalesce(max(version), 0) from sanctions_entries`).Scan(ctx, &version)
-	return version, mapError(err)
+	return version, MapError(err)
 }

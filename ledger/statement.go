@@ -61,7 +61,7 @@ func (l *Ledger) StatementAccounts(ctx context.Context, merchant int64, from, to
 	}
 	err := l.db.NewRaw(statementAccountsSQL, merchant, from.UTC(), to.UTC(), pgdialect.Array(billable), StatementAccountsMax+1).Scan(ctx, &rows)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	if len(rows) > StatementAccountsMax {
 		return nil, postings.Errorf(postings.ELIMIT, "the merchant has more than %d billable accounts", StatementAccountsMax)
@@ -222,7 +222,7 @@ func (l *Ledger) SettlementsByAuth(ctx context.Context, authIDs []string) ([]Set
 	var rows []settlementRow
 	err := l.db.NewRaw(settlementsByAuthSQL, pgdialect.Array(authIDs)).Scan(ctx, &rows)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	out := make([]Settlement, len(rows))
 	for i := range rows {
@@ -250,7 +250,7 @@ func (l *Ledger) SettlementsBetween(ctx context.Context, from, to time.Time, aft
 	var rows []settlementRow
 	err := l.db.NewRaw(settlementsBetweenSQL, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, limit).Scan(ctx, &rows)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, MapError(err)
 	}
 	out := make([]Settlement, len(rows))
 	for i := range rows {

@@ -22,25 +22,6 @@ import (
 // A caller is answered only after the commit. Several gateway processes can
 // share a database: the head row locks serialise them per merchant.
 
-// command is one unit of work for one merchant.
-type command interface {
-	merchantID() int64
-	// idempotency returns the command's key, or nil.
-	idempotency() *idemKey
-	// prefetch names the rows the command will read, so that the writer loads
-	// them for the whole batch at once. A row it misses is loaded on demand.
-	prefetch(p *prefetch)
-	// execute decides and applies the command to st. An error undoes
-	// everything it did to st.
-	execute(st *state) (any, error)
-}
-
-// replayer is implemented by commands whose stored idempotent result must be
-// turned back into a value (for instance records loaded from the journal).
-type replayer interface {
-	replay(st *state, row *idemRow) (any, error)
-}
-
 // Limits of the writer.
 const (
 	cpusPerShard       = 2
@@ -52,7 +33,8 @@ const (
 
 type request struct {
 	ctx   context.Context
-	cmd   command
+	cmd   Command
+	key   *idemKey // nil: no idempotency
 	shard chan *request
 	done  chan result // buffered: the writer never blocks on a caller
 }
@@ -83,12 +65,12 @@ func newWriter(l *Ledger) *writer {
 }
 
 // submit hands cmd to its shard and waits for the outcome.
-func (w *writer) submit(ctx context.Context, cmd command) (any, error) {
+func (w *writer) submit(ctx context.Context, cmd Command, key *idemKey) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	shard := w.shards[int(uint64(cmd.merchantID())%uint64(len(w.shards)))]
-	req := &request{ctx: ctx, cmd: cmd, shard: shard, done: make(chan result, 1)}
+	shard := w.shards[int(uint64(cmd.MerchantID())%uint64(len(w.shards)))]
+	req := &request{ctx: ctx, cmd: cmd, key: key, shard: shard, done: make(chan result, 1)}
 	select {
 	case shard <- req:
 	case <-w.stop:
@@ -256,14 +238,14 @@ func (w *writer) commitWithRetry(batch []*request) ([]result, error) {
 			// An unavailable database is not retried here, nor a lock or
 			// statement time-out (isTransient): the caller hears at once
 			// and retries with its key.
-			return nil, mapError(err)
+			return nil, MapError(err)
 		}
 		w.stats.retries.Add(1)
 		w.l.log.Debug("ledger batch retried", "attempt", attempt+1, "error", err)
 	}
 	// Still contended after every attempt: EUNAVAILABLE (contention), a
 	// 503 with Retry-After, never a 500.
-	return nil, mapError(err)
+	return nil, MapError(err)
 }
 
 // commit runs one database transaction for the batch.
@@ -271,48 +253,50 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 	ctx := context.Background() // the batch outlives any one caller
 	ctx, cancel := context.WithTimeout(ctx, batchTimeout)
 	defer cancel()
-	st, err := w.l.beginState(ctx)
+	tx, err := w.l.beginState(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer st.end() // rolls back unless committed
+	defer tx.end() // rolls back unless committed
 
-	// One round trip: begin, lock the heads, read the idempotency keys and
-	// every row the commands named. The reads run after the lock (the
-	// pipeline runs in order), so they see what the last holder committed.
+	// One round trip: begin, lock the heads, read what every batch reads,
+	// the idempotency keys and every row the commands named. The reads run
+	// after the lock (the pipeline runs in order), so they see what the
+	// last holder committed.
 	merchants := make([]int64, 0, len(batch))
 	keys := make([]*idemKey, 0, len(batch))
-	pf := newPrefetch()
 	for _, r := range batch {
-		merchants = append(merchants, r.cmd.merchantID())
-		if k := r.cmd.idempotency(); k != nil {
-			keys = append(keys, k)
+		merchants = append(merchants, r.cmd.MerchantID())
+		if r.key != nil {
+			keys = append(keys, r.key)
 		}
-		r.cmd.prefetch(pf)
+		r.cmd.Prefetch(tx)
 	}
-	p := st.pipeline()
-	st.begin(p)
-	st.queueLockHeads(p, merchants)
-	st.queueLimits(p, uniqueSorted(merchants))
-	st.queueIdempotency(p, keys)
-	st.queueLoad(p, pf)
-	if err := p.send(); err != nil {
+	locked := UniqueSorted(merchants)
+	p := tx.Pipeline()
+	tx.begin(p)
+	tx.queueLockHeads(p, locked)
+	tx.queueLimits(p, locked)
+	tx.beginStates(p, locked)
+	tx.queueIdempotency(p, keys)
+	tx.queueLoad(p)
+	if err := p.Send(); err != nil {
 		return nil, err
 	}
 
 	results := make([]result, len(batch))
 	for i, r := range batch {
-		results[i] = st.run(r.cmd)
+		results[i] = tx.run(r.cmd, r.key)
 	}
-	if err := st.flush(); err != nil {
+	if err := tx.flush(); err != nil {
 		return nil, err
 	}
-	if err := st.commitTx(); err != nil {
+	if err := tx.commitTx(); err != nil {
 		return nil, err
 	}
 	w.stats.batches.Add(1)
 	w.stats.commands.Add(int64(len(batch)))
-	w.l.afterCommit(st)
+	w.l.afterCommit(tx)
 	return results, nil
 }
 
@@ -335,34 +319,33 @@ func isOutcomeUnknown(err error) bool {
 	return errors.As(err, &e)
 }
 
-// runCommand executes one command with its idempotency handling: a key seen
+// run executes one command with its idempotency handling: a key seen
 // before replays the stored result or refuses a different request; a new key
 // stores the result (including a business failure, as Stripe does) in the
 // same transaction.
-func (st *state) run(cmd command) result {
-	k := cmd.idempotency()
+func (tx *Tx) run(cmd Command, k *idemKey) result {
 	if k != nil {
-		if row, ok := st.idem[k.id()]; ok {
+		if row, ok := tx.idem[k.id()]; ok {
 			if row.fingerprint != k.fingerprint {
 				return result{err: errIdemMismatch(k.key)}
 			}
-			return st.replay(cmd, row)
+			return tx.replay(cmd, k, row)
 		}
 	}
-	if st.heads[cmd.merchantID()] == nil {
+	if tx.heads[cmd.MerchantID()] == nil {
 		return result{err: postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")}
 	}
-	m := st.mark()
-	val, err := cmd.execute(st)
+	m := tx.mark()
+	val, err := cmd.Execute(tx)
 	if err != nil {
-		st.rollback(m)
+		tx.rollback(m)
 		if k != nil && storable(err) {
-			st.storeIdempotency(k, m.entries, nil, err)
+			tx.storeIdempotency(k, m.entries, nil, err)
 		}
 		return result{err: err}
 	}
 	if k != nil {
-		st.storeIdempotency(k, m.entries, val, nil)
+		tx.storeIdempotency(k, m.entries, val, nil)
 	}
 	return result{val: val}
 }
