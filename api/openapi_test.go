@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -551,10 +552,11 @@ func checkCallbacks(t *testing.T, s *testServer, doc *openapi3.T, want []string)
 	}
 	schema := hook.Post.RequestBody.Value.Content.Get("application/json").Schema.Value
 	seen := map[string]bool{}
+	deliveries := delivery.NewStore(s.l)
 	for range 100 {
 		// Deliveries of one card come one at a time, in order: acknowledge
 		// each to reach the next.
-		ds, err := s.l.ClaimDeliveries(ctx, 100, time.Minute)
+		ds, err := deliveries.ClaimDeliveries(ctx, 100, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -571,7 +573,7 @@ func checkCallbacks(t *testing.T, s *testServer, doc *openapi3.T, want []string)
 				t.Errorf("callback %s does not match webhooks/callback: %v\n%s", d.EventType, err, d.Body)
 			}
 			seen[d.EventType] = true
-			if err := s.l.RecordDelivery(ctx, d, ledger.DeliveryOutcome{OK: true, Status: 200}); err != nil {
+			if err := deliveries.RecordDelivery(ctx, d, delivery.DeliveryOutcome{OK: true, Status: 200}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -123,8 +123,17 @@ func (l *Ledger) Close() {
 	l.flushTouches()
 }
 
-// DB is the underlying database, for the packages that read derived views.
+// DB is the underlying database, for the domain packages' reads and the
+// statements that run outside the writer.
 func (l *Ledger) DB() *bun.DB { return l.db }
+
+// Sealer encrypts and opens the secrets at rest (Config.Sealer); nil when
+// none is configured.
+func (l *Ledger) Sealer() *Sealer { return l.cfg.Sealer }
+
+// Logger receives the log lines of the ledger and of the services built on
+// it.
+func (l *Ledger) Logger() *slog.Logger { return l.log }
 
 // OnCommit registers fn to run after every committed batch.
 func (l *Ledger) OnCommit(fn func(*CommitInfo)) {

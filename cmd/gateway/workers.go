@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/gateway/api/callbacks"
+	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/ledger"
 )
@@ -20,7 +20,7 @@ type workerSettings struct {
 	railReturnPattern *regexp.Regexp
 	railReturnReason  string
 	requireSanctions  bool
-	allow             callbacks.AllowList
+	allow             delivery.AllowList
 }
 
 func readWorkerSettings(e *env) (*workerSettings, error) {
@@ -45,7 +45,7 @@ func readWorkerSettings(e *env) (*workerSettings, error) {
 		return nil, fmt.Errorf("GATEWAY_RAIL_RETURN_PATTERN: %w", err)
 	}
 	s.railReturnPattern = re
-	if s.allow, err = callbacks.AllowListFromEnv(e.getenv); err != nil {
+	if s.allow, err = delivery.AllowListFromEnv(e.getenv); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -106,8 +106,8 @@ func startWorkers(ctx context.Context, e *env, l *ledger.Ledger, s *workerSettin
 	})
 	run("remittances", func() { rw.Run(ctx, remitInterval) })
 	// Callbacks, woken by every commit that wrote events.
-	sender := callbacks.NewSender(callbacks.SenderOptions{Allow: s.allow})
-	d := callbacks.NewDispatcher(l, sender, callbacks.DispatcherOptions{Log: e.log})
+	sender := delivery.NewSender(delivery.SenderOptions{Allow: s.allow})
+	d := delivery.NewDispatcher(delivery.NewStore(l), sender, delivery.DispatcherOptions{Log: e.log})
 	l.OnCommit(func(c *ledger.CommitInfo) {
 		// Events without a target URL have no delivery: waking the
 		// dispatcher for them would cost a claim query per commit.

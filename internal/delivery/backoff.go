@@ -1,12 +1,4 @@
-// Package callbacks holds the delivery mechanics of the gateway's signed
-// callbacks, independent of storage: the retry schedule and the 24-hour
-// window (Backoff, NextAttempt, Window), one signed POST attempt (Sender)
-// and, through package callbackurl, the SSRF rules for callback URLs
-// (ValidateURL, AllowList): checked again before each attempt and applied
-// by the Sender's dialer at connect time. The outbox, the dispatcher's workers
-// and the operator commands live with the ledger; docs/callbacks.md
-// describes the whole.
-package callbacks
+package delivery
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package callbacks
+package delivery
 
 import (
 	"context"
@@ -6,18 +6,17 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
-
-	"github.com/paygate/gateway/ledger"
 )
 
-// Store is what the dispatcher needs from the ledger: claim due deliveries
-// (SKIP LOCKED, one attempt each) and record what the attempts found.
-type Store interface {
-	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]ledger.Delivery, error)
-	RecordDeliveries(ctx context.Context, recs []ledger.DeliveryRecord) error
+// Claimer is what the dispatcher needs from the deliveries table: claim due
+// deliveries (SKIP LOCKED, one attempt each) and record what the attempts
+// found. *Store is one; tests wrap it to lose records.
+type Claimer interface {
+	ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]Delivery, error)
+	RecordDeliveries(ctx context.Context, recs []DeliveryRecord) error
 }
 
-var _ Store = (*ledger.Ledger)(nil)
+var _ Claimer = (*Store)(nil)
 
 // DispatcherOptions tune a dispatcher.
 type DispatcherOptions struct {
@@ -36,7 +35,7 @@ type DispatcherOptions struct {
 // claims. Delivery is at least once: a crash between sending and recording
 // sends the same event (same event_id) again once the lease runs out.
 type Dispatcher struct {
-	store  Store
+	store  Claimer
 	sender *Sender
 	opts   DispatcherOptions
 	wake   chan struct{}
@@ -46,7 +45,7 @@ type Dispatcher struct {
 }
 
 // NewDispatcher returns a dispatcher; Run starts it.
-func NewDispatcher(store Store, sender *Sender, opts DispatcherOptions) *Dispatcher {
+func NewDispatcher(store Claimer, sender *Sender, opts DispatcherOptions) *Dispatcher {
 	if opts.Workers <= 0 {
 		opts.Workers = 32
 	}
@@ -113,13 +112,13 @@ func (d *Dispatcher) Round(ctx context.Context) (int, error) {
 	}
 	sem := make(chan struct{}, d.opts.Workers)
 	var wg sync.WaitGroup
-	recs := make([]ledger.DeliveryRecord, len(due))
+	recs := make([]DeliveryRecord, len(due))
 	for i := range due {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
-			recs[i] = ledger.DeliveryRecord{Delivery: &due[i], Outcome: d.attempt(ctx, &due[i])}
+			recs[i] = DeliveryRecord{Delivery: &due[i], Outcome: d.attempt(ctx, &due[i])}
 		}(i)
 	}
 	wg.Wait()
@@ -133,9 +132,9 @@ func (d *Dispatcher) Round(ctx context.Context) (int, error) {
 // recordTimeout bounds the record of a round's outcomes.
 const recordTimeout = 10 * time.Second
 
-func (d *Dispatcher) attempt(ctx context.Context, del *ledger.Delivery) ledger.DeliveryOutcome {
+func (d *Dispatcher) attempt(ctx context.Context, del *Delivery) DeliveryOutcome {
 	res := d.sender.Send(ctx, del.URL, del.Body, del.PrivateKey)
-	o := ledger.DeliveryOutcome{OK: res.OK, Status: res.Status, Error: res.Error}
+	o := DeliveryOutcome{OK: res.OK, Status: res.Status, Error: res.Error}
 	if !res.OK {
 		d.rndMu.Lock()
 		o.Next, o.Dead = NextAttempt(del.WindowStart, d.opts.Now(), del.Attempt, d.rnd)

@@ -1,4 +1,4 @@
-package ledger
+package delivery
 
 import (
 	"context"
@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
-// Delivery statuses.
+// Delivery statuses. The ledger's outbox writes PENDING.
 const (
 	DeliveryPending   = "PENDING"
 	DeliveryDelivered = "DELIVERED"
@@ -36,17 +37,27 @@ type Delivery struct {
 // from a delivery: longer than one attempt (5 s) with room to record it.
 const DeliveryLeaseMax = 60 * time.Second
 
+// Store is the deliveries table: the dispatcher's claims and records, and
+// the operator's listing and replays. Its statements run outside the
+// writer: a delivery changes no money and takes no merchant's lock.
+type Store struct {
+	l *ledger.Ledger
+}
+
+// NewStore returns the deliveries of l's database.
+func NewStore(l *ledger.Ledger) *Store { return &Store{l: l} }
+
 // ClaimDeliveries claims up to limit due deliveries for one attempt each.
 // SKIP LOCKED spreads them over dispatchers; the claim counts the attempt
 // and moves next_attempt_at past the lease, so no other dispatcher sends the
 // same attempt while this one holds it. A delivery waits while an earlier
 // one of the same card or remittance is still pending, so a later status is
 // never sent before the earlier one is acknowledged or dead.
-func (l *Ledger) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]Delivery, error) {
+func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]Delivery, error) {
 	if lease <= 0 || lease > DeliveryLeaseMax {
 		lease = DeliveryLeaseMax
 	}
-	now := l.now()
+	now := s.l.Now()
 	var rows []struct {
 		MerchantID  int64           `bun:"merchant_id"`
 		EventSeq    int64           `bun:"event_seq"`
@@ -59,7 +70,7 @@ func (l *Ledger) ClaimDeliveries(ctx context.Context, limit int, lease time.Dura
 		ShopNo      string          `bun:"shop_no"`
 		Sealed      []byte          `bun:"private_key_sealed"`
 	}
-	err := l.db.NewRaw(`
+	err := s.l.DB().NewRaw(`
 		with due as (
 			select d.merchant_id, d.event_seq from deliveries d
 			where d.status = 'PENDING' and d.next_attempt_at <= ?
@@ -84,13 +95,13 @@ func (l *Ledger) ClaimDeliveries(ctx context.Context, limit int, lease time.Dura
 		join merchants m on m.id = c.merchant_id`,
 		now, limit, now.Add(lease)).Scan(ctx, &rows)
 	if err != nil {
-		return nil, MapError(err)
+		return nil, ledger.MapError(err)
 	}
 	out := make([]Delivery, 0, len(rows))
 	for _, r := range rows {
-		key, err := l.cfg.Sealer.Open(r.Sealed, "merchant-private-key:"+r.ShopNo)
+		key, err := s.l.Sealer().Open(r.Sealed, "merchant-private-key:"+r.ShopNo)
 		if err != nil {
-			return nil, Invariantf("the signing key of %s does not open: %v", r.ShopNo, err)
+			return nil, ledger.Invariantf("the signing key of %s does not open: %v", r.ShopNo, err)
 		}
 		out = append(out, Delivery{MerchantID: r.MerchantID, EventSeq: r.EventSeq, EventID: r.EventID, EventType: r.EventType,
 			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), Attempt: r.Attempts, WindowStart: r.WindowStart.UTC()})
@@ -109,8 +120,8 @@ type DeliveryOutcome struct {
 }
 
 // RecordDelivery stores the outcome of one attempt (RecordDeliveries).
-func (l *Ledger) RecordDelivery(ctx context.Context, d *Delivery, o DeliveryOutcome) error {
-	return l.RecordDeliveries(ctx, []DeliveryRecord{{Delivery: d, Outcome: o}})
+func (s *Store) RecordDelivery(ctx context.Context, d *Delivery, o DeliveryOutcome) error {
+	return s.RecordDeliveries(ctx, []DeliveryRecord{{Delivery: d, Outcome: o}})
 }
 
 // DeliveryRecord is an attempt and what it found.
@@ -122,7 +133,7 @@ type DeliveryRecord struct {
 // DeliveryRecordsMax bounds one RecordDeliveries call (a dispatcher round).
 const DeliveryRecordsMax = 4096
 
-var stmtRecordDeliveries = NewStmt(`
+var stmtRecordDeliveries = ledger.NewStmt(`
 	update deliveries d
 	set status = v.status, next_attempt_at = v.next, last_attempt_at = $1::timestamptz,
 	    last_status = nullif(v.code, 0), last_error = nullif(v.err, ''), delivered_at = v.delivered
@@ -138,14 +149,14 @@ var stmtRecordDeliveries = NewStmt(`
 // one per callback (it was 81 % of PostgreSQL's time draining a backlog). A
 // row that moved on meanwhile (replayed, or claimed again after the lease ran
 // out) is left alone: the attempt number in the claim must still match.
-func (l *Ledger) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) error {
+func (s *Store) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
 	if len(recs) > DeliveryRecordsMax {
-		return fmt.Errorf("ledger: %d delivery records, at most %d at once", len(recs), DeliveryRecordsMax)
+		return fmt.Errorf("delivery: %d delivery records, at most %d at once", len(recs), DeliveryRecordsMax)
 	}
-	now := l.now()
+	now := s.l.Now()
 	n := len(recs)
 	ms, seqs := make([]int64, n), make([]int64, n)
 	attempts, codes := make([]int32, n), make([]int32, n)
@@ -168,7 +179,7 @@ func (l *Ledger) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) er
 			statuses[i], nexts[i] = DeliveryPending, &next
 		}
 	}
-	return l.Exec(ctx, stmtRecordDeliveries, now, ms, seqs, attempts, statuses, nexts, codes, errs, delivered)
+	return s.l.Exec(ctx, stmtRecordDeliveries, now, ms, seqs, attempts, statuses, nexts, codes, errs, delivered)
 }
 
 // DeliveryInfo is a delivery as operators list it.
@@ -193,12 +204,12 @@ const DeliveriesPageMax = 1000
 
 // Deliveries lists a merchant's events with their delivery (status "" for
 // an event that has no target), newest first, optionally of one status.
-func (l *Ledger) Deliveries(ctx context.Context, merchant int64, status string, limit int) ([]DeliveryInfo, error) {
+func (s *Store) Deliveries(ctx context.Context, merchant int64, status string, limit int) ([]DeliveryInfo, error) {
 	if limit <= 0 || limit > DeliveriesPageMax {
 		limit = DeliveriesPageMax
 	}
 	var out []DeliveryInfo
-	err := l.db.NewRaw(`
+	err := s.l.DB().NewRaw(`
 		select m.shop_no, e.event_seq, e.event_id, e.event_type, e.subject, coalesce(d.url, '') as url,
 		       coalesce(d.status, 'NOT_SENT') as status, coalesce(d.attempts, 0) as attempts, d.next_attempt_at,
 		       d.last_attempt_at, d.last_status, d.last_error, e.created_at
@@ -208,26 +219,27 @@ func (l *Ledger) Deliveries(ctx context.Context, merchant int64, status string, 
 		where e.merchant_id = ? and (? = '' or coalesce(d.status, 'NOT_SENT') = ?)
 		order by e.event_seq desc
 		limit ?`, merchant, status, status, limit).Scan(ctx, &out)
-	return out, MapError(err)
+	return out, ledger.MapError(err)
 }
 
 // ReplayEvent sends an event again from now, with a new 24-hour window and
 // the same event_id: a failed or delivered delivery goes back to pending,
 // and an event that had no target gets one if the merchant has a URL now.
-func (l *Ledger) ReplayEvent(ctx context.Context, merchant int64, eventID string) error {
-	now := l.now()
-	res, err := l.db.NewRaw(`
+func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string) error {
+	now := s.l.Now()
+	res, err := s.l.DB().NewRaw(`
 		insert into deliveries (merchant_id, event_seq, subject, url, status, attempts, window_start, next_attempt_at)
 		select e.merchant_id, e.event_seq, e.subject, coalesce(e.callback_url, m.callback_url), 'PENDING', 0, ?, ?
 		from events e join merchants m on m.id = e.merchant_id
 		where e.merchant_id = ? and e.event_id = ? and coalesce(e.callback_url, m.callback_url) is not null
+		  -- card.created goes to its request's URL alone (ledger.Event.RequestURLOnly).
 		  and (e.event_type <> 'card.created' or e.callback_url is not null)
 		on conflict (merchant_id, event_seq) do update
 		set status = 'PENDING', attempts = 0, window_start = excluded.window_start,
 		    next_attempt_at = excluded.next_attempt_at, delivered_at = null`,
 		now, now, merchant, eventID).Exec(ctx)
 	if err != nil {
-		return MapError(err)
+		return ledger.MapError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return postings.ReasonErrorf(postings.ENOTFOUND, "event", "no event %s with a callback URL for this merchant", eventID)
@@ -237,13 +249,13 @@ func (l *Ledger) ReplayEvent(ctx context.Context, merchant int64, eventID string
 
 // ReplayFailed puts every failed delivery of a merchant back to pending with
 // a new window, and returns how many.
-func (l *Ledger) ReplayFailed(ctx context.Context, merchant int64) (int64, error) {
-	now := l.now()
-	res, err := l.db.NewRaw(`
+func (s *Store) ReplayFailed(ctx context.Context, merchant int64) (int64, error) {
+	now := s.l.Now()
+	res, err := s.l.DB().NewRaw(`
 		update deliveries set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?
 		where merchant_id = ? and status = 'FAILED'`, now, now, merchant).Exec(ctx)
 	if err != nil {
-		return 0, MapError(err)
+		return 0, ledger.MapError(err)
 	}
 	return res.RowsAffected()
 }

@@ -1,4 +1,4 @@
-package callbacks_test
+package delivery_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/api/callbacks"
+	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/api/receiver"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
@@ -81,10 +81,11 @@ func (r *merchantReceiver) events() []receiver.Event {
 
 type fixture struct {
 	l     *ledger.Ledger
+	store *delivery.Store
 	clock *clock
 	m     *ledger.Merchant
 	recv  *merchantReceiver
-	send  *callbacks.Sender
+	send  *delivery.Sender
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -98,6 +99,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.l = ledger.New(pgtest.NewDB(t), ledger.Config{Sealer: sealer, Now: f.clock.Now})
 	t.Cleanup(f.l.Close)
+	f.store = delivery.NewStore(f.l)
 	ctx := context.Background()
 	m, creds, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Shop", Currencies: []string{"USD"}})
 	if err != nil {
@@ -111,16 +113,16 @@ func newFixture(t *testing.T) *fixture {
 	if _, err := f.l.Deposit(ctx, m.ID, "USD", 1_000_00, nil); err != nil {
 		t.Fatal(err)
 	}
-	f.send = callbacks.NewSender(callbacks.SenderOptions{Now: f.clock.Now,
-		Allow: callbacks.AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
+	f.send = delivery.NewSender(delivery.SenderOptions{Now: f.clock.Now,
+		Allow: delivery.AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
 	return f
 }
 
-func (f *fixture) dispatcher(store callbacks.Store) *callbacks.Dispatcher {
+func (f *fixture) dispatcher(store delivery.Claimer) *delivery.Dispatcher {
 	if store == nil {
-		store = f.l
+		store = f.store
 	}
-	return callbacks.NewDispatcher(store, f.send, callbacks.DispatcherOptions{Now: f.clock.Now, Lease: 30 * time.Second})
+	return delivery.NewDispatcher(store, f.send, delivery.DispatcherOptions{Now: f.clock.Now, Lease: 30 * time.Second})
 }
 
 func (f *fixture) card(t *testing.T, callbackURL string) *ledger.Card {
@@ -132,20 +134,20 @@ func (f *fixture) card(t *testing.T, callbackURL string) *ledger.Card {
 	return c
 }
 
-func (f *fixture) deliveries(t *testing.T) map[string]ledger.DeliveryInfo {
+func (f *fixture) deliveries(t *testing.T) map[string]delivery.DeliveryInfo {
 	t.Helper()
-	list, err := f.l.Deliveries(context.Background(), f.m.ID, "", 0)
+	list, err := f.store.Deliveries(context.Background(), f.m.ID, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]ledger.DeliveryInfo{}
+	out := map[string]delivery.DeliveryInfo{}
 	for _, d := range list {
 		out[d.EventType] = d
 	}
 	return out
 }
 
-func round(t *testing.T, d *callbacks.Dispatcher) int {
+func round(t *testing.T, d *delivery.Dispatcher) int {
 	t.Helper()
 	n, err := d.Round(context.Background())
 	if err != nil {
@@ -173,7 +175,7 @@ func TestDeliveryIsSignedAndVerified(t *testing.T) {
 		t.Fatalf("received %+v", got)
 	}
 	for _, info := range f.deliveries(t) {
-		if info.Status != ledger.DeliveryDelivered || info.Attempts != 1 {
+		if info.Status != delivery.DeliveryDelivered || info.Attempts != 1 {
 			t.Errorf("%s: %+v", info.EventType, info)
 		}
 	}
@@ -197,7 +199,7 @@ func TestRetriesUntilTheReceiverIsBack(t *testing.T) {
 			t.Fatalf("round %d claimed %d deliveries, want only card.created (card.frozen waits)", i, n)
 		}
 		info := f.deliveries(t)[ledger.EventCardCreated]
-		if info.Status != ledger.DeliveryPending || info.Attempts != i+1 || info.LastStatus == nil || *info.LastStatus != 503 {
+		if info.Status != delivery.DeliveryPending || info.Attempts != i+1 || info.LastStatus == nil || *info.LastStatus != 503 {
 			t.Fatalf("after attempt %d: %+v", i+1, info)
 		}
 		delays = append(delays, info.NextAttemptAt.Sub(f.clock.Now()))
@@ -232,20 +234,20 @@ func TestDeadLetterAndReplay(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		round(t, d)
 		info := f.deliveries(t)[ledger.EventCardCreated]
-		if info.Status == ledger.DeliveryFailed {
+		if info.Status == delivery.DeliveryFailed {
 			break
 		}
 		f.clock.Add(info.NextAttemptAt.Sub(f.clock.Now()))
 	}
 	info := f.deliveries(t)[ledger.EventCardCreated]
-	if info.Status != ledger.DeliveryFailed || info.Attempts < 10 {
+	if info.Status != delivery.DeliveryFailed || info.Attempts < 10 {
 		t.Fatalf("after 24 hours: %+v", info)
 	}
 	f.recv.down.Store(false)
 	if n := round(t, d); n != 0 {
 		t.Fatal("a dead delivery was sent")
 	}
-	if err := f.l.ReplayEvent(ctx, f.m.ID, info.EventID); err != nil {
+	if err := f.store.ReplayEvent(ctx, f.m.ID, info.EventID); err != nil {
 		t.Fatal(err)
 	}
 	round(t, d)
@@ -258,15 +260,15 @@ func TestDeadLetterAndReplay(t *testing.T) {
 // lostRecord drops the first record of every delivery: as if the gateway
 // crashed after sending and before recording the success.
 type lostRecord struct {
-	*ledger.Ledger
+	*delivery.Store
 	mu   sync.Mutex
 	seen map[int64]bool
 }
 
-func (s *lostRecord) RecordDeliveries(ctx context.Context, recs []ledger.DeliveryRecord) error {
+func (s *lostRecord) RecordDeliveries(ctx context.Context, recs []delivery.DeliveryRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var kept []ledger.DeliveryRecord
+	var kept []delivery.DeliveryRecord
 	for _, r := range recs {
 		if !s.seen[r.Delivery.EventSeq] {
 			s.seen[r.Delivery.EventSeq] = true
@@ -277,7 +279,7 @@ func (s *lostRecord) RecordDeliveries(ctx context.Context, recs []ledger.Deliver
 	if len(kept) < len(recs) {
 		return errors.New("crashed before recording")
 	}
-	return s.Ledger.RecordDeliveries(ctx, kept)
+	return s.Store.RecordDeliveries(ctx, kept)
 }
 
 // At-least-once: a crash between sending and recording the success sends
@@ -286,7 +288,7 @@ func TestCrashAfterSendRedeliversTheSameEvent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.card(t, f.recv.srv.URL)
-	d := f.dispatcher(&lostRecord{Ledger: f.l, seen: map[int64]bool{}})
+	d := f.dispatcher(&lostRecord{Store: f.store, seen: map[int64]bool{}})
 	if _, err := d.Round(context.Background()); err == nil {
 		t.Fatal("the lost record was not reported")
 	}
@@ -299,7 +301,7 @@ func TestCrashAfterSendRedeliversTheSameEvent(t *testing.T) {
 	if len(got) != 2 || got[0].EventID != got[1].EventID {
 		t.Fatalf("received %+v: want the same event twice", got)
 	}
-	if info := f.deliveries(t)[ledger.EventCardCreated]; info.Status != ledger.DeliveryDelivered {
+	if info := f.deliveries(t)[ledger.EventCardCreated]; info.Status != delivery.DeliveryDelivered {
 		t.Fatalf("%+v", info)
 	}
 }
@@ -358,16 +360,16 @@ func TestRoundRecordsEveryOutcomeTogether(t *testing.T) {
 	if n := round(t, f.dispatcher(nil)); n != 4 {
 		t.Fatalf("claimed %d deliveries, want 4", n)
 	}
-	list, err := f.l.Deliveries(ctx, f.m.ID, "", 0)
+	list, err := f.store.Deliveries(ctx, f.m.ID, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	delivered, pending := 0, 0
 	for _, d := range list {
 		switch {
-		case d.Status == ledger.DeliveryDelivered && d.LastStatus != nil && *d.LastStatus == 200:
+		case d.Status == delivery.DeliveryDelivered && d.LastStatus != nil && *d.LastStatus == 200:
 			delivered++
-		case d.Status == ledger.DeliveryPending && d.Attempts == 1 && d.LastStatus != nil && *d.LastStatus == 503 &&
+		case d.Status == delivery.DeliveryPending && d.Attempts == 1 && d.LastStatus != nil && *d.LastStatus == 503 &&
 			d.NextAttemptAt != nil && d.NextAttemptAt.After(f.clock.Now()):
 			pending++
 		default:
@@ -380,27 +382,27 @@ func TestRoundRecordsEveryOutcomeTogether(t *testing.T) {
 
 	// A stale record: the claim's attempt, then a replay resets the row.
 	f.clock.Add(time.Hour)
-	claimed, err := f.l.ClaimDeliveries(ctx, 10, 30*time.Second)
+	claimed, err := f.store.ClaimDeliveries(ctx, 10, 30*time.Second)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claimed %d, %v", len(claimed), err)
 	}
-	if err := f.l.ReplayEvent(ctx, f.m.ID, claimed[0].EventID); err != nil {
+	if err := f.store.ReplayEvent(ctx, f.m.ID, claimed[0].EventID); err != nil {
 		t.Fatal(err)
 	}
-	err = f.l.RecordDeliveries(ctx, []ledger.DeliveryRecord{{Delivery: &claimed[0], Outcome: ledger.DeliveryOutcome{OK: true, Status: 200}}})
+	err = f.store.RecordDeliveries(ctx, []delivery.DeliveryRecord{{Delivery: &claimed[0], Outcome: delivery.DeliveryOutcome{OK: true, Status: 200}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range mustDeliveries(t, f) {
-		if d.EventID == claimed[0].EventID && (d.Status != ledger.DeliveryPending || d.Attempts != 0) {
+		if d.EventID == claimed[0].EventID && (d.Status != delivery.DeliveryPending || d.Attempts != 0) {
 			t.Fatalf("a stale record changed the replayed delivery: %+v", d)
 		}
 	}
 }
 
-func mustDeliveries(t *testing.T, f *fixture) []ledger.DeliveryInfo {
+func mustDeliveries(t *testing.T, f *fixture) []delivery.DeliveryInfo {
 	t.Helper()
-	list, err := f.l.Deliveries(context.Background(), f.m.ID, "", 0)
+	list, err := f.store.Deliveries(context.Background(), f.m.ID, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
