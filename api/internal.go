@@ -65,7 +65,7 @@ func NewInternalServer(d InternalDeps) http.Handler {
 }
 
 // reasonInternalToken is the reason of a missing or wrong bearer token.
-const reasonInternalToken = "internal_token"
+const reasonInternalToken postings.Reason = "internal_token"
 
 // requireToken authenticates a request of the internal API: the
 // Authorization header must be "Bearer <token>". The comparison is of the

@@ -143,7 +143,7 @@ func (l *Ledger) Deposit(ctx context.Context, merchant int64, currency string, m
 	}
 	cmd := &appendCmd{batch: b, check: func(_ *Tx, h *head) error {
 		if !h.merchant.HasCurrency(currency) {
-			return &postings.Error{Code: postings.EFORBIDDEN, Reason: "currency", Field: "currency",
+			return &postings.Error{Code: postings.EFORBIDDEN, Reason: postings.ReasonCurrency, Field: "currency",
 				Message: currency + " is not one of the merchant's currencies"}
 		}
 		return nil

@@ -66,7 +66,7 @@ func (st *Tx) chargeCardLoad(h *head, currency string, load int64) error {
 	}
 	if total, ok := postings.AddChecked(loaded.issued, load); !ok || total > lim.DailyCardIssueMax {
 		cur := postings.MustCurrency(currency)
-		return postings.ReasonErrorf(postings.ELIMIT, "daily_card_issue",
+		return postings.ReasonErrorf(postings.ELIMIT, postings.ReasonDailyCardIssue,
 			"the daily card-load limit of %s %s would be exceeded (%s %s loaded today)",
 			postings.FormatMinor(lim.DailyCardIssueMax, cur), cur.Code, postings.FormatMinor(loaded.issued, cur), cur.Code)
 	}

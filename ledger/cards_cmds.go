@@ -84,7 +84,7 @@ func submitCard[T any](ctx context.Context, l *Ledger, merchant int64, idem *Ide
 }
 
 func errCardNotFound() error {
-	return postings.ReasonErrorf(postings.ENOTFOUND, "card", "card not found")
+	return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonCard, "card not found")
 }
 
 func cardAccounts(merchant int64, cur, cardNo string) (avail, held postings.Account) {
@@ -118,7 +118,7 @@ func createCardCmd(merchant int64, in CreateCardInput) *cardCmd {
 func (st *Tx) createCard(h *head, in CreateCardInput) (*Card, error) {
 	m := &h.merchant
 	if !m.HasCurrency(in.Currency) {
-		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "currency", "%s is not one of the merchant's currencies", in.Currency)
+		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, postings.ReasonCurrency, "%s is not one of the merchant's currencies", in.Currency)
 	}
 	bin, err := st.binFor(m, in.Bin, in.Currency)
 	if err != nil {
@@ -130,7 +130,7 @@ func (st *Tx) createCard(h *head, in CreateCardInput) (*Card, error) {
 	}
 	cur := postings.MustCurrency(in.Currency)
 	if in.Amount > lim.CardBalanceMax {
-		return nil, postings.ReasonErrorf(postings.ELIMIT, "card_balance_max",
+		return nil, postings.ReasonErrorf(postings.ELIMIT, postings.ReasonCardBalanceMax,
 			"the amount exceeds the largest card balance allowed, %s %s", postings.FormatMinor(lim.CardBalanceMax, cur), cur.Code)
 	}
 	// The day's card-load limit is charged by the funding entry itself
@@ -205,11 +205,11 @@ func (l *Ledger) setCardStatus(ctx context.Context, merchant int64, cardNo, stat
 }
 
 func errCardCancelled() error {
-	return postings.ReasonErrorf(postings.ESTATE, "card_cancelled", "the card is cancelled")
+	return postings.ReasonErrorf(postings.ESTATE, postings.ReasonCardCancelled, "the card is cancelled")
 }
 
 func errCardFrozen() error {
-	return postings.ReasonErrorf(postings.ESTATE, "card_frozen", "the card is frozen")
+	return postings.ReasonErrorf(postings.ESTATE, postings.ReasonCardFrozen, "the card is frozen")
 }
 
 // cardView is the card with its current balances in this batch.
@@ -322,7 +322,7 @@ func (st *Tx) transfer(h *head, in TransferInput) (*TransferResult, error) {
 		return nil, errCardFrozen()
 	}
 	if !m.HasCurrency(in.Currency) {
-		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "currency", "%s is not one of the merchant's currencies", in.Currency)
+		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, postings.ReasonCurrency, "%s is not one of the merchant's currencies", in.Currency)
 	}
 	fund := postings.MerchantAccount(m.ID, postings.AccountFunding, in.Currency)
 	avail, _ := cardAccounts(m.ID, c.row.Currency, c.row.CardNo)
@@ -364,7 +364,7 @@ func (st *Tx) transfer(h *head, in TransferInput) (*TransferResult, error) {
 		}
 		if res.CardBalance > lim.CardBalanceMax {
 			cur := postings.MustCurrency(c.row.Currency)
-			return nil, postings.ReasonErrorf(postings.ELIMIT, "card_balance_max",
+			return nil, postings.ReasonErrorf(postings.ELIMIT, postings.ReasonCardBalanceMax,
 				"the card balance would exceed the largest allowed, %s %s", postings.FormatMinor(lim.CardBalanceMax, cur), cur.Code)
 		}
 	}

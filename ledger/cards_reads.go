@@ -523,7 +523,7 @@ func (st *Tx) binFor(m *Merchant, bin, currency string) (*BIN, error) {
 	}
 	row := st.ext.bins[k]
 	if row == nil || !row.Open {
-		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "bin", "BIN %s in %s is not open to this merchant", bin, currency)
+		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, postings.ReasonBIN, "BIN %s in %s is not open to this merchant", bin, currency)
 	}
 	b := row.toBIN()
 	return &b, nil
@@ -682,7 +682,7 @@ func readFXRate(ctx context.Context, db bun.IDB, base, quote string) (*fxRateRow
 	err := db.NewRaw(`select base, quote, mid_rate::text, spread_bps, source, updated_at from fx_rates where base = ? and quote = ?`,
 		base, quote).Scan(ctx, &r.Base, &r.Quote, &r.MidRate, &r.SpreadBps, &r.Source, &r.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "fx_pair", "no exchange rate from %s to %s", base, quote)
+		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, postings.ReasonFXPair, "no exchange rate from %s to %s", base, quote)
 	}
 	if err != nil {
 		return nil, MapError(err)
@@ -710,7 +710,7 @@ func (st *Tx) fxRate(base, quote string) (*fxRateRow, error) {
 		st.ext.rates[base+"/"+quote] = r
 	}
 	if age := st.now.Sub(r.UpdatedAt); age > st.l.cfg.FXRateMaxAge {
-		return nil, postings.ReasonErrorf(postings.ESTATE, "fx_rate_stale",
+		return nil, postings.ReasonErrorf(postings.ESTATE, postings.ReasonFXRateStale,
 			"the %s/%s rate is %s old, older than the %s allowed", base, quote, age.Round(time.Second), st.l.cfg.FXRateMaxAge)
 	}
 	return r, nil

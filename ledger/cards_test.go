@@ -12,7 +12,7 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-func wantCode(t *testing.T, err error, code postings.Code, reason string) {
+func wantCode(t *testing.T, err error, code postings.Code, reason postings.Reason) {
 	t.Helper()
 	pe := postings.AsError(err)
 	if err == nil || pe.Code != code || (reason != "" && pe.Reason != reason) {
@@ -178,7 +178,7 @@ func testCardCreateRefusals(t *testing.T, create func(context.Context, *ledger.L
 		name   string
 		in     ledger.CreateCardInput
 		code   postings.Code
-		reason string
+		reason postings.Reason
 	}{
 		{"currency not the merchant's", ledger.CreateCardInput{Bin: "453203", Currency: "GBP", Amount: 1}, postings.EFORBIDDEN, "currency"},
 		{"BIN of another currency", ledger.CreateCardInput{Bin: "453201", Currency: "EUR", Amount: 1}, postings.EFORBIDDEN, "bin"},

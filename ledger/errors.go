@@ -20,36 +20,25 @@ import (
 // means the Go check missed something, and it still refuses the write.
 var constraintErrors = map[string]*postings.Error{
 	"balances_non_negative": {Code: postings.EINSUFFICIENT, Message: "insufficient funds"},
-	"merchants_shop_no_key": {Code: postings.ECONFLICT, Reason: "shop_no", Message: "this shop number is taken"},
-	"idempotency_keys_pkey": {Code: postings.ECONFLICT, Reason: "idempotency_race", Message: "an idempotency key was stored concurrently; retry with the same key"},
+	"merchants_shop_no_key": {Code: postings.ECONFLICT, Reason: postings.ReasonShopNo, Message: "this shop number is taken"},
+	"idempotency_keys_pkey": {Code: postings.ECONFLICT, Reason: postings.ReasonIdempotencyRace, Message: "an idempotency key was stored concurrently; retry with the same key"},
 	// A network message id is kept as an idempotency key for the TTL, and
 	// in the attempts log for ever: one reused after the TTL is refused.
-	"auth_attempts_message_id_key": {Code: postings.ECONFLICT, Reason: "message_id",
+	"auth_attempts_message_id_key": {Code: postings.ECONFLICT, Reason: postings.ReasonMessageID,
 		Message: "this network message id was used before and its answer is no longer kept; send a new message id"},
 }
-
-// Reasons of the EUNAVAILABLE errors of a database that answers but could
-// not do the work in time: the request did nothing, and a retry with the
-// same key may succeed (the API answers 503 with Retry-After). Unlike an
-// outage (no reason), they concern the statements of one batch, not the
-// whole database.
-const (
-	ReasonLockTimeout      = "lock_timeout"      // 55P03: a lock not granted within lock_timeout
-	ReasonStatementTimeout = "statement_timeout" // 57014: statement_timeout, or a cancelled statement
-	ReasonContention       = "contention"        // 40001, 40P01: serialization failure or deadlock, after the writer's retries
-)
 
 // stateErrors maps SQLSTATEs to the domain error they mean. Together with
 // constraintErrors and isUnavailable it is the one table of database
 // failures; api/envelope.go maps the codes on to HTTP.
 var stateErrors = map[string]*postings.Error{
-	"55P03": {Code: postings.EUNAVAILABLE, Reason: ReasonLockTimeout,
+	"55P03": {Code: postings.EUNAVAILABLE, Reason: postings.ReasonLockTimeout,
 		Message: "the database did not grant a lock in time (lock_timeout); nothing was done"},
-	"57014": {Code: postings.EUNAVAILABLE, Reason: ReasonStatementTimeout,
+	"57014": {Code: postings.EUNAVAILABLE, Reason: postings.ReasonStatementTimeout,
 		Message: "a database statement was cancelled (statement_timeout, or the request ended); nothing was done"},
-	"40001": {Code: postings.EUNAVAILABLE, Reason: ReasonContention,
+	"40001": {Code: postings.EUNAVAILABLE, Reason: postings.ReasonContention,
 		Message: "the database could not serialize concurrent transactions; nothing was done"},
-	"40P01": {Code: postings.EUNAVAILABLE, Reason: ReasonContention,
+	"40P01": {Code: postings.EUNAVAILABLE, Reason: postings.ReasonContention,
 		Message: "the database detected a deadlock between transactions; nothing was done"},
 }
 
@@ -99,10 +88,10 @@ func isTransient(err error) bool {
 		return false
 	}
 	if errors.Is(err, postgres.ErrDeadlockDetected) || errors.Is(err, postgres.ErrSerialization) ||
-		isReason(err, ReasonContention) {
+		isReason(err, postings.ReasonContention) {
 		return true
 	}
-	if isReason(err, ReasonLockTimeout) || isReason(err, ReasonStatementTimeout) {
+	if isReason(err, postings.ReasonLockTimeout) || isReason(err, postings.ReasonStatementTimeout) {
 		return false
 	}
 	var pg *pgconn.PgError
@@ -147,7 +136,7 @@ func isUnavailable(err error) bool {
 }
 
 // isReason reports a *postings.Error of reason r.
-func isReason(err error, r string) bool {
+func isReason(err error, r postings.Reason) bool {
 	var pe *postings.Error
 	return errors.As(err, &pe) && pe.Reason == r
 }
@@ -160,5 +149,5 @@ func isOutage(err error) bool {
 	if postings.ErrorCode(err) != postings.EUNAVAILABLE {
 		return false
 	}
-	return !isReason(err, ReasonLockTimeout) && !isReason(err, ReasonStatementTimeout) && !isReason(err, ReasonContention)
+	return !isReason(err, postings.ReasonLockTimeout) && !isReason(err, postings.ReasonStatementTimeout) && !isReason(err, postings.ReasonContention)
 }

@@ -222,7 +222,7 @@ func (tx *Tx) flushIdempotency(p *Pipeline) {
 			}
 		}
 		if inserted != int64(n) {
-			return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_race",
+			return postings.ReasonErrorf(postings.ECONFLICT, postings.ReasonIdempotencyRace,
 				"an idempotency key was stored concurrently; retry with the same key")
 		}
 		return nil
@@ -279,7 +279,7 @@ func (l *Ledger) ClaimReadIdempotency(ctx context.Context, merchant int64, in *I
 		k.scope, k.merchant, k.key).Scan(ctx, &fp)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Stored by another transaction after this statement's snapshot.
-		return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_race",
+		return postings.ReasonErrorf(postings.ECONFLICT, postings.ReasonIdempotencyRace,
 			"an idempotency key was stored concurrently; retry with the same key")
 	}
 	if err != nil {
@@ -293,7 +293,7 @@ func (l *Ledger) ClaimReadIdempotency(ctx context.Context, merchant int64, in *I
 
 // errIdemMismatch is the answer to a key used before by another request.
 func errIdemMismatch(key string) error {
-	return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_mismatch",
+	return postings.ReasonErrorf(postings.ECONFLICT, postings.ReasonIdempotencyMismatch,
 		"Idempotency-Key %q was used with a different request", truncateKey(key))
 }
 

@@ -133,7 +133,7 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 			}
 			return resetLimits(ctx, tx, id, KYBTier1, spec.Currencies)
 		})
-		if postings.AsError(err).Reason == "shop_no" && attempt < shopNoAttemptsMax {
+		if postings.AsError(err).Reason == postings.ReasonShopNo && attempt < shopNoAttemptsMax {
 			continue // a random shop number collided: draw another
 		}
 		if err != nil {
@@ -217,7 +217,7 @@ func (l *Ledger) merchantWhere(ctx context.Context, where string, arg any) (*Mer
 	var r merchantRow
 	err := l.db.NewRaw(`select `+merchantColumns+` from merchants m where `+where, arg).Scan(ctx, &r)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")
+		return nil, postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
 	}
 	if err != nil {
 		return nil, MapError(err)

@@ -138,7 +138,7 @@ type RefundResult struct {
 }
 
 func errAuthNotFound() error {
-	return postings.ReasonErrorf(postings.ENOTFOUND, "authorization", "authorization not found")
+	return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonAuthorization, "authorization not found")
 }
 
 // networkIdem is the idempotency of a network message: the message id,
@@ -451,7 +451,7 @@ func (l *Ledger) holdCmd(ctx context.Context, messageID, authID, op string, cont
 }
 
 func errHoldClosed(a *authRow) error {
-	return postings.ReasonErrorf(postings.ESTATE, "authorization_closed", "the authorization is %s", a.Status)
+	return postings.ReasonErrorf(postings.ESTATE, postings.ReasonAuthorizationClosed, "the authorization is %s", a.Status)
 }
 
 // holdOf is the arithmetic of an authorization's hold as it was approved:

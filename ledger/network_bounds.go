@@ -132,7 +132,7 @@ func (st *Tx) boundMessage(currency string, amount int64) error {
 	if err != nil || amount <= maxMinor {
 		return err
 	}
-	return postings.ReasonErrorf(postings.ELIMIT, "network_message_max",
+	return postings.ReasonErrorf(postings.ELIMIT, postings.ReasonNetworkMessageMax,
 		"the amount exceeds the largest network message in %s, %s", currency, formatMoney(maxMinor, currency))
 }
 
@@ -149,7 +149,7 @@ func (st *Tx) boundClear(r *authRow, amount int64) error {
 	if !overCaptured(amount, r.TxnAmount, bps) {
 		return nil
 	}
-	return postings.ReasonErrorf(postings.ELIMIT, "over_capture",
+	return postings.ReasonErrorf(postings.ELIMIT, postings.ReasonOverCapture,
 		"the clearing exceeds the authorized %s by more than the over-capture tolerance of %s %%",
 		formatMoney(r.TxnAmount, r.TxnCurrency), formatBps(bps))
 }
@@ -184,10 +184,10 @@ func (st *Tx) boundRefund(c *cardState, amount int64) error {
 		return nil
 	}
 	if allowance == 0 {
-		return postings.ReasonErrorf(postings.ELIMIT, "refund_unmatched",
+		return postings.ReasonErrorf(postings.ELIMIT, postings.ReasonRefundUnmatched,
 			"the refund exceeds what the network captured on the card and has not refunded yet, %s", formatMoney(room, cur))
 	}
-	return postings.ReasonErrorf(postings.ELIMIT, "refund_unmatched",
+	return postings.ReasonErrorf(postings.ELIMIT, postings.ReasonRefundUnmatched,
 		"the refund exceeds what the network captured on the card and has not refunded yet plus the %s allowed unmatched, %s",
 		formatMoney(allowance, cur), formatMoney(room, cur))
 }
@@ -265,7 +265,7 @@ func usdFigure(ctx context.Context, db bun.IDB, minorUSD int64, to postings.Curr
 	switch {
 	case err == nil:
 		rate = fx.mid
-	case postings.AsError(err).Reason != "fx_pair":
+	case postings.AsError(err).Reason != postings.ReasonFXPair:
 		return 0, err
 	}
 	v, err := postings.Convert(minorUSD, postings.MustCurrency("USD"), to, rate, postings.RoundDown)

@@ -53,7 +53,7 @@ func (f *networkFixture) refund(cardNo string, amount int64) (*ledger.RefundResu
 }
 
 // wantReason fails unless err is an *postings.Error of code and reason.
-func wantReason(t *testing.T, what string, err error, code postings.Code, reason string) {
+func wantReason(t *testing.T, what string, err error, code postings.Code, reason postings.Reason) {
 	t.Helper()
 	if pe := postings.AsError(err); err == nil || pe.Code != code || pe.Reason != reason {
 		t.Fatalf("%s: got %v, want %s/%s", what, err, code, reason)

@@ -84,7 +84,7 @@ func (l *Ledger) updateMerchant(ctx context.Context, merchant int64, set string,
 		return MapError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")
+		return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
 	}
 	return nil
 }

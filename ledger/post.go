@@ -89,7 +89,7 @@ func (tx *Tx) move(a *acctState, delta int64, seq int64) error {
 		return postings.Errorf(postings.ELIMIT, "the %s balance would overflow", describeAccount(a.account.Type))
 	}
 	if next < 0 && a.account.Type.Constrained() {
-		return &postings.Error{Code: postings.EINSUFFICIENT, Reason: string(a.account.Type),
+		return &postings.Error{Code: postings.EINSUFFICIENT, Reason: postings.InsufficientReason(a.account.Type),
 			Message: fmt.Sprintf("insufficient funds: the %s balance is %s %s", describeAccount(a.account.Type),
 				postings.FormatMinor(a.balance, postings.MustCurrency(a.account.Currency)), a.account.Currency)}
 	}

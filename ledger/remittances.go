@@ -171,7 +171,7 @@ func (st *Tx) remitOf(merchant int64, txID string) (*remitState, error) {
 }
 
 func errRemitNotFound() error {
-	return postings.ReasonErrorf(postings.ENOTFOUND, "remittance", "remittance not found")
+	return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonRemittance, "remittance not found")
 }
 
 // step records a status in the history, with an undo.
@@ -236,7 +236,7 @@ func (l *Ledger) CreateRemittance(ctx context.Context, merchant int64, in Remitt
 func (st *Tx) createRemittance(h *head, in RemittanceInput) (*Remittance, error) {
 	m := &h.merchant
 	if !m.HasCurrency(in.Currency) {
-		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, "currency", "%s is not one of the merchant's currencies", in.Currency)
+		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, postings.ReasonCurrency, "%s is not one of the merchant's currencies", in.Currency)
 	}
 	lim, err := st.limit(m, in.Currency)
 	if err != nil {
@@ -244,7 +244,7 @@ func (st *Tx) createRemittance(h *head, in RemittanceInput) (*Remittance, error)
 	}
 	if in.Amount > lim.RemittanceMax {
 		cur := postings.MustCurrency(in.Currency)
-		return nil, postings.ReasonErrorf(postings.ELIMIT, "remittance_max",
+		return nil, postings.ReasonErrorf(postings.ELIMIT, postings.ReasonRemittanceMax,
 			"the amount exceeds the largest remittance of the merchant's KYB tier, %s %s", postings.FormatMinor(lim.RemittanceMax, cur), cur.Code)
 	}
 	fund := postings.MerchantAccount(m.ID, postings.AccountFunding, in.Currency)
@@ -257,7 +257,7 @@ func (st *Tx) createRemittance(h *head, in RemittanceInput) (*Remittance, error)
 	}
 	if need := in.Amount + in.Fee; need > bal { // both at most AmountMinorMax: no overflow
 		cur := postings.MustCurrency(in.Currency)
-		return nil, &postings.Error{Code: postings.EINSUFFICIENT, Reason: string(postings.AccountFunding),
+		return nil, &postings.Error{Code: postings.EINSUFFICIENT, Reason: postings.InsufficientReason(postings.AccountFunding),
 			Message: fmt.Sprintf("insufficient funds: the funding account balance is %s %s, the remittance needs %s %s (amount plus fee)",
 				postings.FormatMinor(bal, cur), cur.Code, postings.FormatMinor(need, cur), cur.Code)}
 	}
@@ -359,7 +359,7 @@ func (l *Ledger) TransitionRemittance(ctx context.Context, merchant int64, t Rem
 			return &result{Remittance: *remitView(&s.row, nil)}, nil // someone else moved it
 		}
 		if !allowedStep(s.row.Status, t.To) {
-			return nil, postings.ReasonErrorf(postings.ESTATE, "remittance_state",
+			return nil, postings.ReasonErrorf(postings.ESTATE, postings.ReasonRemittanceState,
 				"a %s remittance cannot become %s", s.row.Status, t.To)
 		}
 		if err := st.applyRemitStep(h, s, t); err != nil {

@@ -274,7 +274,7 @@ func (tx *Tx) queueLockHeads(p *Pipeline, merchants []int64) {
 func (tx *Tx) head(m int64) (*head, error) {
 	h := tx.heads[m]
 	if h == nil {
-		return nil, postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")
+		return nil, postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
 	}
 	return h, nil
 }

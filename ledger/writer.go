@@ -83,7 +83,7 @@ func (w *writer) submit(ctx context.Context, cmd Command, key *idemKey) (any, er
 		return r.val, r.err
 	case <-ctx.Done():
 		// The command may still commit; an idempotent retry will tell.
-		return nil, &postings.Error{Code: postings.EUNAVAILABLE, Reason: "outcome_unknown",
+		return nil, &postings.Error{Code: postings.EUNAVAILABLE, Reason: postings.ReasonOutcomeUnknown,
 			Message: "the request was abandoned before the ledger answered; retry with the same Idempotency-Key"}
 	}
 }
@@ -174,7 +174,7 @@ func (w *writer) runBatch(batch []*request) {
 	// gets its own). Not after an outage, an unknown outcome, or a lock or
 	// statement time-out: every command would wait the time-out again.
 	if len(live) > 1 && !isOutcomeUnknown(err) &&
-		(postings.ErrorCode(err) != postings.EUNAVAILABLE || isReason(err, ReasonContention)) {
+		(postings.ErrorCode(err) != postings.EUNAVAILABLE || isReason(err, postings.ReasonContention)) {
 		w.stats.splits.Add(1)
 		w.l.log.Warn("ledger batch failed; running its commands one by one", "commands", len(live), "error", err)
 		for _, r := range live {
@@ -186,7 +186,7 @@ func (w *writer) runBatch(batch []*request) {
 		// COMMIT itself failed: the batch may or may not be in. The
 		// caller retries with its key and learns which (docs/reliability.md).
 		w.l.log.Warn("ledger commit outcome unknown", "commands", len(live), "error", err)
-		err = &postings.Error{Code: postings.EUNAVAILABLE, Reason: "outcome_unknown",
+		err = &postings.Error{Code: postings.EUNAVAILABLE, Reason: postings.ReasonOutcomeUnknown,
 			Message: "the database went away while committing; retry with the same Idempotency-Key to learn the outcome"}
 	}
 	for _, r := range live {
@@ -333,7 +333,7 @@ func (tx *Tx) run(cmd Command, k *idemKey) result {
 		}
 	}
 	if tx.heads[cmd.MerchantID()] == nil {
-		return result{err: postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")}
+		return result{err: postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")}
 	}
 	m := tx.mark()
 	val, err := cmd.Execute(tx)

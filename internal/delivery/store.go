@@ -242,7 +242,7 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 		return ledger.MapError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return postings.ReasonErrorf(postings.ENOTFOUND, "event", "no event %s with a callback URL for this merchant", eventID)
+		return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonEvent, "no event %s with a callback URL for this merchant", eventID)
 	}
 	return nil
 }

@@ -183,7 +183,7 @@ func wantOK(err error) error {
 	return nil
 }
 
-func wantErr(err error, code postings.Code, reason string) error {
+func wantErr(err error, code postings.Code, reason postings.Reason) error {
 	if err == nil {
 		return fmt.Errorf("succeeded, want %s/%s", code, reason)
 	}

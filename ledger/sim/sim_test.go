@@ -375,7 +375,7 @@ func (s *sim) exec(o *op, fault string) {
 			select {
 			case r := <-done:
 				pe := postings.AsError(r.err)
-				if r.err == nil || pe.Code != postings.EUNAVAILABLE || pe.Reason != "outcome_unknown" {
+				if r.err == nil || pe.Code != postings.EUNAVAILABLE || pe.Reason != postings.ReasonOutcomeUnknown {
 					s.fail("abandoned call answered %v / %v, want unavailable/outcome_unknown", r.res, r.err)
 				}
 			case <-time.After(5 * time.Second):
@@ -498,7 +498,7 @@ func retryable(err error) bool {
 	case postings.EUNAVAILABLE, postings.EINPROGRESS:
 		return true
 	}
-	return postings.AsError(err).Reason == "idempotency_race"
+	return postings.AsError(err).Reason == postings.ReasonIdempotencyRace
 }
 
 // settle checks an authoritative answer: a replay against the first answer
