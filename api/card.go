@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -39,7 +40,7 @@ type cardView struct {
 	Remark      string         `json:"remark"`
 }
 
-func newCardView(k *ledger.Card) cardView {
+func newCardView(k *cards.Card) cardView {
 	return cardView{
 		CardNo: k.CardNo, Last4: k.Last4, Status: k.Status,
 		Balance: money(k.Available, k.Currency), Held: money(k.Held, k.Currency), Receivable: money(k.Receivable, k.Currency),
@@ -52,7 +53,7 @@ func newCardView(k *ledger.Card) cardView {
 
 // decodeCardCreate decodes POST /shop/card/create. amount may be zero (a
 // card funded later by a transfer) but not negative.
-func decodeCardCreate(raw []byte, allow callbackurl.AllowList) (ledger.CreateCardInput, error) {
+func decodeCardCreate(raw []byte, allow callbackurl.AllowList) (cards.CreateCardInput, error) {
 	var req struct {
 		Bin, Currency, Remark, CallbackURL string
 		Amount                             amountText
@@ -65,37 +66,37 @@ func decodeCardCreate(raw []byte, allow callbackurl.AllowList) (ledger.CreateCar
 		{name: "callback_url", into: &req.CallbackURL},
 	})
 	if err != nil {
-		return ledger.CreateCardInput{}, err
+		return cards.CreateCardInput{}, err
 	}
 	if err := checkBIN("bin", req.Bin); err != nil {
-		return ledger.CreateCardInput{}, err
+		return cards.CreateCardInput{}, err
 	}
 	cur, err := parseCurrency("currency", req.Currency)
 	if err != nil {
-		return ledger.CreateCardInput{}, err
+		return cards.CreateCardInput{}, err
 	}
 	amount, err := postings.ParseSignedAmount(string(req.Amount), cur)
 	if err != nil {
-		return ledger.CreateCardInput{}, postings.WithField(err, "amount")
+		return cards.CreateCardInput{}, postings.WithField(err, "amount")
 	}
 	if amount < 0 {
-		return ledger.CreateCardInput{}, postings.FieldErrorf("amount", "must not be negative")
+		return cards.CreateCardInput{}, postings.FieldErrorf("amount", "must not be negative")
 	}
 	if err := postings.CheckText("remark", req.Remark, remarkCharsMax); err != nil {
-		return ledger.CreateCardInput{}, err
+		return cards.CreateCardInput{}, err
 	}
 	if req.CallbackURL != "" {
 		if err := checkCallbackURL("callback_url", req.CallbackURL, allow); err != nil {
-			return ledger.CreateCardInput{}, err
+			return cards.CreateCardInput{}, err
 		}
 	}
-	return ledger.CreateCardInput{Bin: req.Bin, Currency: cur.Code, Amount: amount,
+	return cards.CreateCardInput{Bin: req.Bin, Currency: cur.Code, Amount: amount,
 		Remark: req.Remark, CallbackURL: req.CallbackURL}, nil
 }
 
 // handleCardCreate answers POST /shop/card/create: issues a card and funds
 // it from the funding account of its currency.
-func handleCardCreate(l *ledger.Ledger, allow callbackurl.AllowList) gin.HandlerFunc {
+func handleCardCreate(l Cards, allow callbackurl.AllowList) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		in, err := decodeCardCreate(bodyOf(c), allow)
 		if err != nil {
@@ -121,7 +122,7 @@ func queryCardNo(c *gin.Context) (string, error) {
 }
 
 // handleCardInfo answers GET /shop/card/info?cardNo=.
-func handleCardInfo(l *ledger.Ledger) gin.HandlerFunc {
+func handleCardInfo(l Cards) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		cardNo, err := queryCardNo(c)
 		if err != nil {
@@ -146,7 +147,7 @@ type cardBalanceView struct {
 }
 
 // handleCardBalance answers GET /shop/card/balance?cardNo=.
-func handleCardBalance(l *ledger.Ledger) gin.HandlerFunc {
+func handleCardBalance(l Cards) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		cardNo, err := queryCardNo(c)
 		if err != nil {
@@ -163,16 +164,16 @@ func handleCardBalance(l *ledger.Ledger) gin.HandlerFunc {
 	}
 }
 
-// decodeCardNos decodes POST /shop/card/balance/batch: 1 to ledger.CardsMax
+// decodeCardNos decodes POST /shop/card/balance/batch: 1 to cards.CardsMax
 // card tokens. Duplicates are allowed.
 func decodeCardNos(raw []byte) ([]string, error) {
 	var cardNos []string
-	err := decodeObject(raw, []field{{name: "cardNos", required: true, into: &cardNos, itemsMax: ledger.CardsMax}})
+	err := decodeObject(raw, []field{{name: "cardNos", required: true, into: &cardNos, itemsMax: cards.CardsMax}})
 	if err != nil {
 		return nil, err
 	}
 	if len(cardNos) == 0 {
-		return nil, postings.FieldErrorf("cardNos", "must list 1 to %d card numbers", ledger.CardsMax)
+		return nil, postings.FieldErrorf("cardNos", "must list 1 to %d card numbers", cards.CardsMax)
 	}
 	for i, n := range cardNos {
 		if err := checkCardNo(fmt.Sprintf("cardNos[%d]", i), n); err != nil {
@@ -195,7 +196,7 @@ type batchItemView struct {
 
 // handleCardBalanceBatch answers POST /shop/card/balance/batch: one item per
 // requested card number, in the order of the request, duplicates repeated.
-func handleCardBalanceBatch(l *ledger.Ledger) gin.HandlerFunc {
+func handleCardBalanceBatch(l Cards, keys ReadKeys) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		cardNos, err := decodeCardNos(bodyOf(c))
 		if err != nil {
@@ -204,7 +205,7 @@ func handleCardBalanceBatch(l *ledger.Ledger) gin.HandlerFunc {
 		}
 		// A read: its key is checked and claimed, so that it serves no
 		// other request, but its answer is not stored (docs/api.md).
-		if err := l.ClaimReadIdempotency(c.Request.Context(), merchantOf(c).ID, idempotencyOf(c)); err != nil {
+		if err := keys.ClaimReadIdempotency(c.Request.Context(), merchantOf(c).ID, idempotencyOf(c)); err != nil {
 			writeError(c, err)
 			return
 		}
@@ -284,21 +285,21 @@ func handleCardAction(withReason bool, act cardAction) gin.HandlerFunc {
 	}
 }
 
-func freezeCard(l *ledger.Ledger) cardAction {
+func freezeCard(l Cards) cardAction {
 	return func(ctx context.Context, m int64, req cardRequest, idem *ledger.Idempotency) error {
 		_, err := l.FreezeCard(ctx, m, req.CardNo, req.Reason, idem)
 		return err
 	}
 }
 
-func unfreezeCard(l *ledger.Ledger) cardAction {
+func unfreezeCard(l Cards) cardAction {
 	return func(ctx context.Context, m int64, req cardRequest, idem *ledger.Idempotency) error {
 		_, err := l.UnfreezeCard(ctx, m, req.CardNo, idem)
 		return err
 	}
 }
 
-func cancelCard(l *ledger.Ledger) cardAction {
+func cancelCard(l Cards) cardAction {
 	return func(ctx context.Context, m int64, req cardRequest, idem *ledger.Idempotency) error {
 		_, err := l.CancelCard(ctx, m, req.CardNo, idem)
 		return err
@@ -307,7 +308,7 @@ func cancelCard(l *ledger.Ledger) cardAction {
 
 // decodeTransfer decodes POST /shop/card/transfer. amount is positive, in
 // currency (the funding side).
-func decodeTransfer(raw []byte) (ledger.TransferInput, error) {
+func decodeTransfer(raw []byte) (cards.TransferInput, error) {
 	var req struct {
 		CardNo, Currency, Direction string
 		Amount                      amountText
@@ -319,19 +320,19 @@ func decodeTransfer(raw []byte) (ledger.TransferInput, error) {
 		{name: "direction", required: true, into: &req.Direction},
 	})
 	if err != nil {
-		return ledger.TransferInput{}, err
+		return cards.TransferInput{}, err
 	}
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
-		return ledger.TransferInput{}, err
+		return cards.TransferInput{}, err
 	}
 	cur, amount, err := parseMoney(req.Currency, req.Amount)
 	if err != nil {
-		return ledger.TransferInput{}, err
+		return cards.TransferInput{}, err
 	}
-	if req.Direction != ledger.DirectionIn && req.Direction != ledger.DirectionOut {
-		return ledger.TransferInput{}, postings.FieldErrorf("direction", "must be IN or OUT")
+	if req.Direction != cards.DirectionIn && req.Direction != cards.DirectionOut {
+		return cards.TransferInput{}, postings.FieldErrorf("direction", "must be IN or OUT")
 	}
-	return ledger.TransferInput{CardNo: req.CardNo, Amount: amount, Currency: cur.Code, Direction: req.Direction}, nil
+	return cards.TransferInput{CardNo: req.CardNo, Amount: amount, Currency: cur.Code, Direction: req.Direction}, nil
 }
 
 // transferView is the answer of POST /shop/card/transfer. fxRate, midRate
@@ -352,7 +353,7 @@ type transferView struct {
 	CreatedAt      string         `json:"createdAt"`
 }
 
-func newTransferView(r *ledger.TransferResult) transferView {
+func newTransferView(r *cards.TransferResult) transferView {
 	v := transferView{
 		TxID: r.TxID, CardNo: r.CardNo, Direction: r.Direction,
 		Amount: money(r.Amount, r.Currency), Currency: r.Currency,
@@ -370,7 +371,7 @@ func newTransferView(r *ledger.TransferResult) transferView {
 }
 
 // handleCardTransfer answers POST /shop/card/transfer.
-func handleCardTransfer(l *ledger.Ledger) gin.HandlerFunc {
+func handleCardTransfer(l Cards) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		in, err := decodeTransfer(bodyOf(c))
 		if err != nil {

@@ -129,7 +129,7 @@ func quoteLabel(s string) string {
 }
 
 // handleMetrics serves the Prometheus text exposition.
-func handleMetrics(m *metrics, l *ledger.Ledger, inflight *inFlight) gin.HandlerFunc {
+func handleMetrics(m *metrics, l WriterStats, inflight *inFlight) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		var st ledger.Stats
 		if l != nil {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -79,7 +79,7 @@ func rateOrNil(s string) *json.Number {
 }
 
 // decodeAuthorize decodes POST /network/authorize.
-func decodeAuthorize(c *gin.Context) (ledger.AuthRequest, error) {
+func decodeAuthorize(c *gin.Context) (network.AuthRequest, error) {
 	var req struct {
 		MessageID, CardNo, Currency, MerchantName, MCC, MerchantCountry string
 		Amount                                                          amountText
@@ -94,28 +94,28 @@ func decodeAuthorize(c *gin.Context) (ledger.AuthRequest, error) {
 		{name: "merchantCountry", into: &req.MerchantCountry},
 	})
 	if err != nil {
-		return ledger.AuthRequest{}, err
+		return network.AuthRequest{}, err
 	}
 	if err := checkMessageID(req.MessageID); err != nil {
-		return ledger.AuthRequest{}, err
+		return network.AuthRequest{}, err
 	}
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
-		return ledger.AuthRequest{}, err
+		return network.AuthRequest{}, err
 	}
 	cur, amount, err := parseMoney(req.Currency, req.Amount)
 	if err != nil {
-		return ledger.AuthRequest{}, err
+		return network.AuthRequest{}, err
 	}
 	if err := postings.CheckText("merchantName", req.MerchantName, merchantNameCharsMax); err != nil {
-		return ledger.AuthRequest{}, err
+		return network.AuthRequest{}, err
 	}
 	if err := checkDigits("mcc", req.MCC, 4); err != nil {
-		return ledger.AuthRequest{}, err
+		return network.AuthRequest{}, err
 	}
 	if err := checkCountry("merchantCountry", req.MerchantCountry); err != nil {
-		return ledger.AuthRequest{}, err
+		return network.AuthRequest{}, err
 	}
-	return ledger.AuthRequest{MessageID: req.MessageID, CardNo: req.CardNo, Amount: amount, Currency: cur.Code,
+	return network.AuthRequest{MessageID: req.MessageID, CardNo: req.CardNo, Amount: amount, Currency: cur.Code,
 		MerchantName: req.MerchantName, MCC: req.MCC, MerchantCountry: req.MerchantCountry}, nil
 }
 
@@ -141,7 +141,7 @@ type authorizeView struct {
 	CreatedAt    string          `json:"createdAt"`
 }
 
-func newAuthorizeView(r *ledger.AuthResult) authorizeView {
+func newAuthorizeView(r *network.AuthResult) authorizeView {
 	v := authorizeView{
 		Approved: r.Approved, Code: r.Code, Reason: r.Reason, CardNo: r.CardNo,
 		Amount: money(r.Amount, r.Currency), Currency: r.Currency,
@@ -164,7 +164,7 @@ func newAuthorizeView(r *ledger.AuthResult) authorizeView {
 }
 
 // handleNetworkAuthorize answers POST /network/authorize.
-func handleNetworkAuthorize(l *ledger.Ledger) gin.HandlerFunc {
+func handleNetworkAuthorize(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		req, err := decodeAuthorize(c)
 		if err != nil {
@@ -214,7 +214,7 @@ func decodeHoldMessage(c *gin.Context, amountRequired bool) (holdMessage, error)
 
 // txnAmount parses the message's amount in the currency of the
 // authorization's transaction; an unknown authorization is 1201.
-func (m holdMessage) txnAmount(c *gin.Context, l *ledger.Ledger) (int64, error) {
+func (m holdMessage) txnAmount(c *gin.Context, l Network) (int64, error) {
 	a, err := l.Authorization(c.Request.Context(), m.AuthID)
 	if err != nil {
 		return 0, err
@@ -249,7 +249,7 @@ type holdView struct {
 	CreatedAt  string         `json:"createdAt"`
 }
 
-func newHoldView(r *ledger.HoldResult) holdView {
+func newHoldView(r *network.HoldResult) holdView {
 	return holdView{
 		AuthID: r.AuthID, CardNo: r.CardNo, Status: r.Status, Currency: r.Currency,
 		Captured: money(r.Captured, r.Currency), Fee: money(r.Fee, r.Currency),
@@ -260,7 +260,7 @@ func newHoldView(r *ledger.HoldResult) holdView {
 }
 
 // handleNetworkClear answers POST /network/clear.
-func handleNetworkClear(l *ledger.Ledger) gin.HandlerFunc {
+func handleNetworkClear(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		m, err := decodeHoldMessage(c, true)
 		if err != nil {
@@ -272,7 +272,7 @@ func handleNetworkClear(l *ledger.Ledger) gin.HandlerFunc {
 			writeError(c, err)
 			return
 		}
-		res, err := l.Clear(c.Request.Context(), ledger.ClearRequest{MessageID: m.MessageID, AuthID: m.AuthID, Amount: amount})
+		res, err := l.Clear(c.Request.Context(), network.ClearRequest{MessageID: m.MessageID, AuthID: m.AuthID, Amount: amount})
 		if err != nil {
 			writeError(c, err)
 			return
@@ -283,14 +283,14 @@ func handleNetworkClear(l *ledger.Ledger) gin.HandlerFunc {
 
 // handleNetworkReverse answers POST /network/reverse: without an amount the
 // whole hold is released.
-func handleNetworkReverse(l *ledger.Ledger) gin.HandlerFunc {
+func handleNetworkReverse(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		m, err := decodeHoldMessage(c, false)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
-		req := ledger.ReverseRequest{MessageID: m.MessageID, AuthID: m.AuthID}
+		req := network.ReverseRequest{MessageID: m.MessageID, AuthID: m.AuthID}
 		if m.hasAmount {
 			if req.Amount, err = m.txnAmount(c, l); err != nil {
 				writeError(c, err)
@@ -307,7 +307,7 @@ func handleNetworkReverse(l *ledger.Ledger) gin.HandlerFunc {
 }
 
 // decodeRefund decodes POST /network/refund.
-func decodeRefund(c *gin.Context) (ledger.RefundRequest, error) {
+func decodeRefund(c *gin.Context) (network.RefundRequest, error) {
 	var req struct {
 		MessageID, CardNo, Currency string
 		Amount                      amountText
@@ -319,19 +319,19 @@ func decodeRefund(c *gin.Context) (ledger.RefundRequest, error) {
 		{name: "currency", required: true, into: &req.Currency},
 	})
 	if err != nil {
-		return ledger.RefundRequest{}, err
+		return network.RefundRequest{}, err
 	}
 	if err := checkMessageID(req.MessageID); err != nil {
-		return ledger.RefundRequest{}, err
+		return network.RefundRequest{}, err
 	}
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
-		return ledger.RefundRequest{}, err
+		return network.RefundRequest{}, err
 	}
 	cur, amount, err := parseMoney(req.Currency, req.Amount)
 	if err != nil {
-		return ledger.RefundRequest{}, err
+		return network.RefundRequest{}, err
 	}
-	return ledger.RefundRequest{MessageID: req.MessageID, CardNo: req.CardNo, Amount: amount, Currency: cur.Code}, nil
+	return network.RefundRequest{MessageID: req.MessageID, CardNo: req.CardNo, Amount: amount, Currency: cur.Code}, nil
 }
 
 // refundView is the answer of POST /network/refund. credited is "card" (the
@@ -347,7 +347,7 @@ type refundView struct {
 }
 
 // handleNetworkRefund answers POST /network/refund.
-func handleNetworkRefund(l *ledger.Ledger) gin.HandlerFunc {
+func handleNetworkRefund(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		req, err := decodeRefund(c)
 		if err != nil {
@@ -392,7 +392,7 @@ func stringOrNil(s string) *string {
 // handleNetworkAttempts answers GET /network/authorizations?cardNo=&limit=:
 // the card number's attempts, approved and declined, newest first, at most
 // limit (default 100, at most 500).
-func handleNetworkAttempts(l *ledger.Ledger) gin.HandlerFunc {
+func handleNetworkAttempts(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		cardNo, err := queryCardNo(c)
 		if err != nil {
@@ -402,8 +402,8 @@ func handleNetworkAttempts(l *ledger.Ledger) gin.HandlerFunc {
 		limit := attemptsLimitDefault
 		if s, ok := c.GetQuery("limit"); ok {
 			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 || n > ledger.AuthAttemptsMax {
-				writeError(c, postings.FieldErrorf("limit", "must be a whole number from 1 to %d", ledger.AuthAttemptsMax))
+			if err != nil || n < 1 || n > network.AuthAttemptsMax {
+				writeError(c, postings.FieldErrorf("limit", "must be a whole number from 1 to %d", network.AuthAttemptsMax))
 				return
 			}
 			limit = n
@@ -454,7 +454,7 @@ type authorizationView struct {
 }
 
 // handleNetworkAuthorization answers GET /network/authorizations/{authId}.
-func handleNetworkAuthorization(l *ledger.Ledger) gin.HandlerFunc {
+func handleNetworkAuthorization(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		a, err := l.Authorization(c.Request.Context(), c.Param("authId"))
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/railsim"
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/ledger"
 )
@@ -115,7 +117,7 @@ func ibanFromFormat(t *testing.T, format string) string {
 func TestScreeningOnEveryCorridor(t *testing.T) {
 	s := newTestServer(t, serverOptions{})
 	ctx := context.Background()
-	if _, err := s.l.ReplaceSanctions(ctx, []ledger.SanctionsEntry{
+	if _, err := s.l.Remit.ReplaceSanctions(ctx, []remittance.SanctionsEntry{
 		{Name: "Petrov Export Trading LLC", List: "TEST", Ref: "17"},
 	}); err != nil {
 		t.Fatal(err)
@@ -133,7 +135,7 @@ func TestScreeningOnEveryCorridor(t *testing.T) {
 	for cur := range currencies {
 		s.deposit(sh, cur, 100_000_000)
 	}
-	w := ledger.NewRemitWorker(s.l, ledger.RemitWorkerConfig{Rail: &ledger.SimulatedRail{Manual: true, Now: time.Now}})
+	w := remittance.NewLifecycle(s.l.Remit, remittance.LifecycleConfig{Rail: &railsim.SimulatedRail{Manual: true, Now: time.Now}})
 
 	const (
 		plain  = "Petrov Export Trading"

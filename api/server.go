@@ -15,7 +15,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/gateway/internal/callbackurl"
-	"github.com/paygate/gateway/ledger"
 )
 
 // Pinger is what readiness needs: the database answers.
@@ -34,9 +33,16 @@ const (
 
 // Deps are the server's dependencies, given explicitly.
 type Deps struct {
-	Log    *slog.Logger
-	DB     Pinger
-	Ledger *ledger.Ledger
+	Log *slog.Logger
+	DB  Pinger
+	// The services, one interface per area (deps.go).
+	Merchants   Merchants
+	Accounts    Accounts
+	Cards       Cards
+	ReadKeys    ReadKeys
+	Bills       Bills
+	Remittances Remittances
+	Stats       WriterStats
 	// TrustedProxies are the peers whose X-Forwarded-For is believed. Empty:
 	// the client IP is always the TCP peer's.
 	TrustedProxies []netip.Prefix

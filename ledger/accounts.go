@@ -22,7 +22,6 @@ func (tx *Tx) queueLoad(p *Pipeline) {
 		addrs = append(addrs, a)
 	}
 	tx.queueAccounts(p, addrs)
-	tx.ext.queueLoad(tx, p, &tx.extWant)
 	tx.loadStates(p)
 }
 

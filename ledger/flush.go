@@ -22,7 +22,6 @@ func (tx *Tx) flush() error {
 	tx.flushBalances(p)
 	tx.flushHeads(p)
 	tx.flushIdempotency(p)
-	tx.ext.flush(tx, p)
 	tx.flushStates(p)
 	tx.flushEvents(p)
 	return p.Send()

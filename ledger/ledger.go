@@ -36,15 +36,6 @@ type Config struct {
 	Logger *slog.Logger
 	// Sealer encrypts secrets at rest (merchant signing keys, card numbers).
 	Sealer *Sealer
-	// FXRateMaxAge is the age beyond which an FX rate is refused. Default
-	// 24 hours.
-	FXRateMaxAge time.Duration
-	// HoldExpiry is how long an authorization hold lasts without clearing
-	// before the expiry worker releases it. Default 7 days.
-	HoldExpiry time.Duration
-	// Network bounds the card network's messages (docs/network.md,
-	// "Bounds"). The zero value gives the defaults.
-	Network NetworkBounds
 }
 
 // Ledger is the journal on PostgreSQL.
@@ -56,11 +47,6 @@ type Ledger struct {
 	ids     *idAllocator
 	auth    authCache
 	touches touches
-	// cardOwners caches the merchant of each card (network messages).
-	cardOwners cardOwners
-	// panSource draws a new card's PAN; nil is newPAN. Tests replace it
-	// to force a collision.
-	panSource func(bin string) string
 	// authTrace, when set, is told each step authenticate takes. Tests
 	// use it to prove that every failure takes the same steps.
 	authTrace func(step string)
@@ -101,13 +87,6 @@ func New(db *bun.DB, cfg Config) *Ledger {
 	if cfg.IdempotencyTTL < 24*time.Hour {
 		cfg.IdempotencyTTL = 48 * time.Hour
 	}
-	if cfg.FXRateMaxAge <= 0 {
-		cfg.FXRateMaxAge = 24 * time.Hour
-	}
-	if cfg.HoldExpiry <= 0 {
-		cfg.HoldExpiry = 7 * 24 * time.Hour
-	}
-	cfg.Network = cfg.Network.withDefaults()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

@@ -131,7 +131,16 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 			if _, err = tx.NewRaw(`insert into ledger_heads (merchant_id) values (?)`, id).Exec(ctx); err != nil {
 				return MapError(err)
 			}
-			return resetLimits(ctx, tx, id, KYBTier1, spec.Currencies)
+			// The domains prepare their rows of the new merchant (the card
+			// domain: the limits of its KYB tier) in the same transaction.
+			m := &Merchant{ID: id, ShopNo: shopNo, Name: spec.Name, Currencies: spec.Currencies, Status: MerchantActive,
+				IPWhitelist: spec.IPWhitelist, CallbackURL: spec.CallbackURL}
+			for _, setup := range merchantSetups {
+				if err := setup(ctx, tx, m); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 		if postings.AsError(err).Reason == postings.ReasonShopNo && attempt < shopNoAttemptsMax {
 			continue // a random shop number collided: draw another

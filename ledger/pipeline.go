@@ -97,6 +97,10 @@ func newPipeline(ctx context.Context, pc *pgx.Conn, db *bun.DB) *Pipeline {
 	return &Pipeline{ctx: ctx, pc: pc, db: db}
 }
 
+// DB builds the bun queries queued with BunExec (rendered to text, for the
+// rare tables).
+func (p *Pipeline) DB() *bun.DB { return p.db }
+
 func (p *Pipeline) queuePrepared(s *Stmt, args []any, read func(*pgconn.ResultReader) error) {
 	if p.err != nil {
 		return

@@ -25,10 +25,6 @@ func (tx *Tx) Post(e postings.Entry) (*postings.Record, error) {
 		tx.rollback(m)
 		return nil, err
 	}
-	if err := tx.chargeCardLoads(h, &e); err != nil {
-		tx.rollback(m)
-		return nil, err
-	}
 	rec := &postings.Record{Entry: e}
 	tx.touchHead(h)
 	h.seq++

@@ -54,9 +54,6 @@ type Tx struct {
 
 	// states are the domains' batch states, by kind (batchstate.go).
 	states []any
-
-	ext     extState    // rows of the domain tables (cards, holds, …)
-	extWant extPrefetch // the domain rows the commands named
 }
 
 // head is a merchant's locked journal head plus what commands need to know
@@ -84,7 +81,6 @@ type acctState struct {
 
 type mark struct {
 	newAccounts, entries, bills, idemRows, events, deliveries, undo int
-	ext                                                             extMark
 }
 
 // connAcquireTimeout bounds the wait for a database connection while the
@@ -208,7 +204,7 @@ func (tx *Tx) end() {
 
 func (tx *Tx) mark() mark {
 	return mark{len(tx.newAccounts), len(tx.entries), len(tx.bills), len(tx.idemRows), len(tx.outbox), len(tx.deliveries),
-		len(tx.undo), tx.ext.mark()}
+		len(tx.undo)}
 }
 
 func (tx *Tx) rollback(m mark) {
@@ -228,7 +224,6 @@ func (tx *Tx) rollback(m mark) {
 	tx.idemRows = tx.idemRows[:m.idemRows]
 	tx.outbox = tx.outbox[:m.events]
 	tx.deliveries = tx.deliveries[:m.deliveries]
-	tx.ext.rollback(m.ext)
 }
 
 // stmtLockHeads locks the journal heads of the batch's merchants in id

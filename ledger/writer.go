@@ -276,7 +276,6 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 	p := tx.Pipeline()
 	tx.begin(p)
 	tx.queueLockHeads(p, locked)
-	tx.queueLimits(p, locked)
 	tx.beginStates(p, locked)
 	tx.queueIdempotency(p, keys)
 	tx.queueLoad(p)

@@ -13,20 +13,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
 
-// SettlementSource is what settlement reconciliation needs from the ledger.
+// SettlementSource is what settlement reconciliation needs: the clearings
+// the network side booked (*network.Service).
 type SettlementSource interface {
 	// SettlementsByAuth returns, for each authorization id, its CARD_SETTLE
 	// entry if it has one and its status.
-	SettlementsByAuth(ctx context.Context, authIDs []string) ([]ledger.Settlement, error)
+	SettlementsByAuth(ctx context.Context, authIDs []string) ([]network.Settlement, error)
 	// SettlementsBetween pages through the CARD_SETTLE entries of a period.
-	SettlementsBetween(ctx context.Context, from, to time.Time, after ledger.SettlementCursor, limit int) ([]ledger.Settlement, error)
+	SettlementsBetween(ctx context.Context, from, to time.Time, after network.SettlementCursor, limit int) ([]network.Settlement, error)
 }
 
-var _ SettlementSource = (*ledger.Ledger)(nil)
+var _ SettlementSource = (*network.Service)(nil)
 
 // The categories of a settlement reconciliation. Every file row is exactly
 // one of matched, amount_differs, missing_in_ledger, duplicate_in_file or
@@ -50,7 +51,7 @@ var settlementRowsMax int64 = 1_000_000
 const (
 	settlementLineBytesMax = 4096   // one line of the file
 	settlementItemsMax     = 10_000 // the items a report lists; the rest are counted
-	settlementBatch        = ledger.SettlementBatchMax
+	settlementBatch        = network.SettlementBatchMax
 )
 
 // SettlementReport is what a reconciliation found: counts per category,
@@ -349,9 +350,9 @@ func notSettledDetail(status string) string {
 	switch status {
 	case "":
 		return "no such authorization in the ledger"
-	case ledger.AuthOpen:
+	case network.AuthOpen:
 		return "the authorization is open: the ledger has no clearing for it yet"
-	case ledger.AuthReversed, ledger.AuthExpired:
+	case network.AuthReversed, network.AuthExpired:
 		return fmt.Sprintf("the authorization was %s, never cleared", strings.ToLower(status))
 	default:
 		return fmt.Sprintf("the authorization is %s but the ledger has no CARD_SETTLE entry for it", status)
@@ -360,7 +361,7 @@ func notSettledDetail(status string) string {
 
 // compareSettlement compares the file's amount with the network's amount
 // recorded on the entry; detail is empty when they are equal.
-func compareSettlement(file postings.Money, s *ledger.Settlement) (*postings.Money, string) {
+func compareSettlement(file postings.Money, s *network.Settlement) (*postings.Money, string) {
 	cur, err := postings.LookupCurrency(s.TxnCurrency)
 	if err != nil {
 		return nil, fmt.Sprintf("the ledger entry does not record the network's currency (txn_currency %q)", truncateText(s.TxnCurrency, 8))
@@ -381,7 +382,7 @@ func compareSettlement(file postings.Money, s *ledger.Settlement) (*postings.Mon
 }
 
 // describeEntry copies the entry's identity into the item.
-func (it *SettlementItem) describeEntry(s *ledger.Settlement) {
+func (it *SettlementItem) describeEntry(s *network.Settlement) {
 	it.ShopNo, it.Seq, it.CardNo, it.LedgerMessageID = s.ShopNo, s.Seq, s.CardNo, s.MessageID
 	it.LedgerCurrency = s.TxnCurrency
 	ts := s.CreatedAt
@@ -400,7 +401,7 @@ func (r *SettlementReport) missingInFile(ctx context.Context, src SettlementSour
 		return err
 	}
 	to = to.AddDate(0, 0, 1)
-	var cursor ledger.SettlementCursor
+	var cursor network.SettlementCursor
 	for {
 		page, err := src.SettlementsBetween(ctx, from, to, cursor, settlementBatch)
 		if err != nil {
@@ -426,7 +427,7 @@ func (r *SettlementReport) missingInFile(ctx context.Context, src SettlementSour
 			return nil
 		}
 		last := page[len(page)-1]
-		cursor = ledger.SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+		cursor = network.SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
 	}
 }
 

@@ -25,6 +25,9 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
@@ -42,6 +45,8 @@ type bench struct {
 	dataKey string // hex
 	db      *bun.DB
 	l       *ledger.Ledger
+	cards   *cards.Service   // the card domain on l
+	network *network.Service // the network side on l
 	gw      *gateway
 	shop    *shopClient
 	dbSeq   int
@@ -152,6 +157,9 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 		return nil, err
 	}
 	b.l = ledger.New(b.db, ledger.Config{Sealer: sealer})
+	rates := fx.New(b.l, 0)
+	b.cards = cards.New(b.l, rates)
+	b.network = network.New(b.l, b.cards, rates, network.Config{})
 
 	if bin != "" {
 		b.gatewayBin = bin

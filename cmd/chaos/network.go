@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -37,9 +37,9 @@ var errUnanswered = errors.New("unanswered")
 // netDriver sends network messages to one of the gateways.
 type netDriver interface {
 	name() string
-	authorize(ctx context.Context, target int, req ledger.AuthRequest) (netAnswer, error)
-	clear(ctx context.Context, target int, req ledger.ClearRequest) (netAnswer, error)
-	reverse(ctx context.Context, target int, req ledger.ReverseRequest) (netAnswer, error)
+	authorize(ctx context.Context, target int, req network.AuthRequest) (netAnswer, error)
+	clear(ctx context.Context, target int, req network.ClearRequest) (netAnswer, error)
+	reverse(ctx context.Context, target int, req network.ReverseRequest) (netAnswer, error)
 }
 
 // httpNetDriver calls the internal network API of the gateways
@@ -94,7 +94,7 @@ func minorOf(raw json.RawMessage, cur string) int64 {
 	return n
 }
 
-func (d *httpNetDriver) authorize(ctx context.Context, target int, req ledger.AuthRequest) (netAnswer, error) {
+func (d *httpNetDriver) authorize(ctx context.Context, target int, req network.AuthRequest) (netAnswer, error) {
 	cur := postings.MustCurrency(req.Currency)
 	env, err := d.post(ctx, target, "/network/authorize", map[string]any{"messageId": req.MessageID, "cardNo": req.CardNo,
 		"amount": postings.FormatMinor(req.Amount, cur), "currency": req.Currency, "merchantName": req.MerchantName,
@@ -139,12 +139,12 @@ func (d *httpNetDriver) hold(ctx context.Context, target int, path string, body 
 	return a, nil
 }
 
-func (d *httpNetDriver) clear(ctx context.Context, target int, req ledger.ClearRequest) (netAnswer, error) {
+func (d *httpNetDriver) clear(ctx context.Context, target int, req network.ClearRequest) (netAnswer, error) {
 	return d.hold(ctx, target, "/network/clear", map[string]any{"messageId": req.MessageID, "authId": req.AuthID,
 		"amount": postings.FormatMinor(req.Amount, postings.MustCurrency("USD"))}, "USD")
 }
 
-func (d *httpNetDriver) reverse(ctx context.Context, target int, req ledger.ReverseRequest) (netAnswer, error) {
+func (d *httpNetDriver) reverse(ctx context.Context, target int, req network.ReverseRequest) (netAnswer, error) {
 	body := map[string]any{"messageId": req.MessageID, "authId": req.AuthID}
 	if req.Amount > 0 {
 		body["amount"] = postings.FormatMinor(req.Amount, postings.MustCurrency("USD"))
@@ -155,7 +155,7 @@ func (d *httpNetDriver) reverse(ctx context.Context, target int, req ledger.Reve
 // ledgerNetDriver drives the ledger directly from several ledger.Ledger
 // instances on the same database: the same lock protocol as several
 // gateway processes, for a build without the internal network API.
-type ledgerNetDriver struct{ ls []*ledger.Ledger }
+type ledgerNetDriver struct{ ls []*services }
 
 func (d *ledgerNetDriver) name() string {
 	return fmt.Sprintf("%d ledger.Ledger instances in the chaos process (no internal network API)", len(d.ls))
@@ -174,27 +174,27 @@ func ledgerAnswer(err error) (netAnswer, error) {
 	return netAnswer{code: 999}, nil
 }
 
-func (d *ledgerNetDriver) authorize(ctx context.Context, target int, req ledger.AuthRequest) (netAnswer, error) {
-	r, err := d.ls[target%len(d.ls)].Authorize(ctx, req)
+func (d *ledgerNetDriver) authorize(ctx context.Context, target int, req network.AuthRequest) (netAnswer, error) {
+	r, err := d.ls[target%len(d.ls)].network.Authorize(ctx, req)
 	if err != nil {
 		return ledgerAnswer(err)
 	}
 	return netAnswer{code: 200, authID: r.AuthID, approved: r.Approved, respCode: r.Code}, nil
 }
 
-func holdAnswer(r *ledger.HoldResult, err error) (netAnswer, error) {
+func holdAnswer(r *network.HoldResult, err error) (netAnswer, error) {
 	if err != nil {
 		return ledgerAnswer(err)
 	}
 	return netAnswer{code: 200, authID: r.AuthID, status: r.Status, captured: r.Captured, released: r.Released, held: r.Held}, nil
 }
 
-func (d *ledgerNetDriver) clear(ctx context.Context, target int, req ledger.ClearRequest) (netAnswer, error) {
-	return holdAnswer(d.ls[target%len(d.ls)].Clear(ctx, req))
+func (d *ledgerNetDriver) clear(ctx context.Context, target int, req network.ClearRequest) (netAnswer, error) {
+	return holdAnswer(d.ls[target%len(d.ls)].network.Clear(ctx, req))
 }
 
-func (d *ledgerNetDriver) reverse(ctx context.Context, target int, req ledger.ReverseRequest) (netAnswer, error) {
-	return holdAnswer(d.ls[target%len(d.ls)].Reverse(ctx, req))
+func (d *ledgerNetDriver) reverse(ctx context.Context, target int, req network.ReverseRequest) (netAnswer, error) {
+	return holdAnswer(d.ls[target%len(d.ls)].network.Reverse(ctx, req))
 }
 
 // sendUntilAnswered retries one message (same message id) until it has a

@@ -24,13 +24,13 @@ func cmdCallbacksList(ctx context.Context, e *env, args []string) error {
 			limit = fs.Int("limit", 50, fmt.Sprintf("at most this many, 1 to %d", delivery.DeliveriesPageMax))
 			asJSON = fs.Bool("json", false, "print JSON")
 		},
-		func(l *ledger.Ledger, m *ledger.Merchant) error {
+		func(l *services, m *ledger.Merchant) error {
 			if *limit < 1 || *limit > delivery.DeliveriesPageMax {
 				// Refused, not silently clamped: the operator asked for
 				// something else than they would get.
 				return postings.FieldErrorf("limit", "must be from 1 to %d", delivery.DeliveriesPageMax)
 			}
-			list, err := delivery.NewStore(l).Deliveries(ctx, m.ID, strings.ToUpper(*status), *limit)
+			list, err := l.delivery.Deliveries(ctx, m.ID, strings.ToUpper(*status), *limit)
 			if err != nil {
 				return err
 			}
@@ -65,18 +65,18 @@ func cmdCallbacksReplay(ctx context.Context, e *env, args []string) error {
 			eventID = fs.String("event-id", "", "the event to send again")
 			failed = fs.Bool("failed", false, "replay every FAILED delivery of the merchant")
 		},
-		func(l *ledger.Ledger, m *ledger.Merchant) error {
+		func(l *services, m *ledger.Merchant) error {
 			switch {
 			case *failed == (*eventID != ""):
 				return usageError("give exactly one of --event-id and --failed")
 			case *failed:
-				n, err := delivery.NewStore(l).ReplayFailed(ctx, m.ID)
+				n, err := l.delivery.ReplayFailed(ctx, m.ID)
 				if err != nil {
 					return err
 				}
 				return printJSON(e, map[string]any{"shopNo": m.ShopNo, "replayed": n})
 			default:
-				if err := delivery.NewStore(l).ReplayEvent(ctx, m.ID, *eventID); err != nil {
+				if err := l.delivery.ReplayEvent(ctx, m.ID, *eventID); err != nil {
 					return err
 				}
 				return printJSON(e, map[string]any{"shopNo": m.ShopNo, "replayed": 1, "eventId": *eventID})

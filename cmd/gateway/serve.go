@@ -69,8 +69,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.close()
-	l := ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, FXRateMaxAge: *rateMaxAge, HoldExpiry: *holdExpiry,
-		Shards: *shards, BatchWindow: *batchWindow, Network: networkBounds})
+	l := newServices(ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, Shards: *shards, BatchWindow: *batchWindow}),
+		domainSettings{fxRateMaxAge: *rateMaxAge, holdExpiry: *holdExpiry, networkBounds: networkBounds})
 	defer l.Close()
 
 	proxies, err := api.ParseTrustedProxies(e.getenv("GATEWAY_TRUSTED_PROXIES"))
@@ -90,8 +90,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer stopPprof()
-	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies, RateLimit: rateLimit,
-		CallbackAllow: workerCfg.allow, Limits: limits})
+	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Merchants: l.Ledger, Accounts: l.cards, Cards: l.cards,
+		ReadKeys: l.Ledger, Bills: l.Ledger, Remittances: l.remit, Stats: l.Ledger,
+		TrustedProxies: proxies, RateLimit: rateLimit, CallbackAllow: workerCfg.allow, Limits: limits})
 	tcp, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

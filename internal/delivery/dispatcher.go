@@ -22,7 +22,6 @@ var _ Claimer = (*Store)(nil)
 type DispatcherOptions struct {
 	Workers  int           // concurrent attempts; default 32
 	BatchMax int           // deliveries claimed per round; default 256
-	Poll     time.Duration // how often to look when not woken; default 1s
 	Lease    time.Duration // how long a claim lasts; default 30s
 	Now      func() time.Time
 	Log      *slog.Logger
@@ -38,22 +37,18 @@ type Dispatcher struct {
 	store  Claimer
 	sender *Sender
 	opts   DispatcherOptions
-	wake   chan struct{}
 
 	rndMu sync.Mutex
 	rnd   *rand.Rand
 }
 
-// NewDispatcher returns a dispatcher; Run starts it.
+// NewDispatcher returns a dispatcher; internal/workers runs its rounds.
 func NewDispatcher(store Claimer, sender *Sender, opts DispatcherOptions) *Dispatcher {
 	if opts.Workers <= 0 {
 		opts.Workers = 32
 	}
 	if opts.BatchMax <= 0 {
 		opts.BatchMax = 256
-	}
-	if opts.Poll <= 0 {
-		opts.Poll = time.Second
 	}
 	if opts.Lease <= 0 {
 		opts.Lease = 30 * time.Second
@@ -65,40 +60,8 @@ func NewDispatcher(store Claimer, sender *Sender, opts DispatcherOptions) *Dispa
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	seed := uint64(opts.Now().UnixNano())
-	return &Dispatcher{store: store, sender: sender, opts: opts, wake: make(chan struct{}, 1),
+	return &Dispatcher{store: store, sender: sender, opts: opts,
 		rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} //nolint:gosec // G404: retry jitter, not a secret
-}
-
-// Wake makes Run look for work at once (called after a commit that wrote
-// events), instead of at the next poll.
-func (d *Dispatcher) Wake() {
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
-
-// Run dispatches until ctx ends.
-func (d *Dispatcher) Run(ctx context.Context) {
-	t := time.NewTicker(d.opts.Poll)
-	defer t.Stop()
-	for ctx.Err() == nil {
-		n, err := d.Round(ctx)
-		if err != nil && ctx.Err() == nil {
-			d.opts.Log.Warn("callback dispatcher", "error", err)
-		}
-		if n > 0 {
-			// More may be due right now: a full batch left some behind,
-			// and an acknowledged callback frees the next one of its card
-			// or remittance. An empty round waits.
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		case <-d.wake:
-		}
-	}
 }
 
 // Round claims one batch, sends it, and records the outcomes together once

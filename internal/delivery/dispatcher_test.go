@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -80,7 +82,7 @@ func (r *merchantReceiver) events() []receiver.Event {
 }
 
 type fixture struct {
-	l     *ledger.Ledger
+	l     *gatewaytest.Gateway
 	store *delivery.Store
 	clock *clock
 	m     *ledger.Merchant
@@ -97,9 +99,8 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.l = ledger.New(pgtest.NewDB(t), ledger.Config{Sealer: sealer, Now: f.clock.Now})
-	t.Cleanup(f.l.Close)
-	f.store = delivery.NewStore(f.l)
+	f.l = gatewaytest.New(t, nil, gatewaytest.Options{Ledger: ledger.Config{Sealer: sealer, Now: f.clock.Now}})
+	f.store = f.l.Deliveries
 	ctx := context.Background()
 	m, creds, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Shop", Currencies: []string{"USD"}})
 	if err != nil {
@@ -125,9 +126,9 @@ func (f *fixture) dispatcher(store delivery.Claimer) *delivery.Dispatcher {
 	return delivery.NewDispatcher(store, f.send, delivery.DispatcherOptions{Now: f.clock.Now, Lease: 30 * time.Second})
 }
 
-func (f *fixture) card(t *testing.T, callbackURL string) *ledger.Card {
+func (f *fixture) card(t *testing.T, callbackURL string) *cards.Card {
 	t.Helper()
-	c, err := f.l.CreateCard(context.Background(), f.m.ID, ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10_00, CallbackURL: callbackURL}, nil)
+	c, err := f.l.Cards.CreateCard(context.Background(), f.m.ID, cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10_00, CallbackURL: callbackURL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,14 +164,14 @@ func TestDeliveryIsSignedAndVerified(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	c := f.card(t, f.recv.srv.URL+"/card-created")
-	if _, err := f.l.FreezeCard(context.Background(), f.m.ID, c.CardNo, "test", nil); err != nil {
+	if _, err := f.l.Cards.FreezeCard(context.Background(), f.m.ID, c.CardNo, "test", nil); err != nil {
 		t.Fatal(err)
 	}
 	d := f.dispatcher(nil)
 	round(t, d) // card.created; card.frozen waits for it (same card)
 	round(t, d)
 	got := f.recv.events()
-	if len(got) != 2 || got[0].EventType != ledger.EventCardCreated || got[1].EventType != ledger.EventCardFrozen ||
+	if len(got) != 2 || got[0].EventType != cards.EventCardCreated || got[1].EventType != cards.EventCardFrozen ||
 		got[0].ShopNo != f.m.ShopNo || got[0].Sequence != 1 || got[1].Sequence != 2 {
 		t.Fatalf("received %+v", got)
 	}
@@ -189,7 +190,7 @@ func TestRetriesUntilTheReceiverIsBack(t *testing.T) {
 	f := newFixture(t)
 	f.recv.down.Store(true)
 	c := f.card(t, f.recv.srv.URL)
-	if _, err := f.l.FreezeCard(ctx, f.m.ID, c.CardNo, "", nil); err != nil {
+	if _, err := f.l.Cards.FreezeCard(ctx, f.m.ID, c.CardNo, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	d := f.dispatcher(nil)
@@ -198,7 +199,7 @@ func TestRetriesUntilTheReceiverIsBack(t *testing.T) {
 		if n := round(t, d); n != 1 {
 			t.Fatalf("round %d claimed %d deliveries, want only card.created (card.frozen waits)", i, n)
 		}
-		info := f.deliveries(t)[ledger.EventCardCreated]
+		info := f.deliveries(t)[cards.EventCardCreated]
 		if info.Status != delivery.DeliveryPending || info.Attempts != i+1 || info.LastStatus == nil || *info.LastStatus != 503 {
 			t.Fatalf("after attempt %d: %+v", i+1, info)
 		}
@@ -217,7 +218,7 @@ func TestRetriesUntilTheReceiverIsBack(t *testing.T) {
 	round(t, d)
 	round(t, d)
 	got := f.recv.events()
-	if len(got) != 2 || got[0].EventType != ledger.EventCardCreated || got[1].EventType != ledger.EventCardFrozen {
+	if len(got) != 2 || got[0].EventType != cards.EventCardCreated || got[1].EventType != cards.EventCardFrozen {
 		t.Fatalf("received %+v", got)
 	}
 }
@@ -233,13 +234,13 @@ func TestDeadLetterAndReplay(t *testing.T) {
 	d := f.dispatcher(nil)
 	for i := 0; i < 40; i++ {
 		round(t, d)
-		info := f.deliveries(t)[ledger.EventCardCreated]
+		info := f.deliveries(t)[cards.EventCardCreated]
 		if info.Status == delivery.DeliveryFailed {
 			break
 		}
 		f.clock.Add(info.NextAttemptAt.Sub(f.clock.Now()))
 	}
-	info := f.deliveries(t)[ledger.EventCardCreated]
+	info := f.deliveries(t)[cards.EventCardCreated]
 	if info.Status != delivery.DeliveryFailed || info.Attempts < 10 {
 		t.Fatalf("after 24 hours: %+v", info)
 	}
@@ -301,7 +302,7 @@ func TestCrashAfterSendRedeliversTheSameEvent(t *testing.T) {
 	if len(got) != 2 || got[0].EventID != got[1].EventID {
 		t.Fatalf("received %+v: want the same event twice", got)
 	}
-	if info := f.deliveries(t)[ledger.EventCardCreated]; info.Status != delivery.DeliveryDelivered {
+	if info := f.deliveries(t)[cards.EventCardCreated]; info.Status != delivery.DeliveryDelivered {
 		t.Fatalf("%+v", info)
 	}
 }
