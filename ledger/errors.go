@@ -17,16 +17,28 @@ import (
 // constraintErrors maps constraint names (every constraint in sql/ is named)
 // to the domain error a violation means. A violation of a constraint that
 // the writer checks itself first is a second line of defence: reaching it
-// means the Go check missed something, and it still refuses the write.
+// means the Go check missed something, and it still refuses the write. The
+// domains add their tables' constraints (RegisterConstraint).
 var constraintErrors = map[string]*postings.Error{
 	"balances_non_negative": {Code: postings.EINSUFFICIENT, Message: "insufficient funds"},
 	"merchants_shop_no_key": {Code: postings.ECONFLICT, Reason: postings.ReasonShopNo, Message: "this shop number is taken"},
 	"idempotency_keys_pkey": {Code: postings.ECONFLICT, Reason: postings.ReasonIdempotencyRace, Message: "an idempotency key was stored concurrently; retry with the same key"},
-	// A network message id is kept as an idempotency key for the TTL, and
-	// in the attempts log for ever: one reused after the TTL is refused.
-	"auth_attempts_message_id_key": {Code: postings.ECONFLICT, Reason: postings.ReasonMessageID,
-		Message: "this network message id was used before and its answer is no longer kept; send a new message id"},
 }
+
+// retryConstraints are the unique constraints whose violation by a random
+// draw runs the batch again with new draws (RegisterRetryConstraint).
+var retryConstraints = map[string]bool{}
+
+// RegisterConstraint maps a violation of a domain's constraint to err, in
+// the table of database failures above. Call it from a package's init.
+func RegisterConstraint(name string, err *postings.Error) { constraintErrors[name] = err }
+
+// RegisterRetryConstraint makes a violation of the unique constraint name
+// transient: a value drawn at random (a card's PAN) collided with one
+// already stored, and running the batch again draws new ones (the chance of
+// drawing one twice in a row is negligible; attempts are bounded anyway).
+// Call it from a package's init.
+func RegisterRetryConstraint(name string) { retryConstraints[name] = true }
 
 // stateErrors maps SQLSTATEs to the domain error they mean. Together with
 // constraintErrors and isUnavailable it is the one table of database
@@ -100,10 +112,7 @@ func isTransient(err error) bool {
 		case "40001", "40P01":
 			return true
 		case "23505":
-			// A new card drew a PAN already issued: running the batch
-			// again draws new ones (the chance of drawing one twice in a
-			// row is negligible; attempts are bounded anyway).
-			return pg.ConstraintName == "cards_pan_fingerprint_key"
+			return retryConstraints[pg.ConstraintName]
 		}
 	}
 	return postings.ErrorCode(err) == postings.EUNAVAILABLE || isUnavailable(err)

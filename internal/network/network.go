@@ -12,7 +12,18 @@ package network
 
 import (
 	"time"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
 )
+
+// A network message id is kept as an idempotency key for the TTL, and in
+// the attempts log for ever: one reused after the TTL is refused.
+func init() {
+	ledger.RegisterConstraint("auth_attempts_message_id_key", &postings.Error{Code: postings.ECONFLICT,
+		Reason:  postings.ReasonMessageID,
+		Message: "this network message id was used before and its answer is no longer kept; send a new message id"})
+}
 
 // ISO 8583 response codes of an authorization decision.
 const (
