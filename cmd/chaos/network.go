@@ -164,9 +164,9 @@ func (d *ledgerNetDriver) name() string {
 func ledgerAnswer(err error) (netAnswer, error) {
 	pe := postings.AsError(err)
 	switch {
-	case pe.Code == postings.EUNAVAILABLE || pe.Code == postings.EINPROGRESS || pe.Reason == "idempotency_race":
+	case pe.Code == postings.EUNAVAILABLE || pe.Code == postings.EINPROGRESS || pe.Reason == postings.ReasonIdempotencyRace:
 		return netAnswer{}, errUnanswered
-	case pe.Reason == "authorization_closed":
+	case pe.Reason == postings.ReasonAuthorizationClosed:
 		return netAnswer{code: 1202}, nil
 	case pe.Code == postings.EINVALID:
 		return netAnswer{code: 400}, nil
