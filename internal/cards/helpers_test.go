@@ -41,10 +41,6 @@ func cardAvail(m int64, cur, card string) postings.Account {
 	return postings.CardAccount(m, postings.AccountCardAvailable, cur, card)
 }
 
-func cardHeld(m int64, cur, card string) postings.Account {
-	return postings.CardAccount(m, postings.AccountCardHeld, cur, card)
-}
-
 func move(m int64, kind postings.Kind, from, to postings.Account, amount int64) postings.Entry {
 	return postings.Entry{Merchant: m, Kind: kind, Postings: []postings.Posting{
 		{Source: from, Destination: to, Amount: amount, Currency: from.Currency},

@@ -38,14 +38,6 @@ func fund(m int64, cur string) postings.Account {
 	return postings.MerchantAccount(m, postings.AccountFunding, cur)
 }
 
-func cardAvail(m int64, cur, card string) postings.Account {
-	return postings.CardAccount(m, postings.AccountCardAvailable, cur, card)
-}
-
-func cardHeld(m int64, cur, card string) postings.Account {
-	return postings.CardAccount(m, postings.AccountCardHeld, cur, card)
-}
-
 func wantCode(t *testing.T, err error, code postings.Code, reason postings.Reason) {
 	t.Helper()
 	pe := postings.AsError(err)

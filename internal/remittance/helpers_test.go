@@ -38,14 +38,6 @@ func fund(m int64, cur string) postings.Account {
 	return postings.MerchantAccount(m, postings.AccountFunding, cur)
 }
 
-func cardAvail(m int64, cur, card string) postings.Account {
-	return postings.CardAccount(m, postings.AccountCardAvailable, cur, card)
-}
-
-func cardHeld(m int64, cur, card string) postings.Account {
-	return postings.CardAccount(m, postings.AccountCardHeld, cur, card)
-}
-
 func fundingBalance(t *testing.T, l *gatewaytest.Gateway, m int64, cur string) int64 {
 	t.Helper()
 	b, err := l.Balance(context.Background(), fund(m, cur))
