@@ -1,8 +1,8 @@
 // Package sim is a seeded, deterministic simulation of the gateway in the
 // manner of TigerBeetle's VOPR and auditor, over a real PostgreSQL
-// (ledger/pgtest), through the domains
-// (internal/gatewaytest). Everything lives in its tests (sim_test.go, model_test.go,
-// fx_test.go, check_test.go):
+// (ledger/pgtest), through the domains (internal/gatewaytest). Everything
+// lives in its tests (sim_test.go, model_test.go, fx_test.go,
+// check_test.go):
 //
 //   - a workload generator drawn from one seed creates merchants and cards,
 //     deposits, transfers, freezes and cancels cards, authorizes, clears,
