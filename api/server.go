@@ -1,7 +1,7 @@
 // Package api is the HTTP surface of the gateway, on gin: the /shop JSON
 // API in the envelope of the spec, and the operational endpoints. It alone
-// knows gin; handlers turn requests into ledger calls and ledger results
-// into envelopes.
+// knows gin; handlers turn requests into calls of the services, each area
+// behind a small interface (deps.go), and their results into envelopes.
 package api
 
 import (

@@ -1,8 +1,13 @@
-// Package ledger owns PostgreSQL: the append-only journal, the balances and
-// bill lines derived from it, idempotency keys, and the merchants' objects
-// that change together with the journal. Every change goes through the
-// writer (writer.go), one transaction per batch of commands; reads go
-// straight to the tables.
+// Package ledger is the journal core on PostgreSQL: the append-only,
+// hash-chained journal, the balances and bill lines derived from it,
+// merchants and their heads, idempotency keys, the outbox, the reads of the
+// journal and Verify. Every change goes through the writer (writer.go), one
+// transaction per batch of commands; reads go straight to the tables.
+//
+// It knows no card, hold or remittance: the domains above it (internal/)
+// run their commands inside its transaction (Command, Func, Tx) and keep
+// their own rows in batch states they register (batchstate.go);
+// docs/architecture.md describes the whole.
 package ledger
 
 import (
