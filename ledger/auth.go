@@ -65,7 +65,7 @@ func (l *Ledger) Authenticate(ctx context.Context, shopNo, publicKey string) (*M
 	}
 	l.traceAuth(authStepQuery)
 	if err := l.db.NewRaw(authQuery, dummyKeyHash[:], shopNo).Scan(ctx, &r); err != nil {
-		return nil, MapError(err) // not sql.ErrNoRows: the query always has a row
+		return nil, mapError(err) // not sql.ErrNoRows: the query always has a row
 	}
 	l.traceAuth(authStepCompare)
 	match := subtle.ConstantTimeCompare(given[:], r.KeyHash) == 1

@@ -125,7 +125,7 @@ func (l *Ledger) BillRange(ctx context.Context, merchant int64, from, to time.Ti
 	}
 	err := l.db.NewRaw(billRangeSQL, merchant, from.UTC(), merchant, to.UTC()).Scan(ctx, &row)
 	if err != nil {
-		return BillRange{}, MapError(err)
+		return BillRange{}, mapError(err)
 	}
 	if !row.Lo.Valid || !row.Hi.Valid || row.Hi.Int64 < row.Lo.Int64 {
 		return BillRange{}, nil
@@ -205,7 +205,7 @@ func (l *Ledger) billLines(ctx context.Context, merchant, first, last int64) ([]
 	var rows []billReadRow
 	err := l.db.NewRaw(billLinesSQL, merchant, first, last).Scan(ctx, &rows)
 	if err != nil {
-		return nil, MapError(err)
+		return nil, mapError(err)
 	}
 	out := make([]BillLine, len(rows))
 	for i, r := range rows {

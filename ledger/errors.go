@@ -54,11 +54,14 @@ var stateErrors = map[string]*postings.Error{
 		Message: "the database detected a deadlock between transactions; nothing was done"},
 }
 
-// mapError turns a database error into a domain error: constraint
+// MapError turns a database error into a domain error: constraint
 // violations by name, time-outs and contention by SQLSTATE (stateErrors),
 // unreachable database into EUNAVAILABLE. Contention stays retryable for
-// the writer (isTransient).
-func MapError(err error) error {
+// the writer (isTransient). The domains call it on their statements' errors.
+func MapError(err error) error { return mapError(err) }
+
+// mapError is MapError, under the name the core's files use.
+func mapError(err error) error {
 	if err == nil {
 		return nil
 	}

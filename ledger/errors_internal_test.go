@@ -33,7 +33,7 @@ func TestMapErrorStates(t *testing.T) {
 		{"42P01", postings.EINTERNAL, "", false, false},  // undefined table
 	} {
 		raw := fmt.Errorf("ledger: statement: %w", &pgconn.PgError{Code: tt.state, Message: "m"})
-		err := MapError(raw)
+		err := mapError(raw)
 		e := postings.AsError(err)
 		if postings.ErrorCode(err) != tt.code || (tt.code != postings.EINTERNAL && e.Reason != tt.reason) {
 			t.Errorf("%s: %v (reason %q), want %s %q", tt.state, err, e.Reason, tt.code, tt.reason)
@@ -53,10 +53,10 @@ func TestMapErrorStates(t *testing.T) {
 	// A COMMIT of unknown outcome keeps its identity, whatever its cause:
 	// it must never be retried blindly nor answered as "nothing was done".
 	unknown := &outcomeUnknownError{err: &pgconn.PgError{Code: "57014"}}
-	if err := MapError(unknown); !isOutcomeUnknown(err) || isTransient(err) {
+	if err := mapError(unknown); !isOutcomeUnknown(err) || isTransient(err) {
 		t.Errorf("outcome unknown mapped to %v", err)
 	}
-	if err := MapError(errors.New("plain")); postings.ErrorCode(err) != postings.EINTERNAL {
+	if err := mapError(errors.New("plain")); postings.ErrorCode(err) != postings.EINTERNAL {
 		t.Errorf("a plain error mapped to %v", err)
 	}
 }

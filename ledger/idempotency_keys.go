@@ -48,7 +48,7 @@ func (l *Ledger) ClaimReadIdempotency(ctx context.Context, merchant int64, in *I
 			"an idempotency key was stored concurrently; retry with the same key")
 	}
 	if err != nil {
-		return MapError(err)
+		return mapError(err)
 	}
 	if !bytes.Equal(fp, k.fingerprint[:]) {
 		return errIdemMismatch(k.key)
@@ -70,7 +70,7 @@ func (l *Ledger) PruneIdempotency(limit int) (int64, error) {
 		where ctid in (select ctid from idempotency_keys where expires_at <= ? limit ?)`, l.now(), limit).
 		Exec(l.bg())
 	if err != nil {
-		return 0, MapError(err)
+		return 0, mapError(err)
 	}
 	return res.RowsAffected()
 }

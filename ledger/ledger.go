@@ -172,7 +172,7 @@ func (a *idAllocator) next(ctx context.Context, db bun.IDB) (int64, error) {
 		err := db.NewRaw(`select nextval(pg_get_serial_sequence('accounts', 'id')) from generate_series(1, ?)`, idBlock).
 			Scan(ctx, &ids)
 		if err != nil {
-			return 0, MapError(err)
+			return 0, mapError(err)
 		}
 		a.free = ids
 	}

@@ -126,10 +126,10 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 				l.cfg.Sealer.Seal([]byte(priv), "merchant-private-key:"+shopNo),
 				pgdialect.Array(spec.IPWhitelist), spec.CallbackURL).Scan(ctx, &id)
 			if err != nil {
-				return MapError(err)
+				return mapError(err)
 			}
 			if _, err = tx.NewRaw(`insert into ledger_heads (merchant_id) values (?)`, id).Exec(ctx); err != nil {
-				return MapError(err)
+				return mapError(err)
 			}
 			// The domains prepare their rows of the new merchant (the card
 			// domain: the limits of its KYB tier) in the same transaction.
@@ -229,7 +229,7 @@ func (l *Ledger) merchantWhere(ctx context.Context, where string, arg any) (*Mer
 		return nil, postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
 	}
 	if err != nil {
-		return nil, MapError(err)
+		return nil, mapError(err)
 	}
 	m := r.toMerchant()
 	return &m, nil

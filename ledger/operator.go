@@ -43,7 +43,7 @@ func (l *Ledger) updateMerchant(ctx context.Context, merchant int64, set string,
 	defer l.auth.forget(merchant)
 	res, err := l.db.NewRaw(`update merchants set `+set+` where id = ?`, arg, merchant).Exec(ctx)
 	if err != nil {
-		return MapError(err)
+		return mapError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")

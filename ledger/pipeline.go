@@ -200,7 +200,7 @@ func (p *Pipeline) BunExec(q schema.QueryAppender, check func(pgconn.CommandTag)
 // transaction is then aborted.
 func (p *Pipeline) Send() error {
 	if p.err != nil {
-		return MapError(p.err)
+		return mapError(p.err)
 	}
 	if len(p.readers) == 0 {
 		return nil
@@ -224,7 +224,7 @@ func (p *Pipeline) Send() error {
 		// Without an error every statement has its result.
 		first = fmt.Errorf("ledger: pipeline of %d statements returned %d results", len(p.readers), read)
 	}
-	return MapError(first)
+	return mapError(first)
 }
 
 // withPrepared hands fn a pooled connection on which s is prepared (a
@@ -233,7 +233,7 @@ func (p *Pipeline) Send() error {
 func (l *Ledger) withPrepared(ctx context.Context, s *Stmt, fn func(pc *pgx.Conn) error) error {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
-		return MapError(err)
+		return mapError(err)
 	}
 	defer conn.Close()
 	pc, err := pgConnOf(conn)
@@ -241,7 +241,7 @@ func (l *Ledger) withPrepared(ctx context.Context, s *Stmt, fn func(pc *pgx.Conn
 		return err
 	}
 	if _, err := pc.Prepare(ctx, s.name, s.sql); err != nil {
-		return MapError(err)
+		return mapError(err)
 	}
 	return fn(pc)
 }
@@ -252,14 +252,14 @@ func (l *Ledger) Query(ctx context.Context, s *Stmt, scan func(pgx.Rows) error, 
 	return l.withPrepared(ctx, s, func(pc *pgx.Conn) error {
 		rows, err := pc.Query(ctx, s.name, args...)
 		if err != nil {
-			return MapError(err)
+			return mapError(err)
 		}
 		defer rows.Close()
 		if err := scan(rows); err != nil {
 			return err
 		}
 		rows.Close()
-		return MapError(rows.Err())
+		return mapError(rows.Err())
 	})
 }
 
@@ -267,6 +267,6 @@ func (l *Ledger) Query(ctx context.Context, s *Stmt, scan func(pgx.Rows) error, 
 func (l *Ledger) Exec(ctx context.Context, s *Stmt, args ...any) error {
 	return l.withPrepared(ctx, s, func(pc *pgx.Conn) error {
 		_, err := pc.Exec(ctx, s.name, args...)
-		return MapError(err)
+		return mapError(err)
 	})
 }

@@ -40,7 +40,7 @@ func (l *Ledger) EntriesByRef(ctx context.Context, merchant int64, ref postings.
 	}
 	var seqs []int64
 	if err := q.Scan(ctx, &seqs); err != nil {
-		return nil, MapError(err)
+		return nil, mapError(err)
 	}
 	out := make([]postings.Record, 0, len(seqs))
 	for _, s := range seqs {
@@ -116,7 +116,7 @@ func (l *Ledger) readEntries(ctx context.Context, db bun.IDB, merchant, from, to
 		order by merchant_seq
 		limit ?`, merchant, from, to, limit).Scan(ctx, &es)
 	if err != nil {
-		return nil, MapError(err)
+		return nil, mapError(err)
 	}
 	if len(es) == 0 {
 		return nil, nil
@@ -126,7 +126,7 @@ func (l *Ledger) readEntries(ctx context.Context, db bun.IDB, merchant, from, to
 		where p.merchant_id = ? and p.merchant_seq between ? and ?
 		order by p.merchant_seq, p.idx`, merchant, es[0].MerchantSeq, es[len(es)-1].MerchantSeq).Scan(ctx, &ps)
 	if err != nil {
-		return nil, MapError(err)
+		return nil, mapError(err)
 	}
 	out := make([]postings.Record, len(es))
 	bySeq := make(map[int64]*postings.Record, len(es))
@@ -161,7 +161,7 @@ func (l *Ledger) Balance(ctx context.Context, a postings.Account) (int64, error)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
-	return bal, MapError(err)
+	return bal, mapError(err)
 }
 
 // AccountBalance is one account with its balance.
@@ -192,7 +192,7 @@ func (l *Ledger) Balances(ctx context.Context, merchant int64, types ...postings
 	}
 	var rows []accountBalanceRow
 	if err := q.Scan(ctx, &rows); err != nil {
-		return nil, MapError(err)
+		return nil, mapError(err)
 	}
 	out := make([]AccountBalance, len(rows))
 	for i, r := range rows {

@@ -97,12 +97,12 @@ func (w *writer) commitWithRetry(batch []*request) ([]result, error) {
 			// An unavailable database is not retried here, nor a lock or
 			// statement time-out (isTransient): the caller hears at once
 			// and retries with its key.
-			return nil, MapError(err)
+			return nil, mapError(err)
 		}
 		w.stats.retries.Add(1)
 		w.l.log.Debug("ledger batch retried", "attempt", attempt+1, "error", err)
 	}
 	// Still contended after every attempt: EUNAVAILABLE (contention), a
 	// 503 with Retry-After, never a 500.
-	return nil, MapError(err)
+	return nil, mapError(err)
 }

@@ -61,7 +61,7 @@ func (l *Ledger) StatementAccounts(ctx context.Context, merchant int64, from, to
 	}
 	err := l.db.NewRaw(statementAccountsSQL, merchant, from.UTC(), to.UTC(), pgdialect.Array(billable), StatementAccountsMax+1).Scan(ctx, &rows)
 	if err != nil {
-		return nil, MapError(err)
+		return nil, mapError(err)
 	}
 	if len(rows) > StatementAccountsMax {
 		return nil, postings.Errorf(postings.ELIMIT, "the merchant has more than %d billable accounts", StatementAccountsMax)

@@ -110,7 +110,7 @@ func (l *Ledger) beginState(ctx context.Context) (*Tx, error) {
 	pg, err := pgConnOf(conn)
 	if err != nil {
 		conn.Close()
-		return nil, MapError(err)
+		return nil, mapError(err)
 	}
 	return &Tx{
 		ctx:          ctx,

@@ -379,7 +379,7 @@ func beginVerifyTx(ctx context.Context, conn *pgx.Conn, snapshot string) error {
 	// of 300,000 entries: 4.5 s with it, 2.6 s without).
 	q += `; set local enable_memoize = off`
 	_, err := conn.Exec(ctx, q)
-	return MapError(err)
+	return mapError(err)
 }
 
 // endVerifyTx ends the transaction, whatever state it is in; a connection
@@ -402,7 +402,7 @@ func endVerifyTx(conn *pgx.Conn) {
 func (l *Ledger) withPgxConn(ctx, acquire context.Context, fn func(context.Context, *pgx.Conn) error) error {
 	c, err := l.db.DB.Conn(acquire)
 	if err != nil {
-		return MapError(err)
+		return mapError(err)
 	}
 	defer c.Close()
 	conn, err := pgConnOf(c)

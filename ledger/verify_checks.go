@@ -245,16 +245,16 @@ func (c *sqlCheck) run(ctx context.Context, conn *pgx.Conn, merchant int64) (pro
 	var ps problemList
 	rows, err := conn.Query(ctx, c.sql, verifySQLMode, merchant)
 	if err != nil {
-		return ps, MapError(err)
+		return ps, mapError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var p Problem
 		if err := rows.Scan(&p.Merchant, &p.Account, &p.Detail); err != nil {
-			return ps, MapError(err)
+			return ps, mapError(err)
 		}
 		p.Check = c.check
 		ps.add(p)
 	}
-	return ps, MapError(rows.Err())
+	return ps, mapError(rows.Err())
 }

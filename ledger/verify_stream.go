@@ -117,7 +117,7 @@ const loadHeadsSQL = `select merchant_id, last_seq, last_hash from ledger_heads 
 func loadHeads(ctx context.Context, conn *pgx.Conn, merchant int64) (map[int64]journalHead, error) {
 	rows, err := conn.Query(ctx, loadHeadsSQL, verifySQLMode, merchant)
 	if err != nil {
-		return nil, MapError(err)
+		return nil, mapError(err)
 	}
 	defer rows.Close()
 	heads := map[int64]journalHead{}
@@ -125,11 +125,11 @@ func loadHeads(ctx context.Context, conn *pgx.Conn, merchant int64) (map[int64]j
 		var m int64
 		var h journalHead
 		if err := rows.Scan(&m, &h.seq, &h.hash); err != nil {
-			return nil, MapError(err)
+			return nil, mapError(err)
 		}
 		heads[m] = h
 	}
-	return heads, MapError(rows.Err())
+	return heads, mapError(rows.Err())
 }
 
 // chainStream checks the journal as it streams by: sequences, hashes, the
@@ -182,7 +182,7 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 		}
 	}
 	if _, err := rr.Close(); err != nil {
-		return MapError(err)
+		return mapError(err)
 	}
 	s.finishEntry()
 	s.finishMerchant()
