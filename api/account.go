@@ -3,7 +3,7 @@ package api
 import (
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -42,7 +42,7 @@ type limitView struct {
 	RemittanceMax     postings.Money `json:"remittanceMax"`
 }
 
-func newAccountView(p *ledger.Profile) accountView {
+func newAccountView(p *cards.Profile) accountView {
 	v := accountView{
 		ShopNo: p.Merchant.ShopNo, Name: p.Merchant.Name, Status: p.Merchant.Status, KYBTier: p.KYBTier,
 		Currencies:          append([]string{}, p.Merchant.Currencies...),
@@ -71,7 +71,7 @@ func newAccountView(p *ledger.Profile) accountView {
 }
 
 // handleAccount answers GET /shop/account: the merchant's profile.
-func handleAccount(l *ledger.Ledger) gin.HandlerFunc {
+func handleAccount(l Accounts) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p, err := l.Profile(c.Request.Context(), merchantOf(c).ID)
 		if err != nil {
@@ -95,7 +95,7 @@ type binView struct {
 
 // handleBINList answers GET /shop/card/bin/list: the BIN entries open to the
 // merchant, in the ledger's order (network, BIN, currency).
-func handleBINList(l *ledger.Ledger) gin.HandlerFunc {
+func handleBINList(l Accounts) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		bins, err := l.MerchantBINs(c.Request.Context(), merchantOf(c).ID)
 		if err != nil {

@@ -27,7 +27,7 @@ const credentialBytesMax = 256
 // missing header 400, unknown shop or wrong key 401 (one answer for both),
 // disabled merchant or caller outside the IP whitelist 403. On success it
 // records the time and leaves the merchant in the context.
-func authenticate(l *ledger.Ledger, proxies []netip.Prefix, now func() time.Time) gin.HandlerFunc {
+func authenticate(l Merchants, proxies []netip.Prefix, now func() time.Time) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		shopNo, err := credentialHeader(c.Request.Header, headerShopNo)
 		if err != nil {

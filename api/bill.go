@@ -168,7 +168,7 @@ func newBillLineView(shopNo string, b *ledger.BillLine) billLineView {
 
 // handleBillList answers GET /shop/bill/list?startDate=&endDate=&page=&size=:
 // JSON {total, list}, or CSV when the client accepts text/csv.
-func handleBillList(l *ledger.Ledger) gin.HandlerFunc {
+func handleBillList(l Bills) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.Header("Vary", "Accept")
 		q, err := parseBillQuery(c)
@@ -252,7 +252,7 @@ func csvText(s string) string {
 // envelope; an error once the answer has started cannot change its status,
 // so it is logged and the connection aborted: the client sees a broken
 // transfer, never a silently short file.
-func writeBillCSV(c *gin.Context, l *ledger.Ledger, m *ledger.Merchant, q billQuery) {
+func writeBillCSV(c *gin.Context, l Bills, m *ledger.Merchant, q billQuery) {
 	ctx := c.Request.Context()
 	var (
 		r    ledger.BillRange

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -276,7 +278,7 @@ func TestBillSumsToBalances(t *testing.T) {
 	ctx := context.Background()
 	l := s.l
 	for _, pair := range [][3]string{{"USD", "EUR", "0.91"}, {"EUR", "USD", "1.09"}} {
-		if _, err := l.SetFXRate(ctx, pair[0], pair[1], pair[2], 40); err != nil {
+		if _, err := l.FX.Set(ctx, pair[0], pair[1], pair[2], 40); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -288,7 +290,7 @@ func TestBillSumsToBalances(t *testing.T) {
 	curs := []string{"USD", "EUR"}
 	bins := map[string]string{"USD": "453201", "EUR": "522302"}
 	var (
-		cards   []*ledger.Card
+		issued  []*cards.Card
 		auths   []string
 		msg     int
 		counted = map[string]int{}
@@ -307,30 +309,30 @@ func TestBillSumsToBalances(t *testing.T) {
 	s.deposit(sh, "EUR", 5_000_00)
 	for i := 0; i < 400; i++ {
 		cur := curs[rnd.IntN(2)]
-		var card *ledger.Card
-		if len(cards) > 0 {
-			card = cards[rnd.IntN(len(cards))]
+		var card *cards.Card
+		if len(issued) > 0 {
+			card = issued[rnd.IntN(len(issued))]
 		}
 		switch op := rnd.IntN(10); {
 		case op == 0 || card == nil:
-			k, err := l.CreateCard(ctx, sh.m.ID, ledger.CreateCardInput{Bin: bins[cur], Currency: cur, Amount: rnd.Int64N(200_00)}, nil)
+			k, err := l.Cards.CreateCard(ctx, sh.m.ID, cards.CreateCardInput{Bin: bins[cur], Currency: cur, Amount: rnd.Int64N(200_00)}, nil)
 			check("create", err)
 			if err == nil {
-				cards = append(cards, k)
+				issued = append(issued, k)
 			}
 		case op == 1:
 			_, err := l.Deposit(ctx, sh.m.ID, cur, 1+rnd.Int64N(500_00), nil)
 			check("deposit", err)
 		case op <= 3:
-			dir := []string{ledger.DirectionIn, ledger.DirectionOut}[rnd.IntN(2)]
-			_, err := l.Transfer(ctx, sh.m.ID, ledger.TransferInput{CardNo: card.CardNo, Amount: 1 + rnd.Int64N(50_00),
+			dir := []string{cards.DirectionIn, cards.DirectionOut}[rnd.IntN(2)]
+			_, err := l.Cards.Transfer(ctx, sh.m.ID, cards.TransferInput{CardNo: card.CardNo, Amount: 1 + rnd.Int64N(50_00),
 				Currency: cur, Direction: dir}, nil)
 			if cur != card.Currency {
 				dir += " across currencies"
 			}
 			check("transfer "+dir, err)
 		case op <= 5:
-			r, err := l.Authorize(ctx, ledger.AuthRequest{MessageID: next(), CardNo: card.CardNo, Amount: 1 + rnd.Int64N(40_00),
+			r, err := l.Network.Authorize(ctx, network.AuthRequest{MessageID: next(), CardNo: card.CardNo, Amount: 1 + rnd.Int64N(40_00),
 				Currency: cur, MerchantName: "Shop", MCC: "5999", MerchantCountry: "DE"})
 			check("authorize", err)
 			if err == nil && r.Approved {
@@ -341,7 +343,7 @@ func TestBillSumsToBalances(t *testing.T) {
 			id := auths[i]
 			auths = append(auths[:i], auths[i+1:]...)
 			if rnd.IntN(4) == 0 {
-				_, err := l.Reverse(ctx, ledger.ReverseRequest{MessageID: next(), AuthID: id, Amount: 0})
+				_, err := l.Network.Reverse(ctx, network.ReverseRequest{MessageID: next(), AuthID: id, Amount: 0})
 				check("reverse", err)
 				break
 			}
@@ -353,13 +355,13 @@ func TestBillSumsToBalances(t *testing.T) {
 			}
 			// Below, at or above the hold.
 			amount := max(1, held.Amount*int64(50+rnd.IntN(100))/100)
-			_, err := l.Clear(ctx, ledger.ClearRequest{MessageID: next(), AuthID: id, Amount: amount})
+			_, err := l.Network.Clear(ctx, network.ClearRequest{MessageID: next(), AuthID: id, Amount: amount})
 			check("clear", err)
 		case op == 8:
-			_, err := l.Refund(ctx, ledger.RefundRequest{MessageID: next(), CardNo: card.CardNo, Amount: 1 + rnd.Int64N(10_00), Currency: card.Currency})
+			_, err := l.Network.Refund(ctx, network.RefundRequest{MessageID: next(), CardNo: card.CardNo, Amount: 1 + rnd.Int64N(10_00), Currency: card.Currency})
 			check("refund", err)
 		case rnd.IntN(3) == 0:
-			_, err := l.CancelCard(ctx, sh.m.ID, card.CardNo, nil)
+			_, err := l.Cards.CancelCard(ctx, sh.m.ID, card.CardNo, nil)
 			check("cancel", err)
 		}
 	}
@@ -491,7 +493,7 @@ func TestBillStableUnderConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	l := s.l
 	for _, pair := range [][3]string{{"USD", "EUR", "0.91"}, {"EUR", "USD", "1.09"}} {
-		if _, err := l.SetFXRate(ctx, pair[0], pair[1], pair[2], 40); err != nil {
+		if _, err := l.FX.Set(ctx, pair[0], pair[1], pair[2], 40); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -499,17 +501,17 @@ func TestBillStableUnderConcurrentWriters(t *testing.T) {
 	s.deposit(sh, "USD", 100_000_00)
 	s.deposit(sh, "EUR", 100_000_00)
 	const writers, perWriter, size = 20, 40, 7
-	cards := make([]*ledger.Card, writers)
-	for i := range cards {
+	issued := make([]*cards.Card, writers)
+	for i := range issued {
 		cur, bin := "USD", "453201"
 		if i%2 == 1 {
 			cur, bin = "EUR", "522302"
 		}
-		k, err := l.CreateCard(ctx, sh.m.ID, ledger.CreateCardInput{Bin: bin, Currency: cur, Amount: 100_00}, nil)
+		k, err := l.Cards.CreateCard(ctx, sh.m.ID, cards.CreateCardInput{Bin: bin, Currency: cur, Amount: 100_00}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cards[i] = k
+		issued[i] = k
 	}
 
 	var (
@@ -517,7 +519,7 @@ func TestBillStableUnderConcurrentWriters(t *testing.T) {
 		written atomic.Int64
 		done    = make(chan struct{})
 	)
-	for i, k := range cards {
+	for i, k := range issued {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -526,8 +528,8 @@ func TestBillStableUnderConcurrentWriters(t *testing.T) {
 				if j%3 == 2 { // every third transfer crosses currencies
 					cur = map[string]string{"USD": "EUR", "EUR": "USD"}[cur]
 				}
-				dir := []string{ledger.DirectionIn, ledger.DirectionOut}[j%2]
-				if _, err := l.Transfer(ctx, sh.m.ID, ledger.TransferInput{CardNo: k.CardNo, Amount: 1_00, Currency: cur, Direction: dir}, nil); err != nil {
+				dir := []string{cards.DirectionIn, cards.DirectionOut}[j%2]
+				if _, err := l.Cards.Transfer(ctx, sh.m.ID, cards.TransferInput{CardNo: k.CardNo, Amount: 1_00, Currency: cur, Direction: dir}, nil); err != nil {
 					t.Errorf("writer %d: %v", i, err)
 					return
 				}

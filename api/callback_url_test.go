@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/gateway/callbackurl"
+	"github.com/paygate/gateway/internal/callbackurl"
 )
 
 // A callback_url is refused when it is given, with the sender's rules and

@@ -153,7 +153,7 @@ func TestBINList(t *testing.T) {
 		t.Errorf("both names of the network: %s", a.raw)
 	}
 	closed := false
-	if err := s.l.SetBINAccess(context.Background(), sh.m.ID, bins[0].Bin, bins[0].Currency, &closed); err != nil {
+	if err := s.l.Cards.SetBINAccess(context.Background(), sh.m.ID, bins[0].Bin, bins[0].Currency, &closed); err != nil {
 		t.Fatal(err)
 	}
 	var after []binOut
@@ -248,10 +248,10 @@ func TestCardCreateZeroAmountThenFund(t *testing.T) {
 func TestTransferCrossCurrency(t *testing.T) {
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
-	if _, err := s.l.SetFXRate(context.Background(), "EUR", "USD", "1.10", 50); err != nil {
+	if _, err := s.l.FX.Set(context.Background(), "EUR", "USD", "1.10", 50); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.l.SetFXRate(context.Background(), "USD", "EUR", "0.90", 50); err != nil {
+	if _, err := s.l.FX.Set(context.Background(), "USD", "EUR", "0.90", 50); err != nil {
 		t.Fatal(err)
 	}
 	k := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":0}`)
@@ -281,7 +281,7 @@ func TestBusinessFailures(t *testing.T) {
 	s.deposit(usdOnly, "USD", 100000)
 	s.deposit(usdOnly, "CHF", 100000)
 	limited := s.fundedShop()
-	if err := s.l.SetLimit(context.Background(), limited.m.ID, "USD", 10000, 1_000_000); err != nil {
+	if err := s.l.Cards.SetLimit(context.Background(), limited.m.ID, "USD", 10000, 1_000_000); err != nil {
 		t.Fatal(err)
 	}
 	k := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"5.00"}`)
@@ -334,7 +334,7 @@ func TestTransferStaleRate(t *testing.T) {
 		t.Errorf("message %q", a.Message)
 	}
 	// A fresh rate from the operator lifts the refusal.
-	if _, err := s.l.SetFXRate(context.Background(), "USD", "EUR", "0.92", 50); err != nil {
+	if _, err := s.l.FX.Set(context.Background(), "USD", "EUR", "0.92", 50); err != nil {
 		t.Fatal(err)
 	}
 	s.request(&sh, "POST", "/shop/card/transfer",

@@ -6,26 +6,26 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/paygate/gateway/callbackurl"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/postings"
 )
 
 func TestDecodeCardCreate(t *testing.T) {
 	tests := []struct {
 		give    string
-		want    ledger.CreateCardInput
+		want    cards.CreateCardInput
 		wantErr string // the envelope message
 	}{
-		{give: `{"bin":"453201","currency":"USD","amount":100}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10000}},
-		{give: `{"bin":"453201","currency":"USD","amount":"12.5"}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 1250}},
-		{give: `{"bin":"453201","currency":"USD","amount":1e2}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10000}},
-		{give: `{"bin":"453201","currency":"USD","amount":0}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD"}},
-		{give: `{"bin":"453201","currency":"USD","amount":"-0"}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD"}},
-		{give: `{"bin":"453201","currency":"JPY","amount":"1500"}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "JPY", Amount: 1500}},
+		{give: `{"bin":"453201","currency":"USD","amount":100}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10000}},
+		{give: `{"bin":"453201","currency":"USD","amount":"12.5"}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 1250}},
+		{give: `{"bin":"453201","currency":"USD","amount":1e2}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10000}},
+		{give: `{"bin":"453201","currency":"USD","amount":0}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD"}},
+		{give: `{"bin":"453201","currency":"USD","amount":"-0"}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD"}},
+		{give: `{"bin":"453201","currency":"JPY","amount":"1500"}`, want: cards.CreateCardInput{Bin: "453201", Currency: "JPY", Amount: 1500}},
 		{give: ` {"remark":"é","bin":"45320111","currency":"EUR","amount":1.50,"callback_url":"https://a.example/cb?x=1"} `,
-			want: ledger.CreateCardInput{Bin: "45320111", Currency: "EUR", Amount: 150, Remark: "é", CallbackURL: "https://a.example/cb?x=1"}},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":null}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100}},
+			want: cards.CreateCardInput{Bin: "45320111", Currency: "EUR", Amount: 150, Remark: "é", CallbackURL: "https://a.example/cb?x=1"}},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":null}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100}},
 
 		{give: ``, wantErr: "body: is required: a JSON object"},
 		{give: `[]`, wantErr: "body: must be a JSON object"},
@@ -72,8 +72,8 @@ func TestDecodeCardCreate(t *testing.T) {
 		{give: "{\"bin\":\"\xff453201\",\"currency\":\"USD\",\"amount\":1}", wantErr: invalidUTF8("bin")},
 		{give: "{\"bin\":\"453201\",\"currency\":\"USD\",\"amount\":\"1\xff\"}", wantErr: invalidUTF8("amount")},
 		{give: "{\"b\xffin\":\"453201\",\"currency\":\"USD\",\"amount\":1}", wantErr: invalidUTF8("body")},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\\ud800"}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100, Remark: `\ud800`}},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud83d\udcb3 \u00e9"}`, want: ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100, Remark: "💳 é"}},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\\ud800"}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100, Remark: `\ud800`}},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":"\ud83d\udcb3 \u00e9"}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100, Remark: "💳 é"}},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"ftp://x.example/"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"/relative"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://u:p@x.example/"}`, wantErr: "callback_url: must not contain user info (a name or secret before @)"},
@@ -124,11 +124,11 @@ func messageOf(err error) string {
 func TestDecodeTransfer(t *testing.T) {
 	tests := []struct {
 		give    string
-		want    ledger.TransferInput
+		want    cards.TransferInput
 		wantErr string
 	}{
-		{give: `{"cardNo":"crd_1","amount":"10.25","currency":"EUR","direction":"IN"}`, want: ledger.TransferInput{CardNo: "crd_1", Amount: 1025, Currency: "EUR", Direction: "IN"}},
-		{give: `{"direction":"OUT","currency":"USD","amount":3,"cardNo":"crd_1"}`, want: ledger.TransferInput{CardNo: "crd_1", Amount: 300, Currency: "USD", Direction: "OUT"}},
+		{give: `{"cardNo":"crd_1","amount":"10.25","currency":"EUR","direction":"IN"}`, want: cards.TransferInput{CardNo: "crd_1", Amount: 1025, Currency: "EUR", Direction: "IN"}},
+		{give: `{"direction":"OUT","currency":"USD","amount":3,"cardNo":"crd_1"}`, want: cards.TransferInput{CardNo: "crd_1", Amount: 300, Currency: "USD", Direction: "OUT"}},
 		{give: `{"cardNo":"crd_1","amount":0,"currency":"EUR","direction":"IN"}`, wantErr: "amount: must be greater than zero"},
 		{give: `{"cardNo":"crd_1","amount":-5,"currency":"EUR","direction":"IN"}`, wantErr: "amount: must be positive"},
 		{give: `{"cardNo":"crd_1","amount":1,"currency":"EUR","direction":"in"}`, wantErr: "direction: must be IN or OUT"},
@@ -241,7 +241,7 @@ func FuzzDecoders(f *testing.F) {
 		}
 		if nos, err := decodeCardNos(raw); err != nil {
 			check400(err)
-		} else if len(nos) == 0 || len(nos) > ledger.CardsMax {
+		} else if len(nos) == 0 || len(nos) > cards.CardsMax {
 			t.Fatalf("accepted %d card numbers", len(nos))
 		}
 		if req, err := decodeCardRequest(raw, true); err != nil {

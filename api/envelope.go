@@ -51,14 +51,14 @@ const (
 // Reasons the API itself gives to the errors it makes, so that they go
 // through the one table below like the ledger's.
 const (
-	reasonRoute            = "route"
-	reasonMethod           = "method"
-	reasonBodyTooLarge     = "body_too_large"
-	reasonMerchantDisabled = "merchant_disabled"
-	reasonIPNotAllowed     = "ip_not_allowed"
-	reasonTimeout          = "timeout"
-	reasonBodyTimeout      = "body_timeout"
-	reasonHeadersTooLarge  = "headers_too_large"
+	reasonRoute            postings.Reason = "route"
+	reasonMethod           postings.Reason = "method"
+	reasonBodyTooLarge     postings.Reason = "body_too_large"
+	reasonMerchantDisabled postings.Reason = "merchant_disabled"
+	reasonIPNotAllowed     postings.Reason = "ip_not_allowed"
+	reasonTimeout          postings.Reason = "timeout"
+	reasonBodyTimeout      postings.Reason = "body_timeout"
+	reasonHeadersTooLarge  postings.Reason = "headers_too_large"
 )
 
 // outcome is how an error is answered: the HTTP status and the envelope
@@ -72,36 +72,36 @@ type outcome struct {
 
 type reasonKey struct {
 	code   postings.Code
-	reason string
+	reason postings.Reason
 }
 
 // errorReasons maps (code, reason) pairs first; an empty code matches any
 // code with that reason.
 var errorReasons = map[reasonKey]outcome{
-	{postings.ENOTFOUND, reasonRoute}:             {http.StatusNotFound, http.StatusNotFound, ""},
-	{postings.EINVALID, reasonMethod}:             {http.StatusMethodNotAllowed, http.StatusMethodNotAllowed, ""},
-	{postings.EINVALID, reasonBodyTooLarge}:       {http.StatusRequestEntityTooLarge, http.StatusRequestEntityTooLarge, ""},
-	{postings.EINVALID, reasonBodyTimeout}:        {http.StatusRequestTimeout, http.StatusRequestTimeout, ""},
-	{postings.EINVALID, reasonHeadersTooLarge}:    {http.StatusRequestHeaderFieldsTooLarge, http.StatusRequestHeaderFieldsTooLarge, ""},
-	{postings.ELIMIT, reasonRateLimited}:          {http.StatusTooManyRequests, http.StatusTooManyRequests, ""},
-	{postings.EFORBIDDEN, reasonMerchantDisabled}: {http.StatusForbidden, http.StatusForbidden, ""},
-	{postings.EFORBIDDEN, reasonIPNotAllowed}:     {http.StatusForbidden, http.StatusForbidden, ""},
-	{postings.EUNAVAILABLE, reasonTimeout}:        {http.StatusServiceUnavailable, http.StatusServiceUnavailable, messageTimeout},
-	{postings.ENOTFOUND, "card"}:                  {http.StatusOK, codeCardNotFound, ""},
-	{postings.ESTATE, "card_frozen"}:              {http.StatusOK, codeCardFrozen, ""},
-	{postings.ESTATE, "card_cancelled"}:           {http.StatusOK, codeCardCancelled, ""},
-	{postings.EFORBIDDEN, "currency"}:             {http.StatusOK, codeCurrencyDenied, ""},
-	{postings.EFORBIDDEN, "bin"}:                  {http.StatusOK, codeBINDenied, ""},
-	{postings.ECONFLICT, "idempotency_mismatch"}:  {http.StatusOK, codeIdemConflict, ""},
-	{postings.ECONFLICT, "idempotency_race"}:      {http.StatusOK, codeIdemInProgress, ""},
-	{postings.ECONFLICT, "message_id"}:            {http.StatusOK, codeIdemConflict, ""},
-	{postings.EFORBIDDEN, "fx_pair"}:              {http.StatusOK, codeFXUnavailable, ""},
-	{"", "fx_rate_stale"}:                         {http.StatusOK, codeFXUnavailable, ""},
-	{postings.ENOTFOUND, "remittance"}:            {http.StatusOK, codeRemitNotFound, ""},
+	{postings.ENOTFOUND, reasonRoute}:                        {http.StatusNotFound, http.StatusNotFound, ""},
+	{postings.EINVALID, reasonMethod}:                        {http.StatusMethodNotAllowed, http.StatusMethodNotAllowed, ""},
+	{postings.EINVALID, reasonBodyTooLarge}:                  {http.StatusRequestEntityTooLarge, http.StatusRequestEntityTooLarge, ""},
+	{postings.EINVALID, reasonBodyTimeout}:                   {http.StatusRequestTimeout, http.StatusRequestTimeout, ""},
+	{postings.EINVALID, reasonHeadersTooLarge}:               {http.StatusRequestHeaderFieldsTooLarge, http.StatusRequestHeaderFieldsTooLarge, ""},
+	{postings.ELIMIT, reasonRateLimited}:                     {http.StatusTooManyRequests, http.StatusTooManyRequests, ""},
+	{postings.EFORBIDDEN, reasonMerchantDisabled}:            {http.StatusForbidden, http.StatusForbidden, ""},
+	{postings.EFORBIDDEN, reasonIPNotAllowed}:                {http.StatusForbidden, http.StatusForbidden, ""},
+	{postings.EUNAVAILABLE, reasonTimeout}:                   {http.StatusServiceUnavailable, http.StatusServiceUnavailable, messageTimeout},
+	{postings.ENOTFOUND, postings.ReasonCard}:                {http.StatusOK, codeCardNotFound, ""},
+	{postings.ESTATE, postings.ReasonCardFrozen}:             {http.StatusOK, codeCardFrozen, ""},
+	{postings.ESTATE, postings.ReasonCardCancelled}:          {http.StatusOK, codeCardCancelled, ""},
+	{postings.EFORBIDDEN, postings.ReasonCurrency}:           {http.StatusOK, codeCurrencyDenied, ""},
+	{postings.EFORBIDDEN, postings.ReasonBIN}:                {http.StatusOK, codeBINDenied, ""},
+	{postings.ECONFLICT, postings.ReasonIdempotencyMismatch}: {http.StatusOK, codeIdemConflict, ""},
+	{postings.ECONFLICT, postings.ReasonIdempotencyRace}:     {http.StatusOK, codeIdemInProgress, ""},
+	{postings.ECONFLICT, postings.ReasonMessageID}:           {http.StatusOK, codeIdemConflict, ""},
+	{postings.EFORBIDDEN, postings.ReasonFXPair}:             {http.StatusOK, codeFXUnavailable, ""},
+	{"", postings.ReasonFXRateStale}:                         {http.StatusOK, codeFXUnavailable, ""},
+	{postings.ENOTFOUND, postings.ReasonRemittance}:          {http.StatusOK, codeRemitNotFound, ""},
 	// The internal network API (docs/network.md).
-	{postings.EUNAUTHENTICATED, reasonInternalToken}: {http.StatusUnauthorized, http.StatusUnauthorized, messageBadToken},
-	{postings.ENOTFOUND, "authorization"}:            {http.StatusOK, codeAuthNotFound, ""},
-	{postings.ESTATE, "authorization_closed"}:        {http.StatusOK, codeAuthClosed, ""},
+	{postings.EUNAUTHENTICATED, reasonInternalToken}:      {http.StatusUnauthorized, http.StatusUnauthorized, messageBadToken},
+	{postings.ENOTFOUND, postings.ReasonAuthorization}:    {http.StatusOK, codeAuthNotFound, ""},
+	{postings.ESTATE, postings.ReasonAuthorizationClosed}: {http.StatusOK, codeAuthClosed, ""},
 }
 
 // errorCodes maps the codes whose reason did not match above.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/callbackurl"
+	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -245,13 +245,13 @@ func newFuzzTarget(s *testServer) *fuzzTarget {
 	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}})
 	own := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":0}`)
 	s.request(&sh, "POST", "/shop/card/cancel", fmt.Sprintf(`{"cardNo":%q}`, own.CardNo)).must(s.t, 200, 200)
-	bins, err := s.l.BINs(ctx)
+	bins, err := s.l.Cards.BINs(ctx)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	closed := false
 	for _, b := range bins {
-		if err := s.l.SetBINAccess(ctx, sh.m.ID, b.Bin, b.Currency, &closed); err != nil {
+		if err := s.l.Cards.SetBINAccess(ctx, sh.m.ID, b.Bin, b.Currency, &closed); err != nil {
 			s.t.Fatal(err)
 		}
 	}

@@ -41,7 +41,7 @@ func TestFXRateIsOneRepresentation(t *testing.T) {
 		base, quote, mid string
 		bps              int64
 	}{{"USD", "EUR", "0.92", 50}, {"EUR", "USD", "1.08", 50}} {
-		if _, err := n.l.SetFXRate(ctx, r.base, r.quote, r.mid, r.bps); err != nil {
+		if _, err := n.l.FX.Set(ctx, r.base, r.quote, r.mid, r.bps); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -23,8 +22,11 @@ import (
 
 // InternalDeps are the internal server's dependencies.
 type InternalDeps struct {
-	Log    *slog.Logger
-	Ledger *ledger.Ledger
+	Log *slog.Logger
+	// Network takes the card processor's messages, Rails the rail
+	// partners' reports.
+	Network Network
+	Rails   Rails
 	// Token is the bearer token every request but /healthz must carry
 	// (Authorization: Bearer <token>). Empty refuses every request.
 	Token string
@@ -71,7 +73,7 @@ func NewInternalServer(d InternalDeps) http.Handler {
 }
 
 // reasonInternalToken is the reason of a missing or wrong bearer token.
-const reasonInternalToken = "internal_token"
+const reasonInternalToken postings.Reason = "internal_token"
 
 // requireToken authenticates a request of the internal API: the
 // Authorization header must be "Bearer <token>". The comparison is of the

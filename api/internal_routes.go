@@ -24,16 +24,15 @@ func addInternalRoutes(r *gin.Engine, d InternalDeps) {
 
 	r.GET("/healthz", handleHealthz())
 
-	l := d.Ledger
 	auth := requireToken(d.Token)
 	network := r.Group("/network", auth)
-	network.POST("/authorize", handleNetworkAuthorize(l))
-	network.POST("/clear", handleNetworkClear(l))
-	network.POST("/reverse", handleNetworkReverse(l))
-	network.POST("/refund", handleNetworkRefund(l))
-	network.GET("/authorizations", handleNetworkAttempts(l))
-	network.GET("/authorizations/:authId", handleNetworkAuthorization(l))
+	network.POST("/authorize", handleNetworkAuthorize(d.Network))
+	network.POST("/clear", handleNetworkClear(d.Network))
+	network.POST("/reverse", handleNetworkReverse(d.Network))
+	network.POST("/refund", handleNetworkRefund(d.Network))
+	network.GET("/authorizations", handleNetworkAttempts(d.Network))
+	network.GET("/authorizations/:authId", handleNetworkAuthorization(d.Network))
 
 	rail := r.Group("/rail", auth)
-	rail.POST("/report", handleRailReport(l))
+	rail.POST("/report", handleRailReport(d.Rails))
 }

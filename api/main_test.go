@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"flag"
 	"io"
@@ -20,7 +19,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/paygate/gateway/callbackurl"
+	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -50,7 +50,7 @@ func (s *syncBuffer) String() string {
 // testServer is the real gateway over HTTPS on a fresh database.
 type testServer struct {
 	t      testing.TB
-	l      *ledger.Ledger
+	l      *gatewaytest.Gateway
 	srv    *httptest.Server
 	client *http.Client
 	logs   *syncBuffer
@@ -83,20 +83,12 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 		}
 		t.Cleanup(func() { db.Close() })
 	}
-	key := make([]byte, ledger.DataKeyBytes)
-	if _, err := rand.Read(key); err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := ledger.NewSealer(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := ledger.New(db, ledger.Config{Sealer: sealer, Now: opts.ledgerNow})
-	t.Cleanup(l.Close)
+	l := gatewaytest.New(t, db, gatewaytest.Options{Ledger: ledger.Config{Now: opts.ledgerNow}})
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	h := NewServer(Deps{
-		Log: log, DB: db, Ledger: l,
+		Log: log, DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Ledger,
+		Remittances: l.Remit, Stats: l.Ledger,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
 		RateLimit: opts.rateLimit, CallbackAllow: opts.allow, Limits: opts.limits,
 	})
@@ -113,7 +105,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	return &testServer{t: t, l: l, srv: srv, client: srv.Client(), logs: logs}
 }
 
-func mustVerify(t testing.TB, l *ledger.Ledger) {
+func mustVerify(t testing.TB, l *gatewaytest.Gateway) {
 	t.Helper()
 	rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
 	if err != nil {

@@ -10,8 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/paygate/gateway/ledger"
 )
 
 // Metrics are the gateway process's metrics in one Prometheus registry
@@ -32,7 +30,7 @@ type Metrics struct {
 // MetricsOptions say what else the registry reports.
 type MetricsOptions struct {
 	// Ledger: its writer's batches, commands, splits and retries.
-	Ledger *ledger.Ledger
+	Ledger WriterStats
 	// DB: the pool's connections and waits (go_sql_* with db_name="gateway").
 	DB *sql.DB
 }
@@ -105,7 +103,7 @@ func (m *metrics) observe(route, method string, status int, code any, elapsed ti
 
 // ledgerCollector reports the ledger writer's counters, read once per
 // scrape.
-type ledgerCollector struct{ l *ledger.Ledger }
+type ledgerCollector struct{ l WriterStats }
 
 var (
 	descBatches  = prometheus.NewDesc("gateway_ledger_batches_total", "Transactions committed by the ledger writer.", nil, nil)

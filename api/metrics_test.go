@@ -1,14 +1,13 @@
 package api
 
 import (
-	"crypto/rand"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
@@ -18,19 +17,13 @@ import (
 // and labels.
 func TestMetricsOneRegistryForBothListeners(t *testing.T) {
 	db := pgtest.NewDB(t)
-	key := make([]byte, ledger.DataKeyBytes)
-	_, _ = rand.Read(key)
-	sealer, err := ledger.NewSealer(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := ledger.New(db, ledger.Config{Sealer: sealer})
-	t.Cleanup(l.Close)
-	m := NewMetrics(MetricsOptions{Ledger: l, DB: db.DB})
-	public := httptest.NewServer(NewServer(Deps{DB: db, Ledger: l, Metrics: m}))
+	g := gatewaytest.New(t, db, gatewaytest.Options{})
+	m := NewMetrics(MetricsOptions{Ledger: g.Ledger, DB: db.DB})
+	public := httptest.NewServer(NewServer(Deps{DB: db, Merchants: g.Ledger, Accounts: g.Cards, Cards: g.Cards, ReadKeys: g.Ledger,
+		Bills: g.Ledger, Remittances: g.Remit, Stats: g.Ledger, Metrics: m}))
 	t.Cleanup(public.Close)
 	const token = "itk_metrics-test-token"
-	internal := httptest.NewServer(NewInternalServer(InternalDeps{Ledger: l, Token: token, Metrics: m}))
+	internal := httptest.NewServer(NewInternalServer(InternalDeps{Network: g.Network, Rails: g.Remit, Token: token, Metrics: m}))
 	t.Cleanup(internal.Close)
 
 	get := func(url string, header ...string) (int, string) {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/railsim"
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -37,7 +39,7 @@ func newNetServer(t *testing.T) *netServer {
 	clock.Store(&start)
 	s := newTestServer(t, serverOptions{ledgerNow: func() time.Time { return *clock.Load() }})
 	isrv := httptest.NewUnstartedServer(NewInternalServer(InternalDeps{
-		Log: slog.New(slog.NewJSONHandler(s.logs, nil)), Ledger: s.l, Token: testInternalToken,
+		Log: slog.New(slog.NewJSONHandler(s.logs, nil)), Network: s.l.Network, Rails: s.l.Remit, Token: testInternalToken,
 	}))
 	isrv.StartTLS()
 	t.Cleanup(isrv.Close)
@@ -225,7 +227,7 @@ func TestNetworkAuthorizationDecisions(t *testing.T) {
 	}
 	// Another currency than the card's: converted at the mid rate with the
 	// 1.5% cross-border fee held with it.
-	if _, err := n.l.SetFXRate(context.Background(), "EUR", "USD", "1.10", 50); err != nil {
+	if _, err := n.l.FX.Set(context.Background(), "EUR", "USD", "1.10", 50); err != nil {
 		t.Fatal(err)
 	}
 	d, a = n.authorizeWith(n.msg(), k.CardNo, "20.00", "EUR")
@@ -394,7 +396,7 @@ func TestNetworkCaptures(t *testing.T) {
 	n.wantReceivables(sh, k.CardNo, "0.00", `[{"currency":"USD","amount":0.00},{"currency":"EUR","amount":0.00}]`)
 
 	// Cross-currency: the fee is booked on what is captured.
-	if _, err := n.l.SetFXRate(context.Background(), "EUR", "USD", "1.10", 50); err != nil {
+	if _, err := n.l.FX.Set(context.Background(), "EUR", "USD", "1.10", 50); err != nil {
 		t.Fatal(err)
 	}
 	k2 := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"100.00"}`)
@@ -417,14 +419,14 @@ func TestNetworkExpiry(t *testing.T) {
 	young := n.approved(k.CardNo, "20.00", "USD")
 	n.wantBalances(sh, k.CardNo, "70.00", "30.00")
 	ctx := context.Background()
-	if got, err := n.l.ExpireHolds(ctx, 0); err != nil || got != 0 {
+	if got, err := n.l.Network.ExpireHolds(ctx, 0); err != nil || got != 0 {
 		t.Fatalf("ExpireHolds after 6 days: %d %v", got, err)
 	}
 	n.advance(1*24*time.Hour + time.Minute) // the first hold is 7 days old
-	if got, err := n.l.ExpireHolds(ctx, 0); err != nil || got != 1 {
+	if got, err := n.l.Network.ExpireHolds(ctx, 0); err != nil || got != 1 {
 		t.Fatalf("ExpireHolds after 7 days: %d %v", got, err)
 	}
-	if got, _ := n.l.ExpireHolds(ctx, 0); got != 0 {
+	if got, _ := n.l.Network.ExpireHolds(ctx, 0); got != 0 {
 		t.Fatalf("a second ExpireHolds released %d", got)
 	}
 	n.wantBalances(sh, k.CardNo, "80.00", "20.00")
@@ -659,7 +661,7 @@ func TestNetworkToken(t *testing.T) {
 	sh := n.fundedShop()
 	n.request(&sh, "POST", "/network/authorize", body, "Authorization", "Bearer "+testInternalToken).must(t, 404, 404)
 	// An empty configured token refuses everything.
-	empty := httptest.NewServer(NewInternalServer(InternalDeps{Ledger: n.l}))
+	empty := httptest.NewServer(NewInternalServer(InternalDeps{Network: n.l.Network, Rails: n.l.Remit}))
 	defer empty.Close()
 	copyS := *n.internal
 	copyS.srv, copyS.client = empty, empty.Client()
@@ -678,25 +680,25 @@ func TestRailReport(t *testing.T) {
 	ctx := context.Background()
 	b, _ := json.Marshal(map[string]string{"name": "Hans Muster GmbH", "country": "DE",
 		"bank_swift": "COBADEFFXXX", "account_no": "DE89370400440532013000"})
-	in := ledger.RemittanceInput{PayerID: "payer-1", Beneficiary: b, Amount: 1_000_00, Fee: 5_00,
+	in := remittance.RemittanceInput{PayerID: "payer-1", Beneficiary: b, Amount: 1_000_00, Fee: 5_00,
 		Currency: "EUR", Purpose: "SUPP", Rail: "SEPA"}
-	settle, err := n.l.CreateRemittance(ctx, sh.m.ID, in, nil)
+	settle, err := n.l.Remit.CreateRemittance(ctx, sh.m.ID, in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ret, err := n.l.CreateRemittance(ctx, sh.m.ID, in, nil)
+	ret, err := n.l.Remit.CreateRemittance(ctx, sh.m.ID, in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The worker with a manual rail moves them to IN_FLIGHT and leaves them.
-	w := ledger.NewRemitWorker(n.l, ledger.RemitWorkerConfig{Rail: &ledger.SimulatedRail{Manual: true, Now: n.l.Now}})
+	w := remittance.NewLifecycle(n.l.Remit, remittance.LifecycleConfig{Rail: &railsim.SimulatedRail{Manual: true, Now: n.l.Now}})
 	for i := 0; i < 5; i++ {
 		if _, err := w.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, id := range []string{settle.TxID, ret.TxID} {
-		if r, err := n.l.Remittance(ctx, sh.m.ID, id); err != nil || r.Status != ledger.RemitInFlight {
+		if r, err := n.l.Remit.Remittance(ctx, sh.m.ID, id); err != nil || r.Status != remittance.RemitInFlight {
 			t.Fatalf("%s: %+v %v", id, r, err)
 		}
 	}

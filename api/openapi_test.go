@@ -22,6 +22,10 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/internal/network"
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -443,7 +447,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	c.call(&sh, "POST", "/shop/card/transfer", transfer(usd.CardNo, `1`, "USD", "OUT")).must(t, 200, codeCardCancelled)
 	var after cardOut
 	c.call(&sh, "GET", "/shop/card/info?cardNo="+usd.CardNo, "").must(t, 200, 200).into(t, &after)
-	if after.Status != ledger.CardCancelled {
+	if after.Status != cards.CardCancelled {
 		t.Errorf("after cancel: %+v", after)
 	}
 	c.call(&sh, "POST", "/shop/card/balance/batch", `{"cardNos":["`+usd.CardNo+`"]}`).must(t, 200, 200)
@@ -476,7 +480,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	c.call(&other, "GET", "/shop/remittance/query?txId="+sepa.TxID, "").must(t, 200, codeRemitNotFound)
 	c.call(&sh, "GET", "/shop/remittance/query", "").must(t, 400, 400)
 	s.settle(s.remitWorker())
-	for tx, want := range map[string]string{sepa.TxID: ledger.RemitSettled, ach.TxID: ledger.RemitReturned} {
+	for tx, want := range map[string]string{sepa.TxID: remittance.RemitSettled, ach.TxID: remittance.RemitReturned} {
 		var r remitOut
 		c.call(&sh, "GET", "/shop/remittance/query?txId="+tx, "").must(t, 200, 200).into(t, &r)
 		if r.Status != want {
@@ -511,8 +515,8 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	// The card network's messages, for their callbacks: an approval, a
 	// decline, a clearing, a reversal and a refund on the EUR card.
-	auth := func(id string, minor int64) *ledger.AuthResult {
-		r, err := s.l.Authorize(ctx, ledger.AuthRequest{MessageID: id, CardNo: eur.CardNo, Amount: minor, Currency: "EUR",
+	auth := func(id string, minor int64) *network.AuthResult {
+		r, err := s.l.Network.Authorize(ctx, network.AuthRequest{MessageID: id, CardNo: eur.CardNo, Amount: minor, Currency: "EUR",
 			MerchantName: "Contract Coffee", MCC: "5814", MerchantCountry: "DE"})
 		if err != nil {
 			t.Fatalf("Authorize %s: %v", id, err)
@@ -521,23 +525,23 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	if a := auth("oa-auth-1", 1000); !a.Approved {
 		t.Fatalf("authorization declined: %+v", a)
-	} else if _, err := s.l.Clear(ctx, ledger.ClearRequest{MessageID: "oa-clear-1", AuthID: a.AuthID, Amount: 800}); err != nil {
+	} else if _, err := s.l.Network.Clear(ctx, network.ClearRequest{MessageID: "oa-clear-1", AuthID: a.AuthID, Amount: 800}); err != nil {
 		t.Fatal(err)
 	}
 	if a := auth("oa-auth-2", 500); !a.Approved {
 		t.Fatalf("authorization declined: %+v", a)
-	} else if _, err := s.l.Reverse(ctx, ledger.ReverseRequest{MessageID: "oa-reverse-1", AuthID: a.AuthID}); err != nil {
+	} else if _, err := s.l.Network.Reverse(ctx, network.ReverseRequest{MessageID: "oa-reverse-1", AuthID: a.AuthID}); err != nil {
 		t.Fatal(err)
 	}
 	if a := auth("oa-auth-3", 99_999_00); a.Approved {
 		t.Fatalf("authorization approved: %+v", a)
 	}
-	if _, err := s.l.Refund(ctx, ledger.RefundRequest{MessageID: "oa-refund-1", CardNo: eur.CardNo, Amount: 100, Currency: "EUR"}); err != nil {
+	if _, err := s.l.Network.Refund(ctx, network.RefundRequest{MessageID: "oa-refund-1", CardNo: eur.CardNo, Amount: 100, Currency: "EUR"}); err != nil {
 		t.Fatal(err)
 	}
-	checkCallbacks(t, s, c.doc, []string{ledger.EventCardCreated, ledger.EventCardFrozen, ledger.EventCardUnfrozen,
-		ledger.EventCardCancelled, ledger.EventRemittanceStatus, ledger.EventAuthApproved, ledger.EventAuthDeclined,
-		ledger.EventAuthCleared, ledger.EventAuthReversed, ledger.EventCardRefund})
+	checkCallbacks(t, s, c.doc, []string{cards.EventCardCreated, cards.EventCardFrozen, cards.EventCardUnfrozen,
+		cards.EventCardCancelled, remittance.EventRemittanceStatus, network.EventAuthApproved, network.EventAuthDeclined,
+		network.EventAuthCleared, network.EventAuthReversed, network.EventCardRefund})
 }
 
 // checkCallbacks validates the body of every callback the tests recorded
@@ -551,10 +555,11 @@ func checkCallbacks(t *testing.T, s *testServer, doc *openapi3.T, want []string)
 	}
 	schema := hook.Post.RequestBody.Value.Content.Get("application/json").Schema.Value
 	seen := map[string]bool{}
+	deliveries := s.l.Deliveries
 	for range 100 {
 		// Deliveries of one card come one at a time, in order: acknowledge
 		// each to reach the next.
-		ds, err := s.l.ClaimDeliveries(ctx, 100, time.Minute)
+		ds, err := deliveries.ClaimDeliveries(ctx, 100, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -571,7 +576,7 @@ func checkCallbacks(t *testing.T, s *testServer, doc *openapi3.T, want []string)
 				t.Errorf("callback %s does not match webhooks/callback: %v\n%s", d.EventType, err, d.Body)
 			}
 			seen[d.EventType] = true
-			if err := s.l.RecordDelivery(ctx, d, ledger.DeliveryOutcome{OK: true, Status: 200}); err != nil {
+			if err := deliveries.RecordDelivery(ctx, d, delivery.DeliveryOutcome{OK: true, Status: 200}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -3,7 +3,8 @@ package api
 import (
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/remittance"
+	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -14,7 +15,7 @@ import (
 // checkReturnReason checks an ISO 20022 return reason code: four upper-case
 // letters or digits (AC01, AC04, MS03, …).
 func checkReturnReason(s string) error {
-	if !postings.IsReturnReasonCode(s) {
+	if !rules.IsReturnReasonCode(s) {
 		return postings.FieldErrorf("reason", "must be an ISO 20022 return reason code such as AC01")
 	}
 	return nil
@@ -43,11 +44,11 @@ func decodeRailReport(c *gin.Context) (railReport, error) {
 		return railReport{}, postings.FieldErrorf("txId", "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', ':' or '-'")
 	}
 	switch r.Status {
-	case ledger.RemitSettled:
+	case remittance.RemitSettled:
 		if r.Reason != "" {
 			return railReport{}, postings.FieldErrorf("reason", "only a RETURNED report carries a reason")
 		}
-	case ledger.RemitReturned:
+	case remittance.RemitReturned:
 		if r.Reason == "" {
 			return railReport{}, postings.FieldErrorf("reason", "is required for RETURNED: an ISO 20022 return reason code such as AC01")
 		}
@@ -74,7 +75,7 @@ type railReportView struct {
 }
 
 // handleRailReport answers POST /rail/report.
-func handleRailReport(l *ledger.Ledger) gin.HandlerFunc {
+func handleRailReport(l Rails) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		req, err := decodeRailReport(c)
 		if err != nil {

@@ -5,8 +5,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/callbackurl"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/remittance"
+	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -21,14 +22,14 @@ const beneficiaryMembersMax = 4 + 16
 // dynamicFieldsView is the answer of GET /shop/remittance/dynamic-fields:
 // the corridor and its fee schedule.
 type dynamicFieldsView struct {
-	Country         string                 `json:"country"`
-	Currency        string                 `json:"currency"`
-	Rail            postings.Rail          `json:"rail"`
-	Fields          []postings.Field       `json:"fields"`
-	PurposeCodes    []postings.PurposeCode `json:"purposeCodes"`
-	PurposeRequired bool                   `json:"purposeRequired"`
-	FeeFixed        postings.Money         `json:"feeFixed"`
-	FeeBasisPoints  int64                  `json:"feeBasisPoints"`
+	Country         string              `json:"country"`
+	Currency        string              `json:"currency"`
+	Rail            rules.Rail          `json:"rail"`
+	Fields          []rules.Field       `json:"fields"`
+	PurposeCodes    []rules.PurposeCode `json:"purposeCodes"`
+	PurposeRequired bool                `json:"purposeRequired"`
+	FeeFixed        postings.Money      `json:"feeFixed"`
+	FeeBasisPoints  int64               `json:"feeBasisPoints"`
 }
 
 // queryParam reads a required query parameter.
@@ -62,7 +63,7 @@ func handleRemittanceDynamicFields() gin.HandlerFunc {
 			return
 		}
 		// DynamicFields names "country" and "currency", the parameters.
-		cor, err := postings.DynamicFields(country, cur.Code)
+		cor, err := rules.DynamicFields(country, cur.Code)
 		if err != nil {
 			writeError(c, err)
 			return
@@ -77,8 +78,8 @@ func handleRemittanceDynamicFields() gin.HandlerFunc {
 
 // beneficiaryOf splits the decoded beneficiary object into the fixed fields
 // of the spec and the corridor's dynamic fields.
-func beneficiaryOf(m stringMembers) postings.Beneficiary {
-	var b postings.Beneficiary
+func beneficiaryOf(m stringMembers) rules.Beneficiary {
+	var b rules.Beneficiary
 	for k, v := range m {
 		switch k {
 		case "name":
@@ -105,7 +106,7 @@ func beneficiaryOf(m stringMembers) postings.Beneficiary {
 // exponent, the beneficiary and purpose checked against the corridor, and
 // the fee and rail of the corridor. The first failure is answered, naming
 // its field.
-func decodeRemittanceCreate(raw []byte, allow callbackurl.AllowList) (ledger.RemittanceInput, error) {
+func decodeRemittanceCreate(raw []byte, allow callbackurl.AllowList) (remittance.RemittanceInput, error) {
 	var req struct {
 		PayerID, Currency, Purpose, CallbackURL string
 		Beneficiary                             stringMembers
@@ -120,36 +121,36 @@ func decodeRemittanceCreate(raw []byte, allow callbackurl.AllowList) (ledger.Rem
 		{name: "callback_url", into: &req.CallbackURL},
 	})
 	if err != nil {
-		return ledger.RemittanceInput{}, err
+		return remittance.RemittanceInput{}, err
 	}
-	r := postings.RemittanceRequest{PayerID: req.PayerID, Beneficiary: beneficiaryOf(req.Beneficiary),
+	r := rules.RemittanceRequest{PayerID: req.PayerID, Beneficiary: beneficiaryOf(req.Beneficiary),
 		Currency: req.Currency, Purpose: req.Purpose}
 	r.Normalize()
 	cur, err := parseCurrency("currency", r.Currency)
 	if err != nil {
-		return ledger.RemittanceInput{}, err
+		return remittance.RemittanceInput{}, err
 	}
 	if r.Amount, err = postings.ParseAmount(string(req.Amount), cur); err != nil {
-		return ledger.RemittanceInput{}, postings.WithField(err, "amount")
+		return remittance.RemittanceInput{}, postings.WithField(err, "amount")
 	}
 	if req.CallbackURL != "" {
 		if err := checkCallbackURL("callback_url", req.CallbackURL, allow); err != nil {
-			return ledger.RemittanceInput{}, err
+			return remittance.RemittanceInput{}, err
 		}
 	}
-	cor, err := postings.ValidateRemittance(&r)
+	cor, err := rules.ValidateRemittance(&r)
 	if err != nil {
-		return ledger.RemittanceInput{}, err
+		return remittance.RemittanceInput{}, err
 	}
-	fee, err := postings.RemittanceFee(cor, r.Amount, cur)
+	fee, err := rules.RemittanceFee(cor, r.Amount, cur)
 	if err != nil {
-		return ledger.RemittanceInput{}, err
+		return remittance.RemittanceInput{}, err
 	}
 	beneficiary, err := json.Marshal(r.Beneficiary)
 	if err != nil {
-		return ledger.RemittanceInput{}, err
+		return remittance.RemittanceInput{}, err
 	}
-	return ledger.RemittanceInput{PayerID: r.PayerID, Beneficiary: beneficiary, Amount: r.Amount, Fee: fee,
+	return remittance.RemittanceInput{PayerID: r.PayerID, Beneficiary: beneficiary, Amount: r.Amount, Fee: fee,
 		Currency: cur.Code, Purpose: r.Purpose, Rail: string(cor.Rail), CallbackURL: req.CallbackURL}, nil
 }
 
@@ -168,7 +169,7 @@ type remittanceCreatedView struct {
 // handleRemittanceCreate answers POST /shop/remittance/create: records the
 // remittance in SUBMITTED and debits the amount (REMIT_OUT) and the fee
 // (FEE) from the funding account of its currency, in one transaction.
-func handleRemittanceCreate(l *ledger.Ledger, allow callbackurl.AllowList) gin.HandlerFunc {
+func handleRemittanceCreate(l Remittances, allow callbackurl.AllowList) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		in, err := decodeRemittanceCreate(bodyOf(c), allow)
 		if err != nil {
@@ -227,7 +228,7 @@ type remittanceView struct {
 	History     []remittanceStepView `json:"history"`
 }
 
-func newRemittanceView(r *ledger.Remittance) (remittanceView, error) {
+func newRemittanceView(r *remittance.Remittance) (remittanceView, error) {
 	var b struct {
 		Name      string `json:"name"`
 		Country   string `json:"country"`
@@ -243,10 +244,10 @@ func newRemittanceView(r *ledger.Remittance) (remittanceView, error) {
 		CreatedAt:   timestamp(r.CreatedAt),
 		History:     make([]remittanceStepView, 0, len(r.History)),
 	}
-	if r.Status == ledger.RemitSettled {
+	if r.Status == remittance.RemitSettled {
 		v.SettledAt = timestampOrNil(r.SettledAt)
 	}
-	if r.Status == ledger.RemitReturned || r.Status == ledger.RemitRejected {
+	if r.Status == remittance.RemitReturned || r.Status == remittance.RemitRejected {
 		v.Reason = r.Reason
 	}
 	for _, h := range r.History {
@@ -257,7 +258,7 @@ func newRemittanceView(r *ledger.Remittance) (remittanceView, error) {
 
 // handleRemittanceQuery answers GET /shop/remittance/query?txId=. An
 // unknown txId and another merchant's are the same 1101.
-func handleRemittanceQuery(l *ledger.Ledger) gin.HandlerFunc {
+func handleRemittanceQuery(l Remittances) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		txID, err := queryParam(c, "txId")
 		if err != nil {

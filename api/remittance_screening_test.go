@@ -11,23 +11,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/railsim"
+	"github.com/paygate/gateway/internal/remittance"
+	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/ledger"
-	"github.com/paygate/gateway/postings"
 )
 
 // screeningCorridors are the corridors screening is proven on: every named
-// one (postings.NamedCorridors: SEPA and each local rail) and SWIFT ones of
+// one (rules.NamedCorridors: SEPA and each local rail) and SWIFT ones of
 // each shape (a free account number, an IBAN country, a required purpose,
 // a currency that is local elsewhere).
-func screeningCorridors(t *testing.T) []*postings.Corridor {
+func screeningCorridors(t *testing.T) []*rules.Corridor {
 	t.Helper()
-	out := postings.NamedCorridors()
+	out := rules.NamedCorridors()
 	for _, k := range [][2]string{{"JP", "JPY"}, {"SA", "USD"}, {"KW", "KWD"}, {"US", "EUR"}, {"IN", "USD"}} {
-		c, err := postings.DynamicFields(k[0], k[1])
+		c, err := rules.DynamicFields(k[0], k[1])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Rail != postings.RailSWIFT {
+		if c.Rail != rules.RailSWIFT {
 			t.Fatalf("%s/%s is not a SWIFT corridor", k[0], k[1])
 		}
 		out = append(out, c)
@@ -39,7 +41,7 @@ func screeningCorridors(t *testing.T) []*postings.Corridor {
 // its dynamic fields: an IBAN made to its format with a correct checksum, a
 // BIC of the country where one is required, sample values for the local
 // bank codes. name is the beneficiary's name.
-func corridorBeneficiary(t *testing.T, c *postings.Corridor, name string) map[string]string {
+func corridorBeneficiary(t *testing.T, c *rules.Corridor, name string) map[string]string {
 	t.Helper()
 	b := map[string]string{"name": name, "country": c.Country}
 	samples := map[string]string{
@@ -115,7 +117,7 @@ func ibanFromFormat(t *testing.T, format string) string {
 func TestScreeningOnEveryCorridor(t *testing.T) {
 	s := newTestServer(t, serverOptions{})
 	ctx := context.Background()
-	if _, err := s.l.ReplaceSanctions(ctx, []ledger.SanctionsEntry{
+	if _, err := s.l.Remit.ReplaceSanctions(ctx, []remittance.SanctionsEntry{
 		{Name: "Petrov Export Trading LLC", List: "TEST", Ref: "17"},
 	}); err != nil {
 		t.Fatal(err)
@@ -133,7 +135,7 @@ func TestScreeningOnEveryCorridor(t *testing.T) {
 	for cur := range currencies {
 		s.deposit(sh, cur, 100_000_000)
 	}
-	w := ledger.NewRemitWorker(s.l, ledger.RemitWorkerConfig{Rail: &ledger.SimulatedRail{Manual: true, Now: time.Now}})
+	w := remittance.NewLifecycle(s.l.Remit, remittance.LifecycleConfig{Rail: &railsim.SimulatedRail{Manual: true, Now: time.Now}})
 
 	const (
 		plain  = "Petrov Export Trading"

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/callbackurl"
+	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/railsim"
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -67,14 +69,14 @@ func (s *testServer) queryRemittance(sh shop, txID string) (remitOut, *answer) {
 
 // remitWorker is the lifecycle worker with no waiting between steps and the
 // simulated rail: accounts ending in 0000 come back RETURNED AC01.
-func (s *testServer) remitWorker() *ledger.RemitWorker {
-	return ledger.NewRemitWorker(s.l, ledger.RemitWorkerConfig{Rail: &ledger.SimulatedRail{
+func (s *testServer) remitWorker() *remittance.Lifecycle {
+	return remittance.NewLifecycle(s.l.Remit, remittance.LifecycleConfig{Rail: &railsim.SimulatedRail{
 		ReturnPattern: regexp.MustCompile(`0000$`), ReturnReason: "AC01", Now: time.Now,
 	}})
 }
 
 // step takes one worker step and returns how many remittances moved.
-func (s *testServer) step(w *ledger.RemitWorker) int {
+func (s *testServer) step(w *remittance.Lifecycle) int {
 	s.t.Helper()
 	n, err := w.Step(context.Background())
 	if err != nil {
@@ -84,7 +86,7 @@ func (s *testServer) step(w *ledger.RemitWorker) int {
 }
 
 // settle runs the worker until nothing moves.
-func (s *testServer) settle(w *ledger.RemitWorker) {
+func (s *testServer) settle(w *remittance.Lifecycle) {
 	s.t.Helper()
 	for i := 0; i < 10; i++ {
 		if s.step(w) == 0 {
@@ -287,7 +289,7 @@ func TestDecodeRemittanceCreate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ledger.RemittanceInput{PayerID: "payer-1", Amount: 1_000_00, Fee: 1_00, Currency: "EUR", Purpose: "SUPP",
+	want := remittance.RemittanceInput{PayerID: "payer-1", Amount: 1_000_00, Fee: 1_00, Currency: "EUR", Purpose: "SUPP",
 		Rail: "SEPA", CallbackURL: "https://shop.example/cb"}
 	ben := `{"account_no":"DE89370400440532013000","bank_swift":"COBADEFFXXX","country":"DE","name":"Hans Muster GmbH"}`
 	if string(in.Beneficiary) != ben {
@@ -440,7 +442,7 @@ func TestRemittanceReturnedAndRejected(t *testing.T) {
 	s := newTestServer(t, serverOptions{})
 	returnedShop := s.fundedShop()
 	rejectedShop := s.fundedShop()
-	if _, err := s.l.ReplaceSanctions(context.Background(), []ledger.SanctionsEntry{{Name: "Evil Corp Ltd", Country: "DE", List: "TEST", Ref: "42"}}); err != nil {
+	if _, err := s.l.Remit.ReplaceSanctions(context.Background(), []remittance.SanctionsEntry{{Name: "Evil Corp Ltd", Country: "DE", List: "TEST", Ref: "42"}}); err != nil {
 		t.Fatal(err)
 	}
 	ret := s.createRemittance(returnedShop, remitBody(strings.Replace(benUS, "123456789", "9876540000", 1), `"100.00"`, "USD", ""))

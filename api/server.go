@@ -1,7 +1,7 @@
 // Package api is the HTTP surface of the gateway, on gin: the /shop JSON
 // API in the envelope of the spec, and the operational endpoints. It alone
-// knows gin; handlers turn requests into ledger calls and ledger results
-// into envelopes.
+// knows gin; handlers turn requests into calls of the services, each area
+// behind a small interface (deps.go), and their results into envelopes.
 package api
 
 import (
@@ -14,8 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/callbackurl"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/callbackurl"
 )
 
 // Pinger is what readiness needs: the database answers.
@@ -34,9 +33,16 @@ const (
 
 // Deps are the server's dependencies, given explicitly.
 type Deps struct {
-	Log    *slog.Logger
-	DB     Pinger
-	Ledger *ledger.Ledger
+	Log *slog.Logger
+	DB  Pinger
+	// The services, one interface per area (deps.go).
+	Merchants   Merchants
+	Accounts    Accounts
+	Cards       Cards
+	ReadKeys    ReadKeys
+	Bills       Bills
+	Remittances Remittances
+	Stats       WriterStats
 	// TrustedProxies are the peers whose X-Forwarded-For is believed. Empty:
 	// the client IP is always the TCP peer's.
 	TrustedProxies []netip.Prefix
@@ -78,7 +84,7 @@ func (d *Deps) setDefaults() {
 		d.Now = time.Now
 	}
 	if d.Metrics == nil {
-		d.Metrics = NewMetrics(MetricsOptions{Ledger: d.Ledger})
+		d.Metrics = NewMetrics(MetricsOptions{Ledger: d.Stats})
 	}
 }
 

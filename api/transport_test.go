@@ -247,7 +247,7 @@ func TestInternalStalledBody(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	s := newTestServer(t, serverOptions{})
 	lim := Limits{BodyIdleTimeout: idle}
-	h := NewInternalServer(InternalDeps{Ledger: s.l, Token: testInternalToken, Limits: lim})
+	h := NewInternalServer(InternalDeps{Network: s.l.Network, Rails: s.l.Remit, Token: testInternalToken, Limits: lim})
 	isrv := httptest.NewUnstartedServer(h)
 	isrv.Config = NewHTTPServer(h, lim, nil)
 	isrv.TLS = TLSConfig()

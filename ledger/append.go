@@ -51,7 +51,7 @@ func (l *Ledger) Append(ctx context.Context, b Batch) (*AppendResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := l.w.submit(ctx, &appendCmd{batch: b, key: k})
+	v, err := l.w.submit(ctx, &appendCmd{batch: b}, k)
 	if err != nil {
 		return nil, err
 	}
@@ -60,37 +60,35 @@ func (l *Ledger) Append(ctx context.Context, b Batch) (*AppendResult, error) {
 
 type appendCmd struct {
 	batch Batch
-	key   *idemKey
 	// check runs first, against the locked merchant (for instance: is the
 	// currency enabled).
-	check func(st *state, h *head) error
+	check func(tx *Tx, h *head) error
 }
 
-func (c *appendCmd) merchantID() int64     { return c.batch.Merchant }
-func (c *appendCmd) idempotency() *idemKey { return c.key }
+func (c *appendCmd) MerchantID() int64 { return c.batch.Merchant }
 
-func (c *appendCmd) prefetch(p *prefetch) {
+func (c *appendCmd) Prefetch(tx *Tx) {
 	for _, e := range c.batch.Entries {
 		for _, ps := range e.Postings {
-			p.account(ps.Source)
-			p.account(ps.Destination)
+			tx.WantAccount(ps.Source)
+			tx.WantAccount(ps.Destination)
 		}
 	}
 }
 
-func (c *appendCmd) execute(st *state) (any, error) {
+func (c *appendCmd) Execute(tx *Tx) (any, error) {
 	if c.check != nil {
-		h, err := st.head(c.batch.Merchant)
+		h, err := tx.head(c.batch.Merchant)
 		if err != nil {
 			return nil, err
 		}
-		if err := c.check(st, h); err != nil {
+		if err := c.check(tx, h); err != nil {
 			return nil, err
 		}
 	}
 	res := &AppendResult{Records: make([]postings.Record, 0, len(c.batch.Entries))}
 	for _, e := range c.batch.Entries {
-		rec, err := st.post(e)
+		rec, err := tx.Post(e)
 		if err != nil {
 			return nil, err
 		}
@@ -101,20 +99,20 @@ func (c *appendCmd) execute(st *state) (any, error) {
 
 // replay returns the records the first call wrote, read back from the
 // journal (or from this batch, when the first call is in it).
-func (c *appendCmd) replay(st *state, row *idemRow) (any, error) {
+func (c *appendCmd) replay(tx *Tx, row *idemRow) (any, error) {
 	res := &AppendResult{Replayed: true}
 	if row.firstSeq == 0 {
 		return res, nil
 	}
 	if row.isNew {
-		for _, r := range st.entries {
+		for _, r := range tx.entries {
 			if r.Merchant == row.merchant && r.Seq >= row.firstSeq && r.Seq <= row.lastSeq {
 				res.Records = append(res.Records, *r)
 			}
 		}
 		return res, nil
 	}
-	recs, err := st.l.readEntries(st.ctx, st.tx, row.merchant, row.firstSeq, row.lastSeq, BatchEntriesMax)
+	recs, err := tx.l.readEntries(tx.ctx, tx.idb, row.merchant, row.firstSeq, row.lastSeq, BatchEntriesMax)
 	if err != nil {
 		return nil, err
 	}
@@ -143,14 +141,14 @@ func (l *Ledger) Deposit(ctx context.Context, merchant int64, currency string, m
 	if err != nil {
 		return nil, err
 	}
-	cmd := &appendCmd{batch: b, key: k, check: func(st *state, h *head) error {
+	cmd := &appendCmd{batch: b, check: func(_ *Tx, h *head) error {
 		if !h.merchant.HasCurrency(currency) {
-			return &postings.Error{Code: postings.EFORBIDDEN, Reason: "currency", Field: "currency",
+			return &postings.Error{Code: postings.EFORBIDDEN, Reason: postings.ReasonCurrency, Field: "currency",
 				Message: currency + " is not one of the merchant's currencies"}
 		}
 		return nil
 	}}
-	v, err := l.w.submit(ctx, cmd)
+	v, err := l.w.submit(ctx, cmd, k)
 	if err != nil {
 		return nil, err
 	}

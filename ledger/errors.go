@@ -17,46 +17,50 @@ import (
 // constraintErrors maps constraint names (every constraint in sql/ is named)
 // to the domain error a violation means. A violation of a constraint that
 // the writer checks itself first is a second line of defence: reaching it
-// means the Go check missed something, and it still refuses the write.
+// means the Go check missed something, and it still refuses the write. The
+// domains add their tables' constraints (RegisterConstraint).
 var constraintErrors = map[string]*postings.Error{
 	"balances_non_negative": {Code: postings.EINSUFFICIENT, Message: "insufficient funds"},
-	"merchants_shop_no_key": {Code: postings.ECONFLICT, Reason: "shop_no", Message: "this shop number is taken"},
-	"idempotency_keys_pkey": {Code: postings.ECONFLICT, Reason: "idempotency_race", Message: "an idempotency key was stored concurrently; retry with the same key"},
-	// A network message id is kept as an idempotency key for the TTL, and
-	// in the attempts log for ever: one reused after the TTL is refused.
-	"auth_attempts_message_id_key": {Code: postings.ECONFLICT, Reason: "message_id",
-		Message: "this network message id was used before and its answer is no longer kept; send a new message id"},
+	"merchants_shop_no_key": {Code: postings.ECONFLICT, Reason: postings.ReasonShopNo, Message: "this shop number is taken"},
+	"idempotency_keys_pkey": {Code: postings.ECONFLICT, Reason: postings.ReasonIdempotencyRace, Message: "an idempotency key was stored concurrently; retry with the same key"},
 }
 
-// Reasons of the EUNAVAILABLE errors of a database that answers but could
-// not do the work in time: the request did nothing, and a retry with the
-// same key may succeed (the API answers 503 with Retry-After). Unlike an
-// outage (no reason), they concern the statements of one batch, not the
-// whole database.
-const (
-	ReasonLockTimeout      = "lock_timeout"      // 55P03: a lock not granted within lock_timeout
-	ReasonStatementTimeout = "statement_timeout" // 57014: statement_timeout, or a cancelled statement
-	ReasonContention       = "contention"        // 40001, 40P01: serialization failure or deadlock, after the writer's retries
-)
+// retryConstraints are the unique constraints whose violation by a random
+// draw runs the batch again with new draws (RegisterRetryConstraint).
+var retryConstraints = map[string]bool{}
+
+// RegisterConstraint maps a violation of a domain's constraint to err, in
+// the table of database failures above. Call it from a package's init.
+func RegisterConstraint(name string, err *postings.Error) { constraintErrors[name] = err }
+
+// RegisterRetryConstraint makes a violation of the unique constraint name
+// transient: a value drawn at random (a card's PAN) collided with one
+// already stored, and running the batch again draws new ones (the chance of
+// drawing one twice in a row is negligible; attempts are bounded anyway).
+// Call it from a package's init.
+func RegisterRetryConstraint(name string) { retryConstraints[name] = true }
 
 // stateErrors maps SQLSTATEs to the domain error they mean. Together with
 // constraintErrors and isUnavailable it is the one table of database
 // failures; api/envelope.go maps the codes on to HTTP.
 var stateErrors = map[string]*postings.Error{
-	"55P03": {Code: postings.EUNAVAILABLE, Reason: ReasonLockTimeout,
+	"55P03": {Code: postings.EUNAVAILABLE, Reason: postings.ReasonLockTimeout,
 		Message: "the database did not grant a lock in time (lock_timeout); nothing was done"},
-	"57014": {Code: postings.EUNAVAILABLE, Reason: ReasonStatementTimeout,
+	"57014": {Code: postings.EUNAVAILABLE, Reason: postings.ReasonStatementTimeout,
 		Message: "a database statement was cancelled (statement_timeout, or the request ended); nothing was done"},
-	"40001": {Code: postings.EUNAVAILABLE, Reason: ReasonContention,
+	"40001": {Code: postings.EUNAVAILABLE, Reason: postings.ReasonContention,
 		Message: "the database could not serialize concurrent transactions; nothing was done"},
-	"40P01": {Code: postings.EUNAVAILABLE, Reason: ReasonContention,
+	"40P01": {Code: postings.EUNAVAILABLE, Reason: postings.ReasonContention,
 		Message: "the database detected a deadlock between transactions; nothing was done"},
 }
 
-// mapError turns a database error into a domain error: constraint
+// MapError turns a database error into a domain error: constraint
 // violations by name, time-outs and contention by SQLSTATE (stateErrors),
 // unreachable database into EUNAVAILABLE. Contention stays retryable for
-// the writer (isTransient).
+// the writer (isTransient). The domains call it on their statements' errors.
+func MapError(err error) error { return mapError(err) }
+
+// mapError is MapError, under the name the core's files use.
 func mapError(err error) error {
 	if err == nil {
 		return nil
@@ -99,10 +103,10 @@ func isTransient(err error) bool {
 		return false
 	}
 	if errors.Is(err, postgres.ErrDeadlockDetected) || errors.Is(err, postgres.ErrSerialization) ||
-		isReason(err, ReasonContention) {
+		isReason(err, postings.ReasonContention) {
 		return true
 	}
-	if isReason(err, ReasonLockTimeout) || isReason(err, ReasonStatementTimeout) {
+	if isReason(err, postings.ReasonLockTimeout) || isReason(err, postings.ReasonStatementTimeout) {
 		return false
 	}
 	var pg *pgconn.PgError
@@ -111,10 +115,7 @@ func isTransient(err error) bool {
 		case "40001", "40P01":
 			return true
 		case "23505":
-			// A new card drew a PAN already issued: running the batch
-			// again draws new ones (the chance of drawing one twice in a
-			// row is negligible; attempts are bounded anyway).
-			return pg.ConstraintName == "cards_pan_fingerprint_key"
+			return retryConstraints[pg.ConstraintName]
 		}
 	}
 	return postings.ErrorCode(err) == postings.EUNAVAILABLE || isUnavailable(err)
@@ -150,7 +151,7 @@ func isUnavailable(err error) bool {
 }
 
 // isReason reports a *postings.Error of reason r.
-func isReason(err error, r string) bool {
+func isReason(err error, r postings.Reason) bool {
 	var pe *postings.Error
 	return errors.As(err, &pe) && pe.Reason == r
 }
@@ -163,5 +164,5 @@ func isOutage(err error) bool {
 	if postings.ErrorCode(err) != postings.EUNAVAILABLE {
 		return false
 	}
-	return !isReason(err, ReasonLockTimeout) && !isReason(err, ReasonStatementTimeout) && !isReason(err, ReasonContention)
+	return !isReason(err, postings.ReasonLockTimeout) && !isReason(err, postings.ReasonStatementTimeout) && !isReason(err, postings.ReasonContention)
 }

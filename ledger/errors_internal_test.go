@@ -18,14 +18,14 @@ func TestMapErrorStates(t *testing.T) {
 	for _, tt := range []struct {
 		state     string
 		code      postings.Code
-		reason    string
+		reason    postings.Reason
 		transient bool // the writer tries the batch again
 		outage    bool // the writer fails the shard's queue
 	}{
-		{"55P03", postings.EUNAVAILABLE, ReasonLockTimeout, false, false},
-		{"57014", postings.EUNAVAILABLE, ReasonStatementTimeout, false, false},
-		{"40001", postings.EUNAVAILABLE, ReasonContention, true, false},
-		{"40P01", postings.EUNAVAILABLE, ReasonContention, true, false},
+		{"55P03", postings.EUNAVAILABLE, postings.ReasonLockTimeout, false, false},
+		{"57014", postings.EUNAVAILABLE, postings.ReasonStatementTimeout, false, false},
+		{"40001", postings.EUNAVAILABLE, postings.ReasonContention, true, false},
+		{"40P01", postings.EUNAVAILABLE, postings.ReasonContention, true, false},
 		{"53300", postings.EUNAVAILABLE, "", true, true}, // too many connections
 		{"57P01", postings.EUNAVAILABLE, "", true, true}, // admin shutdown
 		{"08006", postings.EUNAVAILABLE, "", true, true}, // connection failure

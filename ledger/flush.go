@@ -13,33 +13,34 @@ import (
 // the number of commands, with the balances netted to one update per
 // account. The statements run in this order (rows before the rows that
 // refer to them); the first that fails aborts the transaction.
-func (st *state) flush() error {
-	p := st.pipeline()
-	st.flushAccounts(p)
-	if err := st.flushJournal(p); err != nil {
+func (tx *Tx) flush() error {
+	p := tx.Pipeline()
+	tx.flushAccounts(p)
+	if err := tx.flushJournal(p); err != nil {
 		return err
 	}
-	st.flushBalances(p)
-	st.flushHeads(p)
-	st.flushIdempotency(p)
-	st.ext.flush(st, p)
-	return p.send()
+	tx.flushBalances(p)
+	tx.flushHeads(p)
+	tx.flushIdempotency(p)
+	tx.flushStates(p)
+	tx.flushEvents(p)
+	return p.Send()
 }
 
-var stmtInsertAccounts = newStmt(`
+var stmtInsertAccounts = NewStmt(`
 	insert into accounts (id, merchant_id, type, currency, card_no, address)
 	select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
 	     as v(id, m, type, currency, card_no, address)`)
 
-func (st *state) flushAccounts(p *pipeline) {
-	n := len(st.newAccounts)
+func (tx *Tx) flushAccounts(p *Pipeline) {
+	n := len(tx.newAccounts)
 	if n == 0 {
 		return
 	}
 	ids, ms := make([]int64, n), make([]int64, n)
 	types, curs, addrs := make([]string, n), make([]string, n), make([]string, n)
 	cards := make([]*string, n)
-	for i, a := range st.newAccounts {
+	for i, a := range tx.newAccounts {
 		ids[i], ms[i] = a.id, a.account.Merchant
 		types[i], curs[i], addrs[i] = string(a.account.Type), a.account.Currency, a.account.Address()
 		if a.account.Card != "" { // NULL for accounts of no card
@@ -47,22 +48,22 @@ func (st *state) flushAccounts(p *pipeline) {
 			cards[i] = &c
 		}
 	}
-	p.execRows(stmtInsertAccounts, n, "accounts", ids, ms, types, curs, cards, addrs)
+	p.ExecRows(stmtInsertAccounts, n, "accounts", ids, ms, types, curs, cards, addrs)
 }
 
 // Empty references are stored as NULL.
-var stmtInsertEntries = newStmt(`
+var stmtInsertEntries = NewStmt(`
 	insert into entries (merchant_id, merchant_seq, kind, created_at, card_no, tx_id, auth_id, metadata, prev_hash, hash)
 	select m, seq, kind, at, nullif(card, ''), nullif(tx, ''), nullif(auth, ''), meta::jsonb, prev, hash
 	from unnest($1::bigint[], $2::bigint[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[],
 	            $8::text[], $9::bytea[], $10::bytea[])
 	     as v(m, seq, kind, at, card, tx, auth, meta, prev, hash)`)
 
-var stmtInsertPostings = newStmt(`
+var stmtInsertPostings = NewStmt(`
 	insert into postings (merchant_id, merchant_seq, idx, source_id, destination_id, amount, currency)
 	select * from unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[])`)
 
-var stmtInsertBillLines = newStmt(`
+var stmtInsertBillLines = NewStmt(`
 	insert into bill_lines (merchant_id, bill_seq, merchant_seq, posting_idx, account_id, kind, amount, currency,
 	                        balance_after, created_at, card_no, tx_id, auth_id)
 	select m, bill, seq, idx, acct, kind, amount, cur, after, at, nullif(card, ''), nullif(tx, ''), nullif(auth, '')
@@ -70,8 +71,8 @@ var stmtInsertBillLines = newStmt(`
 	            $8::text[], $9::bigint[], $10::timestamptz[], $11::text[], $12::text[], $13::text[])
 	     as v(m, bill, seq, idx, acct, kind, amount, cur, after, at, card, tx, auth)`)
 
-func (st *state) flushJournal(p *pipeline) error {
-	n := len(st.entries)
+func (tx *Tx) flushJournal(p *Pipeline) error {
+	n := len(tx.entries)
 	if n == 0 {
 		return nil
 	}
@@ -83,7 +84,7 @@ func (st *state) flushJournal(p *pipeline) error {
 	var pm, ps, psrc, pdst, pamt []int64
 	var pidx []int16
 	var pcur []string
-	for i, r := range st.entries {
+	for i, r := range tx.entries {
 		meta := r.Metadata
 		if meta == nil {
 			meta = map[string]string{}
@@ -98,24 +99,24 @@ func (st *state) flushJournal(p *pipeline) error {
 		prevs[i], hashes[i] = append([]byte(nil), r.PrevHash[:]...), append([]byte(nil), r.Hash[:]...)
 		for j, po := range r.Postings {
 			pm, ps, pidx = append(pm, r.Merchant), append(ps, r.Seq), append(pidx, int16(j))
-			psrc = append(psrc, st.accounts[po.Source.Address()].id)
-			pdst = append(pdst, st.accounts[po.Destination.Address()].id)
+			psrc = append(psrc, tx.accounts[po.Source.Address()].id)
+			pdst = append(pdst, tx.accounts[po.Destination.Address()].id)
 			pamt, pcur = append(pamt, po.Amount), append(pcur, po.Currency)
 		}
 	}
-	p.execRows(stmtInsertEntries, n, "entries", ms, seqs, kinds, ats, cards, txs, auths, metas, prevs, hashes)
-	p.execRows(stmtInsertPostings, len(pm), "postings", pm, ps, pidx, psrc, pdst, pamt, pcur)
-	if k := len(st.bills); k > 0 {
+	p.ExecRows(stmtInsertEntries, n, "entries", ms, seqs, kinds, ats, cards, txs, auths, metas, prevs, hashes)
+	p.ExecRows(stmtInsertPostings, len(pm), "postings", pm, ps, pidx, psrc, pdst, pamt, pcur)
+	if k := len(tx.bills); k > 0 {
 		bm, bseq, bms, bacct, bamt, bafter := make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k), make([]int64, k)
 		bidx := make([]int16, k)
 		bkind, bcur, bcard, btx, bauth := make([]string, k), make([]string, k), make([]string, k), make([]string, k), make([]string, k)
 		bat := make([]time.Time, k)
-		for i, b := range st.bills {
+		for i, b := range tx.bills {
 			bm[i], bseq[i], bms[i], bidx[i], bacct[i] = b.MerchantID, b.BillSeq, b.MerchantSeq, b.PostingIdx, b.AccountID
 			bkind[i], bamt[i], bcur[i], bafter[i], bat[i] = b.Kind, b.Amount, b.Currency, b.BalanceAfter, b.CreatedAt
 			bcard[i], btx[i], bauth[i] = b.CardNo.String, b.TxID.String, b.AuthID.String
 		}
-		p.execRows(stmtInsertBillLines, k, "bill lines", bm, bseq, bms, bidx, bacct, bkind, bamt, bcur, bafter, bat, bcard, btx, bauth)
+		p.ExecRows(stmtInsertBillLines, k, "bill lines", bm, bseq, bms, bidx, bacct, bkind, bamt, bcur, bafter, bat, bcard, btx, bauth)
 	}
 	return nil
 }
@@ -136,7 +137,7 @@ func (st *state) flushJournal(p *pipeline) error {
 // statement inserted) lets flushBalances prove that only new accounts were
 // inserted and every existing one updated. A conflict on a row of another
 // merchant or currency updates nothing, and the count catches it.
-var stmtUpsertBalances = newStmt(`
+var stmtUpsertBalances = NewStmt(`
 	insert into balances as b (account_id, merchant_id, currency, constrained, balance, last_seq)
 	select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::bool[], $5::bigint[], $6::bigint[])
 	on conflict (account_id) do update
@@ -147,12 +148,12 @@ var stmtUpsertBalances = newStmt(`
 // flushBalances writes each touched or new account's balance and reads the
 // result back: a balance that is not what the batch computed means something
 // changed it outside the writer, and the batch is abandoned.
-func (st *state) flushBalances(p *pipeline) {
+func (tx *Tx) flushBalances(p *Pipeline) {
 	var ids, ms, deltas, seqs []int64
 	var curs []string
 	var constrained []bool
 	accounts := map[int64]*acctState{}
-	for _, a := range st.accounts {
+	for _, a := range tx.accounts {
 		if !a.touched && !a.isNew {
 			continue
 		}
@@ -166,7 +167,7 @@ func (st *state) flushBalances(p *pipeline) {
 	if len(ids) == 0 {
 		return
 	}
-	p.query(stmtUpsertBalances, func(rows pgx.Rows) error {
+	p.Query(stmtUpsertBalances, func(rows pgx.Rows) error {
 		got := 0
 		for rows.Next() {
 			var id, balance int64
@@ -177,13 +178,13 @@ func (st *state) flushBalances(p *pipeline) {
 			got++
 			a := accounts[id]
 			if a == nil {
-				return errInvariant("balance of account %d written, not in the batch", id)
+				return Invariantf("balance of account %d written, not in the batch", id)
 			}
 			if inserted != a.isNew {
-				return errInvariant("account %d: balance row inserted %v, the batch expected %v", id, inserted, a.isNew)
+				return Invariantf("account %d: balance row inserted %v, the batch expected %v", id, inserted, a.isNew)
 			}
 			if a.balance != balance {
-				return errInvariant("account %d has balance %d after the batch, the batch computed %d", id, balance, a.balance)
+				return Invariantf("account %d has balance %d after the batch, the batch computed %d", id, balance, a.balance)
 			}
 		}
 		// A failed statement ends the rows early: report its error, not
@@ -192,13 +193,13 @@ func (st *state) flushBalances(p *pipeline) {
 			return err
 		}
 		if got != len(ids) {
-			return errInvariant("%d balances written, %d expected", got, len(ids))
+			return Invariantf("%d balances written, %d expected", got, len(ids))
 		}
 		return nil
 	}, ids, ms, curs, constrained, deltas, seqs)
 }
 
-var stmtUpdateHeads = newStmt(`
+var stmtUpdateHeads = NewStmt(`
 	update ledger_heads h
 	set last_seq = v.seq, last_hash = v.hash, last_bill_seq = v.bill, last_event_seq = v.event, last_ts = v.ts
 	from unnest($1::bigint[], $2::bigint[], $3::bytea[], $4::bigint[], $5::bigint[], $6::timestamptz[])
@@ -206,11 +207,11 @@ var stmtUpdateHeads = newStmt(`
 	cross join lateral (select ctid from ledger_heads x where x.merchant_id = v.m offset 0) x
 	where h.ctid = x.ctid`)
 
-func (st *state) flushHeads(p *pipeline) {
+func (tx *Tx) flushHeads(p *Pipeline) {
 	var ms, seqs, bills, events []int64
 	var hashes [][]byte
 	var tss []time.Time
-	for id, h := range st.heads {
+	for id, h := range tx.heads {
 		if !h.dirty {
 			continue
 		}
@@ -224,7 +225,7 @@ func (st *state) flushHeads(p *pipeline) {
 	if len(ms) == 0 {
 		return
 	}
-	p.execRows(stmtUpdateHeads, len(ms), "heads", ms, seqs, hashes, bills, events, tss)
+	p.ExecRows(stmtUpdateHeads, len(ms), "heads", ms, seqs, hashes, bills, events, tss)
 }
 
 // recordsSeqRange returns the first and last sequence of records.

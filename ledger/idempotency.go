@@ -1,14 +1,8 @@
 package ledger
 
 import (
-	"bytes"
-	"context"
-	"crypto/sha256"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -96,7 +90,7 @@ type idemRow struct {
 // unexpired.
 // Expiry is judged by the ledger's clock, the one that wrote expires_at, not
 // the database's: two clocks that disagree must not revive a key early.
-func (st *state) queueIdempotency(p *pipeline, keys []*idemKey) {
+func (tx *Tx) queueIdempotency(p *Pipeline, keys []*idemKey) {
 	if len(keys) == 0 {
 		return
 	}
@@ -106,7 +100,7 @@ func (st *state) queueIdempotency(p *pipeline, keys []*idemKey) {
 	for i, k := range keys {
 		scopes[i], merchants[i], names[i] = k.scope, k.merchant, k.key
 	}
-	p.query(stmtLoadIdempotency, func(rows pgx.Rows) error {
+	p.Query(stmtLoadIdempotency, func(rows pgx.Rows) error {
 		for rows.Next() {
 			row := &idemRow{}
 			var fp []byte
@@ -118,15 +112,15 @@ func (st *state) queueIdempotency(p *pipeline, keys []*idemKey) {
 			if first != nil && last != nil {
 				row.firstSeq, row.lastSeq = *first, *last
 			}
-			st.idem[row.id()] = row
+			tx.idem[row.id()] = row
 		}
 		return nil
-	}, scopes, merchants, names, st.now)
+	}, scopes, merchants, names, tx.now)
 }
 
 // One primary-key probe per key (the lateral subquery, kept apart by
 // "offset 0", cannot become a hash join over the whole table).
-var stmtLoadIdempotency = newStmt(`
+var stmtLoadIdempotency = NewStmt(`
 	select k.scope, k.merchant_id, k.key, k.fingerprint, k.status, k.response, k.first_seq, k.last_seq
 	from unnest($1::text[], $2::bigint[], $3::text[]) as v(scope, m, key)
 	cross join lateral (
@@ -135,7 +129,7 @@ var stmtLoadIdempotency = newStmt(`
 		offset 0) k`)
 
 // storeIdempotency records a command's outcome under its key, in the batch.
-func (st *state) storeIdempotency(k *idemKey, entriesFrom int, val any, err error) {
+func (tx *Tx) storeIdempotency(k *idemKey, entriesFrom int, val any, err error) {
 	row := &idemRow{idemKey: *k, isNew: true}
 	if err != nil {
 		row.status = idemFailed
@@ -145,21 +139,27 @@ func (st *state) storeIdempotency(k *idemKey, entriesFrom int, val any, err erro
 		if merr != nil {
 			// A result that cannot be stored cannot be replayed: better to
 			// keep no key than a wrong one.
-			st.l.log.Error("idempotent result not storable", "error", merr)
+			tx.l.log.Error("idempotent result not storable", "error", merr)
 			return
 		}
 		row.response = b
 	}
-	if recs := st.entries[entriesFrom:]; len(recs) > 0 {
+	if recs := tx.entries[entriesFrom:]; len(recs) > 0 {
 		row.firstSeq, row.lastSeq = recordsSeqRange(recs)
 	}
-	st.idem[row.id()] = row
-	st.idemRows = append(st.idemRows, row)
+	tx.idem[row.id()] = row
+	tx.idemRows = append(tx.idemRows, row)
+}
+
+// replayer is a core command that replays from the journal what its first
+// call wrote (Append), rather than from a stored JSON result.
+type replayer interface {
+	replay(tx *Tx, row *idemRow) (any, error)
 }
 
 // replay answers a repeated key with the first outcome.
-func (st *state) replay(cmd command, row *idemRow) result {
-	if k := cmd.idempotency(); k != nil && k.origin != nil {
+func (tx *Tx) replay(cmd Command, k *idemKey, row *idemRow) result {
+	if k.origin != nil {
 		// The caller reads it only after the answer crosses the result
 		// channel, which orders this write before that read.
 		k.origin.Replayed = true
@@ -176,35 +176,39 @@ func (st *state) replay(cmd command, row *idemRow) result {
 		}
 		return result{err: &e}
 	}
-	rp, ok := cmd.(replayer)
+	if rp, ok := cmd.(replayer); ok {
+		v, err := rp.replay(tx, row)
+		return result{val: v, err: err}
+	}
+	rp, ok := cmd.(Replayer)
 	if !ok {
 		return result{err: fmt.Errorf("ledger: %T cannot replay an idempotent result", cmd)}
 	}
-	v, err := rp.replay(st, row)
+	v, err := rp.Replay(tx, row.response)
 	return result{val: v, err: err}
 }
 
 // flushIdempotency inserts the new keys. An expired key with the same name is
 // replaced; an unexpired one cannot exist, because the merchant's head is
 // locked, so a conflict is reported as an error rather than ignored.
-func (st *state) flushIdempotency(p *pipeline) {
-	if len(st.idemRows) == 0 {
+func (tx *Tx) flushIdempotency(p *Pipeline) {
+	if len(tx.idemRows) == 0 {
 		return
 	}
-	n := len(st.idemRows)
+	n := len(tx.idemRows)
 	scopes, names := make([]string, n), make([]string, n)
 	merchants, statuses := make([]int64, n), make([]int64, n)
 	fps, responses := make([][]byte, n), make([][]byte, n)
 	firsts, lasts := make([]int64, n), make([]int64, n)
-	for i, r := range st.idemRows {
+	for i, r := range tx.idemRows {
 		scopes[i], merchants[i], names[i] = r.scope, r.merchant, r.key
 		fps[i] = append([]byte(nil), r.fingerprint[:]...)
 		statuses[i] = int64(r.status)
 		responses[i] = r.response
 		firsts[i], lasts[i] = r.firstSeq, r.lastSeq
 	}
-	expires := st.now.Add(st.l.cfg.IdempotencyTTL)
-	p.query(stmtStoreIdempotency, func(rows pgx.Rows) error {
+	expires := tx.now.Add(tx.l.cfg.IdempotencyTTL)
+	p.Query(stmtStoreIdempotency, func(rows pgx.Rows) error {
 		var inserted int64
 		for rows.Next() {
 			if err := rows.Scan(&inserted); err != nil {
@@ -212,16 +216,16 @@ func (st *state) flushIdempotency(p *pipeline) {
 			}
 		}
 		if inserted != int64(n) {
-			return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_race",
+			return postings.ReasonErrorf(postings.ECONFLICT, postings.ReasonIdempotencyRace,
 				"an idempotency key was stored concurrently; retry with the same key")
 		}
 		return nil
-	}, st.now, expires, scopes, merchants, names, fps, statuses, responses, firsts, lasts)
+	}, tx.now, expires, scopes, merchants, names, fps, statuses, responses, firsts, lasts)
 }
 
 // stmtStoreIdempotency inserts the keys and counts the rows it wrote
 // (flushIdempotency).
-var stmtStoreIdempotency = newStmt(`
+var stmtStoreIdempotency = NewStmt(`
 	with ins as (
 		insert into idempotency_keys as k (scope, merchant_id, key, fingerprint, status, response, first_seq, last_seq, created_at, expires_at)
 		select v.scope, v.m, v.key, v.fp, v.status, v.resp, nullif(v.first, 0), nullif(v.last, 0), $1::timestamptz, $2::timestamptz
@@ -235,80 +239,3 @@ var stmtStoreIdempotency = newStmt(`
 		returning 1
 	)
 	select count(*) from ins`)
-
-// ClaimReadIdempotency records that a read with no effect (POST
-// /shop/card/balance/batch) used a key, so that the key cannot then serve
-// another request, and refuses a key that already belongs to another
-// request (ECONFLICT idempotency_mismatch, as the writer does). The read's
-// answer is not stored: repeating it reads again. A key is one request's,
-// whichever endpoint used it first (docs/api.md, "Idempotency").
-func (l *Ledger) ClaimReadIdempotency(ctx context.Context, merchant int64, in *Idempotency) error {
-	k, err := newIdemKey(merchant, in, func() [32]byte { return [32]byte{} })
-	if err != nil || k == nil {
-		return err
-	}
-	now := l.now()
-	var fp []byte
-	// The insert probes the primary key; a live key of another request is
-	// left alone and read back by the second branch (a key that expired is
-	// replaced, as flushIdempotency does).
-	err = l.db.NewRaw(`
-		with ins as (
-			insert into idempotency_keys as k (scope, merchant_id, key, fingerprint, status, created_at, expires_at)
-			values (?, ?, ?, ?, ?, ?, ?)
-			on conflict (scope, merchant_id, key) do update
-			set fingerprint = excluded.fingerprint, status = excluded.status, response = null,
-			    first_seq = null, last_seq = null, created_at = excluded.created_at, expires_at = excluded.expires_at
-			where k.expires_at <= excluded.created_at
-			returning k.fingerprint)
-		select fingerprint from ins
-		union all
-		select k.fingerprint from idempotency_keys k
-		where k.scope = ? and k.merchant_id = ? and k.key = ? and not exists (select from ins)`,
-		k.scope, k.merchant, k.key, k.fingerprint[:], idemRead, now, now.Add(l.cfg.IdempotencyTTL),
-		k.scope, k.merchant, k.key).Scan(ctx, &fp)
-	if errors.Is(err, sql.ErrNoRows) {
-		// Stored by another transaction after this statement's snapshot.
-		return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_race",
-			"an idempotency key was stored concurrently; retry with the same key")
-	}
-	if err != nil {
-		return mapError(err)
-	}
-	if !bytes.Equal(fp, k.fingerprint[:]) {
-		return errIdemMismatch(k.key)
-	}
-	return nil
-}
-
-// errIdemMismatch is the answer to a key used before by another request.
-func errIdemMismatch(key string) error {
-	return postings.ReasonErrorf(postings.ECONFLICT, "idempotency_mismatch",
-		"Idempotency-Key %q was used with a different request", truncateKey(key))
-}
-
-// PruneIdempotency deletes expired keys, at most limit of them, and returns
-// how many it deleted. The server calls it periodically.
-func (l *Ledger) PruneIdempotency(limit int) (int64, error) {
-	res, err := l.db.NewRaw(`
-		delete from idempotency_keys
-		where ctid in (select ctid from idempotency_keys where expires_at <= ? limit ?)`, l.now(), limit).
-		Exec(l.bg())
-	if err != nil {
-		return 0, mapError(err)
-	}
-	return res.RowsAffected()
-}
-
-// contentFingerprint hashes the canonical encodings of entries, for callers
-// that give a key but no fingerprint.
-func contentFingerprint(entries []postings.Entry) [32]byte {
-	h := sha256.New()
-	for i := range entries {
-		h.Write(postings.CanonicalEncoding(&postings.Record{Entry: entries[i], CreatedAt: time.Unix(0, 0)}))
-		h.Write([]byte{0})
-	}
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
-}

@@ -1,8 +1,13 @@
-// Package ledger owns PostgreSQL: the append-only journal, the balances and
-// bill lines derived from it, idempotency keys, and the merchants' objects
-// that change together with the journal. Every change goes through the
-// writer (writer.go), one transaction per batch of commands; reads go
-// straight to the tables.
+// Package ledger is the journal core on PostgreSQL: the append-only,
+// hash-chained journal, the balances and bill lines derived from it,
+// merchants and their heads, idempotency keys, the outbox, the reads of the
+// journal and Verify. Every change goes through the writer (writer.go), one
+// transaction per batch of commands; reads go straight to the tables.
+//
+// It knows no card, hold or remittance: the domains above it (internal/)
+// run their commands inside its transaction (Command, Func, Tx) and keep
+// their own rows in batch states they register (batchstate.go);
+// docs/architecture.md describes the whole.
 package ledger
 
 import (
@@ -36,15 +41,6 @@ type Config struct {
 	Logger *slog.Logger
 	// Sealer encrypts secrets at rest (merchant signing keys, card numbers).
 	Sealer *Sealer
-	// FXRateMaxAge is the age beyond which an FX rate is refused. Default
-	// 24 hours.
-	FXRateMaxAge time.Duration
-	// HoldExpiry is how long an authorization hold lasts without clearing
-	// before the expiry worker releases it. Default 7 days.
-	HoldExpiry time.Duration
-	// Network bounds the card network's messages (docs/network.md,
-	// "Bounds"). The zero value gives the defaults.
-	Network NetworkBounds
 }
 
 // Ledger is the journal on PostgreSQL.
@@ -56,11 +52,6 @@ type Ledger struct {
 	ids     *idAllocator
 	auth    authCache
 	touches touches
-	// cardOwners caches the merchant of each card (network messages).
-	cardOwners cardOwners
-	// panSource draws a new card's PAN; nil is newPAN. Tests replace it
-	// to force a collision.
-	panSource func(bin string) string
 	// authTrace, when set, is told each step authenticate takes. Tests
 	// use it to prove that every failure takes the same steps.
 	authTrace func(step string)
@@ -101,13 +92,6 @@ func New(db *bun.DB, cfg Config) *Ledger {
 	if cfg.IdempotencyTTL < 24*time.Hour {
 		cfg.IdempotencyTTL = 48 * time.Hour
 	}
-	if cfg.FXRateMaxAge <= 0 {
-		cfg.FXRateMaxAge = 24 * time.Hour
-	}
-	if cfg.HoldExpiry <= 0 {
-		cfg.HoldExpiry = 7 * 24 * time.Hour
-	}
-	cfg.Network = cfg.Network.withDefaults()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -123,8 +107,17 @@ func (l *Ledger) Close() {
 	l.flushTouches()
 }
 
-// DB is the underlying database, for the packages that read derived views.
+// DB is the underlying database, for the domain packages' reads and the
+// statements that run outside the writer.
 func (l *Ledger) DB() *bun.DB { return l.db }
+
+// Sealer encrypts and opens the secrets at rest (Config.Sealer); nil when
+// none is configured.
+func (l *Ledger) Sealer() *Sealer { return l.cfg.Sealer }
+
+// Logger receives the log lines of the ledger and of the services built on
+// it.
+func (l *Ledger) Logger() *slog.Logger { return l.log }
 
 // OnCommit registers fn to run after every committed batch.
 func (l *Ledger) OnCommit(fn func(*CommitInfo)) {
@@ -133,15 +126,15 @@ func (l *Ledger) OnCommit(fn func(*CommitInfo)) {
 	l.hooks = append(l.hooks, fn)
 }
 
-func (l *Ledger) afterCommit(st *state) {
+func (l *Ledger) afterCommit(tx *Tx) {
 	l.hooksMu.Lock()
 	hooks := l.hooks
 	l.hooksMu.Unlock()
 	if len(hooks) == 0 {
 		return
 	}
-	info := &CommitInfo{Entries: len(st.entries), Events: st.ext.events(), Deliveries: len(st.ext.deliveries)}
-	for id, h := range st.heads {
+	info := &CommitInfo{Entries: len(tx.entries), Events: len(tx.outbox), Deliveries: len(tx.deliveries)}
+	for id, h := range tx.heads {
 		if h.dirty {
 			info.Merchants = append(info.Merchants, id)
 		}

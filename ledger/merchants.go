@@ -131,9 +131,18 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 			if _, err = tx.NewRaw(`insert into ledger_heads (merchant_id) values (?)`, id).Exec(ctx); err != nil {
 				return mapError(err)
 			}
-			return resetLimits(ctx, tx, id, KYBTier1, spec.Currencies)
+			// The domains prepare their rows of the new merchant (the card
+			// domain: the limits of its KYB tier) in the same transaction.
+			m := &Merchant{ID: id, ShopNo: shopNo, Name: spec.Name, Currencies: spec.Currencies, Status: MerchantActive,
+				IPWhitelist: spec.IPWhitelist, CallbackURL: spec.CallbackURL}
+			for _, setup := range merchantSetups {
+				if err := setup(ctx, tx, m); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
-		if postings.AsError(err).Reason == "shop_no" && attempt < shopNoAttemptsMax {
+		if postings.AsError(err).Reason == postings.ReasonShopNo && attempt < shopNoAttemptsMax {
 			continue // a random shop number collided: draw another
 		}
 		if err != nil {
@@ -217,7 +226,7 @@ func (l *Ledger) merchantWhere(ctx context.Context, where string, arg any) (*Mer
 	var r merchantRow
 	err := l.db.NewRaw(`select `+merchantColumns+` from merchants m where `+where, arg).Scan(ctx, &r)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, postings.ReasonErrorf(postings.ENOTFOUND, "merchant", "merchant not found")
+		return nil, postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
 	}
 	if err != nil {
 		return nil, mapError(err)

@@ -24,23 +24,41 @@ import (
 // Everything else in the package keeps bun's interpolated queries and the
 // simple protocol (ledger/db.go): those are rare or read-only.
 
-// stmt is a statement with a fixed text, prepared on each connection the
-// first time it is used there.
-type stmt struct {
+// Stmt is a statement with a fixed text, prepared on each connection the
+// first time it is used there. The domain packages make theirs with NewStmt
+// too, so that the writer runs them in its pipelines and one test checks
+// every plan.
+type Stmt struct {
 	name string
 	sql  string
 }
 
-// stmtsAll lists every statement made by newStmt, so that a test can check
+// stmtsAll lists every statement made by NewStmt, so that a test can check
 // each one's generic plan (TestStatementPlansAreIndexProbes).
-var stmtsAll []*stmt
+var stmtsAll []*Stmt
 
-func newStmt(sql string) *stmt {
+// NewStmt registers a statement. Call it at package level (a var), so that
+// every statement of the program exists before the first batch. Its text
+// must plan as index probes whatever the statistics (docs/performance.md).
+func NewStmt(sql string) *Stmt {
 	h := fnv.New64a()
 	h.Write([]byte(sql))
-	s := &stmt{name: fmt.Sprintf("gw_%016x", h.Sum64()), sql: sql}
+	s := &Stmt{name: fmt.Sprintf("gw_%016x", h.Sum64()), sql: sql}
 	stmtsAll = append(stmtsAll, s)
 	return s
+}
+
+// Statement is one registered statement, for the test of the plans.
+type Statement struct{ Name, SQL string }
+
+// Statements returns every statement registered with NewStmt by the
+// packages linked into the program.
+func Statements() []Statement {
+	out := make([]Statement, len(stmtsAll))
+	for i, s := range stmtsAll {
+		out[i] = Statement{s.name, s.sql}
+	}
+	return out
 }
 
 // pgConnOf returns the pgx connection under a pinned database/sql
@@ -60,9 +78,9 @@ func pgConnOf(c interface{ Raw(func(any) error) error }) (*pgx.Conn, error) {
 	return pc, err
 }
 
-// pipeline collects statements to send in one round trip. Each statement has
+// Pipeline collects statements to send in one round trip. Each statement has
 // a reader for its result, called in order once the pipeline is sent.
-type pipeline struct {
+type Pipeline struct {
 	ctx     context.Context
 	pc      *pgx.Conn
 	db      *bun.DB // builds and renders bun queries queued with bunExec
@@ -75,11 +93,15 @@ type pipeline struct {
 // twenty at most), so a pipeline longer than this is a bug.
 const pipelineStatementsMax = 64
 
-func newPipeline(ctx context.Context, pc *pgx.Conn, db *bun.DB) *pipeline {
-	return &pipeline{ctx: ctx, pc: pc, db: db}
+func newPipeline(ctx context.Context, pc *pgx.Conn, db *bun.DB) *Pipeline {
+	return &Pipeline{ctx: ctx, pc: pc, db: db}
 }
 
-func (p *pipeline) queuePrepared(s *stmt, args []any, read func(*pgconn.ResultReader) error) {
+// DB builds the bun queries queued with BunExec (rendered to text, for the
+// rare tables).
+func (p *Pipeline) DB() *bun.DB { return p.db }
+
+func (p *Pipeline) queuePrepared(s *Stmt, args []any, read func(*pgconn.ResultReader) error) {
 	if p.err != nil {
 		return
 	}
@@ -104,9 +126,9 @@ func (p *pipeline) queuePrepared(s *stmt, args []any, read func(*pgconn.ResultRe
 	p.readers = append(p.readers, read)
 }
 
-// exec queues a prepared statement; check (if not nil) receives its
+// Exec queues a prepared statement; check (if not nil) receives its
 // command tag.
-func (p *pipeline) exec(s *stmt, check func(pgconn.CommandTag) error, args ...any) {
+func (p *Pipeline) Exec(s *Stmt, check func(pgconn.CommandTag) error, args ...any) {
 	p.queuePrepared(s, args, func(rr *pgconn.ResultReader) error {
 		tag, err := rr.Close()
 		if err != nil || check == nil {
@@ -116,23 +138,23 @@ func (p *pipeline) exec(s *stmt, check func(pgconn.CommandTag) error, args ...an
 	})
 }
 
-// execRows queues a prepared statement that must change exactly n rows.
-func (p *pipeline) execRows(s *stmt, n int, what string, args ...any) {
-	p.exec(s, rowsCheck(n, what), args...)
+// ExecRows queues a prepared statement that must change exactly n rows.
+func (p *Pipeline) ExecRows(s *Stmt, n int, what string, args ...any) {
+	p.Exec(s, RowsCheck(n, what), args...)
 }
 
-// rowsCheck is a check that a statement changed exactly n rows.
-func rowsCheck(n int, what string) func(pgconn.CommandTag) error {
+// RowsCheck is a check that a statement changed exactly n rows.
+func RowsCheck(n int, what string) func(pgconn.CommandTag) error {
 	return func(tag pgconn.CommandTag) error {
 		if tag.RowsAffected() != int64(n) {
-			return errInvariant("%d %s written, %d expected", tag.RowsAffected(), what, n)
+			return Invariantf("%d %s written, %d expected", tag.RowsAffected(), what, n)
 		}
 		return nil
 	}
 }
 
-// query queues a prepared statement whose rows go to scan.
-func (p *pipeline) query(s *stmt, scan func(pgx.Rows) error, args ...any) {
+// Query queues a prepared statement whose rows go to scan.
+func (p *Pipeline) Query(s *Stmt, scan func(pgx.Rows) error, args ...any) {
 	p.queuePrepared(s, args, func(rr *pgconn.ResultReader) error {
 		rows := pgx.RowsFromResultReader(p.pc.TypeMap(), rr)
 		defer rows.Close()
@@ -144,9 +166,9 @@ func (p *pipeline) query(s *stmt, scan func(pgx.Rows) error, args ...any) {
 	})
 }
 
-// text queues a statement without parameters (a bun query rendered to text,
+// Text queues a statement without parameters (a bun query rendered to text,
 // for the rare tables). check (if not nil) receives its command tag.
-func (p *pipeline) text(sql string, check func(pgconn.CommandTag) error) {
+func (p *Pipeline) Text(sql string, check func(pgconn.CommandTag) error) {
 	if p.err != nil {
 		return
 	}
@@ -160,8 +182,8 @@ func (p *pipeline) text(sql string, check func(pgconn.CommandTag) error) {
 	})
 }
 
-// bunExec queues a bun query, rendered to text with its arguments.
-func (p *pipeline) bunExec(q schema.QueryAppender, check func(pgconn.CommandTag) error) {
+// BunExec queues a bun query, rendered to text with its arguments.
+func (p *Pipeline) BunExec(q schema.QueryAppender, check func(pgconn.CommandTag) error) {
 	if p.err != nil {
 		return
 	}
@@ -170,13 +192,13 @@ func (p *pipeline) bunExec(q schema.QueryAppender, check func(pgconn.CommandTag)
 		p.err = err
 		return
 	}
-	p.text(string(b), check)
+	p.Text(string(b), check)
 }
 
-// send sends the pipeline and reads every result in order. It returns the
+// Send sends the pipeline and reads every result in order. It returns the
 // first error: PostgreSQL skips the statements after a failed one, and the
 // transaction is then aborted.
-func (p *pipeline) send() error {
+func (p *Pipeline) Send() error {
 	if p.err != nil {
 		return mapError(p.err)
 	}
@@ -208,7 +230,7 @@ func (p *pipeline) send() error {
 // withPrepared hands fn a pooled connection on which s is prepared (a
 // round trip only the first time on that connection): the read paths that
 // run at every request are parsed and planned once per connection.
-func (l *Ledger) withPrepared(ctx context.Context, s *stmt, fn func(pc *pgx.Conn) error) error {
+func (l *Ledger) withPrepared(ctx context.Context, s *Stmt, fn func(pc *pgx.Conn) error) error {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
 		return mapError(err)
@@ -224,8 +246,9 @@ func (l *Ledger) withPrepared(ctx context.Context, s *stmt, fn func(pc *pgx.Conn
 	return fn(pc)
 }
 
-// query runs a prepared statement and hands its rows to scan.
-func (l *Ledger) query(ctx context.Context, s *stmt, scan func(pgx.Rows) error, args ...any) error {
+// Query runs a prepared statement outside any batch and hands its rows to
+// scan.
+func (l *Ledger) Query(ctx context.Context, s *Stmt, scan func(pgx.Rows) error, args ...any) error {
 	return l.withPrepared(ctx, s, func(pc *pgx.Conn) error {
 		rows, err := pc.Query(ctx, s.name, args...)
 		if err != nil {
@@ -240,8 +263,8 @@ func (l *Ledger) query(ctx context.Context, s *stmt, scan func(pgx.Rows) error, 
 	})
 }
 
-// exec runs a prepared statement as its own transaction.
-func (l *Ledger) exec(ctx context.Context, s *stmt, args ...any) error {
+// Exec runs a prepared statement as its own transaction.
+func (l *Ledger) Exec(ctx context.Context, s *Stmt, args ...any) error {
 	return l.withPrepared(ctx, s, func(pc *pgx.Conn) error {
 		_, err := pc.Exec(ctx, s.name, args...)
 		return mapError(err)

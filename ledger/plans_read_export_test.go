@@ -9,9 +9,10 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// ReadQueries returns every read of audit verify, of the bill and of
-// reconciliation, as PostgreSQL receives it for merchant m (0: every
-// merchant, where the query takes one), with sample arguments.
+// ReadQueries returns every read of audit verify, of the bill and of the
+// statement check (the settlement reads are the network's), as PostgreSQL
+// receives it for merchant m (0: every merchant, where the query takes
+// one), with sample arguments.
 func ReadQueries(db *bun.DB, m int64) ([]Statement, error) {
 	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	format := func(q string, args ...any) (string, error) {
@@ -31,8 +32,6 @@ func ReadQueries(db *bun.DB, m int64) ([]Statement, error) {
 		add("bill range", billRangeSQL, merchant, at, merchant, at.Add(time.Hour)),
 		add("bill lines", billLinesSQL, merchant, 10_000, 10_049),
 		add("statement accounts", statementAccountsSQL, merchant, at, at.Add(time.Hour), pgdialect.Array([]string{"funding", "card_available"}), StatementAccountsMax+1),
-		add("settlements by auth", settlementsByAuthSQL, pgdialect.Array([]string{"auth_a", "auth_b"})),
-		add("settlements between", settlementsBetweenSQL, at, at.Add(time.Hour), at, 0, SettlementBatchMax),
 	}
 	for _, c := range verifyChecks {
 		// The checks go by the simple protocol: pgx writes the merchant in.

@@ -3,11 +3,22 @@ package ledger_test
 import (
 	"context"
 	"database/sql"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	// The domains register their prepared statements with the core
+	// (ledger.NewStmt): linking them puts every statement of the gateway
+	// under TestStatementPlansAreIndexProbes.
+	_ "github.com/paygate/gateway/internal/cards"
+	_ "github.com/paygate/gateway/internal/delivery"
+	_ "github.com/paygate/gateway/internal/fx"
+	_ "github.com/paygate/gateway/internal/network"
+	_ "github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -43,6 +54,40 @@ func TestStatementPlansAreIndexProbes(t *testing.T) {
 		}
 	}
 }
+
+// Every statement of the module is checked: the statements registered in
+// this test binary are as many as the calls of NewStmt in the module's
+// sources, so a package that makes statements and is not linked above
+// fails here.
+func TestEveryStatementIsChecked(t *testing.T) {
+	calls := 0
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "bin" || d.Name() == "var" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		calls += len(newStmtCallRe.FindAllIndex(src, -1))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(ledger.Statements()); got != calls || calls < 20 {
+		t.Errorf("%d statements registered in this test, %d calls of NewStmt in the module: link the missing package above", got, calls)
+	}
+}
+
+// newStmtCallRe finds a call of NewStmt (its declaration excluded).
+var newStmtCallRe = regexp.MustCompile(`(?:ledger\.|[^.\w])NewStmt\(` + "`")
 
 // explainGeneric returns the generic plan of s, with every parameter NULL
 // (a generic plan does not depend on the values).

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -18,8 +21,12 @@ import (
 
 // verifyFixture is a merchant with a funded card, an open hold on it and
 // three deposits after them, and another merchant that no test touches.
+// The card and the hold are made by the domains (internal/gatewaytest):
+// Verify checks their tables against the journal too.
 type verifyFixture struct {
-	*networkFixture
+	l        *gatewaytest.Gateway
+	m        *ledger.Merchant
+	card     *cards.Card
 	other    *ledger.Merchant
 	deposits [3]int64 // the sequences of the three last deposits of f.m
 	fundUSD  int64    // f.m's USD funding account
@@ -28,14 +35,24 @@ type verifyFixture struct {
 func newVerifyFixture(t *testing.T) *verifyFixture {
 	t.Helper()
 	ctx := context.Background()
-	f := &verifyFixture{networkFixture: newNetworkFixture(t, 100_00)}
-	f.authorize(t, 30_00, "USD")
-	for i := range 3 {
-		deposit(t, f.l, f.m.ID, "USD", int64(1_00*(i+1)))
+	f := &verifyFixture{l: gatewaytest.New(t, nil, gatewaytest.Options{})}
+	f.m = newMerchant(t, f.l.Ledger, "USD", "EUR")
+	deposit(t, f.l.Ledger, f.m.ID, "USD", 10_000_00)
+	var err error
+	f.card, err = f.l.Cards.CreateCard(ctx, f.m.ID, cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100_00}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.other = newMerchant(t, f.l, "USD")
-	deposit(t, f.l, f.other.ID, "USD", 5_00)
-	deposit(t, f.l, f.other.ID, "USD", 6_00)
+	if _, err := f.l.Network.Authorize(ctx, network.AuthRequest{MessageID: "verify-hold", CardNo: f.card.CardNo,
+		Amount: 30_00, Currency: "USD"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		deposit(t, f.l.Ledger, f.m.ID, "USD", int64(1_00*(i+1)))
+	}
+	f.other = newMerchant(t, f.l.Ledger, "USD")
+	deposit(t, f.l.Ledger, f.other.ID, "USD", 5_00)
+	deposit(t, f.l.Ledger, f.other.ID, "USD", 6_00)
 	rows, err := f.l.DB().QueryContext(ctx, `select merchant_seq from entries where merchant_id = ? and kind = 'DEPOSIT' order by merchant_seq desc limit 3`, f.m.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +245,7 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 			if tc.tamper != "" {
 				f.tamper(t, tc.tamper)
 			}
-			rep := verifyAllModes(t, f.l, ledger.VerifyOptions{})
+			rep := verifyAllModes(t, f.l.Ledger, ledger.VerifyOptions{})
 			if rep.Merchants != 2 || rep.Entries < 7 {
 				t.Errorf("counts: %+v", rep)
 			}
@@ -254,7 +271,7 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 				}
 			}
 			// The same, for the merchant alone.
-			one := verifyAllModes(t, f.l, ledger.VerifyOptions{Merchant: f.m.ID})
+			one := verifyAllModes(t, f.l.Ledger, ledger.VerifyOptions{Merchant: f.m.ID})
 			if one.Merchants != 1 || !reflect.DeepEqual(one.Problems, rep.Problems) {
 				t.Errorf("merchant alone: %d merchants, %d problems; all merchants: %d problems", one.Merchants, len(one.Problems), len(rep.Problems))
 			}
@@ -269,14 +286,14 @@ func TestVerifyChecksSeeTheStreamsSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newVerifyFixture(t)
-	before := mustVerify(t, f.l)
+	before := mustVerify(t, f.l.Ledger)
 	var once sync.Once
 	var conns sync.Map
 	opts := ledger.WithVerifyHooks(ledger.VerifyOptions{}, ledger.VerifyHooks{
 		Helpers: intp(1), HelpersOnly: true,
 		AfterSnapshot: func() {
 			once.Do(func() {
-				deposit(t, f.l, f.m.ID, "USD", 7_00)
+				deposit(t, f.l.Ledger, f.m.ID, "USD", 7_00)
 				if _, err := f.l.DB().ExecContext(ctx, `update balances set balance = balance + 1 where account_id = ?`, f.fundUSD); err != nil {
 					t.Error(err)
 				}
@@ -324,7 +341,7 @@ func TestVerifyOnAPoolOfOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	l := ledger.New(db, ledger.Config{Sealer: newSealer(t)})
+	l := ledger.New(db, ledger.Config{Sealer: gatewaytest.NewSealer(t)})
 	t.Cleanup(l.Close)
 	m := newMerchant(t, l, "USD")
 	for i := range 5 {
@@ -336,7 +353,7 @@ func TestVerifyOnAPoolOfOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { one.Close() })
-	audit := ledger.New(one, ledger.Config{Sealer: newSealer(t)})
+	audit := ledger.New(one, ledger.Config{Sealer: gatewaytest.NewSealer(t)})
 	t.Cleanup(audit.Close)
 	var conns sync.Map
 	opts := ledger.WithVerifyHooks(ledger.VerifyOptions{}, ledger.VerifyHooks{
@@ -408,7 +425,7 @@ func TestVerifyCancelled(t *testing.T) {
 			}
 		})
 	}
-	mustVerify(t, f.l)
+	mustVerify(t, f.l.Ledger)
 }
 
 // The progress bar's total comes from the heads, without counting the

@@ -208,8 +208,9 @@ func (m Money) MarshalJSON() ([]byte, error) {
 	return []byte(FormatMinor(m.Minor, m.Currency)), nil
 }
 
-// addChecked adds two int64 values and reports overflow instead of wrapping.
-func addChecked(a, b int64) (int64, bool) {
+// AddChecked adds two int64 values (minor units) and reports overflow
+// instead of wrapping.
+func AddChecked(a, b int64) (int64, bool) {
 	s := a + b
 	if (b > 0 && s < a) || (b < 0 && s > a) {
 		return 0, false

@@ -1,6 +1,8 @@
 package postings
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -10,7 +12,7 @@ import (
 const (
 	PostingsMax      = 16 // postings in one entry
 	MetadataMax      = 16 // metadata pairs in one entry
-	refBytesMax      = 64 // card, transaction and authorization references
+	RefBytesMax      = 64 // card, transaction and authorization references
 	metadataBytesMax = 64 // one metadata key or value
 )
 
@@ -74,7 +76,7 @@ func (e *Entry) Validate() error {
 	}
 	for _, r := range []string{e.Refs.CardNo, e.Refs.TxID, e.Refs.AuthID} {
 		if r != "" && !isRefText(r) {
-			return Errorf(EINVALID, "reference %q has characters outside [A-Za-z0-9_.:-] or is too long", truncate(r, refBytesMax))
+			return Errorf(EINVALID, "reference %q has characters outside [A-Za-z0-9_.:-] or is too long", truncate(r, RefBytesMax))
 		}
 	}
 	if err := validateMetadata(e.Metadata); err != nil {
@@ -114,7 +116,7 @@ func (e *Entry) validateConversion() error {
 			throughFX[p.Currency] = true
 		}
 	}
-	for _, cur := range sortedKeys(throughFX) {
+	for _, cur := range slices.Sorted(maps.Keys(throughFX)) {
 		if !throughFX[cur] {
 			return Errorf(EINVALID, "an entry in several currencies moves %s without its fx_position account", cur)
 		}
@@ -186,7 +188,7 @@ func (e *Entry) SortedMetadataKeys() []string {
 }
 
 func isRefText(s string) bool {
-	return s != "" && len(s) <= refBytesMax && allBytes(s, isRefByte)
+	return s != "" && len(s) <= RefBytesMax && allBytes(s, isRefByte)
 }
 
 // IsRefText reports whether s may be used as a reference (card token,

@@ -45,11 +45,11 @@ const (
 
 // Error is the one application error type. Field names the offending input
 // field (JSON name) when there is one; Reason is a stable machine-readable
-// detail inside the code (for instance "card_frozen" inside ESTATE), which the
-// API uses to pick the business code.
+// detail inside the code (for instance ReasonCardFrozen inside ESTATE), which
+// the API uses to pick the business code.
 type Error struct {
 	Code    Code
-	Reason  string
+	Reason  Reason
 	Field   string
 	Message string
 }
@@ -72,7 +72,7 @@ func FieldErrorf(field, format string, args ...any) *Error {
 }
 
 // ReasonErrorf builds an Error with a reason inside its code.
-func ReasonErrorf(code Code, reason, format string, args ...any) *Error {
+func ReasonErrorf(code Code, reason Reason, format string, args ...any) *Error {
 	return &Error{Code: code, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 

@@ -2,7 +2,6 @@ package reconcile_test
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -10,6 +9,9 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -18,7 +20,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // fixture is a ledger on a fresh database with a clock the test moves.
 type fixture struct {
-	l    *ledger.Ledger
+	l    *gatewaytest.Gateway
 	db   *bun.DB
 	url  string
 	now  atomic.Pointer[time.Time]
@@ -41,16 +43,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { db.Close() })
 	f.db = db
-	key := make([]byte, ledger.DataKeyBytes)
-	if _, err := rand.Read(key); err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := ledger.NewSealer(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.l = ledger.New(db, ledger.Config{Sealer: sealer, Now: func() time.Time { return *f.now.Load() }})
-	t.Cleanup(f.l.Close)
+	f.l = gatewaytest.New(t, db, gatewaytest.Options{Ledger: ledger.Config{Now: func() time.Time { return *f.now.Load() }}})
 	f.refreshRates(t)
 	return f
 }
@@ -67,7 +60,7 @@ func (f *fixture) advance(t *testing.T, d time.Duration) {
 func (f *fixture) refreshRates(t *testing.T) {
 	t.Helper()
 	for _, r := range []struct{ base, quote, mid string }{{"USD", "EUR", "0.92"}, {"EUR", "USD", "1.087"}} {
-		if _, err := f.l.SetFXRate(context.Background(), r.base, r.quote, r.mid, 50); err != nil {
+		if _, err := f.l.FX.Set(context.Background(), r.base, r.quote, r.mid, 50); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,9 +87,9 @@ func (f *fixture) deposit(t *testing.T, m int64, cur string, minor int64) {
 // bins are the seeded VISA BINs per currency (sql/0002_cards.sql).
 var bins = map[string]string{"USD": "453201", "EUR": "453202"}
 
-func (f *fixture) card(t *testing.T, m int64, cur string, minor int64) *ledger.Card {
+func (f *fixture) card(t *testing.T, m int64, cur string, minor int64) *cards.Card {
 	t.Helper()
-	c, err := f.l.CreateCard(context.Background(), m, ledger.CreateCardInput{Bin: bins[cur], Currency: cur, Amount: minor}, nil)
+	c, err := f.l.Cards.CreateCard(context.Background(), m, cards.CreateCardInput{Bin: bins[cur], Currency: cur, Amount: minor}, nil)
 	if err != nil {
 		t.Fatalf("CreateCard: %v", err)
 	}
@@ -104,9 +97,9 @@ func (f *fixture) card(t *testing.T, m int64, cur string, minor int64) *ledger.C
 }
 
 // authorize makes an authorization that must be approved.
-func (f *fixture) authorize(t *testing.T, card string, minor int64, cur string) *ledger.AuthResult {
+func (f *fixture) authorize(t *testing.T, card string, minor int64, cur string) *network.AuthResult {
 	t.Helper()
-	res, err := f.l.Authorize(context.Background(), ledger.AuthRequest{MessageID: f.msg(), CardNo: card, Amount: minor,
+	res, err := f.l.Network.Authorize(context.Background(), network.AuthRequest{MessageID: f.msg(), CardNo: card, Amount: minor,
 		Currency: cur, MerchantName: "Coffee", MCC: "5814", MerchantCountry: "US"})
 	if err != nil || !res.Approved {
 		t.Fatalf("Authorize: %+v, %v", res, err)
@@ -118,7 +111,7 @@ func (f *fixture) authorize(t *testing.T, card string, minor int64, cur string) 
 func (f *fixture) clear(t *testing.T, authID string, minor int64) string {
 	t.Helper()
 	msg := f.msg()
-	if _, err := f.l.Clear(context.Background(), ledger.ClearRequest{MessageID: msg, AuthID: authID, Amount: minor}); err != nil {
+	if _, err := f.l.Network.Clear(context.Background(), network.ClearRequest{MessageID: msg, AuthID: authID, Amount: minor}); err != nil {
 		t.Fatalf("Clear: %v", err)
 	}
 	return msg

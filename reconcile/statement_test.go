@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
 )
@@ -22,9 +24,9 @@ type workload struct {
 	f     *fixture
 	m     int64
 	rng   *rand.Rand
-	cards []*ledger.Card
-	open  []*ledger.AuthResult // approved, not yet cleared or reversed
-	done  int                  // operations the ledger accepted
+	cards []*cards.Card
+	open  []*network.AuthResult // approved, not yet cleared or reversed
+	done  int                   // operations the ledger accepted
 }
 
 var workloadCurrencies = []string{"USD", "EUR"}
@@ -45,17 +47,17 @@ func (w *workload) step(t *testing.T) {
 			amount = 1 + w.rng.Int64N(200_00)
 		}
 		cur := w.currency()
-		var c *ledger.Card
-		if c, err = l.CreateCard(ctx, w.m, ledger.CreateCardInput{Bin: bins[cur], Currency: cur, Amount: amount}, nil); err == nil {
+		var c *cards.Card
+		if c, err = l.Cards.CreateCard(ctx, w.m, cards.CreateCardInput{Bin: bins[cur], Currency: cur, Amount: amount}, nil); err == nil {
 			w.cards = append(w.cards, c)
 		}
 	case op <= 3:
-		dir := []string{ledger.DirectionIn, ledger.DirectionOut}[op-2]
-		_, err = l.Transfer(ctx, w.m, ledger.TransferInput{CardNo: w.card().CardNo, Amount: 1 + w.rng.Int64N(100_00),
+		dir := []string{cards.DirectionIn, cards.DirectionOut}[op-2]
+		_, err = l.Cards.Transfer(ctx, w.m, cards.TransferInput{CardNo: w.card().CardNo, Amount: 1 + w.rng.Int64N(100_00),
 			Currency: w.currency(), Direction: dir}, nil)
 	case op <= 5:
-		var res *ledger.AuthResult
-		res, err = l.Authorize(ctx, ledger.AuthRequest{MessageID: w.f.msg(), CardNo: w.card().CardNo,
+		var res *network.AuthResult
+		res, err = l.Network.Authorize(ctx, network.AuthRequest{MessageID: w.f.msg(), CardNo: w.card().CardNo,
 			Amount: 1 + w.rng.Int64N(50_00), Currency: w.currency(), MerchantName: "Shop", MCC: "5999", MerchantCountry: "FR"})
 		if err == nil && res.Approved {
 			w.open = append(w.open, res)
@@ -64,11 +66,11 @@ func (w *workload) step(t *testing.T) {
 		// Partial, exact or above the authorization, in its currency.
 		a := w.takeOpen()
 		amount := max(1, a.Amount*int64(50+w.rng.IntN(80))/100)
-		_, err = l.Clear(ctx, ledger.ClearRequest{MessageID: w.f.msg(), AuthID: a.AuthID, Amount: amount})
+		_, err = l.Network.Clear(ctx, network.ClearRequest{MessageID: w.f.msg(), AuthID: a.AuthID, Amount: amount})
 	case op == 8 && len(w.open) > 0:
-		_, err = l.Reverse(ctx, ledger.ReverseRequest{MessageID: w.f.msg(), AuthID: w.takeOpen().AuthID})
+		_, err = l.Network.Reverse(ctx, network.ReverseRequest{MessageID: w.f.msg(), AuthID: w.takeOpen().AuthID})
 	case op == 9 && w.rng.IntN(4) == 0:
-		_, err = l.CancelCard(ctx, w.m, w.card().CardNo, nil)
+		_, err = l.Cards.CancelCard(ctx, w.m, w.card().CardNo, nil)
 	default:
 		_, err = l.Deposit(ctx, w.m, w.currency(), 1+w.rng.Int64N(100_00), nil)
 	}
@@ -81,9 +83,9 @@ func (w *workload) step(t *testing.T) {
 	}
 }
 
-func (w *workload) card() *ledger.Card { return w.cards[w.rng.IntN(len(w.cards))] }
+func (w *workload) card() *cards.Card { return w.cards[w.rng.IntN(len(w.cards))] }
 
-func (w *workload) takeOpen() *ledger.AuthResult {
+func (w *workload) takeOpen() *network.AuthResult {
 	i := w.rng.IntN(len(w.open))
 	a := w.open[i]
 	w.open = append(w.open[:i], w.open[i+1:]...)
@@ -92,7 +94,7 @@ func (w *workload) takeOpen() *ledger.AuthResult {
 
 // billableTotals sums the merchant's billable balances per currency, read
 // from the balances table (not from the bill).
-func billableTotals(t *testing.T, l *ledger.Ledger, m int64) map[string]int64 {
+func billableTotals(t *testing.T, l *gatewaytest.Gateway, m int64) map[string]int64 {
 	t.Helper()
 	bals, err := l.Balances(context.Background(), m, postings.AccountFunding, postings.AccountCardAvailable)
 	if err != nil {

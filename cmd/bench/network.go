@@ -10,7 +10,7 @@ import (
 
 	"github.com/paygate/gateway/api/client"
 	"github.com/paygate/gateway/internal/netclient"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/network"
 )
 
 // networkClient sends authorizations the way the issuer processor does: to
@@ -83,7 +83,7 @@ func (nc *networkClient) probe(card string) string {
 // authorize sends one authorization of 1 USD and returns the response code.
 func (nc *networkClient) authorize(messageID, card string) (string, error) {
 	if !nc.http {
-		res, err := nc.b.l.Authorize(nc.b.ctx, ledger.AuthRequest{MessageID: messageID, CardNo: card, Amount: 100, Currency: "USD",
+		res, err := nc.b.network.Authorize(nc.b.ctx, network.AuthRequest{MessageID: messageID, CardNo: card, Amount: 100, Currency: "USD",
 			MerchantName: "BENCH STORE", MCC: "5411", MerchantCountry: "US"})
 		if err != nil {
 			return "", err

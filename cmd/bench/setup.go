@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -55,7 +56,7 @@ func (b *bench) newMerchant(name, callbackURL string) (*merchantSetup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating merchant %s: %w", name, err)
 	}
-	if err := b.l.SetKYBTier(b.ctx, m.ID, ledger.KYBTier3); err != nil {
+	if err := b.cards.SetKYBTier(b.ctx, m.ID, cards.KYBTier3); err != nil {
 		return nil, fmt.Errorf("KYB tier of %s: %w", name, err)
 	}
 	if _, err := b.l.Deposit(b.ctx, m.ID, "USD", depositMinor, nil); err != nil {
@@ -85,7 +86,7 @@ func (b *bench) createCards(ms []*merchantSetup, n int, amount int64) error {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				c, err := b.l.CreateCard(b.ctx, j.m.id, ledger.CreateCardInput{Bin: benchBIN, Currency: "USD", Amount: amount}, nil)
+				c, err := b.cards.CreateCard(b.ctx, j.m.id, cards.CreateCardInput{Bin: benchBIN, Currency: "USD", Amount: amount}, nil)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err

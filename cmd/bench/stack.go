@@ -22,7 +22,10 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/harness"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
@@ -41,6 +44,8 @@ type bench struct {
 	db      *bun.DB
 	l       *ledger.Ledger
 	pg      *harness.Postgres
+	cards   *cards.Service   // the card domain on l
+	network *network.Service // the network side on l
 	gw      *gateway
 	dbSeq   int
 
@@ -149,6 +154,9 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 		return nil, err
 	}
 	b.l = ledger.New(b.db, ledger.Config{Sealer: sealer})
+	rates := fx.New(b.l, 0)
+	b.cards = cards.New(b.l, rates)
+	b.network = network.New(b.l, b.cards, rates, network.Config{})
 
 	if bin != "" {
 		b.gatewayBin = bin

@@ -8,7 +8,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -44,7 +44,7 @@ type idemRow struct {
 // kills are the times the gateway was killed: an operation whose key was
 // stored before a kill but whose answer came after it lost its answer to
 // the kill and got it back from the retry.
-func checkShopOps(ctx context.Context, db *bun.DB, l *ledger.Ledger, ms []*merchant, ops []*shopOp, kills []time.Time) ([]string, shopFacts) {
+func checkShopOps(ctx context.Context, db *bun.DB, l *services, ms []*merchant, ops []*shopOp, kills []time.Time) ([]string, shopFacts) {
 	var v []string
 	var f shopFacts
 	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
@@ -259,9 +259,9 @@ func checkShopOps(ctx context.Context, db *bun.DB, l *ledger.Ledger, ms []*merch
 		for no := range cardBal {
 			nos = append(nos, no)
 		}
-		for i := 0; i < len(nos); i += ledger.CardsMax {
-			chunk := nos[i:min(i+ledger.CardsMax, len(nos))]
-			cards, err := l.Cards(ctx, m.id, chunk)
+		for i := 0; i < len(nos); i += cards.CardsMax {
+			chunk := nos[i:min(i+cards.CardsMax, len(nos))]
+			cards, err := l.cards.Cards(ctx, m.id, chunk)
 			if err != nil {
 				add("reading cards of %d: %v", m.id, err)
 				break

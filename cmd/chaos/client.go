@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api/client"
+	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -39,7 +40,7 @@ type card struct {
 
 // setupMerchants creates n USD merchants, each with a large deposit, no
 // limit in the way, and cardsEach cards funded with cardFunding.
-func setupMerchants(ctx context.Context, l *ledger.Ledger, n, cardsEach int, cardFunding int64, callbackURL string) ([]*merchant, error) {
+func setupMerchants(ctx context.Context, l *services, n, cardsEach int, cardFunding int64, callbackURL string) ([]*merchant, error) {
 	var out []*merchant
 	for i := 0; i < n; i++ {
 		m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: fmt.Sprintf("Chaos shop %d", i+1),
@@ -47,11 +48,11 @@ func setupMerchants(ctx context.Context, l *ledger.Ledger, n, cardsEach int, car
 		if err != nil {
 			return nil, fmt.Errorf("CreateMerchant: %w", err)
 		}
-		if err := l.SetLimit(ctx, m.ID, "USD", 100_000_000_00, 1_000_000_000_000_00); err != nil {
+		if err := l.cards.SetLimit(ctx, m.ID, "USD", 100_000_000_00, 1_000_000_000_000_00); err != nil {
 			return nil, fmt.Errorf("SetLimit: %w", err)
 		}
 		mm := &merchant{id: m.ID, shopNo: creds.ShopNo, pub: creds.PublicKey, priv: creds.PrivateKey, cur: "USD"}
-		bins, err := l.MerchantBINs(ctx, m.ID)
+		bins, err := l.cards.MerchantBINs(ctx, m.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +70,7 @@ func setupMerchants(ctx context.Context, l *ledger.Ledger, n, cardsEach int, car
 			return nil, fmt.Errorf("deposit: %w", err)
 		}
 		for j := 0; j < cardsEach; j++ {
-			c, err := l.CreateCard(ctx, m.ID, ledger.CreateCardInput{Bin: mm.bin, Currency: "USD", Amount: cardFunding, Remark: "chaos setup"}, nil)
+			c, err := l.cards.CreateCard(ctx, m.ID, cards.CreateCardInput{Bin: mm.bin, Currency: "USD", Amount: cardFunding, Remark: "chaos setup"}, nil)
 			if err != nil {
 				return nil, fmt.Errorf("CreateCard: %w", err)
 			}

@@ -51,7 +51,7 @@ func runCrash(ctx context.Context, e *env, seed uint64, o crashOptions) *result 
 	if err != nil {
 		return fail("database: %v", err)
 	}
-	db, l, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 2})
+	db, l, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 2}, 0)
 	if err != nil {
 		return fail("ledger: %v", err)
 	}

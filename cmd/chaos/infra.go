@@ -14,7 +14,11 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/harness"
+	"github.com/paygate/gateway/internal/network"
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
@@ -76,9 +80,18 @@ func (e *env) newDatabase(ctx context.Context, name string) (string, error) {
 	return e.pg.NewDatabase(ctx, name)
 }
 
+// services is a ledger of this process with the domains on it.
+type services struct {
+	*ledger.Ledger
+	cards   *cards.Service
+	network *network.Service
+	remit   *remittance.Service
+}
+
 // openLedger opens the scenario's database with a ledger of its own (setup
-// and checks run in this process, beside the gateways).
-func (e *env) openLedger(ctx context.Context, url string, conns int, cfg ledger.Config) (*bun.DB, *ledger.Ledger, error) {
+// and checks run in this process, beside the gateways); holds expire after
+// holdExpiry (0: the default).
+func (e *env) openLedger(ctx context.Context, url string, conns int, cfg ledger.Config, holdExpiry time.Duration) (*bun.DB, *services, error) {
 	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: conns})
 	if err != nil {
 		return nil, nil, err
@@ -88,7 +101,11 @@ func (e *env) openLedger(ctx context.Context, url string, conns int, cfg ledger.
 		return nil, nil, err
 	}
 	cfg.Sealer = e.sealer
-	return db, ledger.New(db, cfg), nil
+	l := ledger.New(db, cfg)
+	rates := fx.New(l, 0)
+	c := cards.New(l, rates)
+	return db, &services{Ledger: l, cards: c, remit: remittance.New(l),
+		network: network.New(l, c, rates, network.Config{HoldExpiry: holdExpiry})}, nil
 }
 
 // newGateway is a `gateway serve` on the scenario's database, over plain

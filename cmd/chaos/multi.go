@@ -12,7 +12,10 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/harness"
+	"github.com/paygate/gateway/internal/network"
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -70,7 +73,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 	if err != nil {
 		return fail("database: %v", err)
 	}
-	db, l, err := e.openLedger(ctx, url, 16, ledger.Config{Shards: 4, HoldExpiry: 4 * time.Second})
+	db, l, err := e.openLedger(ctx, url, 16, ledger.Config{Shards: 4}, 4*time.Second)
 	if err != nil {
 		return fail("ledger: %v", err)
 	}
@@ -88,7 +91,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 	for _, m := range ms {
 		rcv.addKey(m.shopNo, m.priv)
 		for j := 0; j < 6; j++ {
-			c, err := l.CreateCard(ctx, m.id, ledger.CreateCardInput{Bin: m.bin, Currency: m.cur, Amount: 5_000_00, Remark: "chaos network"}, nil)
+			c, err := l.cards.CreateCard(ctx, m.id, cards.CreateCardInput{Bin: m.bin, Currency: m.cur, Amount: 5_000_00, Remark: "chaos network"}, nil)
 			if err != nil {
 				return fail("network card: %v", err)
 			}
@@ -97,7 +100,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 		}
 	}
 	const sanctioned = "Ivan Chaosovich Sanctionov"
-	if _, err := l.ReplaceSanctions(ctx, []ledger.SanctionsEntry{{Name: sanctioned, Country: "DE", List: "CHAOS", Ref: "C-1"}}); err != nil {
+	if _, err := l.remit.ReplaceSanctions(ctx, []remittance.SanctionsEntry{{Name: sanctioned, Country: "DE", List: "CHAOS", Ref: "C-1"}}); err != nil {
 		return fail("sanctions: %v", err)
 	}
 
@@ -142,9 +145,9 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 	}
 	var driver netDriver = httpDriver
 	if !httpDriver.available(ctx) {
-		var ls []*ledger.Ledger
+		var ls []*services
 		for i := 0; i < 2; i++ {
-			ldb, ll, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 4, HoldExpiry: 4 * time.Second})
+			ldb, ll, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 4}, 4*time.Second)
 			if err != nil {
 				return fail("ledger: %v", err)
 			}
@@ -167,7 +170,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 	ectx, stopExpiry := context.WithCancel(ctx)
 	var ewg sync.WaitGroup
 	for i := 0; i < 2; i++ {
-		ldb, ll, err := e.openLedger(ctx, url, 4, ledger.Config{Shards: 2})
+		ldb, ll, err := e.openLedger(ctx, url, 4, ledger.Config{Shards: 2}, 0)
 		if err != nil {
 			stopExpiry()
 			return fail("expiry ledger: %v", err)
@@ -178,7 +181,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 			defer ldb.Close()
 			defer ll.Close()
 			for ectx.Err() == nil {
-				n, _ := ll.ExpireHolds(ectx, ledger.ExpireBatchMax)
+				n, _ := ll.network.ExpireHolds(ectx, network.ExpireBatchMax)
 				expired.Add(int64(n))
 				select {
 				case <-ectx.Done():
@@ -198,7 +201,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 	go func() {
 		defer lwg.Done()
 		for _, p := range remitPlan {
-			rm, err := l.CreateRemittance(ctx, p.m.id, p.in, &ledger.Idempotency{Scope: ledger.ScopeShop, Key: p.key})
+			rm, err := l.remit.CreateRemittance(ctx, p.m.id, p.in, &ledger.Idempotency{Scope: ledger.ScopeShop, Key: p.key})
 			if err != nil {
 				remitErr = err
 				return
@@ -258,9 +261,9 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 		p.status = status
 		delta := -(p.in.Amount + p.in.Fee)
 		switch status {
-		case ledger.RemitReturned:
+		case remittance.RemitReturned:
 			delta += p.in.Amount
-		case ledger.RemitRejected:
+		case remittance.RemitRejected:
 			delta += p.in.Amount + p.in.Fee
 		}
 		p.m.fundingDelta += delta
@@ -401,7 +404,7 @@ func runHolds(ctx context.Context, rng *rand.Rand, d netDriver, holds []*holdPla
 }
 
 func runHold(ctx context.Context, d netDriver, p *holdPlan) {
-	req := ledger.AuthRequest{MessageID: p.authMsg, CardNo: p.card.no, Amount: p.amount, Currency: p.card.m.cur,
+	req := network.AuthRequest{MessageID: p.authMsg, CardNo: p.card.no, Amount: p.amount, Currency: p.card.m.cur,
 		MerchantName: "Chaos Store", MCC: "5999", MerchantCountry: "US"}
 	targets := []int{p.targets[0]}
 	if p.dupAuth && p.targets[1] >= 0 {
@@ -449,11 +452,11 @@ func runHold(ctx context.Context, d netDriver, p *holdPlan) {
 				var err error
 				if m.kind == "clear" {
 					a, _, err = sendUntilAnswered(ctx, func() (netAnswer, error) {
-						return d.clear(ctx, t, ledger.ClearRequest{MessageID: m.id, AuthID: p.authID, Amount: m.amount})
+						return d.clear(ctx, t, network.ClearRequest{MessageID: m.id, AuthID: p.authID, Amount: m.amount})
 					})
 				} else {
 					a, _, err = sendUntilAnswered(ctx, func() (netAnswer, error) {
-						return d.reverse(ctx, t, ledger.ReverseRequest{MessageID: m.id, AuthID: p.authID, Amount: m.amount})
+						return d.reverse(ctx, t, network.ReverseRequest{MessageID: m.id, AuthID: p.authID, Amount: m.amount})
 					})
 				}
 				if err != nil {
@@ -478,7 +481,7 @@ type holdFacts struct {
 // journal nets into the card's held account exactly what is still held,
 // with one CARD_SETTLE per successful clearing and one REVERSAL per
 // successful reversal. Card balances follow from the captures.
-func checkHolds(ctx context.Context, db *bun.DB, l *ledger.Ledger, ms []*merchant, holds []*holdPlan) ([]string, holdFacts) {
+func checkHolds(ctx context.Context, db *bun.DB, l *services, ms []*merchant, holds []*holdPlan) ([]string, holdFacts) {
 	var v []string
 	var f holdFacts
 	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
@@ -552,7 +555,7 @@ func checkHolds(ctx context.Context, db *bun.DB, l *ledger.Ledger, ms []*merchan
 		if moved > r.Amount+r.Fee {
 			add("hold %s of %d: the successful messages moved %d", p.authID, r.Amount+r.Fee, moved)
 		}
-		if r.Captured+r.Released > r.Amount+r.Fee || (r.Status != ledger.AuthOpen && r.Captured+r.Released != r.Amount+r.Fee) {
+		if r.Captured+r.Released > r.Amount+r.Fee || (r.Status != network.AuthOpen && r.Captured+r.Released != r.Amount+r.Fee) {
 			add("hold %s: captured %d + released %d vs amount+fee %d (status %s)", p.authID, r.Captured, r.Released, r.Amount+r.Fee, r.Status)
 		}
 		fl := byAuth[p.authID]
@@ -560,15 +563,15 @@ func checkHolds(ctx context.Context, db *bun.DB, l *ledger.Ledger, ms []*merchan
 			add("hold %s: the journal nets %d into its hold (row: %d), %d CARD_SETTLE and %d REVERSAL entries for %d and %d successful messages",
 				p.authID, fl.Net, r.Held, fl.Settles, fl.Reverses, okClears, okReverses)
 		}
-		if okClears == 1 && r.Status != ledger.AuthCleared {
+		if okClears == 1 && r.Status != network.AuthCleared {
 			add("hold %s: a clearing succeeded but its status is %s", p.authID, r.Status)
 		}
 		switch r.Status {
-		case ledger.AuthCleared:
+		case network.AuthCleared:
 			f.cleared++
-		case ledger.AuthReversed:
+		case network.AuthReversed:
 			f.reversed++
-		case ledger.AuthExpired:
+		case network.AuthExpired:
 			f.expired++
 		default:
 			f.stillOp++
@@ -581,7 +584,7 @@ func checkHolds(ctx context.Context, db *bun.DB, l *ledger.Ledger, ms []*merchan
 		for i, c := range m.netCards {
 			nos[i] = c.no
 		}
-		cards, err := l.Cards(ctx, m.id, nos)
+		cards, err := l.cards.Cards(ctx, m.id, nos)
 		if err != nil {
 			add("network cards of %d: %v", m.id, err)
 			continue
@@ -613,7 +616,7 @@ const holdFlowsSQL = `
 
 type remitPlanned struct {
 	m      *merchant
-	in     ledger.RemittanceInput
+	in     remittance.RemittanceInput
 	key    string
 	tx     string
 	status string
@@ -624,18 +627,18 @@ func planRemits(rng *rand.Rand, ms []*merchant, n int, sanctioned, callback stri
 	var out []*remitPlanned
 	for i := 0; i < n; i++ {
 		m := ms[rng.IntN(len(ms))]
-		name, account, want := "Hans Muster GmbH", fmt.Sprintf("DE89370400440532%06d", 1+rng.IntN(899999)), ledger.RemitSettled
+		name, account, want := "Hans Muster GmbH", fmt.Sprintf("DE89370400440532%06d", 1+rng.IntN(899999)), remittance.RemitSettled
 		if strings.HasSuffix(account, "0000") {
 			account = account[:len(account)-1] + "1"
 		}
 		switch r := rng.IntN(100); {
 		case r < 20:
-			account, want = "DE89370400440532010000", ledger.RemitReturned // the simulated rail returns *0000
+			account, want = "DE89370400440532010000", remittance.RemitReturned // the simulated rail returns *0000
 		case r < 30:
-			name, want = sanctioned, ledger.RemitRejected
+			name, want = sanctioned, remittance.RemitRejected
 		}
 		b, _ := json.Marshal(map[string]string{"name": name, "country": "DE", "bank_swift": "COBADEFFXXX", "account_no": account})
-		out = append(out, &remitPlanned{m: m, want: want, key: fmt.Sprintf("chaos-remit-%d", i), in: ledger.RemittanceInput{
+		out = append(out, &remitPlanned{m: m, want: want, key: fmt.Sprintf("chaos-remit-%d", i), in: remittance.RemittanceInput{
 			PayerID: "payer-1", Beneficiary: b, Amount: 10_00 + rng.Int64N(990_00), Fee: 1_00 + rng.Int64N(9_00),
 			Currency: m.cur, Purpose: "SUPP", Rail: "SEPA", CallbackURL: callback}})
 	}
@@ -670,7 +673,7 @@ func checkRemits(ctx context.Context, db *bun.DB, plan []*remitPlanned) ([]strin
 		f.history += len(hist)
 		path := strings.Join(hist, ">")
 		want := "SUBMITTED>SCREENING>IN_FLIGHT>" + p.want
-		if p.want == ledger.RemitRejected {
+		if p.want == remittance.RemitRejected {
 			want = "SUBMITTED>SCREENING>REJECTED"
 		}
 		if path != want || p.status != p.want {
@@ -689,13 +692,13 @@ func checkRemits(ctx context.Context, db *bun.DB, plan []*remitPlanned) ([]strin
 		}
 		wantSettle, wantReturn, wantRefund := 0, 0, 0
 		switch p.status {
-		case ledger.RemitSettled:
+		case remittance.RemitSettled:
 			wantSettle = 1
 			f.settled++
-		case ledger.RemitReturned:
+		case remittance.RemitReturned:
 			wantReturn = 1
 			f.returned++
-		case ledger.RemitRejected:
+		case remittance.RemitRejected:
 			wantReturn, wantRefund = 1, 1
 			f.rejected++
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/paygate/gateway/api/client"
 	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/internal/netclient"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -37,9 +37,9 @@ var errUnanswered = errors.New("unanswered")
 // netDriver sends network messages to one of the gateways.
 type netDriver interface {
 	name() string
-	authorize(ctx context.Context, target int, req ledger.AuthRequest) (netAnswer, error)
-	clear(ctx context.Context, target int, req ledger.ClearRequest) (netAnswer, error)
-	reverse(ctx context.Context, target int, req ledger.ReverseRequest) (netAnswer, error)
+	authorize(ctx context.Context, target int, req network.AuthRequest) (netAnswer, error)
+	clear(ctx context.Context, target int, req network.ClearRequest) (netAnswer, error)
+	reverse(ctx context.Context, target int, req network.ReverseRequest) (netAnswer, error)
 }
 
 // httpNetDriver calls the internal network API of the gateways through
@@ -103,7 +103,7 @@ func minorOf(d *client.Decimal, cur string) int64 {
 	return n
 }
 
-func (d *httpNetDriver) authorize(ctx context.Context, target int, req ledger.AuthRequest) (netAnswer, error) {
+func (d *httpNetDriver) authorize(ctx context.Context, target int, req network.AuthRequest) (netAnswer, error) {
 	cur := postings.MustCurrency(req.Currency)
 	v, err := d.targets[target].Authorize(ctx, netclient.AuthorizeRequest{MessageID: req.MessageID, CardNo: req.CardNo,
 		Amount: client.MustDecimal(postings.FormatMinor(req.Amount, cur)), Currency: req.Currency, MerchantName: req.MerchantName,
@@ -126,12 +126,12 @@ func holdOf(v *netclient.HoldResult, err error) (netAnswer, error) {
 		released: minorOf(&v.Released, v.Currency), held: minorOf(&v.Held, v.Currency)}, nil
 }
 
-func (d *httpNetDriver) clear(ctx context.Context, target int, req ledger.ClearRequest) (netAnswer, error) {
+func (d *httpNetDriver) clear(ctx context.Context, target int, req network.ClearRequest) (netAnswer, error) {
 	return holdOf(d.targets[target].Clear(ctx, netclient.ClearRequest{MessageID: req.MessageID, AuthID: req.AuthID,
 		Amount: client.MustDecimal(postings.FormatMinor(req.Amount, postings.MustCurrency("USD")))}))
 }
 
-func (d *httpNetDriver) reverse(ctx context.Context, target int, req ledger.ReverseRequest) (netAnswer, error) {
+func (d *httpNetDriver) reverse(ctx context.Context, target int, req network.ReverseRequest) (netAnswer, error) {
 	r := netclient.ReverseRequest{MessageID: req.MessageID, AuthID: req.AuthID}
 	if req.Amount > 0 {
 		a := client.MustDecimal(postings.FormatMinor(req.Amount, postings.MustCurrency("USD")))
@@ -143,7 +143,7 @@ func (d *httpNetDriver) reverse(ctx context.Context, target int, req ledger.Reve
 // ledgerNetDriver drives the ledger directly from several ledger.Ledger
 // instances on the same database: the same lock protocol as several
 // gateway processes, for a build without the internal network API.
-type ledgerNetDriver struct{ ls []*ledger.Ledger }
+type ledgerNetDriver struct{ ls []*services }
 
 func (d *ledgerNetDriver) name() string {
 	return fmt.Sprintf("%d ledger.Ledger instances in the chaos process (no internal network API)", len(d.ls))
@@ -152,9 +152,9 @@ func (d *ledgerNetDriver) name() string {
 func ledgerAnswer(err error) (netAnswer, error) {
 	pe := postings.AsError(err)
 	switch {
-	case pe.Code == postings.EUNAVAILABLE || pe.Code == postings.EINPROGRESS || pe.Reason == "idempotency_race":
+	case pe.Code == postings.EUNAVAILABLE || pe.Code == postings.EINPROGRESS || pe.Reason == postings.ReasonIdempotencyRace:
 		return netAnswer{}, errUnanswered
-	case pe.Reason == "authorization_closed":
+	case pe.Reason == postings.ReasonAuthorizationClosed:
 		return netAnswer{code: 1202}, nil
 	case pe.Code == postings.EINVALID:
 		return netAnswer{code: 400}, nil
@@ -162,27 +162,27 @@ func ledgerAnswer(err error) (netAnswer, error) {
 	return netAnswer{code: 999}, nil
 }
 
-func (d *ledgerNetDriver) authorize(ctx context.Context, target int, req ledger.AuthRequest) (netAnswer, error) {
-	r, err := d.ls[target%len(d.ls)].Authorize(ctx, req)
+func (d *ledgerNetDriver) authorize(ctx context.Context, target int, req network.AuthRequest) (netAnswer, error) {
+	r, err := d.ls[target%len(d.ls)].network.Authorize(ctx, req)
 	if err != nil {
 		return ledgerAnswer(err)
 	}
 	return netAnswer{code: 200, authID: r.AuthID, approved: r.Approved, respCode: r.Code}, nil
 }
 
-func holdAnswer(r *ledger.HoldResult, err error) (netAnswer, error) {
+func holdAnswer(r *network.HoldResult, err error) (netAnswer, error) {
 	if err != nil {
 		return ledgerAnswer(err)
 	}
 	return netAnswer{code: 200, authID: r.AuthID, status: r.Status, captured: r.Captured, released: r.Released, held: r.Held}, nil
 }
 
-func (d *ledgerNetDriver) clear(ctx context.Context, target int, req ledger.ClearRequest) (netAnswer, error) {
-	return holdAnswer(d.ls[target%len(d.ls)].Clear(ctx, req))
+func (d *ledgerNetDriver) clear(ctx context.Context, target int, req network.ClearRequest) (netAnswer, error) {
+	return holdAnswer(d.ls[target%len(d.ls)].network.Clear(ctx, req))
 }
 
-func (d *ledgerNetDriver) reverse(ctx context.Context, target int, req ledger.ReverseRequest) (netAnswer, error) {
-	return holdAnswer(d.ls[target%len(d.ls)].Reverse(ctx, req))
+func (d *ledgerNetDriver) reverse(ctx context.Context, target int, req network.ReverseRequest) (netAnswer, error) {
+	return holdAnswer(d.ls[target%len(d.ls)].network.Reverse(ctx, req))
 }
 
 // sendUntilAnswered retries one message (same message id) until it has a

@@ -39,7 +39,7 @@ func runOutage(ctx context.Context, e *env, seed uint64, o outageOptions) *resul
 	if err != nil {
 		return fail("database: %v", err)
 	}
-	db, l, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 2})
+	db, l, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 2}, 0)
 	if err != nil {
 		return fail("ledger: %v", err)
 	}
@@ -196,7 +196,7 @@ func runOutage(ctx context.Context, e *env, seed uint64, o outageOptions) *resul
 			a.end.Sub(a.start).Round(time.Millisecond), a.status, a.code))
 	}
 
-	db2, l2, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 1})
+	db2, l2, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 1}, 0)
 	if err != nil {
 		return fail("reopening the ledger after the outage: %v", err)
 	}

@@ -38,7 +38,7 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 	currencies := fs.String("currencies", "", "comma-separated ISO 4217 codes, e.g. USD,EUR (required)")
 	whitelist := fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes allowed to call /shop (default: any)")
 	callback := fs.String("callback-url", "", "default URL for remittance-status callbacks (docs/callbacks.md: public http or https)")
-	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+	return withLedger(ctx, e, fs, args, func(l *services) error {
 		if err := checkCallbackURL(e, "callback_url", *callback); err != nil {
 			return err
 		}
@@ -63,7 +63,7 @@ func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
 			amount = fs.String("amount", "", "decimal amount, e.g. 1000.00 (required)")
 			key = fs.String("idempotency-key", "", "makes the command safe to repeat: the same key deposits once")
 		},
-		func(l *ledger.Ledger, m *ledger.Merchant) error {
+		func(l *services, m *ledger.Merchant) error {
 			cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
 			if err != nil {
 				return err

@@ -32,8 +32,8 @@ var demoFunding = map[string]string{"USD": "10000.00", "EUR": "10000.00"}
 // accounts and that its credentials are in the data directory, and marks
 // the seeded FX rates current, so that a local gateway started days after
 // its database was made still converts. It never touches operator rates.
-func ensureDemo(ctx context.Context, e *env, l *ledger.Ledger, baseURL, caCert string, rateMaxAge time.Duration) error {
-	if _, err := l.RestampSeedRates(ctx, rateMaxAge/2); err != nil {
+func ensureDemo(ctx context.Context, e *env, l *services, baseURL, caCert string, rateMaxAge time.Duration) error {
+	if _, err := l.fx.RestampSeedRates(ctx, rateMaxAge/2); err != nil {
 		return err
 	}
 	path := filepath.Join(dataDir(e), demoFile)

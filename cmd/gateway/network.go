@@ -20,7 +20,6 @@ import (
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/api/client"
 	"github.com/paygate/gateway/internal/netclient"
-	"github.com/paygate/gateway/ledger"
 )
 
 // The internal network API (docs/network.md): its listener, started by
@@ -108,7 +107,7 @@ type internalListener struct {
 // configuration of the public listener (nil: plain HTTP), recording its
 // requests in the process's metrics. It prints the
 // address (after serve's "listening on" line) and logs where the token is.
-func startInternal(e *env, addr string, tlsCfg *tls.Config, l *ledger.Ledger, limits api.Limits, metrics *api.Metrics) (*internalListener, error) {
+func startInternal(e *env, addr string, tlsCfg *tls.Config, l *services, limits api.Limits, metrics *api.Metrics) (*internalListener, error) {
 	token, source, err := internalToken(e, true)
 	if err != nil {
 		return nil, err
@@ -127,7 +126,7 @@ func startInternal(e *env, addr string, tlsCfg *tls.Config, l *ledger.Ledger, li
 		scheme = "https"
 	}
 	il := &internalListener{errc: make(chan error, 1), srv: api.NewHTTPServer(
-		api.NewInternalServer(api.InternalDeps{Log: e.log, Ledger: l, Token: token, Limits: limits, Metrics: metrics}), limits, e.log)}
+		api.NewInternalServer(api.InternalDeps{Log: e.log, Network: l.network, Rails: l.remit, Token: token, Limits: limits, Metrics: metrics}), limits, e.log)}
 	fmt.Fprintf(e.stdout, "internal network API on %s://%s\n", scheme, ln.Addr())
 	e.log.Info("internal network API started", "addr", ln.Addr().String(), "scheme", scheme, "token_from", source)
 	go func() {

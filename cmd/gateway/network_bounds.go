@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
 
-// The network bounds of serve (docs/network.md, "Bounds"; ledger.NetworkBounds):
+// The network bounds of serve (docs/network.md, "Bounds"; network.Bounds):
 // three flags, each with the variable behind it, read like serve's other
 // settings. A value serve cannot read stops it with a usage error naming
 // the flag, rather than running with a bound nobody chose.
@@ -32,8 +32,8 @@ func addNetworkBoundsFlags(e *env, fs *flag.FlagSet) *networkBoundsFlags {
 }
 
 // bounds reads the flags' values.
-func (f *networkBoundsFlags) bounds() (ledger.NetworkBounds, error) {
-	var b ledger.NetworkBounds
+func (f *networkBoundsFlags) bounds() (network.Bounds, error) {
+	var b network.Bounds
 	var err error
 	if b.MessageMax, err = parseCurrencyAmounts("--network-message-max", *f.messageMax); err != nil {
 		return b, err
@@ -45,7 +45,7 @@ func (f *networkBoundsFlags) bounds() (ledger.NetworkBounds, error) {
 		return b, err
 	}
 	if b.OverCaptureBps == 0 {
-		b.OverCaptureBps = ledger.NoOverCapture // 0 % is a choice, not "the default"
+		b.OverCaptureBps = network.NoOverCapture // 0 % is a choice, not "the default"
 	}
 	return b, nil
 }

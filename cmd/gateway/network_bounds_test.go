@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/network"
 )
 
 // The network bounds of serve: amounts in minor units with each currency's
@@ -27,7 +27,7 @@ func TestNetworkBoundsFlags(t *testing.T) {
 			"GATEWAY_NETWORK_UNMATCHED_REFUND_MAX": "EUR:50",
 		}, want: "map[JPY:150000000 KWD:1 USD:100000000] 1250 map[EUR:5000]"},
 		{name: "flags win", env: map[string]string{"GATEWAY_NETWORK_OVER_CAPTURE_PCT": "12.5"},
-			args: []string{"--network-over-capture-pct", "0"}, want: fmt.Sprintf("map[] %d map[]", ledger.NoOverCapture)},
+			args: []string{"--network-over-capture-pct", "0"}, want: fmt.Sprintf("map[] %d map[]", network.NoOverCapture)},
 		{name: "a hundred percent", args: []string{"--network-over-capture-pct", "100.00"}, want: "map[] 10000 map[]"},
 		{name: "too many decimals", args: []string{"--network-message-max", "USD:1.005"}, want: "--network-message-max: USD 1.005: USD allows at most 2 decimals"},
 		{name: "JPY decimals", args: []string{"--network-message-max", "JPY:1.5"}, want: "--network-message-max: JPY 1.5"},

@@ -34,12 +34,12 @@ const passwordFileBytesMax = 4096
 // openReconcileLedger opens the store and a ledger for reading: no data key
 // (nothing sealed is read, and an auditor's machine need not hold it), one
 // writer shard, long statements.
-func openReconcileLedger(ctx context.Context, e *env) (*store, *ledger.Ledger, error) {
+func openReconcileLedger(ctx context.Context, e *env) (*store, *services, error) {
 	s, err := openStore(ctx, e, ledger.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout})
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, ledger.New(s.db, ledger.Config{Logger: e.log, Shards: 1}), nil
+	return s, newServices(ledger.New(s.db, ledger.Config{Logger: e.log, Shards: 1}), domainSettings{}), nil
 }
 
 func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
@@ -128,7 +128,7 @@ func cmdReconcileSettlement(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.close()
 	defer l.Close()
-	rep, err := reconcile.Settlement(ctx, l, bufio.NewReaderSize(f, 64<<10))
+	rep, err := reconcile.Settlement(ctx, l.network, bufio.NewReaderSize(f, 64<<10))
 	var fe *reconcile.FileError
 	if errors.As(err, &fe) {
 		return &exitError{code: 2, msg: fmt.Sprintf("%s: %s", path, fe)}

@@ -13,29 +13,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 )
 
 // openTestLedger opens a ledger on the installation's database, for what
 // no command does (the card network's side) and for tampering.
-func (g *gateway) openTestLedger() *ledger.Ledger {
+func (g *gateway) openTestLedger() *gatewaytest.Gateway {
 	g.t.Helper()
 	db, err := ledger.OpenDB(context.Background(), g.env["DATABASE_URL"], ledger.DBOptions{ConnsMax: 4})
 	if err != nil {
 		g.t.Fatal(err)
 	}
 	g.t.Cleanup(func() { db.Close() })
-	key := make([]byte, ledger.DataKeyBytes)
-	if _, err := rand.Read(key); err != nil {
-		g.t.Fatal(err)
-	}
-	sealer, err := ledger.NewSealer(key)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	l := ledger.New(db, ledger.Config{Sealer: sealer})
-	g.t.Cleanup(l.Close)
-	return l
+	return gatewaytest.New(g.t, db, gatewaytest.Options{})
 }
 
 func TestAuditStatementCommand(t *testing.T) {
@@ -104,7 +97,7 @@ func TestAuditStatementCommand(t *testing.T) {
 }
 
 // tamper changes one journal row with the append-only triggers off.
-func tamper(t *testing.T, l *ledger.Ledger, query string) {
+func tamper(t *testing.T, l *gatewaytest.Gateway, query string) {
 	t.Helper()
 	ctx := context.Background()
 	db := l.DB()
@@ -136,17 +129,17 @@ func TestReconcileSettlementCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	card, err := l.CreateCard(ctx, m.ID, ledger.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100_00}, nil)
+	card, err := l.Cards.CreateCard(ctx, m.ID, cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100_00}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rows []string
 	for i, minor := range []int64{12_34, 5_00} {
-		a, err := l.Authorize(ctx, ledger.AuthRequest{MessageID: fmt.Sprintf("auth-msg-%d", i), CardNo: card.CardNo, Amount: minor, Currency: "USD"})
+		a, err := l.Network.Authorize(ctx, network.AuthRequest{MessageID: fmt.Sprintf("auth-msg-%d", i), CardNo: card.CardNo, Amount: minor, Currency: "USD"})
 		if err != nil || !a.Approved {
 			t.Fatalf("Authorize: %+v, %v", a, err)
 		}
-		res, err := l.Clear(ctx, ledger.ClearRequest{MessageID: fmt.Sprintf("clr-msg-%d", i), AuthID: a.AuthID, Amount: minor})
+		res, err := l.Network.Clear(ctx, network.ClearRequest{MessageID: fmt.Sprintf("clr-msg-%d", i), AuthID: a.AuthID, Amount: minor})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/remittance"
+	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -16,21 +17,21 @@ import (
 func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "sanctions load", "Replace the sanctions list (CSV: name,country[,list,id] with a header line).")
 	file := fs.String("file", "", "the CSV file (required)")
-	return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+	return withLedger(ctx, e, fs, args, func(l *services) error {
 		f, err := os.Open(*file)
 		if err != nil {
 			return usageError(err.Error())
 		}
 		defer f.Close()
-		list, err := postings.ParseSanctionsList(f)
+		list, err := rules.ParseSanctionsList(f)
 		if err != nil {
 			return err
 		}
-		entries := make([]ledger.SanctionsEntry, 0, list.Len())
+		entries := make([]remittance.SanctionsEntry, 0, list.Len())
 		for _, x := range list.Entries() {
-			entries = append(entries, ledger.SanctionsEntry{Name: x.Name, Country: x.Country, List: x.List, Ref: x.ID})
+			entries = append(entries, remittance.SanctionsEntry{Name: x.Name, Country: x.Country, List: x.List, Ref: x.ID})
 		}
-		version, err := l.ReplaceSanctions(ctx, entries)
+		version, err := l.remit.ReplaceSanctions(ctx, entries)
 		if err != nil {
 			return err
 		}
@@ -41,23 +42,23 @@ func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 // cmdRail reports a rail outcome for an in-flight remittance, as a rail
 // partner would on the internal listener.
 func cmdRail(status string) func(ctx context.Context, e *env, args []string) error {
-	verb := map[string]string{ledger.RemitSettled: "settle", ledger.RemitReturned: "return"}[status]
+	verb := map[string]string{remittance.RemitSettled: "settle", remittance.RemitReturned: "return"}[status]
 	return func(ctx context.Context, e *env, args []string) error {
 		fs := newFlags(e, "rail "+verb, "Report that an in-flight remittance "+strings.ToLower(status)+" (as the rail partner).")
 		txID := fs.String("tx-id", "", "the remittance (required)")
 		reason := fs.String("reason", "", "ISO 20022 return reason, e.g. AC01 (return only)")
 		msg := fs.String("message-id", "", "the report's message id, for idempotency (default: derived from tx id and status)")
-		return withLedger(ctx, e, fs, args, func(l *ledger.Ledger) error {
+		return withLedger(ctx, e, fs, args, func(l *services) error {
 			if *msg == "" {
 				*msg = "cli-" + verb + "-" + *txID
 			}
-			if status == ledger.RemitReturned && *reason == "" {
+			if status == remittance.RemitReturned && *reason == "" {
 				*reason = "AC01"
 			}
-			if status != ledger.RemitReturned && *reason != "" {
+			if status != remittance.RemitReturned && *reason != "" {
 				return postings.FieldErrorf("reason", "only a return carries a reason")
 			}
-			r, err := l.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
+			r, err := l.remit.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -50,8 +51,8 @@ func subcommands() []subcommand {
 		{"callbacks list", "list a merchant's events with their delivery status", cmdCallbacksList},
 		{"callbacks replay", "send an event, or every failed one, again", cmdCallbacksReplay},
 		{"sanctions load", "replace the sanctions list that remittance screening reads", cmdSanctionsLoad},
-		{"rail settle", "report an in-flight remittance settled (as the rail partner)", cmdRail(ledger.RemitSettled)},
-		{"rail return", "report an in-flight remittance returned (as the rail partner)", cmdRail(ledger.RemitReturned)},
+		{"rail settle", "report an in-flight remittance settled (as the rail partner)", cmdRail(remittance.RemitSettled)},
+		{"rail return", "report an in-flight remittance returned (as the rail partner)", cmdRail(remittance.RemitReturned)},
 		{"network authorize", "simulate the card network: send an authorization to the internal API", cmdNetworkAuthorize},
 		{"network clear", "simulate the card network: capture an authorization", cmdNetworkClear},
 		{"network reverse", "simulate the card network: release an authorization's hold, fully or partly", cmdNetworkReverse},

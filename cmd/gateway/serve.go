@@ -69,8 +69,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.close()
-	l := ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, FXRateMaxAge: *rateMaxAge, HoldExpiry: *holdExpiry,
-		Shards: *shards, BatchWindow: *batchWindow, Network: networkBounds})
+	l := newServices(ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, Shards: *shards, BatchWindow: *batchWindow}),
+		domainSettings{fxRateMaxAge: *rateMaxAge, holdExpiry: *holdExpiry, networkBounds: networkBounds})
 	defer l.Close()
 
 	proxies, err := api.ParseTrustedProxies(e.getenv("GATEWAY_TRUSTED_PROXIES"))
@@ -91,9 +91,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	defer stopPprof()
 	// One registry for both listeners, exposed on this one's /metrics.
-	metrics := api.NewMetrics(api.MetricsOptions{Ledger: l, DB: s.db.DB})
-	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Ledger: l, TrustedProxies: proxies, RateLimit: rateLimit,
-		CallbackAllow: workerCfg.allow, Limits: limits, Metrics: metrics})
+	metrics := api.NewMetrics(api.MetricsOptions{Ledger: l.Ledger, DB: s.db.DB})
+	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Merchants: l.Ledger, Accounts: l.cards, Cards: l.cards,
+		ReadKeys: l.Ledger, Bills: l.Ledger, Remittances: l.remit, Stats: l.Ledger,
+		TrustedProxies: proxies, RateLimit: rateLimit, CallbackAllow: workerCfg.allow, Limits: limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

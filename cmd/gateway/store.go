@@ -122,8 +122,9 @@ func loadSealer(e *env) (*ledger.Sealer, error) {
 	return ledger.NewSealer(key)
 }
 
-// openLedger opens the store and a ledger on it.
-func openLedger(ctx context.Context, e *env) (*store, *ledger.Ledger, error) {
+// openLedger opens the store and a ledger on it, with its domains (their
+// default settings: the operator's commands decide nothing they tune).
+func openLedger(ctx context.Context, e *env) (*store, *services, error) {
 	sealer, err := loadSealer(e)
 	if err != nil {
 		return nil, nil, err
@@ -133,5 +134,5 @@ func openLedger(ctx context.Context, e *env) (*store, *ledger.Ledger, error) {
 		return nil, nil, err
 	}
 	l := ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, Shards: 1})
-	return s, l, nil
+	return s, newServices(l, domainSettings{}), nil
 }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sync"
 	"time"
 
-	"github.com/paygate/gateway/api/callbacks"
-	"github.com/paygate/gateway/ledger"
-	"github.com/paygate/gateway/postings"
+	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/internal/railsim"
+	"github.com/paygate/gateway/internal/remittance"
+	"github.com/paygate/gateway/internal/remittance/rules"
+	"github.com/paygate/gateway/internal/workers"
 )
 
 // workerSettings are the background workers' settings (docs/operations.md).
@@ -20,7 +21,7 @@ type workerSettings struct {
 	railReturnPattern *regexp.Regexp
 	railReturnReason  string
 	requireSanctions  bool
-	allow             callbacks.AllowList
+	allow             delivery.AllowList
 }
 
 func readWorkerSettings(e *env) (*workerSettings, error) {
@@ -31,7 +32,7 @@ func readWorkerSettings(e *env) (*workerSettings, error) {
 		railReturnReason: envOr(e, "GATEWAY_RAIL_RETURN_REASON", "AC01"),
 		requireSanctions: envBool(e, "GATEWAY_REQUIRE_SANCTIONS_LIST"),
 	}
-	if !postings.IsReturnReasonCode(s.railReturnReason) {
+	if !rules.IsReturnReasonCode(s.railReturnReason) {
 		return nil, fmt.Errorf("GATEWAY_RAIL_RETURN_REASON must be an ISO 20022 return reason code such as AC01, not %q", s.railReturnReason)
 	}
 	if mode := e.getenv("GATEWAY_RAIL_MODE"); mode != "" && mode != "manual" && mode != "simulated" {
@@ -45,86 +46,30 @@ func readWorkerSettings(e *env) (*workerSettings, error) {
 		return nil, fmt.Errorf("GATEWAY_RAIL_RETURN_PATTERN: %w", err)
 	}
 	s.railReturnPattern = re
-	if s.allow, err = callbacks.AllowListFromEnv(e.getenv); err != nil {
+	if s.allow, err = delivery.AllowListFromEnv(e.getenv); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// Worker intervals.
-const (
-	expiryInterval      = 30 * time.Second
-	remitInterval       = 500 * time.Millisecond
-	pruneInterval       = 10 * time.Minute
-	pruneBatchMax       = 10_000
-	idempotencyPruneMax = 100 // batches per round, so one round is bounded
-)
-
-// startWorkers runs the background workers until ctx ends; the returned
-// function waits for them. Every worker is safe to run in several gateway
-// processes on one database.
-func startWorkers(ctx context.Context, e *env, l *ledger.Ledger, s *workerSettings) (wait func()) {
-	var wg sync.WaitGroup
-	run := func(name string, fn func()) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn()
-			e.log.Debug("worker stopped", "worker", name)
-		}()
-	}
-	every := func(interval time.Duration, fn func() error, name string) func() {
-		return func() {
-			t := time.NewTicker(interval)
-			defer t.Stop()
-			for {
-				if err := fn(); err != nil && ctx.Err() == nil {
-					e.log.Warn("worker", "worker", name, "error", err)
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-				}
-			}
-		}
-	}
-	// Hold expiry: authorizations not cleared in time are released.
-	run("hold-expiry", every(expiryInterval, func() error {
-		for {
-			n, err := l.ExpireHolds(ctx, ledger.ExpireBatchMax)
-			if err != nil || n < ledger.ExpireBatchMax {
-				return err
-			}
-		}
-	}, "hold-expiry"))
-	// Remittance lifecycle with the simulated rail.
-	rw := ledger.NewRemitWorker(l, ledger.RemitWorkerConfig{
-		Rail: &ledger.SimulatedRail{ReturnPattern: s.railReturnPattern, ReturnReason: s.railReturnReason,
-			Manual: s.railManual, Now: l.Now},
-		Screening: s.remitScreening, InFlight: s.remitInFlight, RequireSanctionsList: s.requireSanctions,
+// startWorkers starts the background workers (internal/workers) until ctx
+// ends; the returned function stops them and waits. Every worker is safe to
+// run in several gateway processes on one database.
+func startWorkers(ctx context.Context, e *env, l *services, s *workerSettings) (wait func()) {
+	sender := delivery.NewSender(delivery.SenderOptions{Allow: s.allow})
+	g := workers.Gateway(workers.Deps{
+		Ledger:  l.Ledger,
+		Network: l.network,
+		// The remittance lifecycle with the simulated rail.
+		Lifecycle: remittance.NewLifecycle(l.remit, remittance.LifecycleConfig{
+			Rail: &railsim.SimulatedRail{ReturnPattern: s.railReturnPattern, ReturnReason: s.railReturnReason,
+				Manual: s.railManual, Now: l.Now},
+			Screening: s.remitScreening, InFlight: s.remitInFlight, RequireSanctionsList: s.requireSanctions,
+		}),
+		Dispatcher: delivery.NewDispatcher(l.delivery, sender, delivery.DispatcherOptions{Log: e.log}),
+		Sender:     sender,
+		Log:        e.log,
 	})
-	run("remittances", func() { rw.Run(ctx, remitInterval) })
-	// Callbacks, woken by every commit that wrote events.
-	sender := callbacks.NewSender(callbacks.SenderOptions{Allow: s.allow})
-	d := callbacks.NewDispatcher(l, sender, callbacks.DispatcherOptions{Log: e.log})
-	l.OnCommit(func(c *ledger.CommitInfo) {
-		// Events without a target URL have no delivery: waking the
-		// dispatcher for them would cost a claim query per commit.
-		if c.Deliveries > 0 {
-			d.Wake()
-		}
-	})
-	run("callbacks", func() { d.Run(ctx); sender.CloseIdleConnections() })
-	// Expired idempotency keys (kept 48 hours) are deleted in bounded batches.
-	run("idempotency-prune", every(pruneInterval, func() error {
-		for i := 0; i < idempotencyPruneMax; i++ {
-			n, err := l.PruneIdempotency(pruneBatchMax)
-			if err != nil || n < pruneBatchMax {
-				return err
-			}
-		}
-		return nil
-	}, "idempotency-prune"))
-	return wg.Wait
+	g.Start(ctx)
+	return g.Stop
 }

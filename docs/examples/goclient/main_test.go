@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"encoding/pem"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -23,14 +23,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // HTTPS, on a fresh database, with a funded merchant.
 func TestExampleRuns(t *testing.T) {
 	db := pgtest.NewDB(t)
-	key := make([]byte, ledger.DataKeyBytes)
-	_, _ = rand.Read(key)
-	sealer, err := ledger.NewSealer(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := ledger.New(db, ledger.Config{Sealer: sealer})
-	t.Cleanup(l.Close)
+	l := gatewaytest.New(t, db, gatewaytest.Options{})
 	ctx := context.Background()
 	m, cr, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Example shop", Currencies: []string{"USD"}})
 	if err != nil {
@@ -39,7 +32,8 @@ func TestExampleRuns(t *testing.T) {
 	if _, err := l.Deposit(ctx, m.ID, "USD", 100_000, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(api.NewServer(api.Deps{DB: db, Ledger: l}))
+	srv := httptest.NewUnstartedServer(api.NewServer(api.Deps{DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger,
+		Bills: l.Ledger, Remittances: l.Remit, Stats: l.Ledger}))
 	srv.TLS = api.TLSConfig()
 	srv.StartTLS()
 	t.Cleanup(srv.Close)

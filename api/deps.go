@@ -1,0 +1,102 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/network"
+	"github.com/paygate/gateway/internal/remittance"
+	"github.com/paygate/gateway/ledger"
+)
+
+// What the handlers need, one small interface per area, declared here where
+// they are used (the services satisfy them; cmd/gateway wires them, and a
+// test may pass a fake). Each handler asks only for its area's interface.
+
+// Merchants authenticates /shop requests (*ledger.Ledger).
+type Merchants interface {
+	// Authenticate resolves a shop number and public key; EUNAUTHENTICATED
+	// for an unknown shop or a wrong key alike.
+	Authenticate(ctx context.Context, shopNo, publicKey string) (*ledger.Merchant, error)
+	// TouchAuthenticated records a successful authentication.
+	TouchAuthenticated(ctx context.Context, merchant int64, at time.Time) error
+}
+
+// Accounts answers GET /shop/account and the BIN list (*cards.Service).
+type Accounts interface {
+	Profile(ctx context.Context, merchant int64) (*cards.Profile, error)
+	MerchantBINs(ctx context.Context, merchant int64) ([]cards.BIN, error)
+}
+
+// Cards are the card endpoints (*cards.Service). Errors: ENOTFOUND card,
+// ESTATE card_frozen or card_cancelled, EFORBIDDEN currency, bin or
+// fx_pair, ELIMIT, EINSUFFICIENT, ECONFLICT (idempotency).
+type Cards interface {
+	CreateCard(ctx context.Context, merchant int64, in cards.CreateCardInput, idem *ledger.Idempotency) (*cards.Card, error)
+	Card(ctx context.Context, merchant int64, cardNo string) (*cards.Card, error)
+	Cards(ctx context.Context, merchant int64, cardNos []string) (map[string]*cards.Card, error)
+	FreezeCard(ctx context.Context, merchant int64, cardNo, reason string, idem *ledger.Idempotency) (*cards.Card, error)
+	UnfreezeCard(ctx context.Context, merchant int64, cardNo string, idem *ledger.Idempotency) (*cards.Card, error)
+	CancelCard(ctx context.Context, merchant int64, cardNo string, idem *ledger.Idempotency) (*cards.CancelResult, error)
+	Transfer(ctx context.Context, merchant int64, in cards.TransferInput, idem *ledger.Idempotency) (*cards.TransferResult, error)
+}
+
+// ReadKeys holds the Idempotency-Key of a read that has no effect (POST
+// /shop/card/balance/batch): ECONFLICT when the key belongs to another
+// request (*ledger.Ledger).
+type ReadKeys interface {
+	ClaimReadIdempotency(ctx context.Context, merchant int64, in *ledger.Idempotency) error
+}
+
+// Bills exports the merchant's bill (*ledger.Ledger).
+type Bills interface {
+	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*ledger.BillPage, error)
+	BillRange(ctx context.Context, merchant int64, from, to time.Time) (ledger.BillRange, error)
+	BillStream(ctx context.Context, merchant int64, r ledger.BillRange, batch int, fn func([]ledger.BillLine) error) error
+}
+
+// Remittances are the remittance endpoints (*remittance.Service). Errors:
+// ENOTFOUND remittance, EFORBIDDEN currency, ELIMIT remittance_max,
+// EINSUFFICIENT, ECONFLICT (idempotency).
+type Remittances interface {
+	CreateRemittance(ctx context.Context, merchant int64, in remittance.RemittanceInput, idem *ledger.Idempotency) (*remittance.Remittance, error)
+	Remittance(ctx context.Context, merchant int64, txID string) (*remittance.Remittance, error)
+}
+
+// Network is the card processor's side of the internal API
+// (*network.Service). Errors: ENOTFOUND card or authorization, ESTATE
+// authorization_closed, ELIMIT (the network bounds), ECONFLICT (a message
+// id reused).
+type Network interface {
+	Authorize(ctx context.Context, req network.AuthRequest) (*network.AuthResult, error)
+	Clear(ctx context.Context, req network.ClearRequest) (*network.HoldResult, error)
+	Reverse(ctx context.Context, req network.ReverseRequest) (*network.HoldResult, error)
+	Refund(ctx context.Context, req network.RefundRequest) (*network.RefundResult, error)
+	Authorization(ctx context.Context, authID string) (*network.Authorization, error)
+	AuthAttempts(ctx context.Context, cardNo string, limit int) ([]network.AuthAttempt, error)
+}
+
+// Rails takes the rail partners' reports of the internal API
+// (*remittance.Service): ENOTFOUND remittance, ESTATE remittance_state.
+type Rails interface {
+	ReportRemittance(ctx context.Context, messageID, txID, status, reason string) (*remittance.Remittance, error)
+}
+
+// WriterStats are the ledger writer's counters that /metrics shows
+// (*ledger.Ledger).
+type WriterStats interface {
+	Stats() ledger.Stats
+}
+
+var (
+	_ Merchants   = (*ledger.Ledger)(nil)
+	_ ReadKeys    = (*ledger.Ledger)(nil)
+	_ Bills       = (*ledger.Ledger)(nil)
+	_ WriterStats = (*ledger.Ledger)(nil)
+	_ Accounts    = (*cards.Service)(nil)
+	_ Cards       = (*cards.Service)(nil)
+	_ Remittances = (*remittance.Service)(nil)
+	_ Rails       = (*remittance.Service)(nil)
+	_ Network     = (*network.Service)(nil)
+)

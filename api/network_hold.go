@@ -1,0 +1,134 @@
+package api
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/internal/network"
+	"github.com/paygate/gateway/postings"
+)
+
+// holdMessage is the body of a clearing or a reversal: the amount, in the
+// authorization's transaction currency, is parsed once that currency is
+// known.
+type holdMessage struct {
+	MessageID, AuthID string
+	Amount            amountText
+	hasAmount         bool
+}
+
+// amountAbsent marks an amount the body did not carry (or carried as null).
+const amountAbsent amountText = "\x00absent"
+
+func decodeHoldMessage(c *gin.Context, amountRequired bool) (holdMessage, error) {
+	m := holdMessage{Amount: amountAbsent}
+	err := readInternalBody(c, []field{
+		{name: "messageId", required: true, into: &m.MessageID},
+		{name: "authId", required: true, into: &m.AuthID},
+		{name: "amount", required: amountRequired, into: &m.Amount},
+	})
+	if err != nil {
+		return holdMessage{}, err
+	}
+	if err := checkMessageID(m.MessageID); err != nil {
+		return holdMessage{}, err
+	}
+	if !postings.IsRefText(m.AuthID) {
+		return holdMessage{}, postings.FieldErrorf("authId", "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', ':' or '-'")
+	}
+	m.hasAmount = m.Amount != amountAbsent
+	return m, nil
+}
+
+// txnAmount parses the message's amount in the currency of the
+// authorization's transaction; an unknown authorization is 1201.
+func (m holdMessage) txnAmount(c *gin.Context, l Network) (int64, error) {
+	a, err := l.Authorization(c.Request.Context(), m.AuthID)
+	if err != nil {
+		return 0, err
+	}
+	cur, err := postings.LookupCurrency(a.TxnCurrency)
+	if err != nil {
+		return 0, err
+	}
+	amount, err := postings.ParseAmount(string(m.Amount), cur)
+	if err != nil {
+		return 0, postings.WithField(err, "amount")
+	}
+	return amount, nil
+}
+
+// holdView is what a clearing or a reversal did to a hold, in the card's
+// currency: captured (paid to the network), fee (the cross-border fee
+// booked with the capture), released (given back by this message),
+// receivable (what the card could not cover and now owes), held (still on
+// hold) and the card's available balance after.
+type holdView struct {
+	AuthID     string         `json:"authId"`
+	CardNo     string         `json:"cardNo"`
+	Status     string         `json:"status"`
+	Currency   string         `json:"currency"`
+	Captured   postings.Money `json:"captured"`
+	Fee        postings.Money `json:"fee"`
+	Released   postings.Money `json:"released"`
+	Receivable postings.Money `json:"receivable"`
+	Held       postings.Money `json:"held"`
+	Available  postings.Money `json:"available"`
+	CreatedAt  string         `json:"createdAt"`
+}
+
+func newHoldView(r *network.HoldResult) holdView {
+	return holdView{
+		AuthID: r.AuthID, CardNo: r.CardNo, Status: r.Status, Currency: r.Currency,
+		Captured: money(r.Captured, r.Currency), Fee: money(r.Fee, r.Currency),
+		Released: money(r.Released, r.Currency), Receivable: money(r.Receivable, r.Currency),
+		Held: money(r.Held, r.Currency), Available: money(r.Available, r.Currency),
+		CreatedAt: timestamp(r.CreatedAt),
+	}
+}
+
+// handleNetworkClear answers POST /network/clear.
+func handleNetworkClear(l Network) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		m, err := decodeHoldMessage(c, true)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		amount, err := m.txnAmount(c, l)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		res, err := l.Clear(c.Request.Context(), network.ClearRequest{MessageID: m.MessageID, AuthID: m.AuthID, Amount: amount})
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		writeOK(c, newHoldView(res))
+	}
+}
+
+// handleNetworkReverse answers POST /network/reverse: without an amount the
+// whole hold is released.
+func handleNetworkReverse(l Network) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		m, err := decodeHoldMessage(c, false)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		req := network.ReverseRequest{MessageID: m.MessageID, AuthID: m.AuthID}
+		if m.hasAmount {
+			if req.Amount, err = m.txnAmount(c, l); err != nil {
+				writeError(c, err)
+				return
+			}
+		}
+		res, err := l.Reverse(c.Request.Context(), req)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		writeOK(c, newHoldView(res))
+	}
+}

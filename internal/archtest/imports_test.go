@@ -1,0 +1,172 @@
+package archtest
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/paygate/gateway/"
+
+// allowed is, for each package of the module, the packages of the module it
+// may import (docs/architecture.md, "What may import what"). The graph
+// only goes down: from the commands to the HTTP surface and the workers, to
+// the domains, to the journal core, to the pure rules. A package missing
+// here fails the test until it is placed.
+var allowed = map[string][]string{
+	// Pure rules: no I/O.
+	"postings":                  {},
+	"internal/remittance/rules": {"postings"},
+	"internal/callbackurl":      {},
+	"api/receiver":              {}, // merchants import it: it imports nothing of ours
+	// The typed client merchants import: the receiver's verification only.
+	"api/client":             {"api/receiver"},
+	"docs/examples/goclient": {"api/client"},
+	"sql":                    {},
+
+	// The journal core and its PostgreSQL tooling.
+	"ledger":           {"postings", "sql"},
+	"ledger/pgcluster": {},
+	"ledger/pgtest":    {"ledger", "ledger/pgcluster", "sql"},
+	// High availability: a synchronous pair, the formation, backups.
+	"internal/pgha":          {"ledger/pgcluster"},
+	"internal/pgha/pghatest": {"internal/pgha"},
+
+	// The domains, each above the core and the domains it builds on.
+	"internal/fx":         {"ledger", "postings"},
+	"internal/cards":      {"ledger", "postings", "internal/fx"},
+	"internal/network":    {"ledger", "postings", "internal/fx", "internal/cards"},
+	"internal/remittance": {"ledger", "postings", "internal/cards", "internal/remittance/rules"},
+	"internal/delivery":   {"ledger", "postings", "internal/callbackurl", "api/receiver"},
+	"internal/railsim":    {"internal/remittance"},
+
+	// Above the domains: the workers, reconciliation, the HTTP surface.
+	"internal/workers": {"ledger", "internal/network", "internal/remittance", "internal/delivery"},
+	"reconcile":        {"ledger", "postings", "internal/network"},
+	"api": {"ledger", "postings", "internal/cards", "internal/network", "internal/remittance",
+		"internal/remittance/rules", "internal/callbackurl"},
+
+	// Test support and test-only packages.
+	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/fx", "internal/cards", "internal/network",
+		"internal/remittance", "internal/delivery"},
+	"internal/sim": {},
+	// The internal API's client, and the harness of cmd/bench and cmd/chaos.
+	"internal/netclient":    {"api/client"},
+	"internal/harness":      {"api/client", "internal/netclient", "ledger/pgcluster"},
+	"internal/contracttest": {},
+	"internal/archtest":     {},
+}
+
+// The commands wire everything: they may import any package of the module.
+var commands = []string{"cmd/", "api/receiver/cmd/"}
+
+// upwardImports returns, for a graph of direct imports (module-relative
+// paths), every import the table does not allow.
+func upwardImports(graph map[string][]string) []string {
+	var out []string
+	for pkg, imports := range graph {
+		if slices.ContainsFunc(commands, func(c string) bool { return strings.HasPrefix(pkg, c) }) {
+			continue
+		}
+		ok, placed := allowed[pkg]
+		if !placed {
+			out = append(out, pkg+" is not placed in the architecture (internal/archtest allowed, docs/architecture.md)")
+			continue
+		}
+		for _, imp := range imports {
+			if !slices.Contains(ok, imp) {
+				out = append(out, pkg+" imports "+imp)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// moduleGraph lists the direct imports of every package of the module
+// (tests excluded: an external test package may use the packages above
+// its own for fixtures).
+func moduleGraph(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	graph := map[string][]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		pkg := strings.TrimPrefix(fields[0], module)
+		graph[pkg] = nil
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, module) {
+				graph[pkg] = append(graph[pkg], strings.TrimPrefix(imp, module))
+			}
+		}
+	}
+	if len(graph) < 20 {
+		t.Fatalf("go list found %d packages", len(graph))
+	}
+	return graph
+}
+
+func TestNoUpwardImport(t *testing.T) {
+	for _, why := range upwardImports(moduleGraph(t)) {
+		t.Error(why)
+	}
+}
+
+// The check finds an upward import and an unplaced package, or the test
+// above passes whatever the imports are.
+func TestUpwardImportsAreFound(t *testing.T) {
+	got := upwardImports(map[string][]string{
+		"ledger":         {"postings", "internal/cards"}, // the core reaching up into a domain
+		"internal/cards": {"ledger"},
+		"internal/new":   {"ledger"},
+		"cmd/gateway":    {"api", "internal/workers"},
+	})
+	want := []string{"internal/new is not placed in the architecture (internal/archtest allowed, docs/architecture.md)",
+		"ledger imports internal/cards"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Pure packages import nothing that does I/O beyond the standard library:
+// postings only apd, the remittance rules only x/text, the callback-URL
+// rules and the merchants' receiver nothing; the HTTP surface never talks
+// to PostgreSQL itself.
+func TestThirdPartyImports(t *testing.T) {
+	rules := map[string]func(imp string) bool{
+		"postings":                  func(imp string) bool { return imp == "github.com/cockroachdb/apd/v3" },
+		"internal/remittance/rules": func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/text/") },
+		"internal/callbackurl":      func(string) bool { return false },
+		"api/receiver":              func(string) bool { return false },
+		"api": func(imp string) bool {
+			return !strings.HasPrefix(imp, "github.com/uptrace/bun") && !strings.HasPrefix(imp, "github.com/jackc/pgx")
+		},
+	}
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		ok := rules[strings.TrimPrefix(fields[0], module)]
+		if ok == nil {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") && !strings.HasPrefix(imp, module) && !ok(imp) {
+				t.Errorf("%s imports %s", fields[0], imp)
+			}
+		}
+	}
+}

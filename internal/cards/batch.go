@@ -1,0 +1,250 @@
+package cards
+
+import (
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/paygate/gateway/ledger"
+)
+
+// batch is the card domain's rows in one batch transaction: cards, the
+// daily card-load counters, the BIN access of the batch's card creations
+// and the merchants' limits. Like the journal rows they are changed in
+// memory, each change with a ledger Undo, and written by Flush in a few
+// statements for the whole batch.
+type batch struct {
+	cards      map[string]*BatchCard // by card number, loaded or new
+	cardAbsent map[string]bool       // looked up and not found
+	newCards   []*BatchCard
+	issued     map[issueKey]*issueState
+	bins       map[binKey]*binAccessRow // nil: no such entry
+	// Limits are read once per batch (an operator's change applies from
+	// the next batch): the merchant_limits rows of the batch's merchants
+	// with the head lock (Begin), by "merchant:currency", and the limits
+	// computed from them.
+	limits     map[string]*Limit
+	limitsRead map[int64]bool
+	limitRows  map[string]*limitRow
+
+	// What the commands named before the batch began (Load reads it).
+	wantCards []string
+	// wantBins are card creations' BINs: their access and the merchant's
+	// issuing counter are read with the batch's other rows, not one round
+	// trip each on the hot merchant's serial path.
+	wantBins []binKey
+	// wantLoads are the day's card-load counters of the top-ups
+	// (merchant and currency; the day is the batch's).
+	wantLoads []issueKey
+}
+
+var batchOf = ledger.NewState(func() *batch {
+	return &batch{
+		cards: map[string]*BatchCard{}, cardAbsent: map[string]bool{}, issued: map[issueKey]*issueState{},
+		bins: map[binKey]*binAccessRow{}, limits: map[string]*Limit{}, limitsRead: map[int64]bool{},
+		limitRows: map[string]*limitRow{},
+	}
+})
+
+// BatchCard is a card as a batch transaction sees it (the network domain
+// works on them too).
+type BatchCard struct {
+	row   cardRow
+	isNew bool
+	dirty bool
+}
+
+// No is the card number.
+func (c *BatchCard) No() string { return c.row.CardNo }
+
+// MerchantID is the card's merchant.
+func (c *BatchCard) MerchantID() int64 { return c.row.MerchantID }
+
+// Currency is the card's currency.
+func (c *BatchCard) Currency() string { return c.row.Currency }
+
+// Status is ACTIVE, FROZEN or CANCELLED.
+func (c *BatchCard) Status() string { return c.row.Status }
+
+// Expired reports whether the card's expiry month has ended at now.
+func (c *BatchCard) Expired(now time.Time) bool {
+	end := time.Date(c.row.ExpiryYear, time.Month(c.row.ExpiryMonth)+1, 1, 0, 0, 0, 0, time.UTC)
+	return !now.Before(end)
+}
+
+type issueKey struct {
+	merchant int64
+	currency string
+	day      string // YYYY-MM-DD, UTC
+}
+
+type issueState struct {
+	issued int64
+	dirty  bool
+}
+
+// day is the batch's UTC day, YYYY-MM-DD: the issuing counters' key.
+func day(tx *ledger.Tx) string { return tx.Now().UTC().Format("2006-01-02") }
+
+// WantCard names a card a command will read, with all its accounts, before
+// the batch begins (ledger.Command.Prefetch).
+func WantCard(tx *ledger.Tx, cardNo string) {
+	b := batchOf.Of(tx)
+	b.wantCards = append(b.wantCards, cardNo)
+}
+
+// Begin implements ledger.Beginner: the limits of the batch's merchants.
+func (b *batch) Begin(tx *ledger.Tx, p *ledger.Pipeline, merchants []int64) {
+	b.queueLimits(p, merchants)
+}
+
+// Load implements ledger.Loader.
+func (b *batch) Load(tx *ledger.Tx, p *ledger.Pipeline) {
+	b.queueCards(tx, p, b.wantCards)
+	b.queueBins(tx, p, b.wantBins)
+	if len(b.wantLoads) > 0 {
+		d := day(tx)
+		for i := range b.wantLoads {
+			b.wantLoads[i].day = d
+		}
+		b.queueIssued(tx, p, b.wantLoads)
+	}
+}
+
+var stmtLoadCards = ledger.NewStmt(`select c.* from unnest($1::text[]) as v(card_no)
+	cross join lateral (select ` + cardColumns + ` from cards c where c.card_no = v.card_no offset 0) c`)
+
+// queueCards queues the read of cards by number, with all their accounts.
+// Cards of every merchant are read; commands check ownership.
+func (b *batch) queueCards(tx *ledger.Tx, p *ledger.Pipeline, cardNos []string) {
+	var want []string
+	for _, c := range cardNos {
+		if _, ok := b.cards[c]; !ok && !b.cardAbsent[c] {
+			want = append(want, c)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	// One probe per element: no element twice.
+	want = ledger.UniqueSorted(want)
+	p.Query(stmtLoadCards, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var r cardRow
+			if err := r.scan(rows); err != nil {
+				return err
+			}
+			b.cards[r.CardNo] = &BatchCard{row: r}
+		}
+		for _, c := range want {
+			if _, ok := b.cards[c]; !ok {
+				b.cardAbsent[c] = true
+			}
+		}
+		return nil
+	}, want)
+	tx.QueueCardAccounts(p, want)
+}
+
+// Load reads cards by number into the batch (those it does not hold yet).
+func Load(tx *ledger.Tx, cardNos []string) error {
+	p := tx.Pipeline()
+	batchOf.Of(tx).queueCards(tx, p, cardNos)
+	return p.Send()
+}
+
+// Loaded returns a card the batch holds, or nil.
+func Loaded(tx *ledger.Tx, cardNo string) *BatchCard { return batchOf.Of(tx).cards[cardNo] }
+
+// CardOf returns the merchant's card, or ENOTFOUND "card" when it does not
+// exist or is another merchant's: the two answers are the same.
+func CardOf(tx *ledger.Tx, merchant int64, cardNo string) (*BatchCard, error) {
+	if err := Load(tx, []string{cardNo}); err != nil {
+		return nil, err
+	}
+	c := Loaded(tx, cardNo)
+	if c == nil || c.row.MerchantID != merchant {
+		return nil, errCardNotFound()
+	}
+	return c, nil
+}
+
+// change applies fn to a card's row, with an undo.
+func change(tx *ledger.Tx, c *BatchCard, fn func(r *cardRow)) {
+	saved, savedDirty := c.row, c.dirty
+	tx.Undo(func() { c.row, c.dirty = saved, savedDirty })
+	fn(&c.row)
+	c.row.UpdatedAt = tx.Now()
+	c.dirty = true
+}
+
+// add puts a new card into the batch, with an undo.
+func (b *batch) add(tx *ledger.Tx, r cardRow) *BatchCard {
+	c := &BatchCard{row: r, isNew: true}
+	n := len(b.newCards)
+	b.cards[r.CardNo] = c
+	delete(b.cardAbsent, r.CardNo)
+	tx.CardAccountsKnown(r.CardNo) // a new card has no accounts yet
+	b.newCards = append(b.newCards, c)
+	tx.Undo(func() {
+		delete(b.cards, r.CardNo)
+		b.newCards = b.newCards[:n]
+	})
+	return c
+}
+
+// Flush implements ledger.Flusher.
+func (b *batch) Flush(p *ledger.Pipeline) {
+	b.flushCards(p)
+	b.flushIssued(p)
+}
+
+var stmtInsertCards = ledger.NewStmt(`
+	insert into cards (` + cardColumns + `)
+	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[],
+	                     $8::smallint[], $9::bytea[], $10::bytea[], $11::text[], $12::text[], $13::text[], $14::text[],
+	                     $15::timestamptz[], $16::timestamptz[], $17::timestamptz[])`)
+
+var stmtUpdateCards = ledger.NewStmt(`
+	update cards c set status = v.status, freeze_reason = v.reason, updated_at = v.updated, cancelled_at = v.cancelled
+	from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
+	     as v(card_no, status, reason, updated, cancelled)
+	cross join lateral (select ctid from cards x where x.card_no = v.card_no offset 0) x
+	where c.ctid = x.ctid`)
+
+func (b *batch) flushCards(p *ledger.Pipeline) {
+	if n := len(b.newCards); n > 0 {
+		var (
+			nos, bins, curs, nets, last4s, statuses = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+			ms                                      = make([]int64, n)
+			months, years                           = make([]int16, n), make([]int16, n)
+			sealed, fps                             = make([][]byte, n), make([][]byte, n)
+			reasons, remarks, urls                  = make([]*string, n), make([]*string, n), make([]*string, n)
+			created, updated                        = make([]time.Time, n), make([]time.Time, n)
+			cancelled                               = make([]*time.Time, n)
+		)
+		for i, c := range b.newCards {
+			r := &c.row
+			nos[i], ms[i], bins[i], curs[i], nets[i], last4s[i] = r.CardNo, r.MerchantID, r.Bin, r.Currency, r.Network, r.Last4
+			months[i], years[i], sealed[i], fps[i], statuses[i] = int16(r.ExpiryMonth), int16(r.ExpiryYear), r.PanSealed, r.PanFingerprint, r.Status
+			reasons[i], remarks[i], urls[i] = ledger.NullText(r.FreezeReason), ledger.NullText(r.Remark), ledger.NullText(r.CallbackURL)
+			created[i], updated[i], cancelled[i] = r.CreatedAt, r.UpdatedAt, ledger.NullTime(r.CancelledAt)
+		}
+		p.ExecRows(stmtInsertCards, n, "cards", nos, ms, bins, curs, nets, last4s, months, years, sealed, fps, statuses,
+			reasons, remarks, urls, created, updated, cancelled)
+	}
+	var nos, statuses []string
+	var reasons []*string
+	var updated []time.Time
+	var cancelled []*time.Time
+	for _, c := range b.cards {
+		if c.dirty && !c.isNew {
+			nos, statuses = append(nos, c.row.CardNo), append(statuses, c.row.Status)
+			reasons, updated = append(reasons, ledger.NullText(c.row.FreezeReason)), append(updated, c.row.UpdatedAt)
+			cancelled = append(cancelled, ledger.NullTime(c.row.CancelledAt))
+		}
+	}
+	if len(nos) > 0 {
+		p.ExecRows(stmtUpdateCards, len(nos), "cards", nos, statuses, reasons, updated, cancelled)
+	}
+}

@@ -1,0 +1,20 @@
+package cards
+
+import (
+	"context"
+
+	"github.com/paygate/gateway/ledger"
+)
+
+// SetPANSource replaces how s draws new cards' PANs (nil: at random).
+func SetPANSource(s *Service, f func(bin string) string) { s.panSource = f }
+
+// NewPAN draws a PAN at random, as a new card does.
+var NewPAN = newPAN
+
+// CreateCardOnDemand creates a card as CreateCard does, except that its
+// batch does not prefetch the BIN access and today's issuing counter:
+// createCard reads them on demand, which no public path reaches today.
+func CreateCardOnDemand(ctx context.Context, s *Service, merchant int64, in CreateCardInput) (*Card, error) {
+	return ledger.Do(ctx, s.l, nil, in, s.createCmd(merchant, in, false))
+}

@@ -1,0 +1,22 @@
+package cards
+
+import (
+	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/ledger"
+)
+
+// Service is the card domain on a ledger.
+type Service struct {
+	l  *ledger.Ledger
+	fx *fx.Service
+	// owners caches the merchant of each card (network messages).
+	owners owners
+	// panSource draws a new card's PAN; nil is newPAN. Tests replace it
+	// to force a collision.
+	panSource func(bin string) string
+}
+
+// New returns the card domain of l, converting with the rates of fx.
+func New(l *ledger.Ledger, rates *fx.Service) *Service {
+	return &Service{l: l, fx: rates}
+}

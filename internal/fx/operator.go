@@ -1,0 +1,68 @@
+package fx
+
+import (
+	"context"
+	"time"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// The operator's changes. They change configuration, never money, so they
+// are plain statements outside the writer; a batch reads a rate once, so a
+// change applies from the next batch on.
+
+// Set sets the operator's rate from base to quote (one base is mid quote)
+// and its spread in basis points.
+func (s *Service) Set(ctx context.Context, base, quote, mid string, spreadBps int64) (*Rate, error) {
+	for _, c := range []string{base, quote} {
+		if _, err := postings.LookupCurrency(c); err != nil {
+			return nil, postings.WithField(err, "pair")
+		}
+	}
+	if base == quote {
+		return nil, postings.FieldErrorf("pair", "needs two different currencies")
+	}
+	r, err := postings.ParseRate(mid)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := postings.ApplySpread(r, spreadBps, postings.RoundDown); err != nil {
+		return nil, err
+	}
+	now := s.l.Now()
+	_, err = s.l.DB().NewRaw(`
+		insert into fx_rates (base, quote, mid_rate, spread_bps, source, updated_at)
+		values (?, ?, ?::numeric, ?, 'operator', ?)
+		on conflict (base, quote) do update
+		set mid_rate = excluded.mid_rate, spread_bps = excluded.spread_bps, source = 'operator', updated_at = excluded.updated_at`,
+		base, quote, r.String(), spreadBps, now).Exec(ctx)
+	if err != nil {
+		return nil, ledger.MapError(err)
+	}
+	return &Rate{Base: base, Quote: quote, MidRate: r.String(), SpreadBps: spreadBps, Source: "operator", UpdatedAt: now, Mid: r}, nil
+}
+
+// List lists every rate.
+func (s *Service) List(ctx context.Context) ([]Rate, error) {
+	var out []Rate
+	err := s.l.DB().NewRaw(`select base, quote, mid_rate::text as mid_rate, spread_bps, source, updated_at from fx_rates order by base, quote`).
+		Scan(ctx, &out)
+	for i := range out {
+		out[i].UpdatedAt = out[i].UpdatedAt.UTC()
+	}
+	return out, ledger.MapError(err)
+}
+
+// RestampSeedRates marks the seeded demo rates as current, for a local
+// gateway started long after its database was made. Operator rates are
+// never touched. It returns how many rates it re-stamped.
+func (s *Service) RestampSeedRates(ctx context.Context, olderThan time.Duration) (int64, error) {
+	now := s.l.Now()
+	res, err := s.l.DB().NewRaw(`update fx_rates set updated_at = ? where source = 'seed' and updated_at < ?`,
+		now, now.Add(-olderThan)).Exec(ctx)
+	if err != nil {
+		return 0, ledger.MapError(err)
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,211 @@
+package network
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+func errAuthNotFound() error {
+	return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonAuthorization, "authorization not found")
+}
+
+// idempotency is the idempotency of a network message: the message id,
+// with the kind of message in the fingerprint, so that one id reused for
+// another message is a conflict.
+func idempotency(messageID string) (*ledger.Idempotency, error) {
+	if !postings.IsRefText(messageID) {
+		return nil, postings.FieldErrorf("messageId", "must be 1 to 64 characters of [A-Za-z0-9_.:-]")
+	}
+	return &ledger.Idempotency{Scope: ledger.ScopeNetwork, Key: messageID}, nil
+}
+
+// Authorize decides an authorization in real time.
+func (s *Service) Authorize(ctx context.Context, req AuthRequest) (*AuthResult, error) {
+	idem, err := idempotency(req.MessageID)
+	if err != nil {
+		return nil, err
+	}
+	if req.Amount <= 0 || req.Amount > postings.AmountMinorMax {
+		return nil, postings.FieldErrorf("amount", "must be greater than zero and at most the maximum amount")
+	}
+	merchant, found := int64(0), false
+	if postings.IsRefText(req.CardNo) {
+		if merchant, found, err = s.cards.MerchantOf(ctx, req.CardNo); err != nil {
+			return nil, err
+		}
+	}
+	if !found {
+		return s.declineUnknownCard(ctx, req)
+	}
+	cmd := &ledger.Func[AuthResult]{
+		Merchant: merchant,
+		Want:     func(tx *ledger.Tx) { cards.WantCard(tx, req.CardNo) },
+		Run: func(tx *ledger.Tx, m *ledger.Merchant) (*AuthResult, error) {
+			return s.authorize(tx, m, req)
+		},
+	}
+	return ledger.Do(ctx, s.l, idem, map[string]any{"op": "authorize", "req": req}, cmd)
+}
+
+// declineUnknownCard records a decline 14 for a card no merchant has. With
+// no merchant there is no head to lock: the attempt's unique message id
+// makes a repeat answer the same.
+func (s *Service) declineUnknownCard(ctx context.Context, req AuthRequest) (*AuthResult, error) {
+	now := s.l.Now()
+	res := &AuthResult{Code: RespUnknownCard, Reason: "unknown card", CardNo: truncateRef(req.CardNo),
+		Amount: req.Amount, Currency: req.Currency, CreatedAt: now}
+	_, err := s.l.DB().NewInsert().Model(&authAttemptRow{
+		MessageID: req.MessageID, CardNo: res.CardNo, TxnAmount: req.Amount, TxnCurrency: req.Currency,
+		ResponseCode: RespUnknownCard, Reason: res.Reason, MerchantName: ledger.NullString(req.MerchantName),
+		MCC: ledger.NullString(req.MCC), MerchantCountry: ledger.NullString(req.MerchantCountry), CreatedAt: now,
+	}).On("CONFLICT (message_id) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return nil, ledger.MapError(err)
+	}
+	return res, nil
+}
+
+func truncateRef(s string) string {
+	if len(s) > 64 {
+		return s[:64]
+	}
+	return s
+}
+
+func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) (*AuthResult, error) {
+	now := tx.Now()
+	res := &AuthResult{CardNo: req.CardNo, Amount: req.Amount, Currency: req.Currency, CreatedAt: now}
+	c, err := cards.CardOf(tx, m.ID, req.CardNo)
+	if err != nil {
+		return nil, err
+	}
+	cardCur := c.Currency()
+	res.CardCurrency = cardCur
+	avail, held := cards.AvailableAccount(m.ID, cardCur, c.No()), cards.HeldAccount(m.ID, cardCur, c.No())
+	if res.Available, err = tx.PeekBalance(avail); err != nil {
+		return nil, err
+	}
+	decline := func(code, reason string) (*AuthResult, error) {
+		res.Code, res.Reason = code, reason
+		return res, recordAttempt(tx, m, req, res)
+	}
+	switch {
+	case c.Status() == cards.CardCancelled:
+		return decline(RespCancelled, "card cancelled")
+	case c.Status() == cards.CardFrozen:
+		return decline(RespNotPermitted, "card frozen: transaction not permitted")
+	case c.Expired(now):
+		return decline(RespExpired, "card expired")
+	}
+	if maxMinor, err := s.messageMax(tx, req.Currency); err != nil {
+		return nil, err
+	} else if req.Amount > maxMinor {
+		return decline(RespInvalidAmount, "invalid amount: above the largest network message in "+req.Currency)
+	}
+	// Convert at the operator's mid rate (the cross-border fee is the
+	// price of conversion; no spread on top): postings.NewHold rounds the
+	// amount and the fee up, the cardholder pays. Later messages take
+	// shares of this hold and never convert again.
+	cur := postings.MustCurrency(cardCur)
+	var hold postings.Hold
+	if req.Currency == cardCur {
+		if hold, err = postings.NewHold(req.Amount, cur, cur, postings.Rate{}); err != nil {
+			return nil, err
+		}
+	} else {
+		from, err := postings.LookupCurrency(req.Currency)
+		if err != nil {
+			return decline(RespDoNotHonour, "unsupported transaction currency")
+		}
+		rate, err := s.fx.Current(tx, req.Currency, cardCur)
+		if err != nil {
+			return decline(RespDoNotHonour, "no current exchange rate for "+req.Currency+"/"+cardCur)
+		}
+		if hold, err = postings.NewHold(req.Amount, from, cur, rate.Mid); err != nil {
+			return decline(RespDoNotHonour, "amount cannot be converted")
+		}
+		res.FXRate = rate.MidRate
+	}
+	res.CardAmount, res.Fee = hold.Amount, hold.Fee
+	lim, err := cards.LimitOf(tx, m, cardCur)
+	if err != nil {
+		return nil, err
+	}
+	total := res.CardAmount + res.Fee
+	switch {
+	case total > lim.CardBalanceMax:
+		return decline(RespOverLimit, "exceeds the single authorization limit")
+	case total > res.Available:
+		return decline(RespInsufficient, "insufficient available balance")
+	}
+	res.AuthID = "auth_" + ledger.RandomID(20)
+	if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardAuth,
+		Refs:     postings.Refs{CardNo: c.No(), AuthID: res.AuthID},
+		Postings: []postings.Posting{{Source: avail, Destination: held, Amount: total, Currency: cardCur}},
+	}); err != nil {
+		return nil, err
+	}
+	batchOf.Of(tx).addAuth(tx, authRow{
+		AuthID: res.AuthID, MerchantID: m.ID, CardNo: c.No(), MessageID: req.MessageID,
+		TxnAmount: req.Amount, TxnCurrency: req.Currency, FXRate: ledger.NullString(res.FXRate),
+		Amount: res.CardAmount, Fee: res.Fee, Currency: cardCur, Held: total, Status: AuthOpen,
+		MerchantName: ledger.NullString(req.MerchantName), MCC: ledger.NullString(req.MCC),
+		MerchantCountry: ledger.NullString(req.MerchantCountry),
+		ExpiresAt:       now.Add(s.cfg.HoldExpiry), CreatedAt: now, UpdatedAt: now,
+	})
+	res.Approved, res.Code, res.Reason = true, RespApproved, "approved"
+	res.Available -= total
+	return res, recordAttempt(tx, m, req, res)
+}
+
+// recordAttempt keeps the attempt and its outbox event.
+func recordAttempt(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest, res *AuthResult) error {
+	batchOf.Of(tx).addAttempt(tx, authAttemptRow{
+		MessageID: req.MessageID, MerchantID: sql.NullInt64{Int64: m.ID, Valid: true}, CardNo: req.CardNo,
+		TxnAmount: req.Amount, TxnCurrency: req.Currency, Approved: res.Approved, ResponseCode: res.Code,
+		Reason: res.Reason, AuthID: ledger.NullString(res.AuthID), MerchantName: ledger.NullString(req.MerchantName),
+		MCC: ledger.NullString(req.MCC), MerchantCountry: ledger.NullString(req.MerchantCountry), CreatedAt: tx.Now(),
+	})
+	typ := EventAuthDeclined
+	if res.Approved {
+		typ = EventAuthApproved
+	}
+	return tx.Emit(m.ID, ledger.Event{Type: typ, Subject: req.CardNo, Data: authEventData(res)})
+}
+
+// The network events carry money like every other callback: decimals with
+// the currency's places, and times as YYYY-MM-DDThh:mm:ssZ
+// (docs/callbacks.md).
+
+func money(minor int64, currency string) postings.Money {
+	return postings.Money{Minor: minor, Currency: postings.MustCurrency(currency)}
+}
+
+func authEventData(r *AuthResult) map[string]any {
+	d := map[string]any{
+		"approved": r.Approved, "code": r.Code, "reason": r.Reason, "cardNo": r.CardNo,
+		"amount": money(r.Amount, r.Currency), "currency": r.Currency,
+		"createdAt": r.CreatedAt.UTC().Format(time.RFC3339),
+	}
+	if r.AuthID != "" {
+		d["authId"] = r.AuthID
+	}
+	if r.CardCurrency != "" {
+		d["cardCurrency"] = r.CardCurrency
+		d["cardAmount"] = money(r.CardAmount, r.CardCurrency)
+		d["fee"] = money(r.Fee, r.CardCurrency)
+		d["available"] = money(r.Available, r.CardCurrency)
+	}
+	if r.FXRate != "" {
+		// A JSON number, written exactly, like every rate and amount of
+		// the API (docs/api.md, "Decimals"); it was a string here alone.
+		d["fxRate"] = json.Number(r.FXRate)
+	}
+	return d
+}

@@ -1,0 +1,164 @@
+package network
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// The reads behind settlement-file reconciliation (package reconcile): the
+// CARD_SETTLE entries that a card network's settlement file is matched
+// against, with their authorization's status. They only read.
+
+// Settlement is a card network clearing as the journal has it: the
+// CARD_SETTLE entry of an authorization. The network's own amount and
+// message id are the entry's metadata (txn_amount, txn_currency,
+// message_id), written by Clear.
+type Settlement struct {
+	AuthID      string
+	AuthStatus  string // the authorization's status; "" when there is no such authorization
+	Found       bool   // a CARD_SETTLE entry exists; the fields below are set only then
+	EntryID     int64  // entries.id: the cursor of SettlementsBetween
+	Merchant    int64
+	ShopNo      string
+	Seq         int64
+	CardNo      string
+	CreatedAt   time.Time
+	MessageID   string // metadata message_id
+	TxnAmount   string // metadata txn_amount: minor units of TxnCurrency, as text
+	TxnCurrency string
+	Captured    int64 // what the entry captured, in Currency (the card's)
+	Currency    string
+}
+
+// SettlementBatchMax bounds one read of settlements.
+const SettlementBatchMax = 1000
+
+// settlementColumns are the columns settlementRow scans, from entries se
+// joined to merchants m.
+const settlementColumns = `true as found, se.id as entry_id, se.merchant_id, m.shop_no, se.merchant_seq,
+	coalesce(se.card_no, '') as card_no, se.created_at,
+	coalesce(se.metadata->>'message_id', '') as message_id,
+	coalesce(se.metadata->>'txn_amount', '') as txn_amount,
+	coalesce(se.metadata->>'txn_currency', '') as txn_currency,
+	coalesce((select sum(p.amount) from postings p
+	          where p.merchant_id = se.merchant_id and p.merchant_seq = se.merchant_seq), 0)::bigint as captured,
+	coalesce((select min(p.currency) from postings p
+	          where p.merchant_id = se.merchant_id and p.merchant_seq = se.merchant_seq), '') as currency`
+
+// The merchant and the authorization of a settlement entry, each a probe
+// of its primary key (offset 0 keeps the planner from turning them into
+// joins it would choose from the statistics).
+const settlementProbes = `
+	cross join lateral (select shop_no from merchants where id = se.merchant_id offset 0) m
+	left join lateral (select status from authorizations where auth_id = se.auth_id offset 0) h on true`
+
+// settlementsByAuthSQL: each authorization id probes entries_auth_id_idx
+// (the kind is filtered outside the probe, or the planner may prefer
+// reading the whole partial index of settlements, small in a young
+// database).
+const settlementsByAuthSQL = `
+	select r.auth_id, coalesce(h.status, '') as auth_status, s.*
+	from unnest(?::text[]) with ordinality as r(auth_id, n)
+	left join lateral (select status from authorizations where auth_id = r.auth_id offset 0) h on true
+	left join lateral (
+		select ` + settlementColumns + `
+		from (select * from entries where auth_id = r.auth_id offset 0) se
+		cross join lateral (select shop_no from merchants where id = se.merchant_id offset 0) m
+		where se.kind = 'CARD_SETTLE'
+		order by se.id limit 1
+	) s on true
+	order by r.n`
+
+// settlementsBetweenSQL: a range of entries_card_settle_idx, then probes.
+const settlementsBetweenSQL = `
+	select se.auth_id, coalesce(h.status, '') as auth_status, ` + settlementColumns + `
+	from entries se` + settlementProbes + `
+	where se.kind = 'CARD_SETTLE' and se.created_at >= ? and se.created_at < ?
+	  and (se.created_at, se.id) > (?, ?)
+	order by se.created_at, se.id
+	limit ?`
+
+type settlementRow struct {
+	AuthID      string    `bun:"auth_id"`
+	AuthStatus  string    `bun:"auth_status"`
+	Found       bool      `bun:"found"`
+	EntryID     int64     `bun:"entry_id"`
+	MerchantID  int64     `bun:"merchant_id"`
+	ShopNo      string    `bun:"shop_no"`
+	MerchantSeq int64     `bun:"merchant_seq"`
+	CardNo      string    `bun:"card_no"`
+	CreatedAt   time.Time `bun:"created_at"`
+	MessageID   string    `bun:"message_id"`
+	TxnAmount   string    `bun:"txn_amount"`
+	TxnCurrency string    `bun:"txn_currency"`
+	Captured    int64     `bun:"captured"`
+	Currency    string    `bun:"currency"`
+}
+
+func (r *settlementRow) toSettlement() Settlement {
+	s := Settlement{AuthID: r.AuthID, AuthStatus: r.AuthStatus, Found: r.Found}
+	if r.Found {
+		s.EntryID, s.Merchant, s.ShopNo, s.Seq, s.CardNo = r.EntryID, r.MerchantID, r.ShopNo, r.MerchantSeq, r.CardNo
+		s.CreatedAt = r.CreatedAt.UTC()
+		s.MessageID, s.TxnAmount, s.TxnCurrency = r.MessageID, r.TxnAmount, r.TxnCurrency
+		s.Captured, s.Currency = r.Captured, r.Currency
+	}
+	return s
+}
+
+// SettlementsByAuth returns one Settlement for each of authIDs (at most
+// SettlementBatchMax), in their order: the authorization's CARD_SETTLE
+// entry when there is one (Found), and the authorization's status either
+// way. Clear writes one CARD_SETTLE per authorization; should there be
+// several, the first is returned.
+func (s *Service) SettlementsByAuth(ctx context.Context, authIDs []string) ([]Settlement, error) {
+	if len(authIDs) > SettlementBatchMax {
+		return nil, postings.Errorf(postings.ELIMIT, "at most %d authorizations per read", SettlementBatchMax)
+	}
+	if len(authIDs) == 0 {
+		return nil, nil
+	}
+	var rows []settlementRow
+	err := s.l.DB().NewRaw(settlementsByAuthSQL, pgdialect.Array(authIDs)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, ledger.MapError(err)
+	}
+	out := make([]Settlement, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toSettlement()
+	}
+	return out, nil
+}
+
+// SettlementCursor is where a page of SettlementsBetween ends; the zero
+// value starts at the beginning.
+type SettlementCursor struct {
+	CreatedAt time.Time
+	EntryID   int64
+}
+
+// SettlementsBetween returns the CARD_SETTLE entries created in [from, to),
+// of every merchant, in (created_at, id) order, after cursor: at most limit
+// of them (capped at SettlementBatchMax). The last one's CreatedAt and
+// EntryID are the next cursor. The index entries_card_settle_idx makes each
+// page a range scan.
+func (s *Service) SettlementsBetween(ctx context.Context, from, to time.Time, after SettlementCursor, limit int) ([]Settlement, error) {
+	if limit <= 0 || limit > SettlementBatchMax {
+		limit = SettlementBatchMax
+	}
+	var rows []settlementRow
+	err := s.l.DB().NewRaw(settlementsBetweenSQL, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, limit).Scan(ctx, &rows)
+	if err != nil {
+		return nil, ledger.MapError(err)
+	}
+	out := make([]Settlement, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toSettlement()
+	}
+	return out, nil
+}
