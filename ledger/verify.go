@@ -114,6 +114,8 @@ type verifyHooks struct {
 	helpers       *int                        // overrides verifyHelpers
 	helpersOnly   bool                        // the stream's connection runs no check while a helper can
 	exportFails   bool                        // pg_export_snapshot fails, as on a server that cannot export
+	fetchRows     int                         // overrides verifyFetchRows
+	accountsMax   int                         // overrides accountsCachedMax
 }
 
 // verifyHelpers is how many connections besides the stream's run the
@@ -141,6 +143,9 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 	defer cancel()
 	v := &verifyRun{l: l, opts: opts, cancel: cancel, results: make([]problemList, len(verifyChecks))}
 	v.stream.merchant, v.stream.progress = opts.Merchant, opts.Progress
+	if h := opts.hooks; h != nil {
+		v.stream.fetchRows, v.stream.acc.max = h.fetchRows, h.accountsMax
+	}
 	if err := l.withPgxConn(ctx, ctx, v.main); err != nil {
 		if first := v.err(); first != nil {
 			return nil, first
@@ -149,6 +154,7 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 	}
 	rep := &Report{Merchants: v.merchants, Entries: v.stream.entries, Postings: v.stream.postings}
 	rep.merge(v.stream.problems)
+	rep.merge(v.stream.bill)
 	for _, ps := range v.results {
 		rep.merge(ps)
 	}
@@ -216,8 +222,10 @@ func (v *verifyRun) main(ctx context.Context, conn *pgx.Conn) error {
 	}
 	v.merchants = int64(len(heads))
 	v.stream.heads = heads
-	for _, h := range heads {
+	v.stream.billHeads = make(map[int64]int64, len(heads))
+	for m, h := range heads {
 		v.stream.total += h.seq // the progress bar's total, without counting the journal
+		v.stream.billHeads[m] = h.billSeq
 	}
 
 	queue := make(chan int, len(verifyChecks))

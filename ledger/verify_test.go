@@ -106,6 +106,10 @@ var verifyModes = []verifyMode{
 				t.Errorf("the checks ran on connections %v, want only the stream's", used)
 			}
 		}},
+	// Batches of two rows and a cache of three accounts: the entries, their
+	// postings and their bill lines cross batch boundaries at different
+	// places, and the account cache starts again every few postings.
+	{name: "small batches", hooks: &ledger.VerifyHooks{FetchRows: 2, AccountsCachedMax: 3}},
 	{name: "no snapshot to export", hooks: &ledger.VerifyHooks{Helpers: intp(1), ExportFails: true},
 		conns: func(t *testing.T, used map[int]bool) {
 			if len(used) != 1 || !used[0] {
@@ -207,6 +211,22 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 		{name: "empty entry", tamper: `delete from bill_lines where merchant_id = $M and merchant_seq = $D2;
 			delete from postings where merchant_id = $M and merchant_seq = $D2`,
 			want: []wantProblem{{ledger.CheckEmptyEntry, 2, "without postings"}, {ledger.CheckHashChain, 2, "stored hash"}}},
+		// Rows that the foreign keys keep out, in case they are dropped: the
+		// stream merges the three tables by key, and a key with no entry
+		// still has its postings and lines checked.
+		{name: "bill line without its entry", tamper: `alter table bill_lines drop constraint bill_lines_entry_fkey;
+			insert into bill_lines (merchant_id, bill_seq, merchant_seq, posting_idx, account_id, kind, amount, currency, balance_after, created_at)
+			select merchant_id, (select max(bill_seq) + 1 from bill_lines where merchant_id = $M), 1000, posting_idx, account_id, kind, amount, currency,
+			       balance_after + amount, created_at
+			from bill_lines where merchant_id = $M and merchant_seq = $D3`,
+			want: []wantProblem{{ledger.CheckBill, 0, "bill line"}, {ledger.CheckBill, 0, "(entry 1000) has no matching posting side"},
+				{ledger.CheckBill, 0, "entry 1000 differ from it in kind or time, or it does not exist"}, {ledger.CheckBill, 0, "bill sequence"},
+				{ledger.CheckBillChain, 0, "last bill line"}}},
+		{name: "posting without its entry", tamper: `alter table postings drop constraint postings_entry_fkey;
+			insert into postings (merchant_id, merchant_seq, idx, source_id, destination_id, amount, currency)
+			select merchant_id, 1000, idx, source_id, destination_id, amount, currency from postings where merchant_id = $M and merchant_seq = $D3`,
+			want: []wantProblem{{ledger.CheckHashChain, 0, "1 postings without their entry"}, {ledger.CheckBalance, 0, "the postings sum to"},
+				{ledger.CheckBill, 0, "entry 1000 posting 0 has no bill line"}}},
 		{name: "holds", tamper: `update authorizations set held = held - 1 where merchant_id = $M and status = 'OPEN'`,
 			want: []wantProblem{{ledger.CheckHolds, 0, "open holds sum to"}}},
 		{name: "open hold without a held account", tamper: `update accounts set type = 'card_receivable' where merchant_id = $M and type = 'card_held'`,
@@ -443,5 +463,46 @@ func TestVerifyProgress(t *testing.T) {
 	}
 	if calls.Load() < 3 || last != n || total != n {
 		t.Errorf("%d progress calls, the last %d/%d, want ≥ 3 ending at %d/%d", calls.Load(), last, total, n, n)
+	}
+}
+
+// The stream's cursors are read in batches copied out of the connection:
+// every row arrives once, in order, across batch boundaries; an empty text
+// stays apart from NULL (the hash check tells them apart); and rows out of
+// key order, which would make the merge of the three tables wrong, are an
+// error rather than a report.
+func TestVerifyCursorBatches(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	const ordered = `select (s / 3)::int8, s::int8,
+		case s % 3 when 1 then '' when 2 then null else 'x' || s end
+		from generate_series(1, 10) s order by 1, 2`
+	for _, batch := range []int{1, 2, 3, 10, 11, 100} {
+		rows, err := ledger.ReadCursor(ctx, db, ordered, batch)
+		if err != nil {
+			t.Fatalf("batch %d: %v", batch, err)
+		}
+		if len(rows) != 10 {
+			t.Fatalf("batch %d: %d rows, want 10", batch, len(rows))
+		}
+		for i, r := range rows {
+			s := int64(i + 1)
+			var want *string
+			switch s % 3 {
+			case 1:
+				want = new(string)
+			case 0:
+				x := fmt.Sprintf("x%d", s)
+				want = &x
+			}
+			if r.Merchant != s/3 || r.Seq != s || (r.Text == nil) != (want == nil) || (want != nil && *r.Text != *want) {
+				t.Errorf("batch %d: row %d = %+v (text %v), want %d/%d %v", batch, i, r, r.Text, s/3, s, want)
+			}
+		}
+	}
+	_, err := ledger.ReadCursor(ctx, db, `select 1::int8, s::int8, '' from generate_series(5, 1, -1) s`, 2)
+	if err == nil || !strings.Contains(err.Error(), "out of key order") {
+		t.Errorf("rows out of order: %v, want an error", err)
 	}
 }
