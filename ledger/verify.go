@@ -82,6 +82,9 @@ type problemList struct {
 	omitted int64
 }
 
+// count is how many problems were added.
+func (l *problemList) count() int64 { return int64(len(l.list)) + l.omitted }
+
 func (l *problemList) add(p Problem) {
 	if len(l.list) >= ProblemsMax {
 		l.omitted++
@@ -116,6 +119,8 @@ type verifyHooks struct {
 	exportFails   bool                        // pg_export_snapshot fails, as on a server that cannot export
 	fetchRows     int                         // overrides verifyFetchRows
 	accountsMax   int                         // overrides accountsCachedMax
+	chainMax      int                         // overrides chainAccountsMax
+	chainQueried  func()                      // the balance_after chain is left to the query
 }
 
 // verifyHelpers is how many connections besides the stream's run the
@@ -144,7 +149,8 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 	v := &verifyRun{l: l, opts: opts, cancel: cancel, results: make([]problemList, len(verifyChecks))}
 	v.stream.merchant, v.stream.progress = opts.Merchant, opts.Progress
 	if h := opts.hooks; h != nil {
-		v.stream.fetchRows, v.stream.acc.max = h.fetchRows, h.accountsMax
+		v.stream.fetchRows, v.stream.acc.max, v.stream.follow.max = h.fetchRows, h.accountsMax, h.chainMax
+		v.stream.follow.queried = h.chainQueried
 	}
 	if err := l.withPgxConn(ctx, ctx, v.main); err != nil {
 		if first := v.err(); first != nil {
@@ -158,6 +164,7 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 	for _, ps := range v.results {
 		rep.merge(ps)
 	}
+	rep.merge(v.stream.follow.problems)
 	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	return rep, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -24,9 +23,9 @@ import (
 type accountCache struct {
 	known map[int64]postings.Account
 	miss  []int64
-	buf   []byte // the lookup's array parameter
-	strs  *interner
-	max   int // accountsCachedMax unless set (tests)
+	buf   []byte   // the lookup's array parameter
+	strs  interner // its own: the cache is the fetcher's, the stream's interner the stream's
+	max   int      // accountsCachedMax unless set (tests)
 }
 
 // accountsCachedMax bounds the accounts kept, about 100 bytes each: a
@@ -77,14 +76,7 @@ func (ac *accountCache) resolve(ctx context.Context, conn *pgconn.PgConn, ids []
 
 // lookup reads the accounts of ac.miss.
 func (ac *accountCache) lookup(ctx context.Context, conn *pgconn.PgConn) error {
-	b := append(ac.buf[:0], '{')
-	for i, id := range ac.miss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	ac.buf = append(b, '}')
+	ac.buf = appendInt8Array(ac.buf[:0], ac.miss)
 	rr := conn.ExecParams(ctx, verifyAccountsSQL, [][]byte{ac.buf}, nil, []int16{pgx.TextFormatCode}, []int16{pgx.BinaryFormatCode})
 	if err := checkColumns("the account lookup", rr.FieldDescriptions(), verifyAccountsTypes); err != nil {
 		rr.Close()

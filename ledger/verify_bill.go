@@ -20,13 +20,14 @@ import (
 
 // billLine is what the checks need of a bill line.
 type billLine struct {
-	billSeq  int64
-	idx      int16
-	account  int64
-	amount   int64
-	currency string
-	kind     string
-	atMicro  int64 // created_at as stored
+	billSeq      int64
+	idx          int16
+	account      int64
+	amount       int64
+	currency     string
+	kind         string
+	atMicro      int64 // created_at as stored
+	balanceAfter int64
 }
 
 // billSeqCount counts one merchant's bill lines as they go by.
@@ -56,6 +57,9 @@ func (s *chainStream) addLine(v [][]byte) error {
 	if l.amount, err = int8Col(v, colLineAmount); err != nil {
 		return err
 	}
+	if l.balanceAfter, err = int8Col(v, colLineBalanceAfter); err != nil {
+		return err
+	}
 	l.kind, l.currency = s.strs.get(v[colLineKind]), s.strs.get(v[colLineCurrency])
 	s.lines = append(s.lines, l)
 	return nil
@@ -71,13 +75,14 @@ func (s *chainStream) checkBill(k journalKey, hasEntry bool) {
 		}
 		s.billSeq.lines += int64(len(s.lines))
 	}
+	highest, problems := s.billSeq.highest, s.bill.count()
 	differs := !hasEntry
 	for _, l := range s.lines {
 		s.billSeq.highest = max(s.billSeq.highest, l.billSeq)
 		if hasEntry && (l.kind != string(s.rec.Kind) || l.atMicro != s.atMicro) {
 			differs = true
 		}
-		if !s.isSide(l) {
+		if _, ok := s.side(l); !ok {
 			s.bill.add(Problem{Check: CheckBill, Merchant: k.merchant,
 				Detail: fmt.Sprintf("bill line %d (entry %d) has no matching posting side", l.billSeq, k.seq)})
 		}
@@ -100,21 +105,31 @@ func (s *chainStream) checkBill(k journalKey, hasEntry bool) {
 			}
 		}
 	}
+	if s.bill.count() != problems {
+		s.follow.giveUp()
+	}
+	s.followChain(k, highest)
 }
 
-// isSide reports whether l is one side of its posting: the posting's
-// source with the amount negated, or its destination with the amount, in
-// the posting's currency.
-func (s *chainStream) isSide(l billLine) bool {
+// side returns the account of which l is the side in its posting: the
+// posting's source with the amount negated, or its destination with the
+// amount, in the posting's currency; false when it is neither.
+func (s *chainStream) side(l billLine) (postings.Account, bool) {
 	for i, idx := range s.idx {
 		if idx != l.idx {
 			continue
 		}
-		p, sd := s.rec.Postings[i], s.sides[i]
-		return l.currency == p.Currency &&
-			((l.account == sd.source && l.amount == -p.Amount) || (l.account == sd.destination && l.amount == p.Amount))
+		p, sd := &s.rec.Postings[i], s.sides[i]
+		switch {
+		case l.currency != p.Currency:
+		case l.account == sd.source && l.amount == -p.Amount:
+			return p.Source, true
+		case l.account == sd.destination && l.amount == p.Amount:
+			return p.Destination, true
+		}
+		return postings.Account{}, false
 	}
-	return false
+	return postings.Account{}, false
 }
 
 // hasLine reports whether the entry has a bill line for posting idx on
@@ -156,6 +171,9 @@ func (s *chainStream) finishBillHeads() {
 		}
 	}
 	clear(s.billHeads)
+	if s.bill.count() != 0 {
+		s.follow.giveUp() // the chain is the query's when anything about the lines is wrong
+	}
 }
 
 func billSeqProblem(m, lines, highest, head int64) Problem {

@@ -111,31 +111,6 @@ var verifyChecks = []sqlCheck{
 		group by a.merchant_id, a.currency
 		having sum(b.balance) <> 0
 		limit 1000`},
-	// Each bill line's balance after is the one before plus its amount, and
-	// the last one is the account's balance. One window (lag for the line
-	// before, lead for the last line) over the lines in (account, bill_seq)
-	// order; only the last line of each account, and the problem rows,
-	// probe the balance and the address.
-	{name: "billChain", cost: 900, check: CheckBillChain, sql: `
-		with chained as (
-			select b.merchant_id, b.account_id, b.bill_seq, b.amount, b.balance_after,
-			       lag(b.balance_after, 1, 0::bigint) over w as before,
-			       lead(b.bill_seq) over w is null as last
-			from bill_lines b
-			where $1 = 0 or b.merchant_id = $1
-			window w as (partition by b.account_id order by b.bill_seq)
-		), suspects as materialized (
-			select * from chained where last or before + amount <> balance_after
-		)
-		select c.merchant_id, a.address,
-		       case when c.before + c.amount <> c.balance_after
-		            then format('bill line %s: %s + %s <> balance after %s', c.bill_seq, c.before, c.amount, c.balance_after)
-		            else format('last bill line %s says %s, the balance is %s', c.bill_seq, c.balance_after, coalesce(bl.balance::text, 'missing')) end
-		from suspects c
-		left join lateral (select balance from balances where account_id = c.account_id offset 0) bl on true
-		cross join lateral (select address from accounts where id = c.account_id offset 0) a
-		where c.before + c.amount <> c.balance_after or (c.last and c.balance_after is distinct from bl.balance)
-		limit 1000`},
 }
 
 // verifySQLMode sends the checks with the merchant written into the text

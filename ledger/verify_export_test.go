@@ -28,13 +28,19 @@ type VerifyHooks struct {
 	// values make every batch and cache boundary fall inside a test's
 	// journal.
 	FetchRows, AccountsCachedMax int
+	// ChainAccountsMax overrides how many accounts' balance_after chains
+	// the stream follows before it leaves the chain to the query.
+	ChainAccountsMax int
+	// ChainQueried is called when the chain is left to the query.
+	ChainQueried func()
 }
 
 // WithVerifyHooks returns opts with the hooks set.
 func WithVerifyHooks(opts VerifyOptions, h VerifyHooks) VerifyOptions {
 	opts.hooks = &verifyHooks{afterSnapshot: h.AfterSnapshot, beforeCheck: h.BeforeCheck,
 		helpers: h.Helpers, helpersOnly: h.HelpersOnly, exportFails: h.ExportFails,
-		fetchRows: h.FetchRows, accountsMax: h.AccountsCachedMax}
+		fetchRows: h.FetchRows, accountsMax: h.AccountsCachedMax, chainMax: h.ChainAccountsMax,
+		chainQueried: h.ChainQueried}
 	return opts
 }
 
@@ -89,13 +95,15 @@ func ReadCursor(ctx context.Context, db *bun.DB, query string, batch int) ([]Cur
 		return nil, err
 	}
 	defer func() { _, _ = pc.Exec(ctx, "rollback").ReadAll() }()
-	cur := journalCursor{name: "test_cursor", types: []uint32{oidInt8, oidInt8, oidText}, batch: batch}
-	if err := cur.declare(ctx, pc, query); err != nil {
+	cur := journalCursor{name: "test_cursor", types: []uint32{oidInt8, oidInt8, oidText}, rows: batch}
+	if err := declareCursor(ctx, pc, cur.name, query); err != nil {
 		return nil, err
 	}
+	f := startFetcher(ctx, pc, &cur)
+	defer f.stop()
 	var out []CursorRow
 	for {
-		v, err := cur.peek(ctx, pc)
+		v, err := cur.peek()
 		if err != nil || v == nil {
 			return out, err
 		}

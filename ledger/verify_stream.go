@@ -41,7 +41,7 @@ const (
 	from postings where %[1]d = 0 or merchant_id = %[1]d
 	order by merchant_id, merchant_seq, idx`
 	verifyLinesSQL = `
-	select merchant_id, merchant_seq, posting_idx, account_id, bill_seq, kind, created_at, amount, currency
+	select merchant_id, merchant_seq, posting_idx, account_id, bill_seq, kind, created_at, amount, currency, balance_after
 	from bill_lines where %[1]d = 0 or merchant_id = %[1]d
 	order by merchant_id, merchant_seq, posting_idx, account_id`
 )
@@ -70,7 +70,7 @@ const (
 var (
 	verifyEntriesTypes  = []uint32{oidInt8, oidInt8, oidText, oidTimestamptz, oidText, oidText, oidText, oidJSONB, oidBytea, oidBytea, oidInt8}
 	verifyPostingsTypes = []uint32{oidInt8, oidInt8, oidInt2, oidInt8, oidText, oidInt8, oidInt8}
-	verifyLinesTypes    = []uint32{oidInt8, oidInt8, oidInt2, oidInt8, oidInt8, oidText, oidTimestamptz, oidInt8, oidText}
+	verifyLinesTypes    = []uint32{oidInt8, oidInt8, oidInt2, oidInt8, oidInt8, oidText, oidTimestamptz, oidInt8, oidText, oidInt8}
 )
 
 // The column positions: entries…
@@ -104,6 +104,7 @@ const (
 	colLineCreatedAt
 	colLineAmount
 	colLineCurrency
+	colLineBalanceAfter
 )
 
 // postgresEpochMicros is 2000-01-01T00:00:00Z in microseconds since the
@@ -159,9 +160,8 @@ type chainStream struct {
 	postings  int64
 
 	cur       struct{ entries, postings, lines journalCursor }
-	fetchRows int     // verifyFetchRows unless set (tests)
-	ids       []int64 // the account ids of a batch of postings
-	acc       accountCache
+	fetchRows int          // verifyFetchRows unless set (tests)
+	acc       accountCache // the fetcher's while the cursors are read
 
 	strs    interner
 	rec     postings.Record // the entry being assembled
@@ -181,6 +181,7 @@ type chainStream struct {
 		lastSeq  int64 // and its sequence
 	}
 	billSeq billSeqCount
+	follow  chainFollower // the bill's balance_after chain (verify_chain.go)
 }
 
 // postingSides are a posting's two accounts, by id.
@@ -198,16 +199,52 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 	if err := s.declare(ctx, pc); err != nil {
 		return err
 	}
+	if err := s.merge(ctx, pc); err != nil {
+		return err
+	}
+	// The stream's connection checks next, in the same transaction: the
+	// cursors' resources go now.
+	if _, err := pc.Exec(ctx, `close all`).ReadAll(); err != nil {
+		return mapError(err)
+	}
+	s.finishMerchant()
+	s.finishBillMerchant()
+	for _, m := range slices.Sorted(maps.Keys(s.heads)) {
+		if h := s.heads[m]; h.seq != 0 {
+			s.problems.add(Problem{Check: CheckHead, Merchant: m, Detail: fmt.Sprintf("head says %d entries, the journal has none", h.seq)})
+		}
+	}
+	s.finishBillHeads()
+	if err := s.finishChain(ctx, conn); err != nil {
+		return err
+	}
+	if s.progress != nil {
+		s.progress(s.entries, s.total)
+	}
+	return nil
+}
+
+// merge reads the three cursors, fetched on their own goroutine, key by
+// key: each key's entry, postings and bill lines are checked together.
+func (s *chainStream) merge(ctx context.Context, pc *pgconn.PgConn) error {
+	ctx, cancel := context.WithCancel(ctx)
+	f := startFetcher(ctx, pc, &s.cur.entries, &s.cur.postings, &s.cur.lines)
+	// At the end every cursor is read and no fetch is under way; after an
+	// error, the one under way stops.
+	defer func() {
+		cancel()
+		f.stop()
+	}()
 	for {
-		ev, err := s.cur.entries.peek(ctx, pc)
+		ev, err := s.cur.entries.peek()
 		if err != nil {
 			return err
 		}
-		pv, err := s.cur.postings.peek(ctx, pc)
+		pv, err := s.cur.postings.peek()
 		if err != nil {
 			return err
 		}
-		lv, err := s.cur.lines.peek(ctx, pc)
+		lv, err := s.cur.lines.peek()
 		if err != nil {
 			return err
 		}
@@ -237,7 +274,7 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 				return err
 			}
 			s.cur.postings.advance()
-			if pv, err = s.cur.postings.peek(ctx, pc); err != nil {
+			if pv, err = s.cur.postings.peek(); err != nil {
 				return err
 			}
 		}
@@ -246,7 +283,7 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 				return err
 			}
 			s.cur.lines.advance()
-			if lv, err = s.cur.lines.peek(ctx, pc); err != nil {
+			if lv, err = s.cur.lines.peek(); err != nil {
 				return err
 			}
 		}
@@ -258,31 +295,14 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 				Detail: fmt.Sprintf("%d postings without their entry: no hash covers them", len(s.rec.Postings))})
 		}
 	}
-	// The stream's connection checks next, in the same transaction: the
-	// cursors' resources go now.
-	if _, err := pc.Exec(ctx, `close all`).ReadAll(); err != nil {
-		return mapError(err)
-	}
-	s.finishMerchant()
-	s.finishBillMerchant()
-	for _, m := range slices.Sorted(maps.Keys(s.heads)) {
-		if h := s.heads[m]; h.seq != 0 {
-			s.problems.add(Problem{Check: CheckHead, Merchant: m, Detail: fmt.Sprintf("head says %d entries, the journal has none", h.seq)})
-		}
-	}
-	s.finishBillHeads()
-	if s.progress != nil {
-		s.progress(s.entries, s.total)
-	}
 	return nil
 }
 
 // declare opens the three cursors, planned under verifyCursorSettings.
 func (s *chainStream) declare(ctx context.Context, pc *pgconn.PgConn) error {
-	s.cur.entries = journalCursor{name: "verify_entries", types: verifyEntriesTypes, batch: s.fetchRows}
-	s.cur.postings = journalCursor{name: "verify_postings", types: verifyPostingsTypes, batch: s.fetchRows, fetched: s.resolveAccounts}
-	s.cur.lines = journalCursor{name: "verify_lines", types: verifyLinesTypes, batch: s.fetchRows}
-	s.acc.strs = &s.strs
+	s.cur.entries = journalCursor{name: "verify_entries", types: verifyEntriesTypes, rows: s.fetchRows}
+	s.cur.postings = journalCursor{name: "verify_postings", types: verifyPostingsTypes, rows: s.fetchRows, fetched: s.resolveAccounts}
+	s.cur.lines = journalCursor{name: "verify_lines", types: verifyLinesTypes, rows: s.fetchRows}
 	if _, err := pc.Exec(ctx, verifyCursorSettings).ReadAll(); err != nil {
 		return mapError(err)
 	}
@@ -290,7 +310,7 @@ func (s *chainStream) declare(ctx context.Context, pc *pgconn.PgConn) error {
 		cur *journalCursor
 		sql string
 	}{{&s.cur.entries, verifyEntriesSQL}, {&s.cur.postings, verifyPostingsSQL}, {&s.cur.lines, verifyLinesSQL}} {
-		if err := c.cur.declare(ctx, pc, fmt.Sprintf(c.sql, s.merchant)); err != nil {
+		if err := declareCursor(ctx, pc, c.cur.name, fmt.Sprintf(c.sql, s.merchant)); err != nil {
 			return err
 		}
 	}
@@ -298,25 +318,22 @@ func (s *chainStream) declare(ctx context.Context, pc *pgconn.PgConn) error {
 	return mapError(err)
 }
 
-// resolveAccounts looks up the accounts of the batch of postings just
-// fetched that the cache does not know.
-func (s *chainStream) resolveAccounts(ctx context.Context, pc *pgconn.PgConn) error {
-	c := &s.cur.postings
-	nc := len(c.types)
-	s.ids = s.ids[:0]
-	for r := 0; r < c.n; r++ {
-		v := c.vals[r*nc : (r+1)*nc]
-		src, err := int8Col(v, colPostSource)
-		if err != nil {
-			return err
-		}
-		dst, err := int8Col(v, colPostDestination)
-		if err != nil {
-			return err
-		}
-		s.ids = append(s.ids, src, dst)
+// resolveAccounts gives each posting of a batch just fetched its two
+// accounts, looking up in one query those the cache does not know. It runs
+// on the fetcher, which alone uses the cache.
+func (s *chainStream) resolveAccounts(ctx context.Context, pc *pgconn.PgConn, b *cursorBatch) error {
+	ids, err := b.int8Pairs(len(verifyPostingsTypes), colPostSource, colPostDestination)
+	if err != nil {
+		return err
 	}
-	return s.acc.resolve(ctx, pc, s.ids)
+	if err := s.acc.resolve(ctx, pc, ids); err != nil {
+		return err
+	}
+	b.accts = b.accts[:0]
+	for _, id := range ids {
+		b.accts = append(b.accts, s.acc.get(id))
+	}
+	return nil
 }
 
 // startGroup starts the rows of key k: the entry's own columns when it
@@ -352,10 +369,11 @@ func (s *chainStream) addPosting(v [][]byte) error {
 	if err != nil {
 		return err
 	}
+	srcAccount, dstAccount := s.cur.postings.accounts()
 	s.idx = append(s.idx, idx)
 	s.sides = append(s.sides, postingSides{src, dst})
 	s.rec.Postings = append(s.rec.Postings, postings.Posting{
-		Source: s.acc.get(src), Destination: s.acc.get(dst), Amount: amount, Currency: s.strs.get(v[colPostCurrency]),
+		Source: srcAccount, Destination: dstAccount, Amount: amount, Currency: s.strs.get(v[colPostCurrency]),
 	})
 	return nil
 }

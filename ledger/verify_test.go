@@ -109,7 +109,8 @@ var verifyModes = []verifyMode{
 	// Batches of two rows and a cache of three accounts: the entries, their
 	// postings and their bill lines cross batch boundaries at different
 	// places, and the account cache starts again every few postings.
-	{name: "small batches", hooks: &ledger.VerifyHooks{FetchRows: 2, AccountsCachedMax: 3}},
+	// The balance_after chains are left to the query from the second account.
+	{name: "small batches", hooks: &ledger.VerifyHooks{FetchRows: 2, AccountsCachedMax: 3, ChainAccountsMax: 1}},
 	{name: "no snapshot to export", hooks: &ledger.VerifyHooks{Helpers: intp(1), ExportFails: true},
 		conns: func(t *testing.T, used map[int]bool) {
 			if len(used) != 1 || !used[0] {
@@ -205,6 +206,13 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 		{name: "bill head", tamper: `update ledger_heads set last_bill_seq = last_bill_seq + 1 where merchant_id = $M`,
 			want: []wantProblem{{ledger.CheckBill, 0, "bill sequence"}}},
 		{name: "bill chain", tamper: `update bill_lines set balance_after = balance_after + 1 where merchant_id = $M and merchant_seq = $D2`,
+			want: []wantProblem{{ledger.CheckBillChain, 0, "<> balance after"}}},
+		// Two lines of one account numbered against the journal's order,
+		// their balance_after still following in the journal's: the chain
+		// in bill_seq order breaks, which only the query sees.
+		{name: "bill lines renumbered", tamper: `update bill_lines set bill_seq = bill_seq + 1000000 where merchant_id = $M and merchant_seq = $D2;
+			update bill_lines set bill_seq = bill_seq - 1 where merchant_id = $M and merchant_seq = $D3;
+			update bill_lines set bill_seq = bill_seq - 1000000 + 1 where merchant_id = $M and merchant_seq = $D2`,
 			want: []wantProblem{{ledger.CheckBillChain, 0, "<> balance after"}}},
 		{name: "bill line of another kind", tamper: `update bill_lines set kind = 'FEE' where merchant_id = $M and merchant_seq = $D3`,
 			want: []wantProblem{{ledger.CheckBill, 0, "differ from it in kind or time"}}},
@@ -504,5 +512,52 @@ func TestVerifyCursorBatches(t *testing.T) {
 	_, err := ledger.ReadCursor(ctx, db, `select 1::int8, s::int8, '' from generate_series(5, 1, -1) s`, 2)
 	if err == nil || !strings.Contains(err.Error(), "out of key order") {
 		t.Errorf("rows out of order: %v, want an error", err)
+	}
+}
+
+// The stream follows the balance_after chains itself while the bill lines
+// are as the writer makes them, and leaves them to the query otherwise:
+// when a line is wrong, when a line is numbered against the journal's
+// order (the order the stream sees them in would not be bill_seq order),
+// or when more accounts have lines than it keeps.
+func TestVerifyFollowsTheChainUnlessTheLinesAreWrong(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		tamper   string
+		hooks    ledger.VerifyHooks
+		queried  bool
+		problems bool
+	}{
+		{name: "untouched"},
+		{name: "a balance after changed", tamper: `update bill_lines set balance_after = balance_after + 1 where merchant_id = $M and merchant_seq = $D2`, problems: true},
+		{name: "a balance changed", tamper: `update balances set balance = balance + 1 where account_id = $FUND`, problems: true},
+		{name: "more accounts than kept", hooks: ledger.VerifyHooks{ChainAccountsMax: 1}, queried: true},
+		{name: "a line changed", tamper: `update bill_lines set amount = amount + 1 where merchant_id = $M and merchant_seq = $D1`, queried: true, problems: true},
+		{name: "lines renumbered", tamper: `update bill_lines set bill_seq = bill_seq + 1000000 where merchant_id = $M and merchant_seq = $D2;
+			update bill_lines set bill_seq = bill_seq - 1 where merchant_id = $M and merchant_seq = $D3;
+			update bill_lines set bill_seq = bill_seq - 1000000 + 1 where merchant_id = $M and merchant_seq = $D2`, queried: true, problems: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newVerifyFixture(t)
+			if tc.tamper != "" {
+				f.tamper(t, tc.tamper)
+			}
+			queried := false
+			h := tc.hooks
+			h.ChainQueried = func() { queried = true }
+			rep, err := f.l.Verify(context.Background(), ledger.WithVerifyHooks(ledger.VerifyOptions{}, h))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if queried != tc.queried {
+				t.Errorf("the chain was queried: %v, want %v", queried, tc.queried)
+			}
+			if rep.OK() == tc.problems {
+				t.Errorf("problems %v, want some: %v", rep.Problems, tc.problems)
+			}
+		})
 	}
 }
