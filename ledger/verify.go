@@ -121,6 +121,8 @@ type verifyHooks struct {
 	accountsMax   int                         // overrides accountsCachedMax
 	chainMax      int                         // overrides chainAccountsMax
 	chainQueried  func()                      // the balance_after chain is left to the query
+	balanceMax    int                         // overrides balanceAccountsMax
+	balanceQuery  func()                      // the balance comparison is left to the query
 }
 
 // verifyHelpers is how many connections besides the stream's run the
@@ -151,6 +153,7 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 	if h := opts.hooks; h != nil {
 		v.stream.fetchRows, v.stream.acc.max, v.stream.follow.max = h.fetchRows, h.accountsMax, h.chainMax
 		v.stream.follow.queried = h.chainQueried
+		v.stream.fold.max, v.stream.fold.queried = h.balanceMax, h.balanceQuery
 	}
 	if err := l.withPgxConn(ctx, ctx, v.main); err != nil {
 		if first := v.err(); first != nil {
@@ -161,6 +164,10 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 	rep := &Report{Merchants: v.merchants, Entries: v.stream.entries, Postings: v.stream.postings}
 	rep.merge(v.stream.problems)
 	rep.merge(v.stream.bill)
+	a := &v.stream.accounts
+	for _, ps := range []problemList{a.balance, a.negative, a.receivable, a.currency} {
+		rep.merge(ps)
+	}
 	for _, ps := range v.results {
 		rep.merge(ps)
 	}

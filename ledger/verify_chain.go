@@ -108,10 +108,12 @@ var verifyBalancesTypes = []uint32{oidInt8, oidInt8}
 // verifyBalancesBatch bounds the ids of one balances query.
 const verifyBalancesBatch = 1 << 15
 
-// finishChain compares each account's last line with its balance, or runs
-// the query when the stream gave up, on the stream's connection (the
-// fetcher has stopped).
-func (s *chainStream) finishChain(ctx context.Context, conn *pgx.Conn) error {
+// finishChain ends the chain: the query's when the stream gave up;
+// otherwise the stream's problems, then the last lines that do not say
+// their account's balance, found by the accounts pass (lastLines) or, for
+// an account the pass did not see (only without the foreign keys), by a
+// probe of its balance. On the stream's connection, the fetcher stopped.
+func (s *chainStream) finishChain(ctx context.Context, conn *pgx.Conn, lastLines keyedProblems) error {
 	c := &s.follow
 	if c.off {
 		if c.queried != nil {
@@ -123,12 +125,9 @@ func (s *chainStream) finishChain(ctx context.Context, conn *pgx.Conn) error {
 	}
 	pc := conn.PgConn()
 	ids := slices.Sorted(maps.Keys(c.accounts))
-	type wrong struct {
-		id      int64
-		balance string
-	}
-	var wrongs []wrong
 	var buf []byte
+	var wrong []int64
+	found := map[int64]int64{} // the balances of wrong
 	for len(ids) > 0 {
 		n := min(len(ids), verifyBalancesBatch)
 		buf = appendInt8Array(buf[:0], ids[:n])
@@ -149,35 +148,35 @@ func (s *chainStream) finishChain(ctx context.Context, conn *pgx.Conn) error {
 			switch {
 			case st.broken:
 			case v[1] == nil:
-				wrongs = append(wrongs, wrong{id, "missing"})
+				wrong = append(wrong, id)
 			case len(v[1]) != 8:
 				rr.Close()
 				return fmt.Errorf("ledger: verify: a balance of %d bytes", len(v[1]))
 			case readInt8(v[1]) != st.balanceAfter:
-				wrongs = append(wrongs, wrong{id, strconv.FormatInt(readInt8(v[1]), 10)})
+				wrong = append(wrong, id)
+				found[id] = readInt8(v[1])
 			}
 		}
 		if _, err := rr.Close(); err != nil {
 			return mapError(err)
 		}
 	}
-	if len(wrongs) == 0 {
-		return nil
+	if len(wrong) > 0 {
+		// Their addresses, for the report (the account cache is the
+		// stream's again).
+		if err := s.acc.resolve(ctx, pc, wrong); err != nil {
+			return err
+		}
+		for _, id := range wrong {
+			b, has := found[id]
+			lastLines.add(fmt.Sprintf("%020d", id), lastLineProblem(c.accounts[id], s.acc.get(id).Address(), has, b))
+		}
 	}
-	// Their addresses, for the report (the account cache is the stream's
-	// again).
-	ids = ids[:0]
-	for _, w := range wrongs {
-		ids = append(ids, w.id)
+	ls := lastLines.sorted()
+	for _, p := range ls.list {
+		c.problems.add(p)
 	}
-	if err := s.acc.resolve(ctx, pc, ids); err != nil {
-		return err
-	}
-	for _, w := range wrongs {
-		st := c.accounts[w.id]
-		c.problems.add(Problem{Check: CheckBillChain, Merchant: st.merchant, Account: s.acc.get(w.id).Address(),
-			Detail: fmt.Sprintf("last bill line %d says %d, the balance is %s", st.billSeq, st.balanceAfter, w.balance)})
-	}
+	c.problems.omitted += ls.omitted
 	return nil
 }
 

@@ -27,51 +27,6 @@ type sqlCheck struct {
 // postings (balance, billLines, billSides) are what makes Verify catch a
 // changed amount even where the hash chain is recomputed by the tamperer.
 var verifyChecks = []sqlCheck{
-	// The balances table is the fold of the postings, and every balance
-	// obeys the rules of its type.
-	//
-	// One aggregation over accounts (each with its balance, a probe of
-	// balances_pkey) and both sides of every posting, grouped by account,
-	// with no join to plan: a join of the folded postings with accounts was
-	// planned from a guess of 200 groups (PostgreSQL has no statistics for a
-	// union's output) as a nested loop, 30,000 accounts × 15,000 groups, and
-	// took 13 s of a 19 s verify on the bench database. Only the problem
-	// rows, a few when any, are then probed for their addresses.
-	{name: "balance", cost: 700, check: CheckBalance, sql: `
-		with folded as (
-			select m.account_id, bool_or(m.is_account) as is_account,
-			       max(m.balance) as balance, bool_or(m.has_balance) as has_balance, sum(m.delta) as total
-			from (
-				select a.id as account_id, true as is_account, b.balance, b.balance is not null as has_balance, 0::bigint as delta
-				from accounts a
-				left join lateral (select balance from balances where account_id = a.id offset 0) b on true
-				where $1 = 0 or a.merchant_id = $1
-				union all
-				select source_id, false, null, false, -amount from postings where $1 = 0 or merchant_id = $1
-				union all
-				select destination_id, false, null, false, amount from postings where $1 = 0 or merchant_id = $1
-			) m
-			group by m.account_id
-		), problems as materialized (
-			select account_id, balance, total from folded
-			where is_account and (not has_balance or balance <> total)
-		)
-		select a.merchant_id, a.address,
-		       format('balance %s, the postings sum to %s', coalesce(p.balance::text, 'missing'), p.total)
-		from problems p
-		cross join lateral (select merchant_id, address from accounts where id = p.account_id offset 0) a
-		order by a.address
-		limit 1000`},
-	// The next checks read each account of the merchant (all accounts for
-	// every merchant) and probe its balance: one probe of balances_pkey per
-	// account, whatever the statistics.
-	{name: "negative", check: CheckNegative, sql: `
-		select a.merchant_id, a.address, format('constrained balance %s is below zero', b.balance)
-		from accounts a
-		cross join lateral (select balance, constrained from balances where account_id = a.id offset 0) b
-		where ($1 = 0 or a.merchant_id = $1)
-		  and (b.balance < 0 and (b.constrained or a.type in ('funding', 'card_available', 'card_held', 'remit_in_flight')))
-		limit 1000`},
 	// The held balance of every issued card is the sum of its open holds,
 	// and an authorization holds exactly while it is open: the hold table
 	// and the journal are checked against each other. Each card of the
@@ -96,20 +51,6 @@ var verifyChecks = []sqlCheck{
 		                    from (select held, status from authorizations where card_no = c.card_no offset 0) x) h
 		where ($1 = 0 or c.merchant_id = $1)
 		  and ((a.id is null and h.n > 0) or (a.id is not null and coalesce(b.balance, 0) <> h.held))
-		limit 1000`},
-	{name: "receivable", check: CheckNegative, sql: `
-		select a.merchant_id, a.address, format('a receivable is what a card owes, never a credit: %s', b.balance)
-		from accounts a
-		cross join lateral (select balance from balances where account_id = a.id offset 0) b
-		where ($1 = 0 or a.merchant_id = $1) and a.type = 'card_receivable' and b.balance > 0
-		limit 1000`},
-	{name: "currency", check: CheckCurrency, sql: `
-		select a.merchant_id, '', format('balances in %s sum to %s', a.currency, sum(b.balance))
-		from accounts a
-		cross join lateral (select balance from balances where account_id = a.id offset 0) b
-		where $1 = 0 or a.merchant_id = $1
-		group by a.merchant_id, a.currency
-		having sum(b.balance) <> 0
 		limit 1000`},
 }
 

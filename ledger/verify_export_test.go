@@ -33,6 +33,11 @@ type VerifyHooks struct {
 	ChainAccountsMax int
 	// ChainQueried is called when the chain is left to the query.
 	ChainQueried func()
+	// BalanceAccountsMax overrides how many accounts the stream folds the
+	// postings of before it leaves the balance comparison to the query;
+	// BalanceQueried is called when it does.
+	BalanceAccountsMax int
+	BalanceQueried     func()
 }
 
 // WithVerifyHooks returns opts with the hooks set.
@@ -40,7 +45,7 @@ func WithVerifyHooks(opts VerifyOptions, h VerifyHooks) VerifyOptions {
 	opts.hooks = &verifyHooks{afterSnapshot: h.AfterSnapshot, beforeCheck: h.BeforeCheck,
 		helpers: h.Helpers, helpersOnly: h.HelpersOnly, exportFails: h.ExportFails,
 		fetchRows: h.FetchRows, accountsMax: h.AccountsCachedMax, chainMax: h.ChainAccountsMax,
-		chainQueried: h.ChainQueried}
+		chainQueried: h.ChainQueried, balanceMax: h.BalanceAccountsMax, balanceQuery: h.BalanceQueried}
 	return opts
 }
 

@@ -180,8 +180,10 @@ type chainStream struct {
 		lastID   int64 // entries.id of the previous entry of merchant
 		lastSeq  int64 // and its sequence
 	}
-	billSeq billSeqCount
-	follow  chainFollower // the bill's balance_after chain (verify_chain.go)
+	billSeq  billSeqCount
+	follow   chainFollower   // the bill's balance_after chain (verify_chain.go)
+	fold     balanceFold     // each account's postings (verify_balances.go)
+	accounts accountProblems // the accounts pass's
 }
 
 // postingSides are a posting's two accounts, by id.
@@ -215,7 +217,7 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 		}
 	}
 	s.finishBillHeads()
-	if err := s.finishChain(ctx, conn); err != nil {
+	if err := s.checkAccounts(ctx, conn); err != nil {
 		return err
 	}
 	if s.progress != nil {
@@ -370,6 +372,8 @@ func (s *chainStream) addPosting(v [][]byte) error {
 		return err
 	}
 	srcAccount, dstAccount := s.cur.postings.accounts()
+	s.fold.add(src, -amount)
+	s.fold.add(dst, amount)
 	s.idx = append(s.idx, idx)
 	s.sides = append(s.sides, postingSides{src, dst})
 	s.rec.Postings = append(s.rec.Postings, postings.Posting{

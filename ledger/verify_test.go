@@ -110,7 +110,8 @@ var verifyModes = []verifyMode{
 	// postings and their bill lines cross batch boundaries at different
 	// places, and the account cache starts again every few postings.
 	// The balance_after chains are left to the query from the second account.
-	{name: "small batches", hooks: &ledger.VerifyHooks{FetchRows: 2, AccountsCachedMax: 3, ChainAccountsMax: 1}},
+	// and so is the comparison of the balances with the postings.
+	{name: "small batches", hooks: &ledger.VerifyHooks{FetchRows: 2, AccountsCachedMax: 3, ChainAccountsMax: 1, BalanceAccountsMax: 1}},
 	{name: "no snapshot to export", hooks: &ledger.VerifyHooks{Helpers: intp(1), ExportFails: true},
 		conns: func(t *testing.T, used map[int]bool) {
 			if len(used) != 1 || !used[0] {
@@ -557,6 +558,50 @@ func TestVerifyFollowsTheChainUnlessTheLinesAreWrong(t *testing.T) {
 			}
 			if rep.OK() == tc.problems {
 				t.Errorf("problems %v, want some: %v", rep.Problems, tc.problems)
+			}
+		})
+	}
+}
+
+// The stream folds the postings into their accounts and compares the folds
+// with the balances in its pass over the accounts, unless more accounts
+// have postings than it keeps: then the query compares, and finds the same.
+func TestVerifyFoldsTheBalancesUnlessTooMany(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		tamper  string
+		max     int
+		queried bool
+	}{
+		{name: "untouched"},
+		{name: "untouched, too many accounts", max: 1, queried: true},
+		{name: "a balance changed", tamper: `update balances set balance = balance + 1 where account_id = $FUND`},
+		{name: "a balance changed, too many accounts", tamper: `update balances set balance = balance + 1 where account_id = $FUND`, max: 1, queried: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newVerifyFixture(t)
+			if tc.tamper != "" {
+				f.tamper(t, tc.tamper)
+			}
+			queried := false
+			rep, err := f.l.Verify(context.Background(), ledger.WithVerifyHooks(ledger.VerifyOptions{},
+				ledger.VerifyHooks{BalanceAccountsMax: tc.max, BalanceQueried: func() { queried = true }}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if queried != tc.queried {
+				t.Errorf("the balances were queried: %v, want %v", queried, tc.queried)
+			}
+			var balance []string
+			for _, p := range rep.Problems {
+				if p.Check == ledger.CheckBalance {
+					balance = append(balance, p.String())
+				}
+			}
+			if want := tc.tamper != ""; (len(balance) == 1) != want || len(balance) > 1 {
+				t.Errorf("balance problems %v, want one: %v", balance, want)
 			}
 		})
 	}
