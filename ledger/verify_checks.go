@@ -6,26 +6,26 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// sqlCheck is an invariant PostgreSQL folds over a whole table: a query
-// returning (merchant, account address, detail) rows, each one a problem,
-// with $1 the merchant (0: every merchant).
+// sqlCheck is an invariant checked by a query returning (merchant, account
+// address, detail) rows, each one a problem, with $1 the merchant (0: every
+// merchant).
 type sqlCheck struct {
 	name  string // for tests and errors
 	check string // the Check* constant of its problems
 	// cost orders the queue, longest first, so that the connections end
-	// together: milliseconds of PostgreSQL on the bench database (a million
-	// entries of one posting and one bill line each; EXPLAIN ANALYZE without
-	// parallel workers, the best of five on the 2-core bench machine). The
-	// checks over accounts and holds cost next to nothing.
+	// together: milliseconds of PostgreSQL on the bench database.
 	cost int
 	sql  string
 }
 
-// verifyChecks are the aggregate checks, in the order their problems are
-// reported. They run in any order, on any connection in the snapshot.
-// The checks that compare balances with postings and the bill with the
-// postings (balance, billLines, billSides) are what makes Verify catch a
-// changed amount even where the hash chain is recomputed by the tamperer.
+// verifyChecks are the checks that read tables the journal does not
+// stream, in the order their problems are reported. They run in any order,
+// on any connection in the snapshot, beside the stream. Everything else is
+// checked by the stream (verify_stream.go, verify_bill.go, verify_chain.go)
+// and its pass over the accounts (verify_balances.go); the comparisons of
+// the balances and of the bill with the postings are what makes Verify
+// catch a changed amount even where the hash chain is recomputed by the
+// tamperer.
 var verifyChecks = []sqlCheck{
 	// The held balance of every issued card is the sum of its open holds,
 	// and an authorization holds exactly while it is open: the hold table
