@@ -27,7 +27,14 @@ func ReadQueries(db *bun.DB, m int64) ([]Statement, error) {
 		return err
 	}
 	errs := []error{
-		add("verify stream", fmt.Sprintf(verifyStreamSQL, m)),
+		add("verify stream entries", fmt.Sprintf(verifyEntriesSQL, m)),
+		add("verify stream postings", fmt.Sprintf(verifyPostingsSQL, m)),
+		add("verify stream lines", fmt.Sprintf(verifyLinesSQL, m)),
+		add("verify accounts", strings.ReplaceAll(verifyAccountsSQL, "$1", "'{1,2,3}'")),
+		add("verify balances", strings.ReplaceAll(verifyBalancesSQL, "$1", "'{1,2,3}'")),
+		add("verify billChain", strings.ReplaceAll(billChainCheck.sql, "$1", fmt.Sprint(m))),
+		add("verify balance", strings.ReplaceAll(balanceCheck.sql, "$1", fmt.Sprint(m))),
+		add("verify account balances", fmt.Sprintf(verifyAccountBalancesSQL, m)),
 		add("verify heads", strings.ReplaceAll(loadHeadsSQL, "$1::bigint", fmt.Sprint(m))),
 		add("bill range", billRangeSQL, merchant, at, merchant, at.Add(time.Hour)),
 		add("bill lines", billLinesSQL, merchant, 10_000, 10_049),

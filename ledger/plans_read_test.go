@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/paygate/gateway/ledger"
@@ -100,7 +101,86 @@ func TestReadQueriesAreListed(t *testing.T) {
 			t.Errorf("verify check %s is not explained", c)
 		}
 	}
-	if !names["verify stream"] || !names["bill lines"] || !names["statement accounts"] || len(qs) < 13 {
+	for _, n := range []string{"verify stream entries", "verify stream postings", "verify stream lines", "verify accounts", "bill lines", "statement accounts"} {
+		if !names[n] {
+			t.Errorf("%s is not explained", n)
+		}
+	}
+	if len(qs) < 15 {
 		t.Errorf("queries: %v", names)
+	}
+}
+
+// TestVerifyCursorsReadIndexesInOrder: the stream of audit verify merges
+// three cursors (entries, postings, bill lines) by key in Go, so each must
+// read its table through the index that gives that order, with no Sort:
+// sorting a whole journal holds back the first row until the last is read
+// and spills to disk. Planned under verify's settings (sorting off while
+// the cursors are declared), that is the plan whatever the statistics: on
+// the never-analysed empty database, and after ANALYZE of a journal of a
+// few rows, where without the setting the planner sorts.
+func TestVerifyCursorsReadIndexesInOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{})
+	db := l.DB()
+	explain := func(q ledger.VerifyCursor, settings string) pgtest.PlanNode {
+		t.Helper()
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback() //nolint:errcheck
+		if settings != "" {
+			if _, err := tx.ExecContext(ctx, settings); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var raw []byte
+		if err := tx.QueryRowContext(ctx, "explain (format json, costs off) declare c no scroll cursor for "+q.SQL).Scan(&raw); err != nil {
+			t.Fatalf("%s: explain: %v", q.Name, err)
+		}
+		var plans []struct {
+			Plan pgtest.PlanNode `json:"Plan"`
+		}
+		if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
+			t.Fatalf("%s: plan %s: %v", q.Name, raw, err)
+		}
+		return plans[0].Plan
+	}
+	inOrder := func(p pgtest.PlanNode, index string) bool {
+		return (p.NodeType == "Index Scan" || p.NodeType == "Index Only Scan") && p.IndexName == index && len(p.Plans) == 0
+	}
+	check := func(state string) {
+		for _, m := range []int64{1, 0} {
+			for _, q := range ledger.VerifyCursors(m) {
+				if p := explain(q, ledger.VerifyCursorSettings); !inOrder(p, q.Index) {
+					t.Errorf("%s, merchant %d, %s: plan %+v, want a scan of %s alone", state, m, q.Name, p, q.Index)
+				}
+			}
+		}
+	}
+	check("never analysed")
+
+	// A journal of a few rows, analysed: the statistics of a young
+	// database, or of one that autovacuum analysed while it was small.
+	m := newMerchant(t, l, "USD")
+	deposit(t, l, m.ID, "USD", 1_00)
+	deposit(t, l, m.ID, "USD", 2_00)
+	if _, err := db.ExecContext(ctx, "analyze entries; analyze postings; analyze bill_lines"); err != nil {
+		t.Fatal(err)
+	}
+	check("analysed while small")
+	// The setting is what holds the plan there: without it, the whole
+	// journal of every merchant is sorted (the test would pass whatever
+	// the stream's text otherwise).
+	sorted := 0
+	for _, q := range ledger.VerifyCursors(0) {
+		if !inOrder(explain(q, ""), q.Index) {
+			sorted++
+		}
+	}
+	if sorted == 0 {
+		t.Error("without the settings, every cursor reads its index in order too: the test shows nothing")
 	}
 }

@@ -82,6 +82,9 @@ type problemList struct {
 	omitted int64
 }
 
+// count is how many problems were added.
+func (l *problemList) count() int64 { return int64(len(l.list)) + l.omitted }
+
 func (l *problemList) add(p Problem) {
 	if len(l.list) >= ProblemsMax {
 		l.omitted++
@@ -114,10 +117,16 @@ type verifyHooks struct {
 	helpers       *int                        // overrides verifyHelpers
 	helpersOnly   bool                        // the stream's connection runs no check while a helper can
 	exportFails   bool                        // pg_export_snapshot fails, as on a server that cannot export
+	fetchRows     int                         // overrides verifyFetchRows
+	accountsMax   int                         // overrides accountsCachedMax
+	chainMax      int                         // overrides chainAccountsMax
+	chainQueried  func()                      // the balance_after chain is left to the query
+	balanceMax    int                         // overrides balanceAccountsMax
+	balanceQuery  func()                      // the balance comparison is left to the query
 }
 
 // verifyHelpers is how many connections besides the stream's run the
-// aggregate checks. The stream keeps its connection's backend and the
+// checks of verifyChecks. The stream keeps its connection's backend and the
 // verify process busy; the checks keep one more backend busy, and the
 // stream's connection takes what is left once the journal is hashed. On
 // the 2-core bench machine a second helper changed nothing (5.8-6.4 s
@@ -126,21 +135,34 @@ const verifyHelpers = 1
 
 // Verify recomputes everything derived from the journal and reports what
 // does not match: sequences, hash chains, the balance of each entry, the
-// heads, the balances table, the bill lines. It reads one consistent
-// snapshot, streams the journal (memory does not grow with its size) and
-// leaves the heavy folds to PostgreSQL.
+// heads, the balances table, the bill lines, the holds. It reads one
+// consistent snapshot and streams the journal: entries, postings and bill
+// lines, each table in its index's order, merged by key in Go, with no
+// join for the planner to choose (issue 17). Memory is bounded whatever
+// the journal's size: a batch per table, and caches and folds of at most
+// a fixed number of accounts, beyond which the same checks are queries.
 //
-// The journal is streamed and hashed on one connection while the folds run
-// on another one in the same snapshot (pg_export_snapshot, then SET
-// TRANSACTION SNAPSHOT): both see exactly the same database. When no second
-// connection is to be had (a pool of one) or the server cannot export a
-// snapshot, everything runs on the one connection, one part after the other.
+// The journal is streamed and hashed on one connection while the checks of
+// the tables it does not stream run on another one in the same snapshot
+// (pg_export_snapshot, then SET TRANSACTION SNAPSHOT): both see exactly
+// the same database. When no second connection is to be had (a pool of one)
+// or the server cannot export a snapshot, everything runs on the one
+// connection, one part after the other.
+//
+// The problems are reported in a fixed order: the stream's (sequences,
+// hashes, entries, heads), the bill lines', the accounts' (balance,
+// negative, receivable, currency), the holds', the balance_after chains'.
 func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error) {
 	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	v := &verifyRun{l: l, opts: opts, cancel: cancel, results: make([]problemList, len(verifyChecks))}
 	v.stream.merchant, v.stream.progress = opts.Merchant, opts.Progress
+	if h := opts.hooks; h != nil {
+		v.stream.fetchRows, v.stream.acc.max, v.stream.follow.max = h.fetchRows, h.accountsMax, h.chainMax
+		v.stream.follow.queried = h.chainQueried
+		v.stream.fold.max, v.stream.fold.queried = h.balanceMax, h.balanceQuery
+	}
 	if err := l.withPgxConn(ctx, ctx, v.main); err != nil {
 		if first := v.err(); first != nil {
 			return nil, first
@@ -149,9 +171,15 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 	}
 	rep := &Report{Merchants: v.merchants, Entries: v.stream.entries, Postings: v.stream.postings}
 	rep.merge(v.stream.problems)
+	rep.merge(v.stream.bill)
+	a := &v.stream.accounts
+	for _, ps := range []problemList{a.balance, a.negative, a.receivable, a.currency} {
+		rep.merge(ps)
+	}
 	for _, ps := range v.results {
 		rep.merge(ps)
 	}
+	rep.merge(v.stream.follow.problems)
 	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	return rep, nil
 }
@@ -216,8 +244,10 @@ func (v *verifyRun) main(ctx context.Context, conn *pgx.Conn) error {
 	}
 	v.merchants = int64(len(heads))
 	v.stream.heads = heads
-	for _, h := range heads {
+	v.stream.billHeads = make(map[int64]int64, len(heads))
+	for m, h := range heads {
 		v.stream.total += h.seq // the progress bar's total, without counting the journal
+		v.stream.billHeads[m] = h.billSeq
 	}
 
 	queue := make(chan int, len(verifyChecks))

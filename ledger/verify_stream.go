@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -15,44 +16,48 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-// The journal in chain order: each entry with its postings and both
-// accounts of each posting. The postings of an entry arrive in any order
-// (the stream sorts them by idx). Each entry probes its postings
-// (postings_pkey) and each posting its two accounts (accounts_pkey), in
-// lateral subqueries that "offset 0" keeps from being flattened into joins:
-// the plan is the same whatever the statistics say (issue 17: a join chosen
-// from statistics of a young database can rescan a table for every row).
-// Results are binary (pgconn, no database/sql): integers and timestamps
-// arrive as fixed-size words, hashes as raw bytes, and nothing is formatted
-// as text by the server or parsed by Go. The merchant is written into the
-// text (%[1]d, an integer): PostgreSQL then plans with it as a constant, so
-// that "0 = 0" folds away and one merchant's journal is an index range. As
-// a parameter it would get a generic plan (db.go sets plan_cache_mode =
-// force_generic_plan on every connection), which reads the whole journal
-// and filters it.
-const verifyStreamSQL = `
-	select e.merchant_id, e.merchant_seq, e.kind, e.created_at, e.card_no, e.tx_id, e.auth_id,
-	       e.metadata, e.prev_hash, e.hash,
-	       p.idx, p.amount, p.currency,
-	       p.src_merchant, p.src_type, p.src_currency, p.src_card,
-	       p.dst_merchant, p.dst_type, p.dst_currency, p.dst_card,
-	       e.id
-	from entries e
-	left join lateral (
-		select p.idx, p.amount, p.currency,
-		       sa.merchant_id as src_merchant, sa.type as src_type, sa.currency as src_currency, sa.card_no as src_card,
-		       da.merchant_id as dst_merchant, da.type as dst_type, da.currency as dst_currency, da.card_no as dst_card
-		from postings p
-		left join lateral (select merchant_id, type, currency, card_no from accounts where id = p.source_id offset 0) sa on true
-		left join lateral (select merchant_id, type, currency, card_no from accounts where id = p.destination_id offset 0) da on true
-		where p.merchant_id = e.merchant_id and p.merchant_seq = e.merchant_seq
-		offset 0) p on true
-	where %[1]d = 0 or e.merchant_id = %[1]d
-	order by e.merchant_id, e.merchant_seq`
+// The journal in chain order: three cursors, one per table, each in its
+// primary key's order (the bill lines in bill_lines_posting_key's), merged
+// by (merchant, seq) in Go (verify_cursor.go). An entry, its postings and
+// their bill lines arrive together; each posting's two accounts come from
+// the account cache (verify_accounts.go). No query joins anything: each is
+// one index read in order, which no statistics can turn into a rescan
+// (issue 17), and nothing is probed per row. The bill lines are checked
+// against their postings and entry here, as they go by (verify_bill.go),
+// instead of by queries that joined a million lines to their postings.
+//
+// Results are binary: integers and timestamps arrive as fixed-size words,
+// hashes as raw bytes, and nothing is formatted as text by the server or
+// parsed by Go. The merchant is written into the text (%[1]d, an integer):
+// PostgreSQL then plans with it as a constant, so that "0 = 0" folds away
+// and one merchant's journal is an index range.
+const (
+	verifyEntriesSQL = `
+	select merchant_id, merchant_seq, kind, created_at, card_no, tx_id, auth_id, metadata, prev_hash, hash, id
+	from entries where %[1]d = 0 or merchant_id = %[1]d
+	order by merchant_id, merchant_seq`
+	verifyPostingsSQL = `
+	select merchant_id, merchant_seq, idx, amount, currency, source_id, destination_id
+	from postings where %[1]d = 0 or merchant_id = %[1]d
+	order by merchant_id, merchant_seq, idx`
+	verifyLinesSQL = `
+	select merchant_id, merchant_seq, posting_idx, account_id, bill_seq, kind, created_at, amount, currency, balance_after
+	from bill_lines where %[1]d = 0 or merchant_id = %[1]d
+	order by merchant_id, merchant_seq, posting_idx, account_id`
+)
 
-// The stream's columns and the type each must have: the decoder reads the
-// binary format of exactly these types, so a schema that changed under it is
-// an error, not a wrong reading.
+// verifyCursorSettings are in force while the cursors are declared (their
+// plans are made then), and only then. With sorting off, reading a table
+// through the index that gives the order is the only plan without a
+// Sort, so it is the plan whatever the statistics: a sort of the whole
+// journal would hold the first row back until every row is read, and spill
+// to disk (TestVerifyCursorsReadIndexesInOrder).
+const (
+	verifyCursorSettings      = `set local enable_sort = off`
+	verifyCursorSettingsReset = `set local enable_sort to default`
+)
+
+// The columns of each cursor and the type each must have.
 const (
 	oidBytea       = 17
 	oidInt8        = 20
@@ -62,20 +67,15 @@ const (
 	oidJSONB       = 3802
 )
 
-var verifyStreamTypes = [...]uint32{
-	oidInt8, oidInt8, oidText, oidTimestamptz, oidText, oidText, oidText,
-	oidJSONB, oidBytea, oidBytea,
-	oidInt2, oidInt8, oidText,
-	oidInt8, oidText, oidText, oidText,
-	oidInt8, oidText, oidText, oidText,
-	oidInt8,
-}
+var (
+	verifyEntriesTypes  = []uint32{oidInt8, oidInt8, oidText, oidTimestamptz, oidText, oidText, oidText, oidJSONB, oidBytea, oidBytea, oidInt8}
+	verifyPostingsTypes = []uint32{oidInt8, oidInt8, oidInt2, oidInt8, oidText, oidInt8, oidInt8}
+	verifyLinesTypes    = []uint32{oidInt8, oidInt8, oidInt2, oidInt8, oidInt8, oidText, oidTimestamptz, oidInt8, oidText, oidInt8}
+)
 
-// The column positions.
+// The column positions: entries…
 const (
-	colMerchant = iota
-	colSeq
-	colKind
+	colKind = 2 + iota
 	colCreatedAt
 	colCard
 	colTx
@@ -83,18 +83,28 @@ const (
 	colMetadata
 	colPrevHash
 	colHash
-	colIdx
-	colAmount
-	colCurrency
-	colSrcMerchant
-	colSrcType
-	colSrcCurrency
-	colSrcCard
-	colDstMerchant
-	colDstType
-	colDstCurrency
-	colDstCard
 	colID
+)
+
+// …postings…
+const (
+	colPostIdx = 2 + iota
+	colPostAmount
+	colPostCurrency
+	colPostSource
+	colPostDestination
+)
+
+// …and bill lines.
+const (
+	colLineIdx = 2 + iota
+	colLineAccount
+	colLineSeq
+	colLineKind
+	colLineCreatedAt
+	colLineAmount
+	colLineCurrency
+	colLineBalanceAfter
 )
 
 // postgresEpochMicros is 2000-01-01T00:00:00Z in microseconds since the
@@ -106,12 +116,13 @@ const verifyProgressEvery = 10_000
 
 // journalHead is a merchant's row of ledger_heads.
 type journalHead struct {
-	seq  int64
-	hash []byte
+	seq     int64
+	hash    []byte
+	billSeq int64 // last_bill_seq
 }
 
 // loadHeadsSQL reads the heads: one row of ledger_heads_pkey, or all.
-const loadHeadsSQL = `select merchant_id, last_seq, last_hash from ledger_heads where $1::bigint = 0 or merchant_id = $1::bigint`
+const loadHeadsSQL = `select merchant_id, last_seq, last_hash, last_bill_seq from ledger_heads where $1::bigint = 0 or merchant_id = $1::bigint`
 
 // loadHeads reads the journal heads of the snapshot.
 func loadHeads(ctx context.Context, conn *pgx.Conn, merchant int64) (map[int64]journalHead, error) {
@@ -124,7 +135,7 @@ func loadHeads(ctx context.Context, conn *pgx.Conn, merchant int64) (map[int64]j
 	for rows.Next() {
 		var m int64
 		var h journalHead
-		if err := rows.Scan(&m, &h.seq, &h.hash); err != nil {
+		if err := rows.Scan(&m, &h.seq, &h.hash, &h.billSeq); err != nil {
 			return nil, mapError(err)
 		}
 		heads[m] = h
@@ -133,34 +144,50 @@ func loadHeads(ctx context.Context, conn *pgx.Conn, merchant int64) (map[int64]j
 }
 
 // chainStream checks the journal as it streams by: sequences, hashes, the
-// balance of each entry, empty entries and the heads. It reuses one record,
-// one posting slice and one encoding buffer for every entry, so that a
-// million entries cost no more memory than one.
+// balance of each entry, empty entries, the heads, and the bill lines
+// against their postings. It reuses one record, one posting slice and one
+// encoding buffer for every entry, so that a million entries cost no more
+// memory than one.
 type chainStream struct {
-	merchant int64 // 0: every merchant
-	heads    map[int64]journalHead
-	total    int64 // the entries the heads announce, for the progress bar
-	progress func(done, total int64)
-	problems problemList
-	entries  int64
-	postings int64
+	merchant  int64 // 0: every merchant
+	heads     map[int64]journalHead
+	billHeads map[int64]int64 // last_bill_seq of the heads the bill has not reached yet
+	total     int64           // the entries the heads announce, for the progress bar
+	progress  func(done, total int64)
+	problems  problemList
+	bill      problemList // the bill lines' problems (verify_bill.go)
+	entries   int64
+	postings  int64
 
-	strs  interner
-	rec   postings.Record // the entry being assembled
-	idx   []int16         // the postings' idx, parallel to rec.Postings
-	have  bool            // rec holds an entry
-	hash  postings.Hash   // rec's stored hash
-	id    int64           // rec's entries.id
-	nets  []currencyNet
-	buf   []byte // the hash's input
-	chain struct {
+	cur       struct{ entries, postings, lines journalCursor }
+	fetchRows int          // verifyFetchRows unless set (tests)
+	acc       accountCache // the fetcher's while the cursors are read
+
+	strs    interner
+	rec     postings.Record // the entry being assembled
+	idx     []int16         // the postings' idx, parallel to rec.Postings
+	sides   []postingSides  // their accounts' ids, parallel to rec.Postings
+	lines   []billLine      // the bill lines of the entry
+	hash    postings.Hash   // rec's stored hash
+	id      int64           // rec's entries.id
+	atMicro int64           // rec's created_at as stored
+	nets    []currencyNet
+	buf     []byte // the hash's input
+	chain   struct {
 		merchant int64
 		expected int64 // next expected sequence of merchant
 		prev     postings.Hash
 		lastID   int64 // entries.id of the previous entry of merchant
 		lastSeq  int64 // and its sequence
 	}
+	billSeq  billSeqCount
+	follow   chainFollower   // the bill's balance_after chain (verify_chain.go)
+	fold     balanceFold     // each account's postings (verify_balances.go)
+	accounts accountProblems // the accounts pass's
 }
+
+// postingSides are a posting's two accounts, by id.
+type postingSides struct{ source, destination int64 }
 
 // currencyNet is what one entry moves in one currency: zero when balanced.
 type currencyNet struct {
@@ -170,26 +197,28 @@ type currencyNet struct {
 
 // run streams the journal on conn, which must be in the verify transaction.
 func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
-	rr := conn.PgConn().ExecParams(ctx, fmt.Sprintf(verifyStreamSQL, s.merchant), nil, nil, nil, []int16{pgx.BinaryFormatCode})
-	if err := checkStreamColumns(rr.FieldDescriptions()); err != nil {
-		rr.Close()
+	pc := conn.PgConn()
+	if err := s.declare(ctx, pc); err != nil {
 		return err
 	}
-	for rr.NextRow() {
-		if err := s.row(rr.Values()); err != nil {
-			rr.Close()
-			return err
-		}
+	if err := s.merge(ctx, pc); err != nil {
+		return err
 	}
-	if _, err := rr.Close(); err != nil {
+	// The stream's connection checks next, in the same transaction: the
+	// cursors' resources go now.
+	if _, err := pc.Exec(ctx, `close all`).ReadAll(); err != nil {
 		return mapError(err)
 	}
-	s.finishEntry()
 	s.finishMerchant()
-	for m, h := range s.heads {
-		if h.seq != 0 {
+	s.finishBillMerchant()
+	for _, m := range slices.Sorted(maps.Keys(s.heads)) {
+		if h := s.heads[m]; h.seq != 0 {
 			s.problems.add(Problem{Check: CheckHead, Merchant: m, Detail: fmt.Sprintf("head says %d entries, the journal has none", h.seq)})
 		}
+	}
+	s.finishBillHeads()
+	if err := s.checkAccounts(ctx, conn); err != nil {
+		return err
 	}
 	if s.progress != nil {
 		s.progress(s.entries, s.total)
@@ -197,66 +226,158 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-func checkStreamColumns(fds []pgconn.FieldDescription) error {
-	if fds == nil {
-		return nil // the query failed: Close reports why
-	}
-	if len(fds) != len(verifyStreamTypes) {
-		return fmt.Errorf("ledger: verify: the journal query returned %d columns, want %d", len(fds), len(verifyStreamTypes))
-	}
-	for i, fd := range fds {
-		if fd.DataTypeOID != verifyStreamTypes[i] || fd.Format != pgx.BinaryFormatCode {
-			return fmt.Errorf("ledger: verify: column %s has type %d (format %d), want type %d in binary",
-				fd.Name, fd.DataTypeOID, fd.Format, verifyStreamTypes[i])
+// merge reads the three cursors, fetched on their own goroutine, key by
+// key: each key's entry, postings and bill lines are checked together.
+func (s *chainStream) merge(ctx context.Context, pc *pgconn.PgConn) error {
+	ctx, cancel := context.WithCancel(ctx)
+	f := startFetcher(ctx, pc, &s.cur.entries, &s.cur.postings, &s.cur.lines)
+	// At the end every cursor is read and no fetch is under way; after an
+	// error, the one under way stops.
+	defer func() {
+		cancel()
+		f.stop()
+	}()
+	for {
+		ev, err := s.cur.entries.peek()
+		if err != nil {
+			return err
+		}
+		pv, err := s.cur.postings.peek()
+		if err != nil {
+			return err
+		}
+		lv, err := s.cur.lines.peek()
+		if err != nil {
+			return err
+		}
+		// The next key is the least of the three cursors' current rows.
+		var k journalKey
+		found := false
+		for _, c := range [...]struct {
+			row [][]byte
+			cur *journalCursor
+		}{{ev, &s.cur.entries}, {pv, &s.cur.postings}, {lv, &s.cur.lines}} {
+			if c.row != nil && (!found || c.cur.key().less(k)) {
+				k, found = c.cur.key(), true
+			}
+		}
+		if !found {
+			break
+		}
+		hasEntry := ev != nil && s.cur.entries.key() == k
+		if err := s.startGroup(ev, k, hasEntry); err != nil {
+			return err
+		}
+		if hasEntry {
+			s.cur.entries.advance()
+		}
+		for pv != nil && s.cur.postings.key() == k {
+			if err := s.addPosting(pv); err != nil {
+				return err
+			}
+			s.cur.postings.advance()
+			if pv, err = s.cur.postings.peek(); err != nil {
+				return err
+			}
+		}
+		for lv != nil && s.cur.lines.key() == k {
+			if err := s.addLine(lv); err != nil {
+				return err
+			}
+			s.cur.lines.advance()
+			if lv, err = s.cur.lines.peek(); err != nil {
+				return err
+			}
+		}
+		s.checkBill(k, hasEntry)
+		if hasEntry {
+			s.finishEntry()
+		} else if len(s.rec.Postings) > 0 {
+			s.problems.add(Problem{Check: CheckHashChain, Merchant: k.merchant, Seq: k.seq,
+				Detail: fmt.Sprintf("%d postings without their entry: no hash covers them", len(s.rec.Postings))})
 		}
 	}
 	return nil
 }
 
-// row takes one row: the first of an entry starts it, each carries at most
-// one posting.
-func (s *chainStream) row(v [][]byte) error {
-	m, err := int8Col(v, colMerchant)
-	if err != nil {
-		return err
+// declare opens the three cursors, planned under verifyCursorSettings.
+func (s *chainStream) declare(ctx context.Context, pc *pgconn.PgConn) error {
+	s.cur.entries = journalCursor{name: "verify_entries", types: verifyEntriesTypes, rows: s.fetchRows}
+	s.cur.postings = journalCursor{name: "verify_postings", types: verifyPostingsTypes, rows: s.fetchRows, fetched: s.resolveAccounts}
+	s.cur.lines = journalCursor{name: "verify_lines", types: verifyLinesTypes, rows: s.fetchRows}
+	if _, err := pc.Exec(ctx, verifyCursorSettings).ReadAll(); err != nil {
+		return mapError(err)
 	}
-	seq, err := int8Col(v, colSeq)
-	if err != nil {
-		return err
-	}
-	if !s.have || s.rec.Merchant != m || s.rec.Seq != seq {
-		s.finishEntry()
-		if m != s.chain.merchant {
-			s.finishMerchant()
-			s.chain.merchant, s.chain.expected, s.chain.prev, s.chain.lastID = m, 1, postings.GenesisHash, 0
-		}
-		if err := s.startEntry(v, m, seq); err != nil {
+	for _, c := range [...]struct {
+		cur *journalCursor
+		sql string
+	}{{&s.cur.entries, verifyEntriesSQL}, {&s.cur.postings, verifyPostingsSQL}, {&s.cur.lines, verifyLinesSQL}} {
+		if err := declareCursor(ctx, pc, c.cur.name, fmt.Sprintf(c.sql, s.merchant)); err != nil {
 			return err
 		}
 	}
-	if v[colIdx] == nil {
-		return nil // an entry without postings: the left join's one row
-	}
-	idx, err := int2Col(v, colIdx)
+	_, err := pc.Exec(ctx, verifyCursorSettingsReset).ReadAll()
+	return mapError(err)
+}
+
+// resolveAccounts gives each posting of a batch just fetched its two
+// accounts, looking up in one query those the cache does not know. It runs
+// on the fetcher, which alone uses the cache.
+func (s *chainStream) resolveAccounts(ctx context.Context, pc *pgconn.PgConn, b *cursorBatch) error {
+	ids, err := b.int8Pairs(len(verifyPostingsTypes), colPostSource, colPostDestination)
 	if err != nil {
 		return err
 	}
-	amount, err := int8Col(v, colAmount)
+	if err := s.acc.resolve(ctx, pc, ids); err != nil {
+		return err
+	}
+	b.accts = b.accts[:0]
+	for _, id := range ids {
+		b.accts = append(b.accts, s.acc.get(id))
+	}
+	return nil
+}
+
+// startGroup starts the rows of key k: the entry's own columns when it
+// exists (ev), nothing else otherwise.
+func (s *chainStream) startGroup(ev [][]byte, k journalKey, hasEntry bool) error {
+	s.rec.Postings = s.rec.Postings[:0]
+	s.idx, s.sides, s.lines = s.idx[:0], s.sides[:0], s.lines[:0]
+	if !hasEntry {
+		return nil
+	}
+	if k.merchant != s.chain.merchant {
+		s.finishMerchant()
+		s.chain.merchant, s.chain.expected, s.chain.prev, s.chain.lastID = k.merchant, 1, postings.GenesisHash, 0
+	}
+	return s.startEntry(ev, k.merchant, k.seq)
+}
+
+// addPosting adds a posting row to the entry.
+func (s *chainStream) addPosting(v [][]byte) error {
+	idx, err := int2Col(v, colPostIdx)
 	if err != nil {
 		return err
 	}
-	src, err := s.account(v, colSrcMerchant)
+	amount, err := int8Col(v, colPostAmount)
 	if err != nil {
 		return err
 	}
-	dst, err := s.account(v, colDstMerchant)
+	src, err := int8Col(v, colPostSource)
 	if err != nil {
 		return err
 	}
-	s.postings++
+	dst, err := int8Col(v, colPostDestination)
+	if err != nil {
+		return err
+	}
+	srcAccount, dstAccount := s.cur.postings.accounts()
+	s.fold.add(src, -amount)
+	s.fold.add(dst, amount)
 	s.idx = append(s.idx, idx)
+	s.sides = append(s.sides, postingSides{src, dst})
 	s.rec.Postings = append(s.rec.Postings, postings.Posting{
-		Source: src, Destination: dst, Amount: amount, Currency: s.strs.get(v[colCurrency]),
+		Source: srcAccount, Destination: dstAccount, Amount: amount, Currency: s.strs.get(v[colPostCurrency]),
 	})
 	return nil
 }
@@ -287,6 +408,7 @@ func (s *chainStream) startEntry(v [][]byte, m, seq int64) error {
 				Detail: ref.name + " is empty instead of NULL: the writer stores no reference as NULL"})
 		}
 	}
+	s.atMicro = ts
 	if s.id, err = int8Col(v, colID); err != nil {
 		return err
 	}
@@ -303,34 +425,11 @@ func (s *chainStream) startEntry(v [][]byte, m, seq int64) error {
 	r.PrevHash, s.hash = postings.Hash{}, postings.Hash{}
 	copy(r.PrevHash[:], v[colPrevHash])
 	copy(s.hash[:], v[colHash])
-	s.have = true
 	return nil
-}
-
-// account reads the four columns of a posting's account starting at col.
-// A missing account (NULL, from the left join) reads as the zero account,
-// whose address no hash commits to.
-func (s *chainStream) account(v [][]byte, col int) (postings.Account, error) {
-	var a postings.Account
-	if v[col] != nil {
-		m, err := int8Col(v, col)
-		if err != nil {
-			return a, err
-		}
-		a.Merchant = m
-	}
-	a.Type = postings.AccountType(s.strs.get(v[col+1]))
-	a.Currency = s.strs.get(v[col+2])
-	a.Card = s.strs.get(v[col+3])
-	return a, nil
 }
 
 // finishEntry checks the entry assembled so far.
 func (s *chainStream) finishEntry() {
-	if !s.have {
-		return
-	}
-	s.have = false
 	r := &s.rec
 	if !slices.IsSorted(s.idx) {
 		sortPostingsByIdx(s.idx, r.Postings)
@@ -392,6 +491,7 @@ func (s *chainStream) finishEntry() {
 	s.nets = nets
 	s.chain.prev = s.hash
 	s.entries++
+	s.postings += int64(len(r.Postings))
 	if s.progress != nil && s.entries%verifyProgressEvery == 0 {
 		s.progress(s.entries, s.total)
 	}
@@ -440,8 +540,11 @@ func int8Col(v [][]byte, col int) (int64, error) {
 	if len(v[col]) != 8 {
 		return 0, fmt.Errorf("ledger: verify: column %d: %d bytes for an int8", col, len(v[col]))
 	}
-	return int64(binary.BigEndian.Uint64(v[col])), nil
+	return readInt8(v[col]), nil
 }
+
+// readInt8 reads a binary int8 of 8 bytes.
+func readInt8(b []byte) int64 { return int64(binary.BigEndian.Uint64(b)) }
 
 func int2Col(v [][]byte, col int) (int16, error) {
 	if len(v[col]) != 2 {

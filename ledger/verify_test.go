@@ -123,6 +123,12 @@ var verifyModes = []verifyMode{
 				t.Errorf("the checks ran on connections %v, want only the stream's", used)
 			}
 		}},
+	// Batches of two rows and a cache of three accounts: the entries, their
+	// postings and their bill lines cross batch boundaries at different
+	// places, and the account cache starts again every few postings.
+	// The balance_after chains are left to the query from the second account.
+	// and so is the comparison of the balances with the postings.
+	{name: "small batches", hooks: &ledger.VerifyHooks{FetchRows: 2, AccountsCachedMax: 3, ChainAccountsMax: 1, BalanceAccountsMax: 1}},
 	{name: "no snapshot to export", hooks: &ledger.VerifyHooks{Helpers: intp(1), ExportFails: true},
 		conns: func(t *testing.T, used map[int]bool) {
 			if len(used) != 1 || !used[0] {
@@ -219,11 +225,34 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 			want: []wantProblem{{ledger.CheckBill, 0, "bill sequence"}}},
 		{name: "bill chain", tamper: `update bill_lines set balance_after = balance_after + 1 where merchant_id = $M and merchant_seq = $D2`,
 			want: []wantProblem{{ledger.CheckBillChain, 0, "<> balance after"}}},
+		// Two lines of one account numbered against the journal's order,
+		// their balance_after still following in the journal's: the chain
+		// in bill_seq order breaks, which only the query sees.
+		{name: "bill lines renumbered", tamper: `update bill_lines set bill_seq = bill_seq + 1000000 where merchant_id = $M and merchant_seq = $D2;
+			update bill_lines set bill_seq = bill_seq - 1 where merchant_id = $M and merchant_seq = $D3;
+			update bill_lines set bill_seq = bill_seq - 1000000 + 1 where merchant_id = $M and merchant_seq = $D2`,
+			want: []wantProblem{{ledger.CheckBillChain, 0, "<> balance after"}}},
 		{name: "bill line of another kind", tamper: `update bill_lines set kind = 'FEE' where merchant_id = $M and merchant_seq = $D3`,
 			want: []wantProblem{{ledger.CheckBill, 0, "differ from it in kind or time"}}},
 		{name: "empty entry", tamper: `delete from bill_lines where merchant_id = $M and merchant_seq = $D2;
 			delete from postings where merchant_id = $M and merchant_seq = $D2`,
 			want: []wantProblem{{ledger.CheckEmptyEntry, 2, "without postings"}, {ledger.CheckHashChain, 2, "stored hash"}}},
+		// Rows that the foreign keys keep out, in case they are dropped: the
+		// stream merges the three tables by key, and a key with no entry
+		// still has its postings and lines checked.
+		{name: "bill line without its entry", tamper: `alter table bill_lines drop constraint bill_lines_entry_fkey;
+			insert into bill_lines (merchant_id, bill_seq, merchant_seq, posting_idx, account_id, kind, amount, currency, balance_after, created_at)
+			select merchant_id, (select max(bill_seq) + 1 from bill_lines where merchant_id = $M), 1000, posting_idx, account_id, kind, amount, currency,
+			       balance_after + amount, created_at
+			from bill_lines where merchant_id = $M and merchant_seq = $D3`,
+			want: []wantProblem{{ledger.CheckBill, 0, "bill line"}, {ledger.CheckBill, 0, "(entry 1000) has no matching posting side"},
+				{ledger.CheckBill, 0, "entry 1000 differ from it in kind or time, or it does not exist"}, {ledger.CheckBill, 0, "bill sequence"},
+				{ledger.CheckBillChain, 0, "last bill line"}}},
+		{name: "posting without its entry", tamper: `alter table postings drop constraint postings_entry_fkey;
+			insert into postings (merchant_id, merchant_seq, idx, source_id, destination_id, amount, currency)
+			select merchant_id, 1000, idx, source_id, destination_id, amount, currency from postings where merchant_id = $M and merchant_seq = $D3`,
+			want: []wantProblem{{ledger.CheckHashChain, 0, "1 postings without their entry"}, {ledger.CheckBalance, 0, "the postings sum to"},
+				{ledger.CheckBill, 0, "entry 1000 posting 0 has no bill line"}}},
 		{name: "holds", tamper: `update authorizations set held = held - 1 where merchant_id = $M and status = 'OPEN'`,
 			want: []wantProblem{{ledger.CheckHolds, 0, "open holds sum to"}}},
 		{name: "open hold without a held account", tamper: `update accounts set type = 'card_receivable' where merchant_id = $M and type = 'card_held'`,
@@ -460,5 +489,137 @@ func TestVerifyProgress(t *testing.T) {
 	}
 	if calls.Load() < 3 || last != n || total != n {
 		t.Errorf("%d progress calls, the last %d/%d, want ≥ 3 ending at %d/%d", calls.Load(), last, total, n, n)
+	}
+}
+
+// The stream's cursors are read in batches copied out of the connection:
+// every row arrives once, in order, across batch boundaries; an empty text
+// stays apart from NULL (the hash check tells them apart); and rows out of
+// key order, which would make the merge of the three tables wrong, are an
+// error rather than a report.
+func TestVerifyCursorBatches(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	const ordered = `select (s / 3)::int8, s::int8,
+		case s % 3 when 1 then '' when 2 then null else 'x' || s end
+		from generate_series(1, 10) s order by 1, 2`
+	for _, batch := range []int{1, 2, 3, 10, 11, 100} {
+		rows, err := ledger.ReadCursor(ctx, db, ordered, batch)
+		if err != nil {
+			t.Fatalf("batch %d: %v", batch, err)
+		}
+		if len(rows) != 10 {
+			t.Fatalf("batch %d: %d rows, want 10", batch, len(rows))
+		}
+		for i, r := range rows {
+			s := int64(i + 1)
+			var want *string
+			switch s % 3 {
+			case 1:
+				want = new(string)
+			case 0:
+				x := fmt.Sprintf("x%d", s)
+				want = &x
+			}
+			if r.Merchant != s/3 || r.Seq != s || (r.Text == nil) != (want == nil) || (want != nil && *r.Text != *want) {
+				t.Errorf("batch %d: row %d = %+v (text %v), want %d/%d %v", batch, i, r, r.Text, s/3, s, want)
+			}
+		}
+	}
+	_, err := ledger.ReadCursor(ctx, db, `select 1::int8, s::int8, '' from generate_series(5, 1, -1) s`, 2)
+	if err == nil || !strings.Contains(err.Error(), "out of key order") {
+		t.Errorf("rows out of order: %v, want an error", err)
+	}
+}
+
+// The stream follows the balance_after chains itself while the bill lines
+// are as the writer makes them, and leaves them to the query otherwise:
+// when a line is wrong, when a line is numbered against the journal's
+// order (the order the stream sees them in would not be bill_seq order),
+// or when more accounts have lines than it keeps.
+func TestVerifyFollowsTheChainUnlessTheLinesAreWrong(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		tamper   string
+		hooks    ledger.VerifyHooks
+		queried  bool
+		problems bool
+	}{
+		{name: "untouched"},
+		{name: "a balance after changed", tamper: `update bill_lines set balance_after = balance_after + 1 where merchant_id = $M and merchant_seq = $D2`, problems: true},
+		{name: "a balance changed", tamper: `update balances set balance = balance + 1 where account_id = $FUND`, problems: true},
+		{name: "more accounts than kept", hooks: ledger.VerifyHooks{ChainAccountsMax: 1}, queried: true},
+		{name: "a line changed", tamper: `update bill_lines set amount = amount + 1 where merchant_id = $M and merchant_seq = $D1`, queried: true, problems: true},
+		{name: "lines renumbered", tamper: `update bill_lines set bill_seq = bill_seq + 1000000 where merchant_id = $M and merchant_seq = $D2;
+			update bill_lines set bill_seq = bill_seq - 1 where merchant_id = $M and merchant_seq = $D3;
+			update bill_lines set bill_seq = bill_seq - 1000000 + 1 where merchant_id = $M and merchant_seq = $D2`, queried: true, problems: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newVerifyFixture(t)
+			if tc.tamper != "" {
+				f.tamper(t, tc.tamper)
+			}
+			queried := false
+			h := tc.hooks
+			h.ChainQueried = func() { queried = true }
+			rep, err := f.l.Verify(context.Background(), ledger.WithVerifyHooks(ledger.VerifyOptions{}, h))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if queried != tc.queried {
+				t.Errorf("the chain was queried: %v, want %v", queried, tc.queried)
+			}
+			if rep.OK() == tc.problems {
+				t.Errorf("problems %v, want some: %v", rep.Problems, tc.problems)
+			}
+		})
+	}
+}
+
+// The stream folds the postings into their accounts and compares the folds
+// with the balances in its pass over the accounts, unless more accounts
+// have postings than it keeps: then the query compares, and finds the same.
+func TestVerifyFoldsTheBalancesUnlessTooMany(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		tamper  string
+		max     int
+		queried bool
+	}{
+		{name: "untouched"},
+		{name: "untouched, too many accounts", max: 1, queried: true},
+		{name: "a balance changed", tamper: `update balances set balance = balance + 1 where account_id = $FUND`},
+		{name: "a balance changed, too many accounts", tamper: `update balances set balance = balance + 1 where account_id = $FUND`, max: 1, queried: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newVerifyFixture(t)
+			if tc.tamper != "" {
+				f.tamper(t, tc.tamper)
+			}
+			queried := false
+			rep, err := f.l.Verify(context.Background(), ledger.WithVerifyHooks(ledger.VerifyOptions{},
+				ledger.VerifyHooks{BalanceAccountsMax: tc.max, BalanceQueried: func() { queried = true }}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if queried != tc.queried {
+				t.Errorf("the balances were queried: %v, want %v", queried, tc.queried)
+			}
+			var balance []string
+			for _, p := range rep.Problems {
+				if p.Check == ledger.CheckBalance {
+					balance = append(balance, p.String())
+				}
+			}
+			if want := tc.tamper != ""; (len(balance) == 1) != want || len(balance) > 1 {
+				t.Errorf("balance problems %v, want one: %v", balance, want)
+			}
+		})
 	}
 }
