@@ -61,6 +61,8 @@ type bench struct {
 	pgStat      bool
 	pgCPUMu     sync.Mutex
 	pgCPUSeen   map[int]float64 // pid → CPU ms when last seen
+
+	spreadLoadSet *spreadLoads // scenario S's merchants (spread.go)
 }
 
 func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err error) {
