@@ -18,6 +18,9 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 		return nil, err
 	}
 	defer tx.end() // rolls back unless committed
+	if w.l.cfg.BatchTrace != nil {
+		tx.trace = &BatchTrace{Commands: len(batch)}
+	}
 
 	// One round trip: begin, lock the heads, read what every batch reads,
 	// the idempotency keys and every row the commands named. The reads run
@@ -55,6 +58,10 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 	}
 	w.stats.batches.Add(1)
 	w.stats.commands.Add(int64(len(batch)))
+	if tx.trace != nil {
+		tx.trace.Merchants = len(locked)
+		w.l.cfg.BatchTrace(*tx.trace)
+	}
 	w.l.afterCommit(tx)
 	return results, nil
 }

@@ -41,6 +41,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Sealer encrypts secrets at rest (merchant signing keys, card numbers).
 	Sealer *Sealer
+	// BatchTrace, when set, is given what each committed batch sent to
+	// PostgreSQL: its round trips and statements with their rows
+	// (batchtrace.go). For tests, which hold the writer to a number of
+	// statements per batch; it is called on the writer's goroutine.
+	BatchTrace func(BatchTrace)
 }
 
 // Ledger is the journal on PostgreSQL.
