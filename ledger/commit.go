@@ -53,6 +53,12 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 	if err := tx.flush(); err != nil {
 		return nil, err
 	}
+	// Only the COMMIT is left: the shard may begin a batch of other
+	// merchants (writer.go).
+	batch[0].flight.markFlushed()
+	if w.l.beforeCommit != nil {
+		w.l.beforeCommit(locked)
+	}
 	if err := tx.commitTx(); err != nil {
 		return nil, err
 	}

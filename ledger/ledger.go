@@ -60,6 +60,9 @@ type Ledger struct {
 	// authTrace, when set, is told each step authenticate takes. Tests
 	// use it to prove that every failure takes the same steps.
 	authTrace func(step string)
+	// beforeCommit, when set, is called by a batch with its merchants
+	// right before its COMMIT. Tests use it to hold a batch there.
+	beforeCommit func(merchants []int64)
 
 	hooksMu sync.Mutex
 	hooks   []func(committed *CommitInfo)
