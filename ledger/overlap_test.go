@@ -27,6 +27,11 @@ func TestNextBatchBeginsDuringCommitOnlyForOtherMerchants(t *testing.T) {
 		released bool
 	)
 	hold, held := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(hold) }) }
+	// On a failure, let the held batch go before the ledger closes (the
+	// cleanups run in reverse order).
+	t.Cleanup(release)
 	ledger.SetBeforeCommit(l, func(ms []int64) {
 		if len(ms) != 1 || ms[0] != x.ID {
 			return
@@ -85,7 +90,7 @@ func TestNextBatchBeginsDuringCommitOnlyForOtherMerchants(t *testing.T) {
 	mu.Lock()
 	released = true
 	mu.Unlock()
-	close(hold)
+	release()
 	wait("X's first deposit", x1)
 	wait("X's second deposit", x2)
 	mu.Lock()
