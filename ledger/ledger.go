@@ -30,6 +30,11 @@ type Config struct {
 	Shards int
 	// BatchMax bounds the commands of one transaction. Default 256.
 	BatchMax int
+	// BatchesInFlight bounds the batches of one shard in flight at once:
+	// one executing, the others waiting for their COMMIT, never two of one
+	// merchant (writer.go). Default 2; 1 runs a shard's batches strictly
+	// one after another, as before issue 20.
+	BatchesInFlight int
 	// BatchWindow is how long a shard waits for more commands once it has
 	// one. Zero: a batch takes whatever queued while the previous one was
 	// committing, which batches under load and adds no latency when idle.
@@ -93,6 +98,9 @@ func New(db *bun.DB, cfg Config) *Ledger {
 		// get more shards, so that PostgreSQL can run several batches at
 		// once.
 		cfg.Shards = max(1, runtime.GOMAXPROCS(0)/cpusPerShard)
+	}
+	if cfg.BatchesInFlight <= 0 {
+		cfg.BatchesInFlight = batchesInFlightDefault
 	}
 	if cfg.BatchMax <= 0 {
 		cfg.BatchMax = batchMaxDefault

@@ -105,9 +105,9 @@ func (w *writer) close() {
 // that merchant, for that batch to end. One hot merchant's batches are
 // therefore exactly as before.
 
-// inflightMax is how many batches of a shard may be in flight: one
-// executing, one committing.
-const inflightMax = 2
+// batchesInFlightDefault is how many batches of a shard may be in flight
+// (Config.BatchesInFlight): one executing, one committing.
+const batchesInFlightDefault = 2
 
 // flight is a batch in flight.
 type flight struct {
@@ -140,6 +140,7 @@ type shardLoop struct {
 
 func (w *writer) runShard(in chan *request) {
 	defer w.wg.Done()
+	inflightMax := w.l.cfg.BatchesInFlight
 	s := &shardLoop{w: w, in: in, busy: map[int64]bool{}, waiting: map[int64]int{}, ended: make(chan *flight, inflightMax)}
 	for {
 		// A new batch begins when none is executing and a slot is free.

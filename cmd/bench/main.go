@@ -338,7 +338,11 @@ func printTable(w io.Writer, rep *report, took time.Duration) {
 			parts = append(parts, "load "+r.Load)
 		}
 		if len(parts) > 0 {
-			fmt.Fprintf(w, "  %s: %s\n", strings.Fields(r.Scenario)[0], strings.Join(parts, "; "))
+			key := strings.Fields(r.Scenario)[0]
+			if r.Round > 0 {
+				key += fmt.Sprintf(" (round %d)", r.Round)
+			}
+			fmt.Fprintf(w, "  %s: %s\n", key, strings.Join(parts, "; "))
 		}
 	}
 }
