@@ -18,6 +18,9 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 		return nil, err
 	}
 	defer tx.end() // rolls back unless committed
+	if w.l.cfg.BatchTrace != nil {
+		tx.trace = &BatchTrace{Commands: len(batch)}
+	}
 
 	// One round trip: begin, lock the heads, read what every batch reads,
 	// the idempotency keys and every row the commands named. The reads run
@@ -50,11 +53,21 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 	if err := tx.flush(); err != nil {
 		return nil, err
 	}
+	// Only the COMMIT is left: the shard may begin a batch of other
+	// merchants (writer.go).
+	batch[0].flight.markFlushed()
+	if w.l.beforeCommit != nil {
+		w.l.beforeCommit(locked)
+	}
 	if err := tx.commitTx(); err != nil {
 		return nil, err
 	}
 	w.stats.batches.Add(1)
 	w.stats.commands.Add(int64(len(batch)))
+	if tx.trace != nil {
+		tx.trace.Merchants = len(locked)
+		w.l.cfg.BatchTrace(*tx.trace)
+	}
 	w.l.afterCommit(tx)
 	return results, nil
 }

@@ -30,6 +30,11 @@ type Config struct {
 	Shards int
 	// BatchMax bounds the commands of one transaction. Default 256.
 	BatchMax int
+	// BatchesInFlight bounds the batches of one shard in flight at once:
+	// one executing, the others waiting for their COMMIT, never two of one
+	// merchant (writer.go). Default 2; 1 runs a shard's batches strictly
+	// one after another, as before issue 20.
+	BatchesInFlight int
 	// BatchWindow is how long a shard waits for more commands once it has
 	// one. Zero: a batch takes whatever queued while the previous one was
 	// committing, which batches under load and adds no latency when idle.
@@ -41,6 +46,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Sealer encrypts secrets at rest (merchant signing keys, card numbers).
 	Sealer *Sealer
+	// BatchTrace, when set, is given what each committed batch sent to
+	// PostgreSQL: its round trips and statements with their rows
+	// (batchtrace.go). For tests, which hold the writer to a number of
+	// statements per batch; it is called on the writer's goroutine.
+	BatchTrace func(BatchTrace)
 }
 
 // Ledger is the journal on PostgreSQL.
@@ -55,6 +65,9 @@ type Ledger struct {
 	// authTrace, when set, is told each step authenticate takes. Tests
 	// use it to prove that every failure takes the same steps.
 	authTrace func(step string)
+	// beforeCommit, when set, is called by a batch with its merchants
+	// right before its COMMIT. Tests use it to hold a batch there.
+	beforeCommit func(merchants []int64)
 
 	hooksMu sync.Mutex
 	hooks   []func(committed *CommitInfo)
@@ -85,6 +98,9 @@ func New(db *bun.DB, cfg Config) *Ledger {
 		// get more shards, so that PostgreSQL can run several batches at
 		// once.
 		cfg.Shards = max(1, runtime.GOMAXPROCS(0)/cpusPerShard)
+	}
+	if cfg.BatchesInFlight <= 0 {
+		cfg.BatchesInFlight = batchesInFlightDefault
 	}
 	if cfg.BatchMax <= 0 {
 		cfg.BatchMax = batchMaxDefault

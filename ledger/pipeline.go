@@ -87,6 +87,10 @@ type Pipeline struct {
 	batch   pgconn.Batch
 	readers []func(*pgconn.ResultReader) error
 	err     error // the first error while queueing; send returns it
+	// trace, when not nil, records what is sent (batchtrace.go), with
+	// the start of each statement's text.
+	trace  *BatchTrace
+	labels []string
 }
 
 // Limits of one pipeline: the statements of a flush are one per table (about
@@ -124,6 +128,9 @@ func (p *Pipeline) queuePrepared(s *Stmt, args []any, read func(*pgconn.ResultRe
 	}
 	p.batch.ExecPrepared(sd.Name, eqb.ParamValues, eqb.ParamFormats, eqb.ResultFormats)
 	p.readers = append(p.readers, read)
+	if p.trace != nil {
+		p.labels = append(p.labels, traceLabel(s.sql))
+	}
 }
 
 // Exec queues a prepared statement; check (if not nil) receives its
@@ -173,6 +180,9 @@ func (p *Pipeline) Text(sql string, check func(pgconn.CommandTag) error) {
 		return
 	}
 	p.batch.ExecParams(sql, nil, nil, nil, nil)
+	if p.trace != nil {
+		p.labels = append(p.labels, traceLabel(sql))
+	}
 	p.readers = append(p.readers, func(rr *pgconn.ResultReader) error {
 		tag, err := rr.Close()
 		if err != nil || check == nil {
@@ -208,6 +218,7 @@ func (p *Pipeline) Send() error {
 	mrr := p.pc.PgConn().ExecBatch(p.ctx, &p.batch)
 	var first error
 	read := 0
+	var tags []pgconn.CommandTag
 	for _, r := range p.readers {
 		if !mrr.NextResult() {
 			break
@@ -216,6 +227,14 @@ func (p *Pipeline) Send() error {
 		if err := r(mrr.ResultReader()); err != nil && first == nil {
 			first = err
 		}
+		if p.trace != nil {
+			// A closed reader answers its tag again.
+			tag, _ := mrr.ResultReader().Close()
+			tags = append(tags, tag)
+		}
+	}
+	if p.trace != nil {
+		p.trace.traceSent(p.labels, tags)
 	}
 	if err := mrr.Close(); err != nil && first == nil {
 		first = err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/postings"
@@ -54,6 +55,10 @@ type Tx struct {
 
 	// states are the domains' batch states, by kind (batchstate.go).
 	states []any
+
+	// trace records what the batch sends, when the ledger has a batch
+	// trace hook (tests only; batchtrace.go).
+	trace *BatchTrace
 }
 
 // head is a merchant's locked journal head plus what commands need to know
@@ -131,7 +136,11 @@ func (l *Ledger) beginState(ctx context.Context) (*Tx, error) {
 
 // Pipeline starts a pipeline on the batch's connection: statements queued
 // on it run, in order, in the batch's transaction when it is sent.
-func (tx *Tx) Pipeline() *Pipeline { return newPipeline(tx.ctx, tx.pg, tx.l.db) }
+func (tx *Tx) Pipeline() *Pipeline {
+	p := newPipeline(tx.ctx, tx.pg, tx.l.db)
+	p.trace = tx.trace
+	return p
+}
 
 // Context is the batch's context (its deadline is the batch's, not a
 // caller's).
@@ -177,6 +186,9 @@ func (tx *Tx) commitTx() error {
 	tag, err := tx.pg.Exec(tx.ctx, "commit")
 	if err != nil {
 		return &outcomeUnknownError{err: err}
+	}
+	if tx.trace != nil {
+		tx.trace.traceSent([]string{"commit"}, []pgconn.CommandTag{tag})
 	}
 	tx.began = false
 	if tag.String() != "COMMIT" {

@@ -65,6 +65,7 @@ type options struct {
 	lShards      int
 	lWindow      time.Duration
 	gatewayEnv   envList
+	rounds       int // rounds.go
 }
 
 // envList is a repeatable NAME=VALUE flag.
@@ -110,6 +111,8 @@ type row struct {
 	GatewayRetries  float64 `json:"gatewayBatchesRetried,omitempty"`
 	Load            string  `json:"load,omitempty"` // /proc/loadavg at the end of the run
 	Note            string  `json:"note,omitempty"`
+
+	Round int `json:"round,omitempty"` // with -rounds N > 1 (rounds.go)
 }
 
 // report is the JSON file.
@@ -130,6 +133,8 @@ type report struct {
 	GatewayLogProblems map[string]int `json:"gatewayLogProblems,omitempty"`
 	// GatewayLogFirst is the first such line of each message.
 	GatewayLogFirst map[string]string `json:"gatewayLogFirst,omitempty"`
+	// Summary: with -rounds N > 1, the median and spread of each row.
+	Summary []summaryRow `json:"summary,omitempty"`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -160,6 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.lShards, "ledger-shards", 0, "rows L1, L2: ledger.Config.Shards of the in-process ledger (0: the ledger's default)")
 	fs.DurationVar(&o.lWindow, "ledger-batch-window", 0, "rows L1, L2: ledger.Config.BatchWindow of the in-process ledger")
 	fs.Var(&o.gatewayEnv, "gateway-env", "NAME=VALUE added to the gateway's environment, e.g. GATEWAY_LEDGER_SHARDS=2 (repeatable)")
+	fs.IntVar(&o.rounds, "rounds", 1, "run every selected scenario this many times, round after round, each round with its own ceilings; print the median and spread of each row and the verdict on the median (odd N)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the bench process (its setup and the in-process ledger rows) to this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -175,7 +181,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if o.concurrency < 1 || o.merchants < 1 || o.cardsPer < 1 || o.entries < 0 || o.backlog < 0 || o.subjects < 1 {
+	if o.concurrency < 1 || o.merchants < 1 || o.cardsPer < 1 || o.entries < 0 || o.backlog < 0 || o.subjects < 1 || o.rounds < 1 {
 		return fmt.Errorf("bad flags")
 	}
 
@@ -192,34 +198,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer b.close()
 
-	for _, sc := range scenarios() {
-		if !o.selected(sc.id) {
-			continue
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		progress(stderr, "scenario %s: %s", sc.id, sc.title)
-		rows, err := sc.run(b)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			// One broken scenario does not hide the others.
-			progress(stderr, "scenario %s failed: %v", sc.id, err)
-			rows = []row{{Scenario: sc.id + " " + sc.title, Verdict: "ERROR", Note: err.Error()}}
-		}
-		for i := range rows {
-			if rows[i].Load == "" {
-				rows[i].Load = loadavg()
-			}
-		}
-		rep.Rows = append(rep.Rows, rows...)
-		if b.gw != nil {
-			if err := b.gw.Exited(); err != nil {
-				return fmt.Errorf("after scenario %s: %w", sc.id, err)
-			}
-		}
+	rep.Rows, err = runRounds(ctx, b, o, stderr)
+	if err != nil {
+		return err
 	}
 	if b.gw != nil {
 		rss := b.gw.rss.max()
@@ -236,7 +217,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rep.Finished = time.Now().UTC()
 	rep.LoadEnd = loadavg()
+	if o.rounds > 1 {
+		rep.Summary = summarize(rep.Rows)
+	}
 	printTable(stdout, rep, time.Since(begin))
+	printSummary(stdout, rep.Summary)
 	if o.out != "" {
 		if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 			return err
@@ -353,7 +338,11 @@ func printTable(w io.Writer, rep *report, took time.Duration) {
 			parts = append(parts, "load "+r.Load)
 		}
 		if len(parts) > 0 {
-			fmt.Fprintf(w, "  %s: %s\n", strings.Fields(r.Scenario)[0], strings.Join(parts, "; "))
+			key := strings.Fields(r.Scenario)[0]
+			if r.Round > 0 {
+				key += fmt.Sprintf(" (round %d)", r.Round)
+			}
+			fmt.Fprintf(w, "  %s: %s\n", key, strings.Join(parts, "; "))
 		}
 	}
 }

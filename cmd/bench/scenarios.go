@@ -27,6 +27,7 @@ func scenarios() []scenario {
 		{"6", "callback delivery", scenarioCallbacks},
 		{"7", "gateway audit verify", scenarioVerify},
 		{"L", "ledger.Append in process (no HTTP)", scenarioLedger},
+		{"S", "one merchant against sixteen (issue 20)", scenarioSpread},
 	}
 }
 

@@ -61,6 +61,8 @@ type bench struct {
 	pgStat      bool
 	pgCPUMu     sync.Mutex
 	pgCPUSeen   map[int]float64 // pid → CPU ms when last seen
+
+	spreadLoadSet *spreadLoads // scenario S's merchants (spread.go)
 }
 
 func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err error) {
@@ -168,9 +170,10 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 	return b, nil
 }
 
-// needsGateway: every scenario but the in-process ledger rows drives it.
+// needsGateway: every scenario but the in-process ledger rows drives it
+// (S: spread.go).
 func (o *options) needsGateway() bool {
-	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7"} {
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "S"} {
 		if o.selected(id) {
 			return true
 		}

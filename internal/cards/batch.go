@@ -26,6 +26,9 @@ type batch struct {
 	limits     map[string]*Limit
 	limitsRead map[int64]bool
 	limitRows  map[string]*limitRow
+	// merchants are the batch's merchants (Begin), whose issuing counters
+	// a missing one is read with (issuedToday).
+	merchants []int64
 
 	// What the commands named before the batch began (Load reads it).
 	wantCards []string
@@ -95,6 +98,7 @@ func WantCard(tx *ledger.Tx, cardNo string) {
 
 // Begin implements ledger.Beginner: the limits of the batch's merchants.
 func (b *batch) Begin(tx *ledger.Tx, p *ledger.Pipeline, merchants []int64) {
+	b.merchants = merchants
 	b.queueLimits(p, merchants)
 }
 

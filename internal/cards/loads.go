@@ -124,11 +124,28 @@ func (b *batch) queueIssued(tx *ledger.Tx, p *ledger.Pipeline, keys []issueKey) 
 
 // issuedToday returns the day's card-issuing counter of a merchant and
 // currency, loading it on first use.
+//
+// A command that did not name its counter before the batch began (an
+// Append of card loads, a conversion's other currency) finds it missing
+// here. The read then takes, in the same statement, the counters of every
+// merchant of the batch in each of its currencies that the batch has not
+// read yet: a batch of sixteen merchants' such loads costs one round trip,
+// not sixteen (docs/performance.md, "One merchant against sixteen").
 func (b *batch) issuedToday(tx *ledger.Tx, merchant int64, currency string) (*issueState, error) {
 	k := issueKey{merchant, currency, day(tx)}
 	if _, ok := b.issued[k]; !ok {
+		keys := []issueKey{k}
+		for _, m := range b.merchants {
+			mm, err := tx.Merchant(m)
+			if err != nil {
+				continue // no head: its commands fail alone
+			}
+			for _, cur := range mm.Currencies {
+				keys = append(keys, issueKey{m, cur, k.day})
+			}
+		}
 		p := tx.Pipeline()
-		b.queueIssued(tx, p, []issueKey{k})
+		b.queueIssued(tx, p, keys)
 		if err := p.Send(); err != nil {
 			return nil, err
 		}
