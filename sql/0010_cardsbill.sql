@@ -18,7 +18,7 @@ alter table cards
 select setval(pg_get_serial_sequence('cards', 'list_seq'), coalesce(max(list_seq), 0) + 1, false) from cards;
 -- The list's filters are in the index, so a page and the total are read from
 -- the index alone (an index-only scan in list_seq order, no sort).
-create unique index cards_list_idx on cards (merchant_id, list_seq) include (status, currency, created_at);
+create unique index cards_list_idx on cards (merchant_id, list_seq) include (status, currency, created_at, card_no);
 
 -- The filtered bill (GET /shop/bill/list with type, currency or cardNo).
 --
