@@ -170,7 +170,7 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 
 // needsGateway: every scenario but the in-process ledger rows drives it.
 func (o *options) needsGateway() bool {
-	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7"} {
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8"} {
 		if o.selected(id) {
 			return true
 		}
