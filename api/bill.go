@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ type billQuery struct {
 	start, end time.Time // the first and last day, both included
 	page, size int
 	paged      bool
+	filter     ledger.BillFilter
 }
 
 // from and to are the time range of the days: [start 00:00, end+1 00:00).
@@ -121,7 +123,105 @@ func parseBillQuery(c *gin.Context) (billQuery, error) {
 		return q, err
 	}
 	q.paged = hasPage || hasSize
-	return q, nil
+	q.filter, err = parseBillFilter(c)
+	return q, err
+}
+
+// billTypeValuesMax bounds the values of type (repeated or comma-separated)
+// before they are deduplicated: every kind once, with room for repeats.
+const billTypeValuesMax = 64
+
+// parseBillFilter reads the optional filters of the bill: type (entry
+// kinds, repeated or comma-separated), cardNo and currency. Another
+// merchant's card, or an unknown one, is not refused: it has no lines, so
+// the answer is the empty list an unknown card gives (docs/api.md).
+func parseBillFilter(c *gin.Context) (ledger.BillFilter, error) {
+	var f ledger.BillFilter
+	var values []string
+	for _, v := range c.QueryArray("type") {
+		values = append(values, strings.Split(v, ",")...)
+		if len(values) > billTypeValuesMax {
+			return f, postings.FieldErrorf("type", "at most %d values", billTypeValuesMax)
+		}
+	}
+	for _, v := range values {
+		k := postings.Kind(v)
+		if !k.Valid() {
+			return f, postings.FieldErrorf("type", "each value must be an entry kind: %s", billKindList)
+		}
+		if !slices.Contains(f.Kinds, k) {
+			f.Kinds = append(f.Kinds, k)
+		}
+	}
+	cardNo, ok, err := queryValue(c, "cardNo")
+	if err != nil {
+		return f, err
+	}
+	if ok {
+		if err := checkCardNo("cardNo", cardNo); err != nil {
+			return f, err
+		}
+		f.CardNo = cardNo
+	}
+	f.Currency, err = queryCurrency(c, "currency")
+	return f, err
+}
+
+// billKindList names the entry kinds in the message of a bad type.
+var billKindList = func() string {
+	names := make([]string, 0, len(postings.Kinds()))
+	for _, k := range postings.Kinds() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
+}()
+
+// billAnswer is what a bill request reads: the total, then the lines of one
+// page, or a stream of the whole range. Filtered or not, the handler and the
+// CSV writer see the same three things.
+type billAnswer struct {
+	total  int64
+	lines  []ledger.BillLine
+	stream func(batch int, fn func([]ledger.BillLine) error) error
+}
+
+// readBill reads one page (paged) or the range to stream.
+func readBill(c *gin.Context, l Bills, merchant int64, q billQuery, paged bool) (*billAnswer, error) {
+	ctx := c.Request.Context()
+	if q.filter.Empty() {
+		if paged {
+			p, err := l.Bill(ctx, merchant, q.from(), q.to(), q.page, q.size)
+			if err != nil {
+				return nil, err
+			}
+			return &billAnswer{total: p.Total, lines: p.Lines}, nil
+		}
+		r, err := l.BillRange(ctx, merchant, q.from(), q.to())
+		if err != nil {
+			return nil, err
+		}
+		return &billAnswer{total: r.Total, stream: func(batch int, fn func([]ledger.BillLine) error) error {
+			return l.BillStream(ctx, merchant, r, batch, fn)
+		}}, nil
+	}
+	r, err := l.BillRange(ctx, merchant, q.from(), q.to())
+	if err != nil {
+		return nil, err
+	}
+	if paged {
+		p, err := l.FilteredBill(ctx, merchant, r, q.filter, q.page, q.size)
+		if err != nil {
+			return nil, err
+		}
+		return &billAnswer{total: p.Matches, lines: p.Lines}, nil
+	}
+	fr, err := l.FilteredBillRange(ctx, merchant, r, q.filter)
+	if err != nil {
+		return nil, err
+	}
+	return &billAnswer{total: fr.Matches, stream: func(batch int, fn func([]ledger.BillLine) error) error {
+		return l.FilteredBillStream(ctx, merchant, fr, batch, fn)
+	}}, nil
 }
 
 // billLineView is one entry of the bill (spec 2.7 and the fields docs/api.md
@@ -181,14 +281,14 @@ func handleBillList(l Bills) gin.HandlerFunc {
 			writeBillCSV(c, l, m, q)
 			return
 		}
-		p, err := l.Bill(c.Request.Context(), m.ID, q.from(), q.to(), q.page, q.size)
+		p, err := readBill(c, l, m.ID, q, true)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
-		v := billListView{Total: p.Total, List: make([]billLineView, len(p.Lines))}
-		for i := range p.Lines {
-			v.List[i] = newBillLineView(m.ShopNo, &p.Lines[i])
+		v := billListView{Total: p.total, List: make([]billLineView, len(p.lines))}
+		for i := range p.lines {
+			v.List[i] = newBillLineView(m.ShopNo, &p.lines[i])
 		}
 		writeOK(c, v)
 	}
@@ -253,20 +353,7 @@ func csvText(s string) string {
 // so it is logged and the connection aborted: the client sees a broken
 // transfer, never a silently short file.
 func writeBillCSV(c *gin.Context, l Bills, m *ledger.Merchant, q billQuery) {
-	ctx := c.Request.Context()
-	var (
-		r    ledger.BillRange
-		page *ledger.BillPage
-		err  error
-	)
-	if q.paged {
-		page, err = l.Bill(ctx, m.ID, q.from(), q.to(), q.page, q.size)
-		if page != nil {
-			r = page.BillRange
-		}
-	} else {
-		r, err = l.BillRange(ctx, m.ID, q.from(), q.to())
-	}
+	a, err := readBill(c, l, m.ID, q, q.paged)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -277,7 +364,8 @@ func writeBillCSV(c *gin.Context, l Bills, m *ledger.Merchant, q billQuery) {
 	}
 	c.Header("Content-Type", "text/csv; charset=utf-8")
 	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name + ".csv"}))
-	c.Header("X-Total-Count", strconv.FormatInt(r.Total, 10))
+	c.Header("X-Total-Count", strconv.FormatInt(a.total, 10))
+	echoVersion(c, nil) // the CSV's columns do not change with the version
 	setOutcome(c, codeOK)
 	c.Status(http.StatusOK)
 	w := csv.NewWriter(c.Writer)
@@ -298,10 +386,10 @@ func writeBillCSV(c *gin.Context, l Bills, m *ledger.Merchant, q billQuery) {
 	}
 	if err = w.Write(billCSVHeader); err == nil {
 		if q.paged {
-			err = write(page.Lines)
+			err = write(a.lines)
 		} else {
 			w.Flush()
-			err = l.BillStream(ctx, m.ID, r, billCSVBatch, write)
+			err = a.stream(billCSVBatch, write)
 		}
 	}
 	if err == nil {

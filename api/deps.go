@@ -36,6 +36,8 @@ type Cards interface {
 	CreateCard(ctx context.Context, merchant int64, in cards.CreateCardInput, idem *ledger.Idempotency) (*cards.Card, error)
 	Card(ctx context.Context, merchant int64, cardNo string) (*cards.Card, error)
 	Cards(ctx context.Context, merchant int64, cardNos []string) (map[string]*cards.Card, error)
+	// ListCards is GET /shop/card/list: EINVALID page or size.
+	ListCards(ctx context.Context, merchant int64, f cards.CardFilter, page, size int) (*cards.CardPage, error)
 	FreezeCard(ctx context.Context, merchant int64, cardNo, reason string, idem *ledger.Idempotency) (*cards.Card, error)
 	UnfreezeCard(ctx context.Context, merchant int64, cardNo string, idem *ledger.Idempotency) (*cards.Card, error)
 	CancelCard(ctx context.Context, merchant int64, cardNo string, idem *ledger.Idempotency) (*cards.CancelResult, error)
@@ -54,6 +56,10 @@ type Bills interface {
 	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*ledger.BillPage, error)
 	BillRange(ctx context.Context, merchant int64, from, to time.Time) (ledger.BillRange, error)
 	BillStream(ctx context.Context, merchant int64, r ledger.BillRange, batch int, fn func([]ledger.BillLine) error) error
+	// The filtered bill (type, cardNo, currency): the matches of a range.
+	FilteredBill(ctx context.Context, merchant int64, r ledger.BillRange, f ledger.BillFilter, page, size int) (*ledger.FilteredBillPage, error)
+	FilteredBillRange(ctx context.Context, merchant int64, r ledger.BillRange, f ledger.BillFilter) (ledger.FilteredBillRange, error)
+	FilteredBillStream(ctx context.Context, merchant int64, fr ledger.FilteredBillRange, batch int, fn func([]ledger.BillLine) error) error
 }
 
 // Remittances are the remittance endpoints (*remittance.Service). Errors:

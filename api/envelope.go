@@ -215,6 +215,7 @@ func writeOK(c *gin.Context, data any) {
 // value that cannot be encoded (a Money without its currency) is a bug:
 // logged, and answered as an internal error.
 func writeEnvelope(c *gin.Context, status int, env envelope) {
+	env.Data = echoVersion(c, env.Data)
 	b, err := json.Marshal(env)
 	if err != nil {
 		logger(c).Error("internal error", "error", "encoding the answer: "+err.Error())

@@ -65,6 +65,7 @@ type serverOptions struct {
 	allow        callbackurl.AllowList // Deps.CallbackAllow
 	db           *ledger.DBOptions     // the pool's settings (short lock or statement time-outs); nil: pgtest's
 	limits       Limits
+	versions     versionTable // Deps.versions: a test-only later version; nil: the gateway's
 }
 
 // newTestServer starts the gateway as cmd/gateway serves it — the
@@ -91,6 +92,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 		Remittances: l.Remit, Stats: l.Ledger,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
 		RateLimit: opts.rateLimit, CallbackAllow: opts.allow, Limits: opts.limits,
+		versions: opts.versions,
 	})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config = NewHTTPServer(h, opts.limits, log)

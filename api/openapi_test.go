@@ -511,6 +511,28 @@ func TestOpenAPIDocument(t *testing.T) {
 	c.call(&sh, "GET", "/shop/bill/list?"+days+"&size=501", "").must(t, 400, 400)
 	c.call(&sh, "GET", "/shop/bill/list?startDate=01/03/2026&endDate=2026-03-01", "").must(t, 400, 400)
 
+	// The bill's filters (issue 21): kinds repeated and comma-separated, a
+	// card, a currency, as JSON and CSV, and their 400s; the card list and
+	// its 400s; the API version header, named and refused.
+	c.call(&sh, "GET", "/shop/bill/list?"+days+"&type=CARD_FUND,CARD_TRANSFER_IN&type=DEPOSIT&currency=USD", "").must(t, 200, 200)
+	c.call(&sh, "GET", "/shop/bill/list?"+days+"&cardNo="+eur.CardNo+"&page=1&size=10", "", "X-Api-Version", "2026-11-23").must(t, 200, 200)
+	c.callRaw(&sh, "/shop/bill/list?"+days+"&type=DEPOSIT", "Accept", "text/csv")
+	c.call(&sh, "GET", "/shop/bill/list?"+days+"&type=NOPE", "").must(t, 400, 400)
+	c.call(&sh, "GET", "/shop/bill/list?"+days+"&currency=ZZZ", "").must(t, 400, 400)
+	var cardPage struct {
+		Total int               `json:"total"`
+		List  []json.RawMessage `json:"list"`
+	}
+	c.call(&sh, "GET", "/shop/card/list", "").must(t, 200, 200).into(t, &cardPage)
+	if cardPage.Total != 2 || len(cardPage.List) != 2 {
+		t.Errorf("card list: total %d, %d cards", cardPage.Total, len(cardPage.List))
+	}
+	c.call(&sh, "GET", "/shop/card/list?page=1&size=1&status=CANCELLED&currency=USD&createdFrom=2026-01-01&createdTo=2099-12-31", "",
+		"X-Api-Version", "2026-11-23").must(t, 200, 200)
+	c.call(&sh, "GET", "/shop/card/list?status=GONE", "").must(t, 400, 400)
+	c.call(&sh, "GET", "/shop/card/list", "", "X-Api-Version", "1999-01-01").must(t, 400, 400)
+	c.call(&wrong, "GET", "/shop/card/list", "").must(t, 401, 401)
+
 	c.checkCoverage()
 
 	// The card network's messages, for their callbacks: an approval, a

@@ -4,11 +4,13 @@ import "github.com/gin-gonic/gin"
 
 // addRoutes is the whole API surface in one place, with the middleware of
 // each route. Every request passes, in order: the request id (and its
-// logger), the access log and metrics, panic recovery, the request
-// time-out, the deadlines of the body's reads, the header bound (431) and
-// the body bound (413). Every /shop request is authenticated, then
-// charged to its merchant's rate limit (429 past it); every /shop POST then
-// reads its body and holds its Idempotency-Key.
+// logger), the access log and metrics, panic recovery, the API version of
+// /shop requests (400 for an unknown one, so that every later answer
+// says its version; api/versions.go), the request time-out, the deadlines
+// of the body's reads, the header bound (431) and the body bound (413).
+// Every /shop request is authenticated, then charged to its merchant's rate
+// limit (429 past it); every /shop POST then reads its body and holds its
+// Idempotency-Key.
 func addRoutes(r *gin.Engine, d Deps) {
 	m := d.Metrics.public
 	inflight := newInFlight()
@@ -16,6 +18,7 @@ func addRoutes(r *gin.Engine, d Deps) {
 		withRequestID(d.Log),
 		accessLog(d.Now, m),
 		recoverPanic(),
+		withAPIVersion(d.versions),
 		withTimeout(d.RequestTimeout),
 		guardBody(d.Limits.BodyIdleTimeout),
 		limitHeaders(d.Limits.HeaderBytesMax),
@@ -41,6 +44,7 @@ func addRoutes(r *gin.Engine, d Deps) {
 	shop.POST("/card/cancel", post, handleCardAction(false, cancelCard(d.Cards)))
 	shop.POST("/card/transfer", post, handleCardTransfer(d.Cards))
 	shop.GET("/bill/list", handleBillList(d.Bills))
+	shop.GET("/card/list", handleCardList(d.Cards))
 	shop.GET("/remittance/dynamic-fields", handleRemittanceDynamicFields())
 	shop.POST("/remittance/create", post, handleRemittanceCreate(d.Remittances, d.CallbackAllow))
 	shop.GET("/remittance/query", handleRemittanceQuery(d.Remittances))

@@ -70,6 +70,7 @@ var isolationProbes = map[string]string{
 	"GET /shop/account":                   "",
 	"GET /shop/card/bin/list":             "",
 	"GET /shop/card/info":                 "cardNo=" + probeCard,
+	"GET /shop/card/list":                 "size=500",
 	"GET /shop/card/balance":              "cardNo=" + probeCard,
 	"POST /shop/card/balance/batch":       `{"cardNos":["` + probeCard + `"]}`,
 	"POST /shop/card/create":              `{"bin":"453201","currency":"USD","amount":"1.00"}`,

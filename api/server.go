@@ -67,6 +67,9 @@ type Deps struct {
 	// Metrics is the process's registry, shared with the internal
 	// listener; nil: one of this server's own, with the ledger's counters.
 	Metrics *Metrics
+	// versions are the API versions served (api/versions.go); nil: the
+	// gateway's. Only a test serves others.
+	versions versionTable
 }
 
 func (d *Deps) setDefaults() {
@@ -85,6 +88,9 @@ func (d *Deps) setDefaults() {
 	}
 	if d.Metrics == nil {
 		d.Metrics = NewMetrics(MetricsOptions{Ledger: d.Stats})
+	}
+	if len(d.versions) == 0 {
+		d.versions = apiVersions
 	}
 }
 

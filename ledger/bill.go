@@ -207,6 +207,11 @@ func (l *Ledger) billLines(ctx context.Context, merchant, first, last int64) ([]
 	if err != nil {
 		return nil, mapError(err)
 	}
+	return billLinesOf(rows), nil
+}
+
+// billLinesOf turns read rows into lines.
+func billLinesOf(rows []billReadRow) []BillLine {
 	out := make([]BillLine, len(rows))
 	for i, r := range rows {
 		acct := BillAccountFunding
@@ -220,5 +225,5 @@ func (l *Ledger) billLines(ctx context.Context, merchant, first, last int64) ([]
 			BalanceAfter: r.BalanceAfter,
 		}
 	}
-	return out, nil
+	return out
 }

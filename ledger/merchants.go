@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/netip"
+	"regexp"
 	"strings"
 	"time"
 
@@ -39,6 +40,10 @@ type Merchant struct {
 	// LastAuthenticatedAt is the last successful /shop authentication
 	// (precise to a second), nil before the first.
 	LastAuthenticatedAt *time.Time
+	// APIVersion is the X-Api-Version the merchant is pinned to: the
+	// current one when it was created (docs/versioning.md). Read by
+	// Authenticate and the merchant reads, not by the writer's head lock.
+	APIVersion string
 }
 
 // HasCurrency reports whether cur is one of the merchant's currencies.
@@ -53,7 +58,7 @@ func (m *Merchant) HasCurrency(cur string) bool {
 
 // merchantColumns are the columns merchantRow scans, from alias m.
 const merchantColumns = `m.id, m.shop_no, m.name, m.currencies, m.status, m.ip_whitelist,
-	coalesce(m.callback_url, '') as callback_url, m.kyb_tier, m.created_at, m.last_authenticated_at`
+	coalesce(m.callback_url, '') as callback_url, m.kyb_tier, m.created_at, m.last_authenticated_at, m.api_version`
 
 type merchantRow struct {
 	ID          int64      `bun:"id"`
@@ -66,11 +71,13 @@ type merchantRow struct {
 	KYBTier     string     `bun:"kyb_tier"`
 	CreatedAt   time.Time  `bun:"created_at"`
 	LastAuthAt  *time.Time `bun:"last_authenticated_at"`
+	APIVersion  string     `bun:"api_version"`
 }
 
 func (r merchantRow) toMerchant() Merchant {
 	m := Merchant{ID: r.ID, ShopNo: r.ShopNo, Name: r.Name, Currencies: r.Currencies, Status: r.Status,
-		IPWhitelist: r.IPWhitelist, CallbackURL: r.CallbackURL, KYBTier: r.KYBTier, CreatedAt: r.CreatedAt.UTC()}
+		IPWhitelist: r.IPWhitelist, CallbackURL: r.CallbackURL, KYBTier: r.KYBTier, CreatedAt: r.CreatedAt.UTC(),
+		APIVersion: r.APIVersion}
 	if r.LastAuthAt != nil {
 		t := r.LastAuthAt.UTC()
 		m.LastAuthenticatedAt = &t
@@ -84,6 +91,9 @@ type MerchantSpec struct {
 	Currencies  []string
 	IPWhitelist []string
 	CallbackURL string
+	// APIVersion pins the merchant to an API version; empty pins it to the
+	// current one (the column's default, docs/versioning.md).
+	APIVersion string
 }
 
 // Credentials are a merchant's keys, shown once at creation: the public key
@@ -118,13 +128,19 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 		shopNo := newShopNo()
 		var id int64
 		err := l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			// Without a version the column's default pins the merchant to
+			// the current one.
+			version := "default"
+			if spec.APIVersion != "" {
+				version = "?"
+			}
 			err := tx.NewRaw(`
-				insert into merchants (shop_no, name, currencies, public_key_sha256, private_key_sealed, ip_whitelist, callback_url)
-				values (?, ?, ?, ?, ?, ?, nullif(?, ''))
+				insert into merchants (shop_no, name, currencies, public_key_sha256, private_key_sealed, ip_whitelist, callback_url, api_version)
+				values (?, ?, ?, ?, ?, ?, nullif(?, ''), `+version+`)
 				returning id`,
-				shopNo, spec.Name, pgdialect.Array(spec.Currencies), pubSum[:],
-				l.cfg.Sealer.Seal([]byte(priv), "merchant-private-key:"+shopNo),
-				pgdialect.Array(spec.IPWhitelist), spec.CallbackURL).Scan(ctx, &id)
+				append([]any{shopNo, spec.Name, pgdialect.Array(spec.Currencies), pubSum[:],
+					l.cfg.Sealer.Seal([]byte(priv), "merchant-private-key:"+shopNo),
+					pgdialect.Array(spec.IPWhitelist), spec.CallbackURL}, versionArgs(spec.APIVersion)...)...).Scan(ctx, &id)
 			if err != nil {
 				return mapError(err)
 			}
@@ -179,12 +195,28 @@ func validateMerchantSpec(spec *MerchantSpec) error {
 		seen[c] = true
 		spec.Currencies[i] = c
 	}
+	if spec.APIVersion != "" && !apiVersionRe.MatchString(spec.APIVersion) {
+		return postings.FieldErrorf("api_version", "must be a date, YYYY-MM-DD")
+	}
 	wl, err := NormalizeIPWhitelist(spec.IPWhitelist)
 	if err != nil {
 		return err
 	}
 	spec.IPWhitelist = wl
 	return nil
+}
+
+// apiVersionRe is the shape of an API version; which versions exist is the
+// API's table (api/versions.go).
+var apiVersionRe = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+
+// versionArgs is the api_version argument of the insert, none for the
+// column's default.
+func versionArgs(v string) []any {
+	if v == "" {
+		return nil
+	}
+	return []any{v}
 }
 
 // NormalizeIPWhitelist checks addresses and CIDR prefixes (IPv4 and IPv6) and

@@ -289,3 +289,6 @@ func (l *Ledger) Exec(ctx context.Context, s *Stmt, args ...any) error {
 		return mapError(err)
 	})
 }
+
+// SQL is the statement's text.
+func (s *Stmt) SQL() string { return s.sql }

@@ -47,6 +47,7 @@ const (
 	CheckBillChain  = "bill_chain"  // balance_after follows from the amounts
 	CheckEmptyEntry = "empty_entry" // an entry without postings
 	CheckHolds      = "holds"       // each card's held balance is the sum of its open holds
+	CheckBillBlocks = "bill_blocks" // the filtered bill's block counts are the bill lines' (sql/0010)
 )
 
 // Report is the outcome of Verify.

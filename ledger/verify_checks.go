@@ -52,6 +52,35 @@ var verifyChecks = []sqlCheck{
 		where ($1 = 0 or c.merchant_id = $1)
 		  and ((a.id is null and h.n > 0) or (a.id is not null and coalesce(b.balance, 0) <> h.held))
 		limit 1000`},
+	// The counts the filtered bill pages by (bill_blocks, sql/0010) are
+	// the bill lines': per merchant, kind, currency and block of 1,024 bill
+	// sequence numbers, a count that differs or is missing, and a count
+	// whose block holds no such line. Derived like the balances, so
+	// checked like them: a wrong count would shift every filtered page
+	// after it. The lines are read through the primary key, each group's
+	// count and each count's lines by a probe.
+	{name: "bill blocks", check: CheckBillBlocks, sql: `
+		select x.merchant_id, 'm:' || x.merchant_id || ':bill_blocks:' || x.kind || ':' || x.currency || ':' || x.block,
+		       format('%s bill lines, bill_blocks counts %s', x.lines, x.counted)
+		from (
+		  select l.merchant_id, l.kind, l.currency, l.block, l.n as lines, coalesce(b.n, 0) as counted
+		  from (select merchant_id, kind, currency, (bill_seq - 1) / 1024 as block, count(*) as n
+		        from bill_lines where ($1 = 0 or merchant_id = $1) group by 1, 2, 3, 4) l
+		  left join lateral (select n from bill_blocks b
+		                     where b.merchant_id = l.merchant_id and b.kind = l.kind and b.currency = l.currency
+		                       and b.block = l.block offset 0) b on true
+		  where coalesce(b.n, 0) <> l.n
+		  union all
+		  select b.merchant_id, b.kind, b.currency, b.block, 0, b.n
+		  from bill_blocks b
+		  where ($1 = 0 or b.merchant_id = $1)
+		    and not (select exists (select 1 from bill_lines l
+		                            where l.merchant_id = b.merchant_id
+		                              and l.bill_seq between b.block * 1024 + 1 and b.block * 1024 + 1024
+		                              and l.kind = b.kind and l.currency = b.currency))
+		) x
+		order by x.merchant_id, x.kind, x.currency, x.block, x.lines
+		limit 1000`},
 }
 
 // verifySQLMode sends the checks with the merchant written into the text

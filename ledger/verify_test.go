@@ -264,6 +264,11 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckBill, 0, "differ from it in kind or time"}}},
 		{name: "reference", tamper: `update entries set tx_id = 'tx_changed' where merchant_id = $M and merchant_seq = $D2`,
 			want: []wantProblem{{ledger.CheckHashChain, 2, "stored hash"}}},
+		{name: "bill_blocks count", tamper: `update bill_blocks set n = n + 1 where merchant_id = $M and kind = 'DEPOSIT'`,
+			want: []wantProblem{{ledger.CheckBillBlocks, 0, "bill_blocks counts"}}},
+		{name: "bill_blocks missing and extra", tamper: `delete from bill_blocks where merchant_id = $M;
+			insert into bill_blocks (merchant_id, kind, currency, block, n) values ($M, 'FX', 'USD', 7, 1)`,
+			want: []wantProblem{{ledger.CheckBillBlocks, 0, "bill_blocks counts 0"}, {ledger.CheckBillBlocks, 0, "0 bill lines, bill_blocks counts 1"}}},
 		{name: "prev hash", tamper: `update entries set prev_hash = sha256(prev_hash) where merchant_id = $M and merchant_seq = $D3`,
 			want: []wantProblem{{ledger.CheckHashChain, 3, "prev_hash is not"}, {ledger.CheckHashChain, 3, "stored hash"}}},
 	}

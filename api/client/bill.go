@@ -15,11 +15,18 @@ import (
 // included (YYYY-MM-DD), and a page (from 1) of Size lines (1 to 500).
 // Zero Page and Size mean the gateway's defaults (1 and 50) for Bill, and
 // the whole range for BillCSV.
+//
+// Types, CardNo and Currency, when set, keep only the lines of those entry
+// kinds (DEPOSIT, CARD_AUTH, …), of that card and in that currency; Total
+// then counts those. Another merchant's card gives an empty bill.
 type BillQuery struct {
-	StartDate string `query:"startDate"`
-	EndDate   string `query:"endDate"`
-	Page      int    `query:"page"`
-	Size      int    `query:"size"`
+	StartDate string   `query:"startDate"`
+	EndDate   string   `query:"endDate"`
+	Page      int      `query:"page"`
+	Size      int      `query:"size"`
+	Types     []string `query:"type"`
+	CardNo    string   `query:"cardNo"`
+	Currency  string   `query:"currency"`
 }
 
 func (q BillQuery) values() url.Values {
@@ -29,6 +36,15 @@ func (q BillQuery) values() url.Values {
 	}
 	if q.Size > 0 {
 		v.Set("size", strconv.Itoa(q.Size))
+	}
+	for _, t := range q.Types {
+		v.Add("type", t)
+	}
+	if q.CardNo != "" {
+		v.Set("cardNo", q.CardNo)
+	}
+	if q.Currency != "" {
+		v.Set("currency", q.Currency)
 	}
 	return v
 }
@@ -105,9 +121,7 @@ func (c *Client) BillCSV(ctx context.Context, q BillQuery, w io.Writer, opts ...
 			}
 			return err
 		}}
-	if cc.requestID != "" {
-		req.Header = http.Header{"X-Request-Id": {cc.requestID}}
-	}
+	req.Header = cc.header()
 	if err := c.caller.Do(ctx, req, nil); err != nil {
 		return nil, err
 	}

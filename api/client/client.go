@@ -33,6 +33,10 @@ type Config struct {
 	UserAgent string
 	// OnAttempt, when set, is told of every attempt (logs, metrics).
 	OnAttempt func(Attempt)
+	// APIVersion, when set, is sent as X-Api-Version with every request:
+	// the answers then keep that version's shape whatever the merchant is
+	// pinned to (docs/versioning.md). WithAPIVersion overrides it per call.
+	APIVersion string
 }
 
 // New returns a client of the /shop API.
@@ -44,7 +48,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.ShopNo == "" || cfg.PublicKey == "" {
 		return nil, errors.New("client: ShopNo and PublicKey are required")
 	}
-	shop, key := cfg.ShopNo, cfg.PublicKey
+	shop, key, version := cfg.ShopNo, cfg.PublicKey, cfg.APIVersion
 	return &Client{caller: Caller{
 		BaseURL:   strings.TrimRight(u.Scheme+"://"+u.Host+u.Path, "/"),
 		HTTP:      cfg.HTTPClient,
@@ -54,6 +58,9 @@ func New(cfg Config) (*Client, error) {
 		Authorize: func(h http.Header) {
 			h.Set("X-Shop-No", shop)
 			h.Set("X-Public-Key", key)
+			if version != "" && h.Get("X-Api-Version") == "" {
+				h.Set("X-Api-Version", version)
+			}
 		},
 	}}, nil
 }
@@ -67,6 +74,7 @@ type callConfig struct {
 	retry     *RetryPolicy
 	onAttempt func(Attempt)
 	requestID string
+	version   string
 }
 
 // WithIdempotencyKey sends key as the POST's Idempotency-Key (1 to 255
@@ -90,6 +98,13 @@ func WithRetry(p RetryPolicy) CallOption {
 // WithAttemptObserver is told of every attempt of this call.
 func WithAttemptObserver(fn func(Attempt)) CallOption {
 	return func(c *callConfig) { c.onAttempt = fn }
+}
+
+// WithAPIVersion asks for the answer at API version v (X-Api-Version,
+// YYYY-MM-DD; docs/versioning.md) instead of the merchant's pinned one.
+// Config.APIVersion does it for every call.
+func WithAPIVersion(v string) CallOption {
+	return func(c *callConfig) { c.version = v }
 }
 
 // WithRequestID sends id as X-Request-Id (1 to 128 characters of
@@ -129,8 +144,10 @@ var (
 	opCreateRemittance  = operation{"createRemittance", http.MethodPost, "/shop/remittance/create"}
 	opGetRemittance     = operation{"getRemittance", http.MethodGet, "/shop/remittance/query"}
 	opListBill          = operation{"listBill", http.MethodGet, "/shop/bill/list"}
+	opListCards         = operation{"listCards", http.MethodGet, "/shop/card/list"}
 	shopOperationsTable = []operation{opGetAccount, opListBINs, opCreateCard, opGetCard, opGetCardBalance, opGetCardBalances,
-		opFreezeCard, opUnfreezeCard, opCancelCard, opTransferCard, opRemittanceFields, opCreateRemittance, opGetRemittance, opListBill}
+		opFreezeCard, opUnfreezeCard, opCancelCard, opTransferCard, opRemittanceFields, opCreateRemittance, opGetRemittance, opListBill,
+		opListCards}
 )
 
 // call sends one operation. A GET is always safe to retry; a POST carries
@@ -149,10 +166,23 @@ func (c *Client) call(ctx context.Context, op operation, q url.Values, body any,
 		}
 		req.Retryable = true
 	}
-	if cc.requestID != "" {
-		req.Header = http.Header{"X-Request-Id": {cc.requestID}}
-	}
+	req.Header = cc.header()
 	return c.caller.Do(ctx, req, out)
+}
+
+// header is the call's own headers: its request id and API version.
+func (cc *callConfig) header() http.Header {
+	h := http.Header{}
+	if cc.requestID != "" {
+		h.Set("X-Request-Id", cc.requestID)
+	}
+	if cc.version != "" {
+		h.Set("X-Api-Version", cc.version)
+	}
+	if len(h) == 0 {
+		return nil
+	}
+	return h
 }
 
 // Caller is the client's transport, for an endpoint this package does not

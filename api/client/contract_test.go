@@ -43,6 +43,7 @@ func contractOps() []contracttest.Op {
 		op(opCreateRemittance, []string{"CreateRemittance"}, t(CreateRemittanceRequest{}), t(RemittanceCreated{})),
 		op(opGetRemittance, []string{"Remittance"}, nil, t(Remittance{}), "txId"),
 		op(opListBill, []string{"Bill", "BillCSV"}, nil, t(BillPage{}), contracttest.QueryTags(t(BillQuery{}))...),
+		op(opListCards, []string{"ListCards"}, nil, t(CardPage{}), contracttest.QueryTags(t(CardListQuery{}))...),
 	}
 }
 
@@ -74,6 +75,7 @@ var componentTypes = map[string]reflect.Type{
 	"RemittanceEventData": reflect.TypeOf(RemittanceEventData{}), "AuthorizationEventData": reflect.TypeOf(AuthorizationEventData{}),
 	"HoldEventData": reflect.TypeOf(HoldEventData{}), "RefundEventData": reflect.TypeOf(RefundEventData{}),
 	"CallbackEvent": reflect.TypeOf(CallbackEvent{}),
+	"CardPage":      reflect.TypeOf(CardPage{}),
 }
 
 // requestComponents are sent, not received.

@@ -26,6 +26,7 @@ func scenarios() []scenario {
 		{"5", "bill export, page 1 against page 10,000", scenarioBill},
 		{"6", "callback delivery", scenarioCallbacks},
 		{"7", "gateway audit verify", scenarioVerify},
+		{"8", "filtered bill, page 1 against page 1,000", scenarioBillFilter},
 		{"L", "ledger.Append in process (no HTTP)", scenarioLedger},
 		{"S", "one merchant against sixteen (issue 20)", scenarioSpread},
 	}
@@ -328,7 +329,7 @@ func scenarioBill(b *bench) ([]row, error) {
 	}
 	rows := []row{{Scenario: fmt.Sprintf("5· setup: %d entries, ledger.Append, one merchant", s.entries), OpsPerSec: s.entriesRate,
 		PgCPUPerOpMs: s.pgCPUMs, BenchCPUPerOpMs: s.benchCPUMs,
-		Note: fmt.Sprintf("not over HTTP and not a target: entries/s of %d concurrent Append calls of %d DEPOSIT entries for one merchant (group commit); %s in all",
+		Note: fmt.Sprintf("not over HTTP and not a target: entries/s of %d concurrent Append calls of %d entries (DEPOSIT, FEE_REFUND, REMIT_RETURN) for one merchant (group commit); %s in all",
 			b.o.billCallers, ledger.BatchEntriesMax, s.took.Round(time.Second))}}
 	today := time.Now().UTC()
 	query := func(page int) client.BillQuery {

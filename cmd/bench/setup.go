@@ -152,8 +152,14 @@ func (b *bench) hot() (*merchantSetup, error) {
 	return m, nil
 }
 
-// bill prepares the merchant with b.o.entries journal entries once: DEPOSIT
-// entries (world → funding, one bill line each) appended through
+// billKinds are the kinds of the bill merchant's entries, in turn: half
+// DEPOSIT, a quarter each FEE_REFUND and REMIT_RETURN, so that a filter by
+// type keeps a known share of the bill (scenario 8: FEE_REFUND and
+// REMIT_RETURN, half the lines). Every one is world → funding, 1 USD.
+var billKinds = []postings.Kind{postings.KindDeposit, postings.KindDeposit, postings.KindFeeRefund, postings.KindRemitReturn}
+
+// bill prepares the merchant with b.o.entries journal entries once: entries
+// of billKinds (world → funding, one bill line each) appended through
 // ledger.Append in batches of ledger.BatchEntriesMax, from many concurrent
 // callers for this one merchant, so the hash chain, the sequence and the
 // bill are the real ones.
@@ -206,7 +212,7 @@ func (b *bench) bill() (*billSetup, error) {
 				}
 				entries := make([]postings.Entry, n)
 				for i := range entries {
-					entries[i] = postings.Entry{Merchant: m.id, Kind: postings.KindDeposit, Postings: []postings.Posting{{
+					entries[i] = postings.Entry{Merchant: m.id, Kind: billKinds[i%len(billKinds)], Postings: []postings.Posting{{
 						Source:      postings.MerchantAccount(m.id, postings.AccountWorld, "USD"),
 						Destination: postings.MerchantAccount(m.id, postings.AccountFunding, "USD"),
 						Amount:      1, Currency: "USD",

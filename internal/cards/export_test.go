@@ -18,3 +18,6 @@ var NewPAN = newPAN
 func CreateCardOnDemand(ctx context.Context, s *Service, merchant int64, in CreateCardInput) (*Card, error) {
 	return ledger.Do(ctx, s.l, nil, in, s.createCmd(merchant, in, false))
 }
+
+// CardListSQL are the statements of ListCards: the total, then the page.
+var CardListSQL = []string{stmtCountCards.SQL(), stmtListCards.SQL()}

@@ -48,6 +48,12 @@ func (s *Service) Cards(ctx context.Context, merchant int64, cardNos []string) (
 	if len(cardNos) > CardsMax {
 		return nil, postings.FieldErrorf("cardNos", "at most %d cards per call", CardsMax)
 	}
+	return s.readCards(ctx, merchant, cardNos)
+}
+
+// readCards reads the merchant's cards among cardNos (a bounded list: the
+// callers cap it), by card number.
+func (s *Service) readCards(ctx context.Context, merchant int64, cardNos []string) (map[string]*Card, error) {
 	out := make(map[string]*Card, len(cardNos))
 	err := s.l.Query(ctx, stmtReadCards, func(rows pgx.Rows) error {
 		for rows.Next() {

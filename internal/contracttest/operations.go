@@ -124,7 +124,10 @@ func successData(spec *openapi3.Operation) (*openapi3.Schema, bool) {
 	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
 		return nil, false
 	}
-	for _, b := range mt.Schema.Value.OneOf {
+	// The success envelope alone (an operation without business failures),
+	// or one branch of a oneOf.
+	branches := append(openapi3.SchemaRefs{mt.Schema}, mt.Schema.Value.OneOf...)
+	for _, b := range branches {
 		if b.Value == nil {
 			continue
 		}
