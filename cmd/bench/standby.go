@@ -92,7 +92,7 @@ func scenarioStandby(b *bench) ([]row, error) {
 		}
 		r := gatewayRow(fmt.Sprintf("%s transfers IN/OUT, %s", id, what), res, nil)
 		r.Note = joinNotes(fmt.Sprintf("one durable primary (fsync on)%s; synchronous_standby_names = %q; postgres CPU counts both servers",
-			map[bool]string{true: " and its standby", false: " alone"}[what != "no standby"], sync), res.errorNote())
+			map[bool]string{true: " and its standby", false: " alone (the standby stopped)"}[what != "no standby"], sync), res.errorNote())
 		rows = append(rows, r)
 		return nil
 	}
