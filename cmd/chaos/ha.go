@@ -78,8 +78,16 @@ func (h *haFormation) newDatabase(ctx context.Context, name string) (string, err
 	if _, err := db.ExecContext(ctx, "create database "+name); err != nil { // name is ours: [a-z0-9_]
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
-	return h.f.URL(name), nil
+	return haURL(h.f.URL(name)), nil
 }
+
+// haURL gives each host of a formation URL 10 s to connect instead of 2:
+// at a load average of 37 from other work on this machine a new
+// PostgreSQL connection took 3.9 s, every reconnection after the failover
+// timed out, and the gateways answered 503 for over ten minutes (docs/ha.md,
+// "CPU starvation"). On loopback a dead node refuses at once, so the longer
+// limit costs a failover nothing.
+func haURL(u string) string { return strings.Replace(u, "connect_timeout=2", "connect_timeout=10", 1) }
 
 // roles are the formation's primary and standby keepers now.
 func (h *haFormation) roles(ctx context.Context) (primary, standby *pgha.Keeper, err error) {
