@@ -25,7 +25,7 @@ PG_LIB ?= /usr/lib/postgresql
 # sudo only when we are not root and it exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
 
-.PHONY: build pg pg-ha run run-ha backup-ha restore-ha test test-ha bench chaos lint lint-openapi fmt vet clean clean-data
+.PHONY: build pg pg-ha run run-ha backup-ha restore-ha test test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
 
 build:
 	$(GO) build -o bin/gateway ./cmd/gateway
@@ -123,11 +123,17 @@ bench: pg
 
 # chaos builds the gateway, starts its own durable PostgreSQL and injects
 # faults into real `gateway serve` processes: kill -9 under load, a database
-# outage, several instances on one database (docs/reliability.md). Several
-# minutes; exit status 1 on any violation. make chaos CHAOS_ARGS='-seeds 42'.
+# outage, several instances on one database (docs/reliability.md), then on a
+# pg_auto_failover formation on $(HA_PORTS): the primary lost, the standby
+# lost, a restore from backup (docs/ha.md). Several minutes; exit status 1
+# on any violation. make chaos CHAOS_ARGS='-seeds 42'. chaos-ha runs the
+# HA scenarios alone.
 CHAOS_ARGS ?=
-chaos: pg
-	$(GO) run ./cmd/chaos $(CHAOS_ARGS)
+chaos: pg pg-ha
+	$(GO) run ./cmd/chaos -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
+
+chaos-ha: pg pg-ha
+	$(GO) run ./cmd/chaos -only primary,standby,restore -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
 
 lint: vet lint-openapi
 	@lint=$$(command -v golangci-lint || echo "$(CURDIR)/bin/golangci-lint"); \

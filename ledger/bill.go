@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/paygate/gateway/postings"
 )
 
@@ -84,7 +86,13 @@ func (l *Ledger) Bill(ctx context.Context, merchant int64, from, to time.Time, p
 	if size < 1 || size > BillPageMax {
 		return nil, postings.FieldErrorf("size", "must be from 1 to %d", BillPageMax)
 	}
-	r, err := l.BillRange(ctx, merchant, from, to)
+	// One connection for both reads: one routing decision (readroute.go).
+	conn, err := l.readConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	r, err := billRangeOn(ctx, conn, merchant, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +101,7 @@ func (l *Ledger) Bill(ctx context.Context, merchant int64, from, to time.Time, p
 	if !ok {
 		return p, nil
 	}
-	p.Lines, err = l.billLines(ctx, merchant, first, last)
+	p.Lines, err = billLinesOn(ctx, conn, merchant, first, last)
 	if err != nil {
 		return nil, err
 	}
@@ -119,11 +127,23 @@ func (l *Ledger) BillRange(ctx context.Context, merchant int64, from, to time.Ti
 	if !to.After(from) {
 		return BillRange{}, nil
 	}
+	conn, err := l.readConn(ctx)
+	if err != nil {
+		return BillRange{}, err
+	}
+	defer conn.Close()
+	return billRangeOn(ctx, conn, merchant, from, to)
+}
+
+func billRangeOn(ctx context.Context, conn bun.Conn, merchant int64, from, to time.Time) (BillRange, error) {
+	if !to.After(from) {
+		return BillRange{}, nil
+	}
 	var row struct {
 		Lo sql.NullInt64 `bun:"lo"`
 		Hi sql.NullInt64 `bun:"hi"`
 	}
-	err := l.db.NewRaw(billRangeSQL, merchant, from.UTC(), merchant, to.UTC()).Scan(ctx, &row)
+	err := conn.NewRaw(billRangeSQL, merchant, from.UTC(), merchant, to.UTC()).Scan(ctx, &row)
 	if err != nil {
 		return BillRange{}, mapError(err)
 	}
@@ -202,8 +222,17 @@ const billLinesSQL = `
 	order by b.bill_seq`
 
 func (l *Ledger) billLines(ctx context.Context, merchant, first, last int64) ([]BillLine, error) {
+	conn, err := l.readConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return billLinesOn(ctx, conn, merchant, first, last)
+}
+
+func billLinesOn(ctx context.Context, conn bun.Conn, merchant, first, last int64) ([]BillLine, error) {
 	var rows []billReadRow
-	err := l.db.NewRaw(billLinesSQL, merchant, first, last).Scan(ctx, &rows)
+	err := conn.NewRaw(billLinesSQL, merchant, first, last).Scan(ctx, &rows)
 	if err != nil {
 		return nil, mapError(err)
 	}

@@ -59,20 +59,10 @@ const connLifetimeMax = 30 * time.Minute
 // quoting rules, so every query is sent with the simple protocol: preparing
 // each distinct text would cost a round trip and fill pgx's statement cache.
 func OpenDB(ctx context.Context, databaseURL string, o DBOptions) (*bun.DB, error) {
-	cfg, o, err := connConfig(databaseURL, o)
+	db, err := OpenDBLazy(databaseURL, o)
 	if err != nil {
 		return nil, err
 	}
-	sqldb := stdlib.OpenDB(*cfg)
-	sqldb.SetMaxOpenConns(o.ConnsMax)
-	sqldb.SetMaxIdleConns(o.ConnsMax)
-	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	// A connection keeps its prepared statements' plans, and PostgreSQL's
-	// own (foreign-key checks, PL/pgSQL), until an ANALYZE invalidates
-	// them: renewing connections bounds how long a plan made against
-	// different data can last, and the memory a backend's caches grow to.
-	sqldb.SetConnMaxLifetime(connLifetimeMax)
-	db := bun.NewDB(sqldb, pgdialect.New())
 	// The first connection may take a few tries on a busy machine: each
 	// dial is short, the whole start-up check is not.
 	pingCtx, cancel := context.WithTimeout(ctx, openTimeout)
@@ -89,6 +79,26 @@ func OpenDB(ctx context.Context, databaseURL string, o DBOptions) (*bun.DB, erro
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// OpenDBLazy is OpenDB without the start-up check: the first connection is
+// made by the first query. For DATABASE_READ_URL, whose standby may be down
+// when the gateway starts (its reads then go to the primary).
+func OpenDBLazy(databaseURL string, o DBOptions) (*bun.DB, error) {
+	cfg, o, err := connConfig(databaseURL, o)
+	if err != nil {
+		return nil, err
+	}
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(o.ConnsMax)
+	sqldb.SetMaxIdleConns(o.ConnsMax)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	// A connection keeps its prepared statements' plans, and PostgreSQL's
+	// own (foreign-key checks, PL/pgSQL), until an ANALYZE invalidates
+	// them: renewing connections bounds how long a plan made against
+	// different data can last, and the memory a backend's caches grow to.
+	sqldb.SetConnMaxLifetime(connLifetimeMax)
+	return bun.NewDB(sqldb, pgdialect.New()), nil
 }
 
 // connConfig is the pgx configuration of OpenDB: the URL's, with the

@@ -60,6 +60,7 @@ type Ledger struct {
 	log     *slog.Logger
 	w       *writer
 	ids     *idAllocator
+	reads   *ReadRoute // nil: every read on db (SetReadRoute)
 	auth    authCache
 	touches touches
 	// authTrace, when set, is told each step authenticate takes. Tests

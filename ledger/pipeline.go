@@ -255,6 +255,11 @@ func (l *Ledger) withPrepared(ctx context.Context, s *Stmt, fn func(pc *pgx.Conn
 		return mapError(err)
 	}
 	defer conn.Close()
+	return withPreparedOn(ctx, conn, s, fn)
+}
+
+// withPreparedOn is withPrepared on a connection the caller holds.
+func withPreparedOn(ctx context.Context, conn bun.Conn, s *Stmt, fn func(pc *pgx.Conn) error) error {
 	pc, err := pgConnOf(conn)
 	if err != nil {
 		return err
@@ -268,7 +273,17 @@ func (l *Ledger) withPrepared(ctx context.Context, s *Stmt, fn func(pc *pgx.Conn
 // Query runs a prepared statement outside any batch and hands its rows to
 // scan.
 func (l *Ledger) Query(ctx context.Context, s *Stmt, scan func(pgx.Rows) error, args ...any) error {
-	return l.withPrepared(ctx, s, func(pc *pgx.Conn) error {
+	return l.withPrepared(ctx, s, queryPrepared(ctx, s, scan, args))
+}
+
+// queryOn is Query on a connection the caller holds.
+func (l *Ledger) queryOn(ctx context.Context, conn bun.Conn, s *Stmt, scan func(pgx.Rows) error, args ...any) error {
+	return withPreparedOn(ctx, conn, s, queryPrepared(ctx, s, scan, args))
+}
+
+// queryPrepared runs s with args and hands its rows to scan.
+func queryPrepared(ctx context.Context, s *Stmt, scan func(pgx.Rows) error, args []any) func(pc *pgx.Conn) error {
+	return func(pc *pgx.Conn) error {
 		rows, err := pc.Query(ctx, s.name, args...)
 		if err != nil {
 			return mapError(err)
@@ -279,7 +294,7 @@ func (l *Ledger) Query(ctx context.Context, s *Stmt, scan func(pgx.Rows) error, 
 		}
 		rows.Close()
 		return mapError(rows.Err())
-	})
+	}
 }
 
 // Exec runs a prepared statement as its own transaction.

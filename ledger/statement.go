@@ -59,7 +59,12 @@ func (l *Ledger) StatementAccounts(ctx context.Context, merchant int64, from, to
 		After    int64         `bun:"after"`
 		Balance  sql.NullInt64 `bun:"balance"`
 	}
-	err := l.db.NewRaw(statementAccountsSQL, merchant, from.UTC(), to.UTC(), pgdialect.Array(billable), StatementAccountsMax+1).Scan(ctx, &rows)
+	conn, err := l.readConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	err = conn.NewRaw(statementAccountsSQL, merchant, from.UTC(), to.UTC(), pgdialect.Array(billable), StatementAccountsMax+1).Scan(ctx, &rows)
 	if err != nil {
 		return nil, mapError(err)
 	}

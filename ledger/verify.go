@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/uptrace/bun"
 )
 
 // Problem is one break of an invariant, named precisely enough to act on.
@@ -157,14 +158,20 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	v := &verifyRun{l: l, opts: opts, cancel: cancel, results: make([]problemList, len(verifyChecks))}
+	// The standby when DATABASE_READ_URL is set and it has replayed what
+	// the primary had committed (readroute.go).
+	db, err := l.readPool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := &verifyRun{l: l, db: db, opts: opts, cancel: cancel, results: make([]problemList, len(verifyChecks))}
 	v.stream.merchant, v.stream.progress = opts.Merchant, opts.Progress
 	if h := opts.hooks; h != nil {
 		v.stream.fetchRows, v.stream.acc.max, v.stream.follow.max = h.fetchRows, h.accountsMax, h.chainMax
 		v.stream.follow.queried = h.chainQueried
 		v.stream.fold.max, v.stream.fold.queried = h.balanceMax, h.balanceQuery
 	}
-	if err := l.withPgxConn(ctx, ctx, v.main); err != nil {
+	if err := withPgxConn(ctx, ctx, db, v.main); err != nil {
 		if first := v.err(); first != nil {
 			return nil, first
 		}
@@ -189,6 +196,7 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 // on whichever connection takes them first.
 type verifyRun struct {
 	l         *Ledger
+	db        *bun.DB // the primary's pool or the standby's
 	opts      VerifyOptions
 	cancel    context.CancelFunc
 	merchants int64
@@ -296,7 +304,7 @@ func (v *verifyRun) helpers() int {
 	if h := v.opts.hooks; h != nil && h.helpers != nil {
 		n = *h.helpers
 	}
-	if open := v.l.db.DB.Stats().MaxOpenConnections; open > 0 {
+	if open := v.db.DB.Stats().MaxOpenConnections; open > 0 {
 		n = min(n, open-1)
 	}
 	return max(n, 0)
@@ -307,7 +315,7 @@ func (v *verifyRun) helpers() int {
 // check, or cannot import the snapshot, it does nothing: the stream's
 // connection does the checks.
 func (v *verifyRun) helper(ctx, acquire context.Context, snapshot string, queue <-chan int, id int) {
-	c, err := v.l.db.DB.Conn(acquire)
+	c, err := v.db.DB.Conn(acquire)
 	if err != nil {
 		return
 	}
@@ -430,8 +438,8 @@ func endVerifyTx(conn *pgx.Conn) {
 // is read with pgx's binary rows rather than database/sql's scanning, and
 // the connection keeps the pool's settings (TLS, time-outs, time zone). It
 // is acquired with acquire and used with the context fn is given.
-func (l *Ledger) withPgxConn(ctx, acquire context.Context, fn func(context.Context, *pgx.Conn) error) error {
-	c, err := l.db.DB.Conn(acquire)
+func withPgxConn(ctx, acquire context.Context, db *bun.DB, fn func(context.Context, *pgx.Conn) error) error {
+	c, err := db.DB.Conn(acquire)
 	if err != nil {
 		return mapError(err)
 	}

@@ -27,6 +27,7 @@ func scenarios() []scenario {
 		{"6", "callback delivery", scenarioCallbacks},
 		{"7", "gateway audit verify", scenarioVerify},
 		{"8", "filtered bill, page 1 against page 1,000", scenarioBillFilter},
+		{"H", "transfers with a synchronous standby, an asynchronous one, none", scenarioStandby},
 		{"L", "ledger.Append in process (no HTTP)", scenarioLedger},
 		{"S", "one merchant against sixteen (issue 20)", scenarioSpread},
 	}
@@ -93,20 +94,8 @@ func scenarioTransfers(b *bench) ([]row, error) {
 		return nil, err
 	}
 	conc := b.o.concurrency
-	rngs := newRngs(conc, 1)
 	progress(b.log, "1: POST /shop/card/transfer, %d clients, %s", conc, b.o.duration)
-	res, err := b.drive(driveSpec{concurrency: conc, duration: b.o.duration, warmup: b.o.warmup, profile: "1-transfers", gateway: true,
-		op: func(w, i int) error {
-			rng := rngs[w]
-			c := s.cards[rng.IntN(len(s.cards))]
-			dir := client.DirectionIn
-			if rng.IntN(2) == 0 {
-				dir = client.DirectionOut
-			}
-			_, err := c.m.shop.Transfer(b.ctx, client.TransferRequest{CardNo: c.card, Amount: cent, Currency: "USD", Direction: dir},
-				client.WithIdempotencyKey(fmt.Sprintf("t1-%d-%d", w, i)))
-			return err
-		}})
+	res, err := b.driveTransfers(s, "1-transfers", "t1")
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +109,25 @@ func scenarioTransfers(b *bench) ([]row, error) {
 	r.ratioTarget(1.0)
 	r.Note = joinNotes("ceiling: one plain-SQL transaction per transfer (2 row-locked updates, entry, posting)", res.errorNote())
 	return []row{r}, nil
+}
+
+// driveTransfers is scenario 1's timed run: transfers of one cent IN or OUT
+// of cards of s drawn at random, each with its own key (prefix keys).
+func (b *bench) driveTransfers(s *spreadSetup, profile, keys string) (*runResult, error) {
+	conc := b.o.concurrency
+	rngs := newRngs(conc, 1)
+	return b.drive(driveSpec{concurrency: conc, duration: b.o.duration, warmup: b.o.warmup, profile: profile, gateway: true,
+		op: func(w, i int) error {
+			rng := rngs[w]
+			c := s.cards[rng.IntN(len(s.cards))]
+			dir := client.DirectionIn
+			if rng.IntN(2) == 0 {
+				dir = client.DirectionOut
+			}
+			_, err := c.m.shop.Transfer(b.ctx, client.TransferRequest{CardNo: c.card, Amount: cent, Currency: "USD", Direction: dir},
+				client.WithIdempotencyKey(fmt.Sprintf("%s-%d-%d", keys, w, i)))
+			return err
+		}})
 }
 
 // --- 2: one hot merchant --------------------------------------------------

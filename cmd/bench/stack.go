@@ -63,6 +63,9 @@ type bench struct {
 	pgCPUSeen   map[int]float64 // pid → CPU ms when last seen
 
 	spreadLoadSet *spreadLoads // scenario S's merchants (spread.go)
+	// pgDataDirs, when set, are the servers whose CPU pgCPUMs counts
+	// instead of the cluster's (scenario S: the primary and its standby).
+	pgDataDirs []string
 }
 
 func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err error) {
@@ -173,7 +176,7 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 // needsGateway: every scenario but the in-process ledger rows drives it
 // (S: spread.go; 8: the filtered bill).
 func (o *options) needsGateway() bool {
-	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "S"} {
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "H", "S"} {
 		if o.selected(id) {
 			return true
 		}
@@ -231,12 +234,18 @@ type gateway struct {
 const rssEvery = 100 * time.Millisecond
 
 func startGateway(ctx context.Context, bin string, b *bench, log io.Writer) (*gateway, error) {
+	return startGatewayOn(ctx, bin, b, b.dbURL, "gw", "gateway.log", log)
+}
+
+// startGatewayOn starts a gateway on dbURL with its data in b.dir/data
+// and its log in b.dir/logName.
+func startGatewayOn(ctx context.Context, bin string, b *bench, dbURL, data, logName string, log io.Writer) (*gateway, error) {
 	tok := make([]byte, 24)
 	_, _ = rand.Read(tok)
 	g := &gateway{}
 	hg, err := harness.NewGateway(harness.GatewayConfig{
-		Bin: bin, Name: "gateway serve", DatabaseURL: b.dbURL,
-		DataDir: filepath.Join(b.dir, "gw"), LogPath: filepath.Join(b.dir, "gateway.log"),
+		Bin: bin, Name: "gateway serve", DatabaseURL: dbURL,
+		DataDir: filepath.Join(b.dir, data), LogPath: filepath.Join(b.dir, logName),
 		DataKey: b.dataKey, InternalToken: hex.EncodeToString(tok),
 		BaseEnv:      os.Environ(),
 		Env:          b.o.gatewayEnv, // -gateway-env: last wins
@@ -489,10 +498,22 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // pgPids are the PostgreSQL server's processes: the postmaster and every
 // process it started (backends, WAL writer, checkpointer, …).
 func (b *bench) pgPids() []int {
+	if b.pgDataDirs != nil {
+		var pids []int
+		for _, d := range b.pgDataDirs {
+			pids = append(pids, pgPidsOf(d)...)
+		}
+		return pids
+	}
 	if b.cluster == nil {
 		return nil
 	}
-	raw, err := os.ReadFile(filepath.Join(b.cluster.Dir(), "data", "postmaster.pid"))
+	return pgPidsOf(filepath.Join(b.cluster.Dir(), "data"))
+}
+
+// pgPidsOf are the processes of the server whose data directory is dataDir.
+func pgPidsOf(dataDir string) []int {
+	raw, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
 	if err != nil {
 		return nil
 	}

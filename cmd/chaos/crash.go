@@ -26,6 +26,7 @@ type result struct {
 	reproduce  string
 	notes      []string
 	elapsed    time.Duration
+	ha         *haFigures // the HA scenarios' figures (ha_loss.go)
 }
 
 type crashOptions struct {

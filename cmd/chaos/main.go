@@ -12,7 +12,11 @@
 //     promptly, reconnected by itself, and that everything still verifies;
 //   - multi: runs several gateways with their workers on one database and
 //     checks that no callback is sent twice at once, no remittance moves
-//     twice, no hold is resolved twice, and the same invariants.
+//     twice, no hold is resolved twice, and the same invariants;
+//   - primary, standby, restore: the high-availability scenarios on a
+//     pg_auto_failover formation (ha.go, docs/ha.md): the primary's or the
+//     standby's machine lost under load from several gateways, and a
+//     restore from backup to a moment.
 //
 // It prints what it did and what it found, and exits 1 on any violation.
 // docs/reliability.md describes each fault and the observed results.
@@ -44,7 +48,8 @@ func main() {
 
 func run() int {
 	fs := flag.NewFlagSet("chaos", flag.ExitOnError)
-	only := fs.String("only", "crash,outage,multi", "scenarios to run, comma-separated: crash, outage, multi")
+	only := fs.String("only", "crash,outage,multi,primary,standby,restore",
+		"scenarios to run, comma-separated: crash, outage, multi; primary, standby, restore (the HA scenarios, `make chaos-ha`)")
 	seedsFlag := fs.String("seeds", "", "comma-separated seeds of the crash runs (default: -runs fresh seeds); the outage and multi scenarios use the first")
 	runs := fs.Int("runs", 3, "crash runs (seeds) when -seeds is not given")
 	ops := fs.Int("ops", 1200, "money operations per crash run and per outage run")
@@ -56,6 +61,12 @@ func run() int {
 	multiOps := fs.Int("multi-ops", 1000, "shop operations in the multi scenario")
 	auths := fs.Int("auths", 240, "authorizations in the multi scenario")
 	remits := fs.Int("remittances", 120, "remittances in the multi scenario")
+	haPorts := fs.String("ha-ports", "25430,25431,25432", "the HA formation's ports: monitor, node1, node2 (Makefile HA_PORTS)")
+	haRuns := fs.Int("ha-runs", 2, "primary-lost runs: the first seeds")
+	haOps := fs.Int("ha-ops", 600, "shop operations per primary-lost and standby-lost run")
+	haClients := fs.Int("ha-clients", 24, "concurrent clients of the HA runs")
+	haRemits := fs.Int("ha-remittances", 40, "remittances per HA loss run, one every 400 ms across the fault")
+	haHolds := fs.Int("ha-holds", 30, "holds per HA loss run, left to the gateways' expiry workers")
 	keep := fs.Bool("keep", false, "keep the temporary directory (logs, PostgreSQL data)")
 	verbose := fs.Bool("v", false, "print progress details")
 	_ = fs.Parse(os.Args[1:])
@@ -161,6 +172,19 @@ func run() int {
 			auths: *auths, remits: *remits}))
 	}
 
+	if (want["primary"] || want["standby"] || want["restore"]) && ctx.Err() == nil {
+		ports, err := parsePorts(*haPorts)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaos: -ha-ports:", err)
+			return 2
+		}
+		ho := haOptions{instances: *instances, ops: *haOps, clients: *haClients, remits: *haRemits, holds: *haHolds}
+		if err := runHAScenarios(ctx, e, want, ports, seeds, *haRuns, ho, report); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+			return 1
+		}
+	}
+
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "fault\thow injected\toperations\tkills/restarts\tretried ops\tviolations\tseed\ttime")
@@ -171,6 +195,7 @@ func run() int {
 			r.retries, len(r.violations), r.seed, r.elapsed.Round(time.Second))
 	}
 	tw.Flush()
+	printHATable(results)
 	fmt.Println()
 	for _, r := range results {
 		fmt.Printf("reproduce %s: %s\n", r.fault, r.reproduce)

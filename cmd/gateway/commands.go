@@ -105,6 +105,11 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.close()
 	defer l.Close()
+	closeReads, err := attachReadRoute(e, l.Ledger, ledger.DBOptions{ConnsMax: 8}, readWaitOperatorMs*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer closeReads()
 	var merchant int64
 	if *shopNo != "" {
 		m, err := l.MerchantByShopNo(ctx, *shopNo)

@@ -72,6 +72,12 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.close()
 	defer l.Close()
+	closeReads, err := attachReadRoute(e, l.Ledger, ledger.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout},
+		readWaitOperatorMs*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer closeReads()
 	m, err := l.MerchantByShopNo(ctx, *shopNo)
 	if err != nil {
 		return cliError(err)

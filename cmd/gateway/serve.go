@@ -72,6 +72,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	l := newServices(ledger.New(s.db, ledger.Config{Sealer: sealer, Logger: e.log, Shards: *shards, BatchWindow: *batchWindow}),
 		domainSettings{fxRateMaxAge: *rateMaxAge, holdExpiry: *holdExpiry, networkBounds: networkBounds})
 	defer l.Close()
+	closeReads, err := attachReadRoute(e, l.Ledger, ledger.DBOptions{ConnsMax: 16}, 0)
+	if err != nil {
+		return err
+	}
+	defer closeReads()
 
 	proxies, err := api.ParseTrustedProxies(e.getenv("GATEWAY_TRUSTED_PROXIES"))
 	if err != nil {

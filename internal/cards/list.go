@@ -101,7 +101,7 @@ func (s *Service) ListCards(ctx context.Context, merchant int64, f CardFilter, p
 	if err != nil {
 		return nil, err
 	}
-	byNo, err := s.readCards(ctx, merchant, cardNos)
+	byNo, err := s.readCards(ctx, merchant, cardNos, s.l.Query)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ var stmtReadCards = ledger.NewStmt(`
 // Card returns one of the merchant's cards; ENOTFOUND reason "card" if it is
 // unknown or another merchant's.
 func (s *Service) Card(ctx context.Context, merchant int64, cardNo string) (*Card, error) {
-	cards, err := s.Cards(ctx, merchant, []string{cardNo})
+	cards, err := s.readCards(ctx, merchant, []string{cardNo}, s.l.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -43,19 +43,24 @@ func (s *Service) Card(ctx context.Context, merchant int64, cardNo string) (*Car
 }
 
 // Cards returns the merchant's cards among cardNos, by card number; unknown
-// and foreign cards are absent from the map.
+// and foreign cards are absent from the map. It is the batch balance read,
+// which the standby may serve (ledger.QueryRead, DATABASE_READ_URL); one
+// card's read stays on the primary.
 func (s *Service) Cards(ctx context.Context, merchant int64, cardNos []string) (map[string]*Card, error) {
 	if len(cardNos) > CardsMax {
 		return nil, postings.FieldErrorf("cardNos", "at most %d cards per call", CardsMax)
 	}
-	return s.readCards(ctx, merchant, cardNos)
+	return s.readCards(ctx, merchant, cardNos, s.l.QueryRead)
 }
 
+// queryFunc is ledger.Query or ledger.QueryRead.
+type queryFunc func(ctx context.Context, s *ledger.Stmt, scan func(pgx.Rows) error, args ...any) error
+
 // readCards reads the merchant's cards among cardNos (a bounded list: the
-// callers cap it), by card number.
-func (s *Service) readCards(ctx context.Context, merchant int64, cardNos []string) (map[string]*Card, error) {
+// callers cap it), by card number, through query.
+func (s *Service) readCards(ctx context.Context, merchant int64, cardNos []string, query queryFunc) (map[string]*Card, error) {
 	out := make(map[string]*Card, len(cardNos))
-	err := s.l.Query(ctx, stmtReadCards, func(rows pgx.Rows) error {
+	err := query(ctx, stmtReadCards, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var r cardRow
 			var available, held, receivable int64

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/paygate/gateway/ledger/pgcluster"
 )
 
 // What a running formation is asked while it runs: its state, and the
@@ -90,12 +92,14 @@ func (f *Formation) Node(name string) *Keeper {
 	return nil
 }
 
-// Kill kills k's keeper and its PostgreSQL at once (SIGKILL to the whole
-// process group), as losing its machine would.
+// Kill kills k's keeper and its PostgreSQL at once, as losing its machine
+// would: the server's processes one by one (each is in a session of its
+// own: pgcluster.KillServer), then the keeper's process group.
 func (f *Formation) Kill(k *Keeper) {
 	if k.cmd == nil {
 		return
 	}
+	pgcluster.KillServer(k.PGData)
 	_ = syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL)
 	<-k.exited
 	k.cmd = nil

@@ -205,8 +205,9 @@ func (c *Cluster) Kill() {
 // recovery).
 func (c *Cluster) Crash() {
 	if c.cmd != nil {
-		// The server runs in its own process group (start): the negative
-		// pid reaches the postmaster and all its children together.
+		// The postmaster's children are each in a session of their own
+		// (KillServer): they are killed one by one, then the group.
+		KillServer(c.dataDir())
 		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 		<-c.exited
 	}
