@@ -49,5 +49,13 @@ func ReadQueries(db *bun.DB, m int64) ([]Statement, error) {
 			return nil, err
 		}
 	}
+	// The filtered bill's reads are bill reads too (always one merchant's).
+	filtered, err := FilteredBillQueries(db, merchant)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range filtered {
+		out = append(out, q.Statement)
+	}
 	return out, nil
 }
