@@ -102,7 +102,7 @@ type Webhooks interface {
 // Keys rolls the merchant's keys and tells the overlaps in progress
 // (*ledger.Ledger). Errors: ECONFLICT (idempotency).
 type Keys interface {
-	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
+	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
 	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
 	KeyState(ctx context.Context, merchant int64) (*ledger.KeyState, error)
 }

@@ -69,11 +69,16 @@ func handleKeyRoll(l Keys, kind string) gin.HandlerFunc {
 			}
 			overlap = time.Duration(n) * time.Hour
 		}
-		roll := l.RollPublicKey
+		m := merchantOf(c)
+		var r *ledger.KeyRoll
+		var err error
 		if kind == ledger.KeySigning {
-			roll = l.RollSigningKey
+			r, err = l.RollSigningKey(c.Request.Context(), m.ID, overlap, idempotencyOf(c))
+		} else {
+			// The key that authenticated this request is the one the
+			// merchant holds: it stays valid beside the new one.
+			r, err = l.RollPublicKey(c.Request.Context(), m.ID, overlap, m.ByPreviousKey, idempotencyOf(c))
 		}
-		r, err := roll(c.Request.Context(), merchantOf(c).ID, overlap, idempotencyOf(c))
 		if err != nil {
 			writeError(c, err)
 			return

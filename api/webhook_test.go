@@ -312,8 +312,9 @@ type keyRollOut struct {
 
 // TestKeyRollPublic: during the overlap both keys authenticate, after it
 // only the new one; a second roll during an overlap ends the oldest key at
-// once; a repeat with the same Idempotency-Key rolls nothing and shows no
-// key; no key reaches a log line.
+// once, and the key that authenticated the roll is the one kept; a repeat
+// with the same Idempotency-Key rolls nothing and shows no key; no key
+// reaches a log line.
 func TestKeyRollPublic(t *testing.T) {
 	clock := newSettableClock()
 	s := newTestServer(t, serverOptions{ledgerNow: clock.Now})
@@ -381,11 +382,25 @@ func TestKeyRollPublic(t *testing.T) {
 	s.request(as(k3), "GET", "/shop/account", "").must(t, 401, 401)
 	s.request(as(k4), "GET", "/shop/account", "").must(t, 200, 200)
 
+	// A first roll's answer lost: the merchant rolls again with the key it
+	// holds, which stays valid; the key it never saw ends.
+	s.request(as(k4), "POST", "/shop/keys/public/roll", `{}`).must(t, 200, 200).into(t, &r)
+	lost := *r.Key
+	s.request(as(k4), "POST", "/shop/keys/public/roll", `{}`).must(t, 200, 200).into(t, &r)
+	k6 := *r.Key
+	s.request(as(lost), "GET", "/shop/account", "").must(t, 401, 401)
+	s.request(as(k4), "GET", "/shop/account", "").must(t, 200, 200)
+	s.request(as(k6), "GET", "/shop/account", "").must(t, 200, 200)
+	clock.Add(25 * time.Hour)
+	s.request(as(k4), "GET", "/shop/account", "").must(t, 401, 401)
+	s.request(as(k6), "GET", "/shop/account", "").must(t, 200, 200)
+	k4 = k6
+
 	for _, body := range []string{`{"overlapHours":169}`, `{"overlapHours":-1}`, `{"overlapHours":1.5}`, `{"overlapHours":"24h"}`, `{"overlap":24}`, ``} {
 		s.request(as(k4), "POST", "/shop/keys/public/roll", body).must(t, 400, 400)
 	}
 	s.request(as(k4), "GET", "/shop/account", "").must(t, 200, 200)
-	for _, k := range []string{k0, k1, k2, k3, k4} {
+	for _, k := range []string{k0, k1, k2, k3, k4, lost} {
 		if strings.Contains(s.logs.String(), k) {
 			t.Errorf("a key is in the logs")
 		}

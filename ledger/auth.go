@@ -81,6 +81,7 @@ func (l *Ledger) Authenticate(ctx context.Context, shopNo, publicKey string) (*M
 	previous = previous && r.PrevUntil != nil && now.Before(*r.PrevUntil)
 	l.traceAuth(authStepDecode)
 	m := r.merchantRow.toMerchant()
+	m.ByPreviousKey = previous && !current
 	if !(current || previous) || !r.Found {
 		return nil, postings.Errorf(postings.EUNAUTHENTICATED, "unknown shop number or wrong public key")
 	}

@@ -19,10 +19,21 @@ import (
 // public key (which authenticates /shop requests) or its callback signing
 // key with a new random one; the key it replaces stays valid for an overlap
 // so that its servers can switch without a failed request or a rejected
-// callback. Only one previous key is kept: a second roll during an overlap
-// ends the oldest key at once (the key being replaced becomes the previous
-// one). The new key is returned once and never stored in the clear: the
-// public key as its SHA-256, the signing key sealed, as at creation.
+// callback. At most two keys are valid at once, so a second roll during an
+// overlap ends one of them at once, and keeps the one the merchant is sure
+// to hold, for the new overlap:
+//   - the public key: the key that authenticated the roll (heldPrevious
+//     says it was the previous one). A merchant whose first roll's answer
+//     was lost, and who rolls again with its old key, keeps that old key and
+//     loses only the one it never saw. The operator's roll (no key) keeps
+//     the current one.
+//   - the signing key: the older one, which X-Sign carries during the
+//     overlap and which every receiver has; the newer one, which receivers
+//     may not have been given yet, ends.
+//
+// Outside an overlap, the current key becomes the previous one. The new key
+// is returned once and never stored in the clear: the public key as its
+// SHA-256, the signing key sealed, as at creation.
 
 // The overlap of a roll.
 const (
@@ -61,33 +72,42 @@ func CheckKeyOverlap(field string, d time.Duration) error {
 // RollPublicKey replaces the merchant's public key; the old one keeps
 // authenticating for overlap (0: not at all). With idem, a repeat of the
 // same request answers the first roll without its key and rolls nothing.
-func (l *Ledger) RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, idem *Idempotency) (*KeyRoll, error) {
-	return l.rollKey(ctx, merchant, KeyPublic, overlap, idem)
+func (l *Ledger) RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *Idempotency) (*KeyRoll, error) {
+	return l.rollKey(ctx, merchant, KeyPublic, overlap, heldPrevious, idem)
 }
 
 // RollSigningKey replaces the merchant's callback signing key; callbacks
 // are signed with both keys during overlap (docs/callbacks.md, "Rolling the
 // signing key").
 func (l *Ledger) RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *Idempotency) (*KeyRoll, error) {
-	return l.rollKey(ctx, merchant, KeySigning, overlap, idem)
+	return l.rollKey(ctx, merchant, KeySigning, overlap, true, idem)
 }
 
-// The statements of a roll: the current key becomes the previous one (or
-// none, for overlap 0), the new one current. SET reads the row as it was,
-// so the current key moves before it is replaced. Arguments: previous
-// until (null for none), the new key's stored form, the merchant.
-const (
-	rollPublicSQL = `update merchants set
-		public_key_prev_sha256 = case when ?::timestamptz is null then null else public_key_sha256 end,
-		public_key_prev_until = ?::timestamptz, public_key_sha256 = ?
-		where id = ? returning shop_no`
-	rollSigningSQL = `update merchants set
-		private_key_prev_sealed = case when ?::timestamptz is null then null else private_key_sealed end,
-		private_key_prev_until = ?::timestamptz, private_key_sealed = ?
-		where id = ? returning shop_no`
-)
+// The statements of a roll, by key and by which key stays beside the new
+// one: the current (it becomes the previous one) or the previous (it stays,
+// with the new overlap's end). Overlap 0 keeps none. SET reads the row as it
+// was, so the current key moves before it is replaced. Arguments: previous
+// until (null for none) twice, the new key's stored form, the merchant.
+var rollSQL = map[string]map[bool]string{
+	KeyPublic: {
+		false: `update merchants set
+			public_key_prev_sha256 = case when ?::timestamptz is null then null else public_key_sha256 end,
+			public_key_prev_until = ?::timestamptz, public_key_sha256 = ? where id = ?`,
+		true: `update merchants set
+			public_key_prev_sha256 = case when ?::timestamptz is null then null else public_key_prev_sha256 end,
+			public_key_prev_until = ?::timestamptz, public_key_sha256 = ? where id = ?`,
+	},
+	KeySigning: {
+		false: `update merchants set
+			private_key_prev_sealed = case when ?::timestamptz is null then null else private_key_sealed end,
+			private_key_prev_until = ?::timestamptz, private_key_sealed = ? where id = ?`,
+		true: `update merchants set
+			private_key_prev_sealed = case when ?::timestamptz is null then null else private_key_prev_sealed end,
+			private_key_prev_until = ?::timestamptz, private_key_sealed = ? where id = ?`,
+	},
+}
 
-func (l *Ledger) rollKey(ctx context.Context, merchant int64, kind string, overlap time.Duration, idem *Idempotency) (*KeyRoll, error) {
+func (l *Ledger) rollKey(ctx context.Context, merchant int64, kind string, overlap time.Duration, keepPrevious bool, idem *Idempotency) (*KeyRoll, error) {
 	if err := CheckKeyOverlap("overlapHours", overlap); err != nil {
 		return nil, err
 	}
@@ -107,10 +127,15 @@ func (l *Ledger) rollKey(ctx context.Context, merchant int64, kind string, overl
 	}
 	roll.PreviousValidUntil = prevUntil
 	err = l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var shopNo string
+		var row struct {
+			ShopNo       string     `bun:"shop_no"`
+			PublicUntil  *time.Time `bun:"public_key_prev_until"`
+			SigningUntil *time.Time `bun:"private_key_prev_until"`
+		}
 		// The merchant's row is locked first: two rolls of one merchant run
 		// one after the other, and a repeated key finds the first one's row.
-		if err := tx.NewRaw(`select shop_no from merchants where id = ? for update`, merchant).Scan(ctx, &shopNo); err != nil {
+		if err := tx.NewRaw(`select shop_no, public_key_prev_until, private_key_prev_until from merchants
+			where id = ? for update`, merchant).Scan(ctx, &row); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
 			}
@@ -123,18 +148,25 @@ func (l *Ledger) rollKey(ctx context.Context, merchant int64, kind string, overl
 				return err
 			}
 		}
+		// The previous key stays only while its overlap runs.
+		until := row.PublicUntil
+		if kind == KeySigning {
+			until = row.SigningUntil
+		}
+		keep := keepPrevious && until != nil && now.Before(*until)
+		var stored []byte
 		switch kind {
 		case KeyPublic:
 			roll.Key = "pk_" + randomToken(32)
 			sum := sha256.Sum256([]byte(roll.Key))
-			_, err = tx.NewRaw(rollPublicSQL, prevUntil, prevUntil, sum[:], merchant).Exec(ctx)
+			stored = sum[:]
 		case KeySigning:
 			roll.Key = "sk_" + randomToken(32)
-			_, err = tx.NewRaw(rollSigningSQL, prevUntil, prevUntil,
-				l.cfg.Sealer.Seal([]byte(roll.Key), "merchant-private-key:"+shopNo), merchant).Exec(ctx)
+			stored = l.cfg.Sealer.Seal([]byte(roll.Key), "merchant-private-key:"+row.ShopNo)
 		default:
 			return fmt.Errorf("ledger: no key %q to roll", kind)
 		}
+		_, err = tx.NewRaw(rollSQL[kind][keep], prevUntil, prevUntil, stored, merchant).Exec(ctx)
 		if err != nil {
 			return mapError(err)
 		}

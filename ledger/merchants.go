@@ -39,6 +39,10 @@ type Merchant struct {
 	// LastAuthenticatedAt is the last successful /shop authentication
 	// (precise to a second), nil before the first.
 	LastAuthenticatedAt *time.Time
+	// ByPreviousKey is set by Authenticate when the request was
+	// authenticated with the previous public key of a roll's overlap
+	// (ledger/keyroll.go): a roll then keeps that key.
+	ByPreviousKey bool
 }
 
 // HasCurrency reports whether cur is one of the merchant's currencies.

@@ -133,3 +133,43 @@ func TestSigningKeyRollOver(t *testing.T) {
 		t.Error("after the overlap the old key still verifies")
 	}
 }
+
+// TestSigningKeySecondRoll: a second roll during an overlap keeps the older
+// key, which every receiver has (X-Sign still carries it), and ends the
+// newer one, which receivers may never have been given.
+func TestSigningKeySecondRoll(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	m, creds, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Roller", Currencies: []string{"USD"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := f.l.RollSigningKey(ctx, m.ID, time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := f.l.RollSigningKey(ctx, m.ID, 2*time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.PreviousValidUntil == nil || !second.PreviousValidUntil.Equal(f.clock.Now().Add(2*time.Hour)) {
+		t.Errorf("second roll: overlap until %v", second.PreviousValidUntil)
+	}
+	if _, err := f.l.Deposit(ctx, m.ID, "USD", 100_00, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.l.Cards.CreateCard(ctx, m.ID, cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 1_00,
+		CallbackURL: f.recv.srv.URL}, nil); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := f.store.ClaimDeliveries(ctx, 10, time.Minute)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claimed %d, %v", len(claimed), err)
+	}
+	keys := claimed[0].SigningKeys()
+	if len(keys) != 2 || keys[0] != creds.PrivateKey || keys[1] != second.Key {
+		t.Errorf("signing keys after a second roll: the original first %v, the newest second %v; the lost one present %v",
+			keys[0] == creds.PrivateKey, keys[len(keys)-1] == second.Key, keys[0] == first.Key || keys[len(keys)-1] == first.Key)
+	}
+}
