@@ -233,12 +233,17 @@ func TestWebhookReplay(t *testing.T) {
 	var theirEvents eventsOut
 	s.request(&other, "GET", "/shop/webhook/events?status=FAILED", "").must(t, 200, 200).into(t, &theirEvents)
 
-	// One event.
+	// One event, after the merchant moved its endpoint: to the new URL.
+	const moved = "https://merchant.example/hooks-v2"
+	s.request(&sh, "PUT", "/shop/webhook", `{"callbackUrl":"`+moved+`"}`).must(t, 200, 200)
 	var e eventOut
-	id := failed.List[0].EventID
+	id := failed.List[1].EventID
+	if failed.List[1].EventType != "card.frozen" {
+		t.Fatalf("second failed event %+v, want card.frozen", failed.List[1])
+	}
 	s.request(&sh, "POST", "/shop/webhook/events/replay", `{"eventId":"`+id+`"}`).must(t, 200, 200).into(t, &e)
-	if e.EventID != id || e.Status != "PENDING" || e.Attempts != 0 || e.NextAttemptAt == nil {
-		t.Errorf("replayed %+v", e)
+	if e.EventID != id || e.Status != "PENDING" || e.Attempts != 0 || e.NextAttemptAt == nil || e.URL == nil || *e.URL != moved {
+		t.Errorf("replayed %+v, want pending to %s", e, moved)
 	}
 	s.request(&sh, "POST", "/shop/webhook/events/replay", `{"eventId":"`+id+`"}`, "Idempotency-Key", "rp-1").must(t, 200, 200).into(t, &e)
 	if e.EventID != id || e.Status != "PENDING" || e.Attempts != 0 {

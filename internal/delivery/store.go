@@ -241,7 +241,9 @@ func (s *Store) Deliveries(ctx context.Context, merchant int64, status string, l
 // ReplayEvent sends an event again from now, with a new 24-hour window and
 // the same event_id (receivers de-duplicate on it): a failed or delivered
 // delivery goes back to pending, and an event that had no target gets one
-// if the merchant has a URL now. A delivery still pending (waiting for its
+// if the merchant has a URL now. The target is the event's own URL, else
+// the merchant's URL now: a merchant that moved its endpoint replays to
+// the new one. A delivery still pending (waiting for its
 // next attempt after failures) is made due now with a fresh window: the
 // merchant who fixed its endpoint need not wait for the backoff. Repeating
 // a replay leaves the same state (pending, due now, the same event_id); an
@@ -262,7 +264,7 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 		  -- card.created goes to its request's URL alone (ledger.Event.RequestURLOnly).
 		  and (e.event_type <> 'card.created' or e.callback_url is not null)
 		on conflict (merchant_id, event_seq) do update
-		set status = 'PENDING', attempts = 0, window_start = excluded.window_start,
+		set status = 'PENDING', attempts = 0, window_start = excluded.window_start, url = excluded.url,
 		    next_attempt_at = excluded.next_attempt_at, delivered_at = null`,
 		now, now, merchant, eventID).Exec(ctx)
 	if err != nil {
@@ -280,7 +282,7 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 }
 
 // ReplayFailed puts failed deliveries back to pending with a new window,
-// oldest first: those of events created in r's range (every one for the
+// to the event's own URL or else the merchant's current one, oldest first: those of events created in r's range (every one for the
 // zero range), at most r.Limit (ReplayFailedMax when ≤ 0). It reports
 // whether failed deliveries of the range remain. Repeating it is safe: a
 // replayed delivery is no longer failed.
@@ -304,8 +306,9 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 	// candidates walk deliveries_status_idx in event order.
 	err := s.l.DB().NewRaw(`
 		with cand as (
-			select d.merchant_id, d.event_seq from deliveries d
+			select d.merchant_id, d.event_seq, coalesce(e.callback_url, m.callback_url) as url from deliveries d
 			join events e on e.merchant_id = d.merchant_id and e.event_seq = d.event_seq
+			join merchants m on m.id = d.merchant_id
 			where d.merchant_id = ? and d.status = 'FAILED'
 			  and (?::timestamptz is null or e.created_at >= ?::timestamptz)
 			  and (?::timestamptz is null or e.created_at < ?::timestamptz)
@@ -314,7 +317,8 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 		), picked as (
 			select * from cand order by event_seq limit ?
 		), upd as (
-			update deliveries d set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?, delivered_at = null
+			update deliveries d set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?, delivered_at = null,
+			       url = coalesce(p.url, d.url)
 			from picked p
 			where d.merchant_id = p.merchant_id and d.event_seq = p.event_seq and d.status = 'FAILED'
 			returning 1
