@@ -211,10 +211,8 @@ func TestWebhookReplay(t *testing.T) {
 		}
 	}
 	start := clock.Now()
-	var cardNos []string
 	for i := 0; i < 4; i++ {
 		c := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":1}`)
-		cardNos = append(cardNos, c.CardNo)
 		s.request(&sh, "POST", "/shop/card/freeze", `{"cardNo":"`+c.CardNo+`"}`).must(t, 200, 200)
 		clock.Add(time.Minute)
 	}

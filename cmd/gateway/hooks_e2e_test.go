@@ -260,7 +260,9 @@ func TestWebhooksAndKeyRolls(t *testing.T) {
 		t.Fatal(err)
 	}
 	unfrozen := waitEvent(ctx, t, c2, client.WebhookEventsQuery{Status: client.DeliveryPending, Types: []string{"card.unfrozen"}},
-		func(e client.WebhookEvent) bool { return e.LastHTTPStatus != nil && *e.LastHTTPStatus == http.StatusUnauthorized })
+		func(e client.WebhookEvent) bool {
+			return e.LastHTTPStatus != nil && *e.LastHTTPStatus == http.StatusUnauthorized
+		})
 	if rcv.refused() <= refusedBefore {
 		t.Error("after the overlap, the old key alone accepted a callback")
 	}
