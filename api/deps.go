@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -89,6 +90,29 @@ type Rails interface {
 	ReportRemittance(ctx context.Context, messageID, txID, status, reason string) (*remittance.Remittance, error)
 }
 
+// WebhookSettings sets the merchant's default callback URL ("" clears it)
+// (*ledger.Ledger).
+type WebhookSettings interface {
+	SetCallbackURL(ctx context.Context, merchant int64, url string) error
+}
+
+// Webhooks are the merchant's events and their replays (*delivery.Store,
+// which the operator's callbacks commands use too). Errors: ENOTFOUND
+// event (unknown, or another merchant's), ESTATE no_callback_url.
+type Webhooks interface {
+	Events(ctx context.Context, merchant int64, f delivery.EventFilter, page, size int) (*delivery.EventPage, error)
+	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
+	ReplayFailed(ctx context.Context, merchant int64, r delivery.FailedRange) (delivery.ReplayResult, error)
+}
+
+// Keys rolls the merchant's keys and tells the overlaps in progress
+// (*ledger.Ledger). Errors: ECONFLICT (idempotency).
+type Keys interface {
+	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
+	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
+	KeyState(ctx context.Context, merchant int64) (*ledger.KeyState, error)
+}
+
 // WriterStats are the ledger writer's counters that /metrics shows
 // (*ledger.Ledger).
 type WriterStats interface {
@@ -105,4 +129,8 @@ var (
 	_ Remittances = (*remittance.Service)(nil)
 	_ Rails       = (*remittance.Service)(nil)
 	_ Network     = (*network.Service)(nil)
+
+	_ WebhookSettings = (*ledger.Ledger)(nil)
+	_ Webhooks        = (*delivery.Store)(nil)
+	_ Keys            = (*ledger.Ledger)(nil)
 )

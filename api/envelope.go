@@ -38,6 +38,7 @@ const (
 	codeIdemInProgress  = 1009
 	codeFXUnavailable   = 1010
 	codeRemitNotFound   = 1101
+	codeEventNotFound   = 1301 // webhooks and keys: 1300-1399
 	codeAuthNotFound    = 1201 // internal network API: 1200-1299
 	codeAuthClosed      = 1202
 	messageOK           = "success"
@@ -98,6 +99,7 @@ var errorReasons = map[reasonKey]outcome{
 	{postings.EFORBIDDEN, postings.ReasonFXPair}:             {http.StatusOK, codeFXUnavailable, ""},
 	{"", postings.ReasonFXRateStale}:                         {http.StatusOK, codeFXUnavailable, ""},
 	{postings.ENOTFOUND, postings.ReasonRemittance}:          {http.StatusOK, codeRemitNotFound, ""},
+	{postings.ENOTFOUND, postings.ReasonEvent}:               {http.StatusOK, codeEventNotFound, ""},
 	// The internal network API (docs/network.md).
 	{postings.EUNAUTHENTICATED, reasonInternalToken}:      {http.StatusUnauthorized, http.StatusUnauthorized, messageBadToken},
 	{postings.ENOTFOUND, postings.ReasonAuthorization}:    {http.StatusOK, codeAuthNotFound, ""},
@@ -135,6 +137,7 @@ var businessMessages = map[int]string{
 	codeAuthNotFound:   "authorization not found",
 	codeAuthClosed:     "the authorization is closed",
 	codeRemitNotFound:  "remittance not found",
+	codeEventNotFound:  "event not found",
 }
 
 // classify turns any error into the *postings.Error that is answered and its

@@ -90,6 +90,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	h := NewServer(Deps{
 		Log: log, DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Ledger,
 		Remittances: l.Remit, Stats: l.Ledger,
+		WebhookSettings: l.Ledger, Webhooks: l.Deliveries, Keys: l.Ledger,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
 		RateLimit: opts.rateLimit, CallbackAllow: opts.allow, Limits: opts.limits,
 		versions: opts.versions,

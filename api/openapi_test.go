@@ -532,6 +532,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	c.call(&sh, "GET", "/shop/card/list?status=GONE", "").must(t, 400, 400)
 	c.call(&sh, "GET", "/shop/card/list", "", "X-Api-Version", "1999-01-01").must(t, 400, 400)
 	c.call(&wrong, "GET", "/shop/card/list", "").must(t, 401, 401)
+	contractWebhooksAndKeys(t, c, s, sh, other)
 
 	c.checkCoverage()
 

@@ -1,6 +1,10 @@
 package api
 
-import "github.com/gin-gonic/gin"
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/ledger"
+)
 
 // addRoutes is the whole API surface in one place, with the middleware of
 // each route. Every request passes, in order: the request id (and its
@@ -48,4 +52,13 @@ func addRoutes(r *gin.Engine, d Deps) {
 	shop.GET("/remittance/dynamic-fields", handleRemittanceDynamicFields())
 	shop.POST("/remittance/create", post, handleRemittanceCreate(d.Remittances, d.CallbackAllow))
 	shop.GET("/remittance/query", handleRemittanceQuery(d.Remittances))
+	// Webhooks and keys without the operator (issue 21 points 3 and 4).
+	shop.GET("/webhook", handleWebhookGet())
+	shop.PUT("/webhook", post, handleWebhookPut(d.WebhookSettings, d.ReadKeys, d.CallbackAllow))
+	shop.GET("/webhook/events", handleWebhookEvents(d.Webhooks))
+	shop.POST("/webhook/events/replay", post, handleWebhookReplay(d.Webhooks, d.ReadKeys))
+	shop.POST("/webhook/events/replay-failed", post, handleWebhookReplayFailed(d.Webhooks, d.ReadKeys))
+	shop.GET("/keys", handleKeys(d.Keys))
+	shop.POST("/keys/public/roll", post, handleKeyRoll(d.Keys, ledger.KeyPublic))
+	shop.POST("/keys/signing/roll", post, handleKeyRoll(d.Keys, ledger.KeySigning))
 }

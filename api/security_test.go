@@ -14,6 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -58,8 +59,9 @@ func (s *testServer) journal() string {
 
 // Placeholders of the ids a probe sends.
 const (
-	probeCard = "{cardNo}"
-	probeTx   = "{txId}"
+	probeCard  = "{cardNo}"
+	probeTx    = "{txId}"
+	probeEvent = "{eventId}"
 )
 
 // isolationProbes are, per /shop route, a request that names a card and a
@@ -82,6 +84,16 @@ var isolationProbes = map[string]string{
 	"GET /shop/remittance/dynamic-fields": "country=DE&currency=EUR",
 	"POST /shop/remittance/create":        `{"payer_id":"probe","beneficiary":` + benDE + `,"amount":"1.00","currency":"EUR"}`,
 	"GET /shop/remittance/query":          "txId=" + probeTx,
+	// Webhooks and keys. A roll, like a create, changes the thief's own
+	// state: only its answer's shape is checked.
+	"GET /shop/webhook":                       "",
+	"PUT /shop/webhook":                       `{"callbackUrl":"https://merchant.example/probe"}`,
+	"GET /shop/webhook/events":                "size=500",
+	"POST /shop/webhook/events/replay":        `{"eventId":"` + probeEvent + `"}`,
+	"POST /shop/webhook/events/replay-failed": `{"from":"{today}T00:00:00Z","to":"{today}T23:59:59Z"}`,
+	"GET /shop/keys":                          "",
+	"POST /shop/keys/public/roll":             `{"overlapHours":24}`,
+	"POST /shop/keys/signing/roll":            `{"overlapHours":24}`,
 }
 
 // Every /shop endpoint, GET and POST, asked by one merchant about another
@@ -98,6 +110,12 @@ func TestShopIsolationEveryRoute(t *testing.T) {
 	// The thief's own card makes its bill and balances non-empty.
 	s.createCard(thief, `{"bin":"453201","currency":"USD","amount":"1.00"}`)
 	unknownCard, unknownTx := "crd_"+strings.Repeat("0", 20), "rmt_"+strings.Repeat("0", 20)
+	unknownEvent := "evt_" + strings.Repeat("0", 24)
+	ownerEvents, err := s.l.Deliveries.Events(context.Background(), owner.m.ID, delivery.EventFilter{}, 1, 1)
+	if err != nil || len(ownerEvents.List) == 0 {
+		t.Fatalf("the owner's events: %+v %v", ownerEvents, err)
+	}
+	event := ownerEvents.List[0].EventID
 	today := time.Now().UTC().Format(dateLayout)
 
 	routes := s.shopRoutes()
@@ -108,8 +126,8 @@ func TestShopIsolationEveryRoute(t *testing.T) {
 			continue
 		}
 		method, path, _ := strings.Cut(route, " ")
-		send := func(cardNo, txID string) *answer {
-			fill := strings.NewReplacer(probeCard, cardNo, probeTx, txID, "{today}", today).Replace(probe)
+		send := func(cardNo, txID, eventID string) *answer {
+			fill := strings.NewReplacer(probeCard, cardNo, probeTx, txID, probeEvent, eventID, "{today}", today).Replace(probe)
 			if method == "GET" {
 				if fill != "" {
 					return s.request(&thief, method, path+"?"+fill, "")
@@ -121,15 +139,16 @@ func TestShopIsolationEveryRoute(t *testing.T) {
 		// The card create and remittance create probes would succeed and
 		// move money: they run once each, and only the answer's shape is
 		// compared.
-		foreign := send(card.CardNo, remit.TxID)
-		if method == "POST" && strings.HasSuffix(path, "/create") {
+		foreign := send(card.CardNo, remit.TxID, event)
+		if method == "POST" && (strings.HasSuffix(path, "/create") || strings.HasSuffix(path, "/roll")) {
 			if strings.Contains(string(foreign.raw), owner.creds.ShopNo) || strings.Contains(string(foreign.raw), remit.TxID) {
 				t.Errorf("%s: the answer carries the owner's ids: %s", route, foreign.raw)
 			}
 			continue
 		}
-		missing := send(unknownCard, unknownTx)
-		mask := strings.NewReplacer(card.CardNo, probeCard, remit.TxID, probeTx, unknownCard, probeCard, unknownTx, probeTx)
+		missing := send(unknownCard, unknownTx, unknownEvent)
+		mask := strings.NewReplacer(card.CardNo, probeCard, remit.TxID, probeTx, unknownCard, probeCard, unknownTx, probeTx,
+			event, probeEvent, unknownEvent, probeEvent)
 		if got, want := mask.Replace(string(foreign.raw)), mask.Replace(string(missing.raw)); got != want || foreign.status != missing.status {
 			t.Errorf("%s: another merchant's ids are told apart from unknown ones:\nforeign HTTP %d %s\nunknown HTTP %d %s",
 				route, foreign.status, foreign.raw, missing.status, missing.raw)

@@ -43,6 +43,10 @@ type Deps struct {
 	Bills       Bills
 	Remittances Remittances
 	Stats       WriterStats
+	// The merchant's webhooks and keys (webhook.go, keys.go).
+	WebhookSettings WebhookSettings
+	Webhooks        Webhooks
+	Keys            Keys
 	// TrustedProxies are the peers whose X-Forwarded-For is believed. Empty:
 	// the client IP is always the TCP peer's.
 	TrustedProxies []netip.Prefix

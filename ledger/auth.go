@@ -28,12 +28,15 @@ var dummyKeyHash = sha256.Sum256([]byte("gateway: no such shop"))
 // unknown shop gets a stand-in row of the same columns (the key hash is
 // dummyKeyHash) and found false. One round trip, one row scanned and
 // decoded, one comparison: nothing in the work tells an unknown shop from a
-// wrong key. Arguments: the dummy key hash, the shop number.
+// wrong key. The previous key of a roll (ledger/keyroll.go) comes with it,
+// the dummy standing in when there is none, so that it too is compared every
+// time. Arguments: the dummy key hash twice, the shop number.
 const authQuery = `select coalesce(m.id, 0) as id, q.shop_no, coalesce(m.name, 'no such shop') as name,
 	coalesce(m.currencies, '{USD}') as currencies, coalesce(m.status, 'DISABLED') as status,
 	coalesce(m.ip_whitelist, '{}') as ip_whitelist, coalesce(m.callback_url, '') as callback_url,
 	coalesce(m.kyb_tier, 'TIER_1') as kyb_tier, coalesce(m.created_at, 'epoch') as created_at,
-	m.last_authenticated_at, coalesce(m.api_version, '') as api_version, coalesce(m.public_key_sha256, ?) as public_key_sha256, m.id is not null as found
+	m.last_authenticated_at, coalesce(m.api_version, '') as api_version, coalesce(m.public_key_sha256, ?) as public_key_sha256,
+	coalesce(m.public_key_prev_sha256, ?) as public_key_prev_sha256, m.public_key_prev_until, m.id is not null as found
 	from (select ?::text as shop_no) q left join merchants m on m.shop_no = q.shop_no`
 
 // Steps of authenticate, reported to Ledger.authTrace (tests only).
@@ -60,21 +63,34 @@ func (l *Ledger) Authenticate(ctx context.Context, shopNo, publicKey string) (*M
 	}
 	var r struct {
 		merchantRow
-		KeyHash []byte `bun:"public_key_sha256"`
-		Found   bool   `bun:"found"`
+		KeyHash   []byte     `bun:"public_key_sha256"`
+		PrevHash  []byte     `bun:"public_key_prev_sha256"`
+		PrevUntil *time.Time `bun:"public_key_prev_until"`
+		Found     bool       `bun:"found"`
 	}
 	l.traceAuth(authStepQuery)
-	if err := l.db.NewRaw(authQuery, dummyKeyHash[:], shopNo).Scan(ctx, &r); err != nil {
+	if err := l.db.NewRaw(authQuery, dummyKeyHash[:], dummyKeyHash[:], shopNo).Scan(ctx, &r); err != nil {
 		return nil, mapError(err) // not sql.ErrNoRows: the query always has a row
 	}
 	l.traceAuth(authStepCompare)
-	match := subtle.ConstantTimeCompare(given[:], r.KeyHash) == 1
+	// Both comparisons always run, each in constant time; the previous key
+	// counts only during its overlap.
+	current := subtle.ConstantTimeCompare(given[:], r.KeyHash) == 1
+	previous := subtle.ConstantTimeCompare(given[:], r.PrevHash) == 1
+	now := l.now()
+	previous = previous && r.PrevUntil != nil && now.Before(*r.PrevUntil)
 	l.traceAuth(authStepDecode)
 	m := r.merchantRow.toMerchant()
-	if !match || !r.Found {
+	m.ByPreviousKey = previous && !current
+	if !(current || previous) || !r.Found {
 		return nil, postings.Errorf(postings.EUNAUTHENTICATED, "unknown shop number or wrong public key")
 	}
-	l.auth.put(shopNo, given, &m, l.now())
+	// Only the current key is cached: a previous key is checked against the
+	// database every time, so the end of its overlap (or an operator ending
+	// it) applies at once, in every process.
+	if current {
+		l.auth.put(shopNo, given, &m, now)
+	}
 	c := m
 	return &c, nil
 }

@@ -44,6 +44,10 @@ type Merchant struct {
 	// current one when it was created (docs/versioning.md). Read by
 	// Authenticate and the merchant reads, not by the writer's head lock.
 	APIVersion string
+	// ByPreviousKey is set by Authenticate when the request was
+	// authenticated with the previous public key of a roll's overlap
+	// (ledger/keyroll.go): a roll then keeps that key.
+	ByPreviousKey bool
 }
 
 // HasCurrency reports whether cur is one of the merchant's currencies.

@@ -28,6 +28,7 @@ const (
 	ReasonFXRateStale         Reason = "fx_rate_stale"
 	ReasonAuthorizationClosed Reason = "authorization_closed"
 	ReasonRemittanceState     Reason = "remittance_state"
+	ReasonNoCallbackURL       Reason = "no_callback_url" // an event replayed with nowhere to send it
 
 	// Limits (ELIMIT).
 	ReasonCardBalanceMax    Reason = "card_balance_max"

@@ -25,6 +25,8 @@ type CallbackOptions = receiver.Options
 const (
 	HeaderSign      = receiver.HeaderSign
 	HeaderTimestamp = receiver.HeaderTimestamp
+	// HeaderSignatures carries one signature per signing key in force.
+	HeaderSignatures = receiver.HeaderSignatures
 )
 
 // CallbackHandler is the reference receiver (receiver.Handler): it verifies
@@ -32,6 +34,13 @@ const (
 // on event_id, calls onEvent and acknowledges.
 func CallbackHandler(privateKey string, opts CallbackOptions, onEvent func(ctx context.Context, e CallbackEvent) error) http.Handler {
 	return receiver.Handler(privateKey, opts, onEvent)
+}
+
+// CallbackHandlerKeys is the reference receiver with several keys
+// (receiver.HandlerKeys): during a roll of the signing key give it the old
+// and the new key, so that no genuine callback is refused.
+func CallbackHandlerKeys(keys []string, opts CallbackOptions, onEvent func(ctx context.Context, e CallbackEvent) error) http.Handler {
+	return receiver.HandlerKeys(keys, opts, onEvent)
 }
 
 // VerifyCallback checks X-Sign over the raw body and X-Timestamp against

@@ -130,24 +130,34 @@ type operation struct {
 
 // The /shop operations, by their operationId in docs/openapi.yaml.
 var (
-	opGetAccount        = operation{"getAccount", http.MethodGet, "/shop/account"}
-	opListBINs          = operation{"listBINs", http.MethodGet, "/shop/card/bin/list"}
-	opCreateCard        = operation{"createCard", http.MethodPost, "/shop/card/create"}
-	opGetCard           = operation{"getCard", http.MethodGet, "/shop/card/info"}
-	opGetCardBalance    = operation{"getCardBalance", http.MethodGet, "/shop/card/balance"}
-	opGetCardBalances   = operation{"getCardBalances", http.MethodPost, "/shop/card/balance/batch"}
-	opFreezeCard        = operation{"freezeCard", http.MethodPost, "/shop/card/freeze"}
-	opUnfreezeCard      = operation{"unfreezeCard", http.MethodPost, "/shop/card/unfreeze"}
-	opCancelCard        = operation{"cancelCard", http.MethodPost, "/shop/card/cancel"}
-	opTransferCard      = operation{"transferCard", http.MethodPost, "/shop/card/transfer"}
-	opRemittanceFields  = operation{"getRemittanceDynamicFields", http.MethodGet, "/shop/remittance/dynamic-fields"}
-	opCreateRemittance  = operation{"createRemittance", http.MethodPost, "/shop/remittance/create"}
-	opGetRemittance     = operation{"getRemittance", http.MethodGet, "/shop/remittance/query"}
-	opListBill          = operation{"listBill", http.MethodGet, "/shop/bill/list"}
-	opListCards         = operation{"listCards", http.MethodGet, "/shop/card/list"}
-	shopOperationsTable = []operation{opGetAccount, opListBINs, opCreateCard, opGetCard, opGetCardBalance, opGetCardBalances,
-		opFreezeCard, opUnfreezeCard, opCancelCard, opTransferCard, opRemittanceFields, opCreateRemittance, opGetRemittance, opListBill,
-		opListCards}
+	opGetAccount       = operation{"getAccount", http.MethodGet, "/shop/account"}
+	opListBINs         = operation{"listBINs", http.MethodGet, "/shop/card/bin/list"}
+	opCreateCard       = operation{"createCard", http.MethodPost, "/shop/card/create"}
+	opGetCard          = operation{"getCard", http.MethodGet, "/shop/card/info"}
+	opGetCardBalance   = operation{"getCardBalance", http.MethodGet, "/shop/card/balance"}
+	opGetCardBalances  = operation{"getCardBalances", http.MethodPost, "/shop/card/balance/batch"}
+	opFreezeCard       = operation{"freezeCard", http.MethodPost, "/shop/card/freeze"}
+	opUnfreezeCard     = operation{"unfreezeCard", http.MethodPost, "/shop/card/unfreeze"}
+	opCancelCard       = operation{"cancelCard", http.MethodPost, "/shop/card/cancel"}
+	opTransferCard     = operation{"transferCard", http.MethodPost, "/shop/card/transfer"}
+	opRemittanceFields = operation{"getRemittanceDynamicFields", http.MethodGet, "/shop/remittance/dynamic-fields"}
+	opCreateRemittance = operation{"createRemittance", http.MethodPost, "/shop/remittance/create"}
+	opGetRemittance    = operation{"getRemittance", http.MethodGet, "/shop/remittance/query"}
+	opListBill         = operation{"listBill", http.MethodGet, "/shop/bill/list"}
+	opListCards        = operation{"listCards", http.MethodGet, "/shop/card/list"}
+	// Webhooks and keys.
+	opGetWebhook                = operation{"getWebhook", http.MethodGet, "/shop/webhook"}
+	opSetWebhook                = operation{"setWebhook", http.MethodPut, "/shop/webhook"}
+	opListWebhookEvents         = operation{"listWebhookEvents", http.MethodGet, "/shop/webhook/events"}
+	opReplayWebhookEvent        = operation{"replayWebhookEvent", http.MethodPost, "/shop/webhook/events/replay"}
+	opReplayFailedWebhookEvents = operation{"replayFailedWebhookEvents", http.MethodPost, "/shop/webhook/events/replay-failed"}
+	opGetKeys                   = operation{"getKeys", http.MethodGet, "/shop/keys"}
+	opRollPublicKey             = operation{"rollPublicKey", http.MethodPost, "/shop/keys/public/roll"}
+	opRollSigningKey            = operation{"rollSigningKey", http.MethodPost, "/shop/keys/signing/roll"}
+	shopOperationsTable         = []operation{opGetAccount, opListBINs, opCreateCard, opGetCard, opGetCardBalance, opGetCardBalances,
+		opFreezeCard, opUnfreezeCard, opCancelCard, opTransferCard, opRemittanceFields, opCreateRemittance, opGetRemittance, opListBill, opListCards,
+		opGetWebhook, opSetWebhook, opListWebhookEvents, opReplayWebhookEvent, opReplayFailedWebhookEvents,
+		opGetKeys, opRollPublicKey, opRollSigningKey}
 )
 
 // call sends one operation. A GET is always safe to retry; a POST carries
@@ -158,7 +168,8 @@ func (c *Client) call(ctx context.Context, op operation, q url.Values, body any,
 		o(&cc)
 	}
 	req := &Request{Method: op.method, Path: op.path, Query: q, Body: body, Retry: cc.retry, OnAttempt: cc.onAttempt,
-		Retryable: op.method == http.MethodGet}
+		// PUT sets a value: repeating it gives the same state.
+		Retryable: op.method == http.MethodGet || op.method == http.MethodPut}
 	if op.method == http.MethodPost && !cc.noKey {
 		req.IdempotencyKey = cc.key
 		if req.IdempotencyKey == "" {

@@ -44,6 +44,14 @@ func contractOps() []contracttest.Op {
 		op(opGetRemittance, []string{"Remittance"}, nil, t(Remittance{}), "txId"),
 		op(opListBill, []string{"Bill", "BillCSV"}, nil, t(BillPage{}), contracttest.QueryTags(t(BillQuery{}))...),
 		op(opListCards, []string{"ListCards"}, nil, t(CardPage{}), contracttest.QueryTags(t(CardListQuery{}))...),
+		op(opGetWebhook, []string{"Webhook"}, nil, t(Webhook{})),
+		op(opSetWebhook, []string{"SetWebhook"}, t(webhookRequest{}), t(Webhook{})),
+		op(opListWebhookEvents, []string{"WebhookEvents"}, nil, t(WebhookEventPage{}), contracttest.QueryTags(t(WebhookEventsQuery{}))...),
+		op(opReplayWebhookEvent, []string{"ReplayWebhookEvent"}, t(replayEventRequest{}), t(WebhookEvent{})),
+		op(opReplayFailedWebhookEvents, []string{"ReplayFailedWebhookEvents"}, t(ReplayFailedRequest{}), t(ReplayFailedResult{})),
+		op(opGetKeys, []string{"Keys"}, nil, t(Keys{})),
+		op(opRollPublicKey, []string{"RollPublicKey"}, t(KeyRollRequest{}), t(KeyRoll{})),
+		op(opRollSigningKey, []string{"RollSigningKey"}, t(KeyRollRequest{}), t(KeyRoll{})),
 	}
 }
 
@@ -74,13 +82,18 @@ var componentTypes = map[string]reflect.Type{
 	"BillLine": reflect.TypeOf(BillLine{}), "CardEventData": reflect.TypeOf(CardEventData{}),
 	"RemittanceEventData": reflect.TypeOf(RemittanceEventData{}), "AuthorizationEventData": reflect.TypeOf(AuthorizationEventData{}),
 	"HoldEventData": reflect.TypeOf(HoldEventData{}), "RefundEventData": reflect.TypeOf(RefundEventData{}),
-	"CallbackEvent": reflect.TypeOf(CallbackEvent{}),
-	"CardPage":      reflect.TypeOf(CardPage{}),
+	"CallbackEvent":  reflect.TypeOf(CallbackEvent{}),
+	"WebhookRequest": reflect.TypeOf(webhookRequest{}), "Webhook": reflect.TypeOf(Webhook{}),
+	"WebhookEvent": reflect.TypeOf(WebhookEvent{}), "ReplayEventRequest": reflect.TypeOf(replayEventRequest{}),
+	"ReplayFailedRequest": reflect.TypeOf(ReplayFailedRequest{}), "KeyRollRequest": reflect.TypeOf(KeyRollRequest{}),
+	"KeyRoll": reflect.TypeOf(KeyRoll{}), "KeyState": reflect.TypeOf(KeyState{}),
+	"CardPage": reflect.TypeOf(CardPage{}),
 }
 
 // requestComponents are sent, not received.
 var requestComponents = map[string]bool{"CardCreateRequest": true, "CardBalanceBatchRequest": true, "CardNoRequest": true,
-	"CardFreezeRequest": true, "TransferRequest": true, "RemittanceCreateRequest": true, "Beneficiary": true}
+	"CardFreezeRequest": true, "TransferRequest": true, "RemittanceCreateRequest": true, "Beneficiary": true,
+	"WebhookRequest": true, "ReplayEventRequest": true, "ReplayFailedRequest": true, "KeyRollRequest": true}
 
 // TestContractComponents: every object schema of the spec has a Go type of
 // the same fields (the callbacks' data included), and the other way round.

@@ -74,6 +74,23 @@ func Handler(privateKey string, opts Options, onEvent func(ctx context.Context, 
 	if privateKey == "" {
 		panic("receiver: Handler needs the merchant's private key")
 	}
+	return HandlerKeys([]string{privateKey}, opts, onEvent)
+}
+
+// HandlerKeys is Handler with several keys: a callback is genuine when any
+// of them signed it (VerifyKeys, X-Sign or X-Signatures). During a roll of
+// the signing key, give it the old key and the new one; once the overlap
+// has ended, the new one alone. It panics without a key, with an empty
+// key, or with more than KeysMax keys.
+func HandlerKeys(keys []string, opts Options, onEvent func(ctx context.Context, e Event) error) http.Handler {
+	if len(keys) == 0 || len(keys) > KeysMax {
+		panic("receiver: HandlerKeys needs 1 to 4 private keys")
+	}
+	for _, k := range keys {
+		if k == "" {
+			panic("receiver: HandlerKeys needs non-empty private keys")
+		}
+	}
 	if onEvent == nil {
 		panic("receiver: Handler needs an onEvent function")
 	}
@@ -86,11 +103,11 @@ func Handler(privateKey string, opts Options, onEvent func(ctx context.Context, 
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &handler{key: privateKey, opts: opts, onEvent: onEvent, inFlight: map[string]struct{}{}}
+	return &handler{keys: append([]string(nil), keys...), opts: opts, onEvent: onEvent, inFlight: map[string]struct{}{}}
 }
 
 type handler struct {
-	key     string
+	keys    []string
 	opts    Options
 	onEvent func(context.Context, Event) error
 
@@ -105,6 +122,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sign, ts := r.Header.Get(HeaderSign), r.Header.Get(HeaderTimestamp)
+	signatures := r.Header.Get(HeaderSignatures)
 	if sign == "" || ts == "" {
 		answer(w, http.StatusBadRequest, "missing X-Sign or X-Timestamp")
 		return
@@ -119,7 +137,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusBadRequest, "cannot read body")
 		return
 	}
-	switch err := Verify(body, ts, sign, h.key, h.opts.Now(), h.opts.Tolerance); {
+	switch err := VerifyKeys(body, ts, sign, signatures, h.keys, h.opts.Now(), h.opts.Tolerance); {
 	case err == nil:
 	case errors.Is(err, ErrStaleTimestamp):
 		answer(w, http.StatusUnauthorized, "stale timestamp")

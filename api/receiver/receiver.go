@@ -12,6 +12,13 @@
 // complete http.Handler: it verifies, decodes the Event, de-duplicates on
 // event_id, calls the merchant's function and answers {"code":200,...}.
 //
+// During a roll of the signing key (docs/callbacks.md, "Rolling the signing
+// key") the gateway signs each callback with both keys: X-Sign with the
+// older one, and X-Signatures lists every signature, space-separated.
+// VerifyKeys and HandlerKeys accept a callback that any of the receiver's
+// keys signed, so a receiver given both keys never rejects a genuine
+// callback, whichever key the gateway puts in X-Sign.
+//
 // Verify over the raw bytes received. Never re-encode the JSON before
 // verifying: key order and spacing are not part of the contract.
 package receiver
@@ -22,6 +29,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -29,6 +37,17 @@ import (
 const (
 	HeaderSign      = "X-Sign"
 	HeaderTimestamp = "X-Timestamp"
+	// HeaderSignatures is the gateway's addition: one signature per signing
+	// key in force, space-separated (one outside a roll).
+	HeaderSignatures = "X-Signatures"
+)
+
+// Bounds of VerifyKeys: a callback carries at most this many signatures,
+// and a receiver holds at most this many keys (the current one and the
+// one it replaces are all a roll needs).
+const (
+	SignaturesMax = 4
+	KeysMax       = 4
 )
 
 // DefaultTolerance is how far X-Timestamp may be from the receiver's clock,
@@ -122,6 +141,63 @@ func Verify(body []byte, timestamp, sign, privateKey string, now time.Time, tole
 	}
 	want := digest(body, timestamp, privateKey)
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		return ErrBadSignature
+	}
+	return nil
+}
+
+// VerifyKeys checks a callback against any of keys: X-Sign and each entry of
+// X-Signatures (signatures, space-separated; may be empty) are compared with
+// the signature of each key, every pair in constant time and without
+// stopping at the first match. The timestamp is checked as Verify does. It
+// is what a receiver runs during a roll of the signing key, with the old
+// and the new key.
+func VerifyKeys(body []byte, timestamp, sign, signatures string, keys []string, now time.Time, tolerance time.Duration) error {
+	if timestamp == "" || (sign == "" && signatures == "") {
+		return ErrMissingHeaders
+	}
+	if tolerance <= 0 {
+		tolerance = DefaultTolerance
+	}
+	ts, err := ParseTimestamp(timestamp)
+	if err != nil {
+		return err
+	}
+	if d := now.Sub(ts); d > tolerance || d < -tolerance {
+		return fmt.Errorf("%w: X-Timestamp is %s from now, more than %s", ErrStaleTimestamp, d.Round(time.Second), tolerance)
+	}
+	if len(keys) == 0 || len(keys) > KeysMax {
+		return fmt.Errorf("%w: 1 to %d keys are needed", ErrBadSignature, KeysMax)
+	}
+	given := strings.Fields(signatures)
+	if sign != "" {
+		given = append(given, sign)
+	}
+	if len(given) > SignaturesMax+1 {
+		return fmt.Errorf("%w: more than %d signatures", ErrBadSignature, SignaturesMax)
+	}
+	sums := make([][sha256.Size]byte, 0, len(given))
+	for _, g := range given {
+		var got [sha256.Size]byte
+		if len(g) != hex.EncodedLen(sha256.Size) {
+			return fmt.Errorf("%w: a signature is not %d hex digits", ErrBadSignature, hex.EncodedLen(sha256.Size))
+		}
+		if _, err := hex.Decode(got[:], []byte(g)); err != nil {
+			return fmt.Errorf("%w: a signature is not hex", ErrBadSignature)
+		}
+		sums = append(sums, got)
+	}
+	match := 0
+	for _, k := range keys {
+		if k == "" {
+			continue // an empty key never verifies
+		}
+		want := digest(body, timestamp, k)
+		for i := range sums {
+			match |= subtle.ConstantTimeCompare(sums[i][:], want[:])
+		}
+	}
+	if match != 1 {
 		return ErrBadSignature
 	}
 	return nil

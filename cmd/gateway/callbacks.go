@@ -70,13 +70,22 @@ func cmdCallbacksReplay(ctx context.Context, e *env, args []string) error {
 			case *failed == (*eventID != ""):
 				return usageError("give exactly one of --event-id and --failed")
 			case *failed:
-				n, err := l.delivery.ReplayFailed(ctx, m.ID)
-				if err != nil {
-					return err
+				// The store's batches (what the API's replay does once),
+				// until no failed delivery remains.
+				var n int64
+				for {
+					r, err := l.delivery.ReplayFailed(ctx, m.ID, delivery.FailedRange{})
+					if err != nil {
+						return err
+					}
+					n += r.Replayed
+					if !r.More || r.Replayed == 0 {
+						break
+					}
 				}
 				return printJSON(e, map[string]any{"shopNo": m.ShopNo, "replayed": n})
 			default:
-				if err := l.delivery.ReplayEvent(ctx, m.ID, *eventID); err != nil {
+				if _, err := l.delivery.ReplayEvent(ctx, m.ID, *eventID); err != nil {
 					return err
 				}
 				return printJSON(e, map[string]any{"shopNo": m.ShopNo, "replayed": 1, "eventId": *eventID})

@@ -41,6 +41,7 @@ func subcommands() []subcommand {
 		{"merchant enable", "enable a disabled merchant", cmdMerchantStatus(ledger.MerchantActive)},
 		{"merchant whitelist", "replace a merchant's IP whitelist", cmdMerchantWhitelist},
 		{"merchant callback-url", "set a merchant's default callback URL", cmdMerchantCallbackURL},
+		{"merchant roll-key", "replace a merchant's public or signing key, the old one valid for an overlap", cmdMerchantRollKey},
 		{"merchant kyb", "set a merchant's KYB tier (resets its limits to the tier's)", cmdMerchantKYB},
 		{"merchant limits", "set a merchant's limits in one currency", cmdMerchantLimits},
 		{"bin list", "list the BIN catalogue", cmdBINList},

@@ -99,6 +99,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	metrics := api.NewMetrics(api.MetricsOptions{Ledger: l.Ledger, DB: s.db.DB})
 	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Merchants: l.Ledger, Accounts: l.cards, Cards: l.cards,
 		ReadKeys: l.Ledger, Bills: l.Ledger, Remittances: l.remit, Stats: l.Ledger,
+		WebhookSettings: l.Ledger, Webhooks: l.delivery, Keys: l.Ledger,
 		TrustedProxies: proxies, RateLimit: rateLimit, CallbackAllow: workerCfg.allow, Limits: limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", *addr)
 	if err != nil {

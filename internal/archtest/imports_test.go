@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"internal/workers": {"ledger", "internal/network", "internal/remittance", "internal/delivery"},
 	"reconcile":        {"ledger", "postings", "internal/network"},
 	"api": {"ledger", "postings", "internal/cards", "internal/network", "internal/remittance",
-		"internal/remittance/rules", "internal/callbackurl"},
+		"internal/remittance/rules", "internal/callbackurl", "internal/delivery"},
 
 	// Test support and test-only packages.
 	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/fx", "internal/cards", "internal/network",

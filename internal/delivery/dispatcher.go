@@ -96,7 +96,7 @@ func (d *Dispatcher) Round(ctx context.Context) (int, error) {
 const recordTimeout = 10 * time.Second
 
 func (d *Dispatcher) attempt(ctx context.Context, del *Delivery) DeliveryOutcome {
-	res := d.sender.Send(ctx, del.URL, del.Body, del.PrivateKey)
+	res := d.sender.Send(ctx, del.URL, del.Body, del.SigningKeys()...)
 	o := DeliveryOutcome{OK: res.OK, Status: res.Status, Error: res.Error}
 	if !res.OK {
 		d.rndMu.Lock()

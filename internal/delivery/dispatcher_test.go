@@ -248,7 +248,7 @@ func TestDeadLetterAndReplay(t *testing.T) {
 	if n := round(t, d); n != 0 {
 		t.Fatal("a dead delivery was sent")
 	}
-	if err := f.store.ReplayEvent(ctx, f.m.ID, info.EventID); err != nil {
+	if _, err := f.store.ReplayEvent(ctx, f.m.ID, info.EventID); err != nil {
 		t.Fatal(err)
 	}
 	round(t, d)
@@ -387,7 +387,7 @@ func TestRoundRecordsEveryOutcomeTogether(t *testing.T) {
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claimed %d, %v", len(claimed), err)
 	}
-	if err := f.store.ReplayEvent(ctx, f.m.ID, claimed[0].EventID); err != nil {
+	if _, err := f.store.ReplayEvent(ctx, f.m.ID, claimed[0].EventID); err != nil {
 		t.Fatal(err)
 	}
 	err = f.store.RecordDeliveries(ctx, []delivery.DeliveryRecord{{Delivery: &claimed[0], Outcome: delivery.DeliveryOutcome{OK: true, Status: 200}}})

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -114,14 +115,17 @@ func NewSender(opts SenderOptions) *Sender {
 func (s *Sender) CloseIdleConnections() { s.client.CloseIdleConnections() }
 
 // Send POSTs one attempt of a callback: body as is, Content-Type
-// application/json, User-Agent UserAgent, X-Timestamp = unix seconds now and
-// X-Sign = receiver.Sign(body, X-Timestamp, privateKey), computed afresh for
-// this attempt. It succeeds only on HTTP 200 with a JSON object whose code
+// application/json, User-Agent UserAgent, X-Timestamp = unix seconds now,
+// X-Sign = receiver.Sign(body, X-Timestamp, keys[0]) and X-Signatures = the
+// signature of each key, space-separated, all computed afresh for this
+// attempt. keys are the signing keys in force, oldest first: during a roll
+// the replaced key, then the new one (docs/callbacks.md, "Rolling the
+// signing key"), so that X-Sign stays what receivers already check. It succeeds only on HTTP 200 with a JSON object whose code
 // is 200 (the number, or the string "200") within the time-out; redirects
 // are not followed and at most ResponseBytesMax bytes of the answer are read.
-func (s *Sender) Send(ctx context.Context, rawURL string, body []byte, privateKey string) Result {
+func (s *Sender) Send(ctx context.Context, rawURL string, body []byte, keys ...string) Result {
 	start := time.Now()
-	res := s.send(ctx, rawURL, body, privateKey)
+	res := s.send(ctx, rawURL, body, keys)
 	res.Duration = time.Since(start)
 	if len(res.Error) > errorBytesMax {
 		res.Error = res.Error[:errorBytesMax]
@@ -129,12 +133,17 @@ func (s *Sender) Send(ctx context.Context, rawURL string, body []byte, privateKe
 	return res
 }
 
-func (s *Sender) send(ctx context.Context, rawURL string, body []byte, privateKey string) Result {
+func (s *Sender) send(ctx context.Context, rawURL string, body []byte, keys []string) Result {
 	if err := ValidateURL(rawURL, s.allow); err != nil {
 		return Result{Error: trimPrefix(err.Error())}
 	}
-	if privateKey == "" {
+	if len(keys) == 0 || len(keys) > receiver.SignaturesMax {
 		return Result{Error: "no private key to sign with"}
+	}
+	for _, k := range keys {
+		if k == "" {
+			return Result{Error: "no private key to sign with"}
+		}
 	}
 	attemptCtx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -146,7 +155,12 @@ func (s *Sender) send(ctx context.Context, rawURL string, body []byte, privateKe
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set(receiver.HeaderTimestamp, ts)
-	req.Header.Set(receiver.HeaderSign, receiver.Sign(body, ts, privateKey))
+	sigs := make([]string, len(keys))
+	for i, k := range keys {
+		sigs[i] = receiver.Sign(body, ts, k)
+	}
+	req.Header.Set(receiver.HeaderSign, sigs[0])
+	req.Header.Set(receiver.HeaderSignatures, strings.Join(sigs, " "))
 
 	resp, err := s.client.Do(req)
 	if err != nil {

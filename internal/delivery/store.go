@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/uptrace/bun/dialect/pgdialect"
+
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -18,8 +20,9 @@ const (
 )
 
 // Delivery is one claimed attempt: the event's stored body, where to send
-// it and the merchant's signing key (opened from its sealed form, kept in
-// memory only for the attempt).
+// it and the merchant's signing keys (opened from their sealed form, kept in
+// memory only for the attempt): during a roll's overlap PreviousKey is the
+// replaced key, and the attempt is signed with both.
 type Delivery struct {
 	MerchantID  int64
 	EventSeq    int64
@@ -29,7 +32,8 @@ type Delivery struct {
 	URL         string
 	Body        []byte
 	PrivateKey  string
-	Attempt     int // 1 for the first
+	PreviousKey string // "" outside a roll's overlap
+	Attempt     int    // 1 for the first
 	WindowStart time.Time
 }
 
@@ -69,6 +73,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		Payload     json.RawMessage `bun:"payload"`
 		ShopNo      string          `bun:"shop_no"`
 		Sealed      []byte          `bun:"private_key_sealed"`
+		PrevSealed  []byte          `bun:"private_key_prev_sealed"`
+		PrevUntil   *time.Time      `bun:"private_key_prev_until"`
 	}
 	err := s.l.DB().NewRaw(`
 		with due as (
@@ -89,7 +95,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 			from due where d.merchant_id = due.merchant_id and d.event_seq = due.event_seq
 			returning d.merchant_id, d.event_seq, d.url, d.attempts, d.window_start
 		)
-		select c.*, e.event_id, e.event_type, e.payload::text as payload, m.shop_no, m.private_key_sealed
+		select c.*, e.event_id, e.event_type, e.payload::text as payload, m.shop_no, m.private_key_sealed,
+		       m.private_key_prev_sealed, m.private_key_prev_until
 		from claimed c
 		join events e on e.merchant_id = c.merchant_id and e.event_seq = c.event_seq
 		join merchants m on m.id = c.merchant_id`,
@@ -103,8 +110,15 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		if err != nil {
 			return nil, ledger.Invariantf("the signing key of %s does not open: %v", r.ShopNo, err)
 		}
+		var prev []byte
+		if r.PrevUntil != nil && now.Before(*r.PrevUntil) {
+			if prev, err = s.l.Sealer().Open(r.PrevSealed, "merchant-private-key:"+r.ShopNo); err != nil {
+				return nil, ledger.Invariantf("the previous signing key of %s does not open: %v", r.ShopNo, err)
+			}
+		}
 		out = append(out, Delivery{MerchantID: r.MerchantID, EventSeq: r.EventSeq, EventID: r.EventID, EventType: r.EventType,
-			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), Attempt: r.Attempts, WindowStart: r.WindowStart.UTC()})
+			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), PreviousKey: string(prev),
+			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC()})
 	}
 	return out, nil
 }
@@ -196,66 +210,131 @@ type DeliveryInfo struct {
 	LastAttemptAt *time.Time `json:"lastAttemptAt,omitempty" bun:"last_attempt_at"`
 	LastStatus    *int       `json:"lastStatus,omitempty" bun:"last_status"`
 	LastError     *string    `json:"lastError,omitempty" bun:"last_error"`
+	DeliveredAt   *time.Time `json:"deliveredAt,omitempty" bun:"delivered_at"`
 	CreatedAt     time.Time  `json:"createdAt" bun:"created_at"`
 }
 
 // DeliveriesPageMax bounds one listing.
 const DeliveriesPageMax = 1000
 
-// Deliveries lists a merchant's events with their delivery (status "" for
-// an event that has no target), newest first, optionally of one status.
+// Deliveries lists a merchant's events with their delivery (status
+// NOT_SENT for an event that has no target), newest first, optionally of
+// one status: the operator's `callbacks list`.
 func (s *Store) Deliveries(ctx context.Context, merchant int64, status string, limit int) ([]DeliveryInfo, error) {
+	if err := CheckStatus("status", status); err != nil {
+		return nil, err
+	}
 	if limit <= 0 || limit > DeliveriesPageMax {
 		limit = DeliveriesPageMax
 	}
 	var out []DeliveryInfo
-	err := s.l.DB().NewRaw(`
-		select m.shop_no, e.event_seq, e.event_id, e.event_type, e.subject, coalesce(d.url, '') as url,
-		       coalesce(d.status, 'NOT_SENT') as status, coalesce(d.attempts, 0) as attempts, d.next_attempt_at,
-		       d.last_attempt_at, d.last_status, d.last_error, e.created_at
+	err := s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e
 		join merchants m on m.id = e.merchant_id
 		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
-		where e.merchant_id = ? and (? = '' or coalesce(d.status, 'NOT_SENT') = ?)
+		where e.merchant_id = ? and `+eventFilterSQL+`
 		order by e.event_seq desc
-		limit ?`, merchant, status, status, limit).Scan(ctx, &out)
+		limit ?`, merchant, status, status, pgdialect.Array([]string{}), pgdialect.Array([]string{}), limit).Scan(ctx, &out)
 	return out, ledger.MapError(err)
 }
 
 // ReplayEvent sends an event again from now, with a new 24-hour window and
-// the same event_id: a failed or delivered delivery goes back to pending,
-// and an event that had no target gets one if the merchant has a URL now.
-func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string) error {
+// the same event_id (receivers de-duplicate on it): a failed or delivered
+// delivery goes back to pending, and an event that had no target gets one
+// if the merchant has a URL now. The target is the event's own URL, else
+// the merchant's URL now: a merchant that moved its endpoint replays to
+// the new one. A delivery still pending (waiting for its
+// next attempt after failures) is made due now with a fresh window: the
+// merchant who fixed its endpoint need not wait for the backoff. Repeating
+// a replay leaves the same state (pending, due now, the same event_id); an
+// attempt in flight meanwhile records nothing over it (RecordDeliveries
+// matches the claim's attempt). The answer shows the delivery. ENOTFOUND
+// event for an unknown id and for another merchant's alike; ESTATE
+// no_callback_url when there is nowhere to send it.
+func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string) (*DeliveryInfo, error) {
+	if err := CheckEventID("eventId", eventID); err != nil {
+		return nil, err
+	}
 	now := s.l.Now()
-	res, err := s.l.DB().NewRaw(`
-		insert into deliveries (merchant_id, event_seq, subject, url, status, attempts, window_start, next_attempt_at)
+	_, err := s.l.DB().NewRaw(`
+		insert into deliveries as d (merchant_id, event_seq, subject, url, status, attempts, window_start, next_attempt_at)
 		select e.merchant_id, e.event_seq, e.subject, coalesce(e.callback_url, m.callback_url), 'PENDING', 0, ?, ?
 		from events e join merchants m on m.id = e.merchant_id
 		where e.merchant_id = ? and e.event_id = ? and coalesce(e.callback_url, m.callback_url) is not null
 		  -- card.created goes to its request's URL alone (ledger.Event.RequestURLOnly).
 		  and (e.event_type <> 'card.created' or e.callback_url is not null)
 		on conflict (merchant_id, event_seq) do update
-		set status = 'PENDING', attempts = 0, window_start = excluded.window_start,
+		set status = 'PENDING', attempts = 0, window_start = excluded.window_start, url = excluded.url,
 		    next_attempt_at = excluded.next_attempt_at, delivered_at = null`,
 		now, now, merchant, eventID).Exec(ctx)
 	if err != nil {
-		return ledger.MapError(err)
+		return nil, ledger.MapError(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonEvent, "no event %s with a callback URL for this merchant", eventID)
+	info, err := s.Event(ctx, merchant, eventID)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if info.Status == DeliveryNotSent {
+		return nil, postings.ReasonErrorf(postings.ESTATE, postings.ReasonNoCallbackURL,
+			"event %s has no callback URL to be sent to: set the merchant's (PUT /shop/webhook)", eventID)
+	}
+	return info, nil
 }
 
-// ReplayFailed puts every failed delivery of a merchant back to pending with
-// a new window, and returns how many.
-func (s *Store) ReplayFailed(ctx context.Context, merchant int64) (int64, error) {
-	now := s.l.Now()
-	res, err := s.l.DB().NewRaw(`
-		update deliveries set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?
-		where merchant_id = ? and status = 'FAILED'`, now, now, merchant).Exec(ctx)
-	if err != nil {
-		return 0, ledger.MapError(err)
+// ReplayFailed puts failed deliveries back to pending with a new window,
+// to the event's own URL or else the merchant's current one, oldest first: those of events created in r's range (every one for the
+// zero range), at most r.Limit (ReplayFailedMax when ≤ 0). It reports
+// whether failed deliveries of the range remain. Repeating it is safe: a
+// replayed delivery is no longer failed.
+func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange) (ReplayResult, error) {
+	if r.Limit <= 0 || r.Limit > ReplayFailedMax {
+		r.Limit = ReplayFailedMax
 	}
-	return res.RowsAffected()
+	var from, to *time.Time
+	if !r.From.IsZero() {
+		from = &r.From
+	}
+	if !r.To.IsZero() {
+		to = &r.To
+	}
+	now := s.l.Now()
+	var out struct {
+		Replayed int64 `bun:"replayed"`
+		More     bool  `bun:"more"`
+	}
+	// One more candidate than the limit tells whether some remain. The
+	// candidates walk deliveries_status_idx in event order.
+	err := s.l.DB().NewRaw(`
+		with cand as (
+			select d.merchant_id, d.event_seq, coalesce(e.callback_url, m.callback_url) as url from deliveries d
+			join events e on e.merchant_id = d.merchant_id and e.event_seq = d.event_seq
+			join merchants m on m.id = d.merchant_id
+			where d.merchant_id = ? and d.status = 'FAILED'
+			  and (?::timestamptz is null or e.created_at >= ?::timestamptz)
+			  and (?::timestamptz is null or e.created_at < ?::timestamptz)
+			order by d.event_seq
+			limit ?
+		), picked as (
+			select * from cand order by event_seq limit ?
+		), upd as (
+			update deliveries d set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?, delivered_at = null,
+			       url = coalesce(p.url, d.url)
+			from picked p
+			where d.merchant_id = p.merchant_id and d.event_seq = p.event_seq and d.status = 'FAILED'
+			returning 1
+		)
+		select (select count(*) from upd) as replayed, (select count(*) from cand) > ? as more`,
+		merchant, from, from, to, to, r.Limit+1, r.Limit, now, now, r.Limit).Scan(ctx, &out)
+	if err != nil {
+		return ReplayResult{}, ledger.MapError(err)
+	}
+	return ReplayResult{Replayed: out.Replayed, More: out.More}, nil
+}
+
+// SigningKeys are the keys to sign d with, oldest first (Sender.Send).
+func (d *Delivery) SigningKeys() []string {
+	if d.PreviousKey != "" {
+		return []string{d.PreviousKey, d.PrivateKey}
+	}
+	return []string{d.PrivateKey}
 }

@@ -4,6 +4,10 @@
 //
 //	PAYGATE_PRIVATE_KEY=sk_… example-receiver -addr 127.0.0.1:8080 -path /paygate/callbacks
 //
+// During a roll of the signing key, PAYGATE_PRIVATE_KEY holds both keys,
+// separated by a space: a callback signed by either is accepted
+// (receiver.HandlerKeys).
+//
 // The private key is read from the environment, not from a flag, so that it
 // does not show in the process list. Behind a TLS-terminating proxy in
 // production; plain HTTP here.
@@ -19,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -31,9 +36,9 @@ func main() {
 	path := flag.String("path", "/paygate/callbacks", "URL path of the callback endpoint")
 	tolerance := flag.Duration("tolerance", receiver.DefaultTolerance, "accepted clock difference of X-Timestamp, either way")
 	flag.Parse()
-	key := os.Getenv("PAYGATE_PRIVATE_KEY")
-	if key == "" {
-		fmt.Fprintln(os.Stderr, "example-receiver: set PAYGATE_PRIVATE_KEY to the shop's private key (sk_…)")
+	keys := strings.Fields(os.Getenv("PAYGATE_PRIVATE_KEY"))
+	if len(keys) == 0 || len(keys) > receiver.KeysMax {
+		fmt.Fprintln(os.Stderr, "example-receiver: set PAYGATE_PRIVATE_KEY to the shop's private key (sk_…), or to its old and new keys during a roll")
 		os.Exit(2)
 	}
 
@@ -48,7 +53,7 @@ func main() {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("POST "+*path, receiver.Handler(key, receiver.Options{Tolerance: *tolerance}, onEvent))
+	mux.Handle("POST "+*path, receiver.HandlerKeys(keys, receiver.Options{Tolerance: *tolerance}, onEvent))
 	srv := &http.Server{
 		Addr:              *addr,
 		Handler:           mux,

@@ -1,0 +1,95 @@
+package api
+
+import (
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/ledger"
+)
+
+// Key rolls (docs/api.md, "Keys"; docs/security.md, "Rolling keys"): the
+// merchant replaces its public key or its callback signing key; the
+// replaced key stays valid for an overlap. The new key is in the answer of
+// the roll and nowhere else: a replay of the same Idempotency-Key answers
+// the roll with key null.
+
+// keyRollView is the answer of a roll.
+type keyRollView struct {
+	Kind string `json:"kind"` // public or signing
+	// Key is the new key, shown this once; null in a replayed answer.
+	Key                *string `json:"key"`
+	RolledAt           string  `json:"rolledAt"`
+	PreviousValidUntil *string `json:"previousValidUntil"`
+}
+
+// keysView is the answer of GET /shop/keys: the overlaps in progress.
+type keysView struct {
+	PublicKey  keyStateView `json:"publicKey"`
+	SigningKey keyStateView `json:"signingKey"`
+}
+
+type keyStateView struct {
+	// PreviousValidUntil is when the replaced key stops being valid; null
+	// when no overlap is in progress.
+	PreviousValidUntil *string `json:"previousValidUntil"`
+}
+
+// handleKeys answers GET /shop/keys.
+func handleKeys(l Keys) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		st, err := l.KeyState(c.Request.Context(), merchantOf(c).ID)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		writeOK(c, keysView{PublicKey: keyStateView{PreviousValidUntil: timestampOrNil(st.PublicPreviousValidUntil)},
+			SigningKey: keyStateView{PreviousValidUntil: timestampOrNil(st.SigningPreviousValidUntil)}})
+	}
+}
+
+// keyOverlapHoursMax is the longest overlap, in the request's unit.
+const keyOverlapHoursMax = int(ledger.KeyOverlapMax / time.Hour)
+
+// handleKeyRoll answers POST /shop/keys/public/roll and
+// /shop/keys/signing/roll {"overlapHours": 0 to 168, default 24}.
+func handleKeyRoll(l Keys, kind string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var hours amountText
+		if err := decodeObject(bodyOf(c), []field{{name: "overlapHours", into: &hours}}); err != nil {
+			writeError(c, err)
+			return
+		}
+		overlap := ledger.KeyOverlapDefault
+		if hours != "" {
+			n, err := parseIntField("overlapHours", hours, 0, keyOverlapHoursMax)
+			if err != nil {
+				writeError(c, err)
+				return
+			}
+			overlap = time.Duration(n) * time.Hour
+		}
+		m := merchantOf(c)
+		var r *ledger.KeyRoll
+		var err error
+		if kind == ledger.KeySigning {
+			r, err = l.RollSigningKey(c.Request.Context(), m.ID, overlap, idempotencyOf(c))
+		} else {
+			// The key that authenticated this request is the one the
+			// merchant holds: it stays valid beside the new one.
+			r, err = l.RollPublicKey(c.Request.Context(), m.ID, overlap, m.ByPreviousKey, idempotencyOf(c))
+		}
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		v := keyRollView{Kind: r.Kind, RolledAt: timestamp(r.RolledAt), PreviousValidUntil: timestampOrNil(r.PreviousValidUntil)}
+		if r.Key != "" {
+			key := r.Key
+			v.Key = &key
+		}
+		// The answer holds a secret: no cache keeps it.
+		c.Header("Cache-Control", "no-store")
+		writeOK(c, v)
+	}
+}
