@@ -119,38 +119,6 @@ func TestRateLimiterEvictsIdleBuckets(t *testing.T) {
 	}
 }
 
-func TestParseRateLimit(t *testing.T) {
-	tests := []struct {
-		rps, burst string
-		want       RateLimit
-		wantErr    string
-	}{
-		{"", "", RateLimit{}, ""},
-		{"50", "", RateLimit{RPS: 50}, ""},
-		{" 0.5 ", "3", RateLimit{RPS: 0.5, Burst: 3}, ""},
-		{"OFF", "", RateLimit{RPS: -1}, ""},
-		{"0", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "0" is not a positive number or "off"`},
-		{"-5", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "-5" is not a positive number or "off"`},
-		{"NaN", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "NaN" is not a positive number or "off"`},
-		{"Inf", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "Inf" is not a positive number or "off"`},
-		{"many", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "many" is not a positive number or "off"`},
-		{"", "1.5", RateLimit{}, `GATEWAY_RATE_LIMIT_BURST: "1.5" is not a positive integer`},
-		{"", "0", RateLimit{}, `GATEWAY_RATE_LIMIT_BURST: "0" is not a positive integer`},
-	}
-	for _, tt := range tests {
-		got, err := ParseRateLimit(tt.rps, tt.burst)
-		if tt.wantErr != "" {
-			if msg := messageOf(err); msg != tt.wantErr {
-				t.Errorf("ParseRateLimit(%q, %q): error %q, want %q", tt.rps, tt.burst, msg, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("ParseRateLimit(%q, %q) = %+v, %v; want %+v", tt.rps, tt.burst, got, err, tt.want)
-		}
-	}
-}
-
 func TestRetryAfterSeconds(t *testing.T) {
 	for _, tt := range []struct {
 		give time.Duration

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/postings"
@@ -17,7 +18,7 @@ import (
 func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "sanctions load", "Replace the sanctions list (CSV: name,country[,list,id] with a header line).")
 	file := fs.String("file", "", "the CSV file (required)")
-	return withLedger(ctx, e, fs, args, func(l *services) error {
+	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 		f, err := os.Open(*file)
 		if err != nil {
 			return usageError(err.Error())
@@ -31,7 +32,7 @@ func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 		for _, x := range list.Entries() {
 			entries = append(entries, remittance.SanctionsEntry{Name: x.Name, Country: x.Country, List: x.List, Ref: x.ID})
 		}
-		version, err := l.remit.ReplaceSanctions(ctx, entries)
+		version, err := l.Remit.ReplaceSanctions(ctx, entries)
 		if err != nil {
 			return err
 		}
@@ -48,7 +49,7 @@ func cmdRail(status string) func(ctx context.Context, e *env, args []string) err
 		txID := fs.String("tx-id", "", "the remittance (required)")
 		reason := fs.String("reason", "", "ISO 20022 return reason, e.g. AC01 (return only)")
 		msg := fs.String("message-id", "", "the report's message id, for idempotency (default: derived from tx id and status)")
-		return withLedger(ctx, e, fs, args, func(l *services) error {
+		return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 			if *msg == "" {
 				*msg = "cli-" + verb + "-" + *txID
 			}
@@ -58,7 +59,7 @@ func cmdRail(status string) func(ctx context.Context, e *env, args []string) err
 			if status != remittance.RemitReturned && *reason != "" {
 				return postings.FieldErrorf("reason", "only a return carries a reason")
 			}
-			r, err := l.remit.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
+			r, err := l.Remit.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
 			if err != nil {
 				return err
 			}

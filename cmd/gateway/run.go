@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 )
@@ -21,6 +22,35 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+	level  *slog.LevelVar
+}
+
+// slogInfo is the level of the start-up lines.
+const slogInfo = slog.LevelInfo
+
+// setLogLevel applies the configuration's GATEWAY_LOG_LEVEL (run starts
+// with the variable read leniently, before any command has checked it).
+func (e *env) setLogLevel(l slog.Level) { e.level.Set(l) }
+
+// config is the configuration of the environment, for the commands other
+// than serve (which adds its flags): the database, the data directory and
+// key, the internal API's address and token, the callback allow list. A
+// malformed setting stops every command, as it stops serve.
+func (e *env) config() (*config.Config, error) {
+	cfg, err := config.FromEnvironment(e.getenv)
+	if err != nil {
+		return nil, configError(err)
+	}
+	return cfg, nil
+}
+
+// configError is a refused setting: a usage error (exit 2) naming it.
+func configError(err error) error {
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return usageError(ce.Error())
+	}
+	return err
 }
 
 type subcommand struct {
@@ -70,8 +100,10 @@ func subcommands() []subcommand {
 
 // run is the whole program: main only calls it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	e := &env{getenv: getenv, stdout: stdout, stderr: stderr,
-		log: slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel(getenv("GATEWAY_LOG_LEVEL"))}))}
+	level := &slog.LevelVar{}
+	level.Set(logLevel(getenv("GATEWAY_LOG_LEVEL")))
+	e := &env{getenv: getenv, stdout: stdout, stderr: stderr, level: level,
+		log: slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))}
 	rest := args[1:]
 	if len(rest) == 0 || rest[0] == "-h" || rest[0] == "--help" || rest[0] == "help" {
 		usage(stdout)
