@@ -6,6 +6,7 @@ import (
 	"flag"
 	"strings"
 
+	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/cards"
@@ -52,30 +53,22 @@ func withMerchant(ctx context.Context, e *env, name, summary string, args []stri
 	})
 }
 
+// operatorProfile is what the operator's merchant commands print: the
+// answer of GET /shop/account, field for field (api.AccountView), and the
+// settings only the operator sees.
+type operatorProfile struct {
+	api.AccountView
+	IPWhitelist []string `json:"ipWhitelist"`
+	CallbackURL string   `json:"callbackUrl"`
+}
+
 func printProfile(ctx context.Context, e *env, l *app.Services, m *ledger.Merchant) error {
 	p, err := l.Cards.Profile(ctx, m.ID)
 	if err != nil {
 		return err
 	}
-	limits := make([]map[string]any, 0, len(p.Limits))
-	for _, lim := range p.Limits {
-		cur := postings.MustCurrency(lim.Currency)
-		limits = append(limits, map[string]any{
-			"currency":          lim.Currency,
-			"cardBalanceMax":    postings.Money{Minor: lim.CardBalanceMax, Currency: cur},
-			"dailyCardIssueMax": postings.Money{Minor: lim.DailyCardIssueMax, Currency: cur},
-			"dailyCardIssued":   postings.Money{Minor: lim.DailyCardIssued, Currency: cur},
-		})
-	}
-	balances := map[string]postings.Money{}
-	for _, b := range p.Balances {
-		balances[b.Currency] = postings.Money{Minor: b.Balance, Currency: postings.MustCurrency(b.Currency)}
-	}
-	return printJSON(e, map[string]any{
-		"shopNo": m.ShopNo, "name": m.Name, "status": p.Merchant.Status, "currencies": m.Currencies,
-		"kybTier": p.KYBTier, "ipWhitelist": p.Merchant.IPWhitelist, "callbackUrl": p.Merchant.CallbackURL,
-		"balances": balances, "limits": limits, "lastAuthenticatedAt": p.LastAuthenticatedAt,
-	})
+	return printJSON(e, operatorProfile{AccountView: api.NewAccountView(p),
+		IPWhitelist: append([]string{}, p.Merchant.IPWhitelist...), CallbackURL: p.Merchant.CallbackURL})
 }
 
 func cmdMerchantShow(ctx context.Context, e *env, args []string) error {

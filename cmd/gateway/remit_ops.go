@@ -8,7 +8,6 @@ import (
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/internal/remittance/rules"
-	"github.com/paygate/gateway/postings"
 )
 
 // cmdSanctionsLoad replaces the sanctions list that remittance screening
@@ -47,7 +46,11 @@ func cmdRail(status string) func(ctx context.Context, e *env, args []string) err
 	return func(ctx context.Context, e *env, args []string) error {
 		fs := newFlags(e, "rail "+verb, "Report that an in-flight remittance "+strings.ToLower(status)+" (as the rail partner).")
 		txID := fs.String("tx-id", "", "the remittance (required)")
-		reason := fs.String("reason", "", "ISO 20022 return reason, e.g. AC01 (return only)")
+		reason := new(string)
+		if status == remittance.RemitReturned {
+			// Only a return carries a reason: settle has no such flag.
+			reason = fs.String("reason", "AC01", "ISO 20022 return reason")
+		}
 		msg := fs.String("message-id", "", "the report's message id, for idempotency (default: derived from tx id and status)")
 		return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 			if *msg == "" {
@@ -55,9 +58,6 @@ func cmdRail(status string) func(ctx context.Context, e *env, args []string) err
 			}
 			if status == remittance.RemitReturned && *reason == "" {
 				*reason = "AC01"
-			}
-			if status != remittance.RemitReturned && *reason != "" {
-				return postings.FieldErrorf("reason", "only a return carries a reason")
 			}
 			r, err := l.Remit.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
 			if err != nil {
