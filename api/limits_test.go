@@ -52,6 +52,7 @@ func TestLimitsCheck(t *testing.T) {
 // NewHTTPServer's deadlines are the Limits': headers, then the rest of the
 // budget for writing, and a header backstop far above the enveloped bound.
 func TestNewHTTPServerDeadlines(t *testing.T) {
+	t.Parallel()
 	lim := Limits{}.withDefaults()
 	srv := NewHTTPServer(nil, Limits{}, nil)
 	if srv.ReadHeaderTimeout != lim.HeaderTimeout || srv.WriteTimeout != lim.RequestBudget-lim.HeaderTimeout ||

@@ -89,6 +89,7 @@ var isolationProbes = map[string]string{
 // owner's shop number (which every bill id holds) or the owner's ids
 // beyond those the request named.
 func TestShopIsolationEveryRoute(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	owner := s.fundedShop()
 	thief := s.fundedShop()
@@ -176,6 +177,7 @@ type authVariant struct {
 // status, the same body and the same headers (but Date and X-Request-Id).
 // TestAuthUnknownShopAndWrongKeyIdentical pins the body on one route.
 func TestAuthFailuresIdenticalEveryRoute(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.newShop(ledger.MerchantSpec{})
 	other := s.newShop(ledger.MerchantSpec{})
@@ -241,6 +243,7 @@ func headerSet(h http.Header) string {
 // kind are never believed, nor is an X-Forwarded-For from anyone else
 // (TestAuthIPWhitelist and TestClientIP cover the X-Forwarded-For walk).
 func TestForgedClientIPHeaders(t *testing.T) {
+	t.Parallel()
 	forged := [][]string{
 		{"X-Real-IP", "10.1.2.3"},
 		{"X-Real-Ip", "10.1.2.3"},
@@ -286,6 +289,7 @@ func TestForgedClientIPHeaders(t *testing.T) {
 // any spellings, is refused rather than guessed at; a name spelled with
 // underscores is another header.
 func TestHeaderVariants(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	other := s.newShop(ledger.MerchantSpec{})
@@ -341,6 +345,7 @@ func TestHeaderVariants(t *testing.T) {
 // route, whether it announces its length or is chunked, and changes
 // nothing.
 func TestBodyLimitEveryRoute(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	before := s.journal()
@@ -386,6 +391,7 @@ func TestBodyLimitEveryRoute(t *testing.T) {
 // PAN-like digit run (the PAN is sealed, ledger.Sealer; its opening is
 // TestCardCreateFundsTheCardAndSealsThePAN's business, not this test's).
 func TestSecretsAtRest(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	k := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"5.00"}`)
