@@ -22,11 +22,8 @@ import (
 	"github.com/paygate/gateway/internal/netclient"
 )
 
-// The internal network API (docs/network.md): its listener, started by
-// serve, and the simulator commands that call it as the card processor
-// would.
-
-// The simulator: `gateway network …` calls the internal API through
+// The simulator: `gateway network …` calls the internal network API
+// (docs/network.md; its listener is internal/app's) through
 // internal/netclient, as the card processor would.
 
 // networkFlags adds the connection flags every network command shares.
