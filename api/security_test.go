@@ -129,8 +129,14 @@ func TestShopIsolationEveryRoute(t *testing.T) {
 			continue
 		}
 		missing := send(unknownCard, unknownTx)
-		mask := strings.NewReplacer(card.CardNo, probeCard, remit.TxID, probeTx, unknownCard, probeCard, unknownTx, probeTx)
-		if got, want := mask.Replace(string(foreign.raw)), mask.Replace(string(missing.raw)); got != want || foreign.status != missing.status {
+		ids := strings.NewReplacer(card.CardNo, probeCard, remit.TxID, probeTx, unknownCard, probeCard, unknownTx, probeTx)
+		// The thief's own last authentication is the time of each probe:
+		// two probes a second boundary apart differ there, and it says
+		// nothing of the owner.
+		mask := func(raw []byte) string {
+			return lastAuthenticated.ReplaceAllString(ids.Replace(string(raw)), `"lastAuthenticatedAt":"…"`)
+		}
+		if got, want := mask(foreign.raw), mask(missing.raw); got != want || foreign.status != missing.status {
 			t.Errorf("%s: another merchant's ids are told apart from unknown ones:\nforeign HTTP %d %s\nunknown HTTP %d %s",
 				route, foreign.status, foreign.raw, missing.status, missing.raw)
 		}
@@ -420,6 +426,7 @@ func TestSecretsAtRest(t *testing.T) {
 }
 
 var (
-	panLike  = regexp.MustCompile(`\d{13,19}`)
-	byteaHex = regexp.MustCompile(`\\\\x[0-9a-f]*`)
+	lastAuthenticated = regexp.MustCompile(`"lastAuthenticatedAt":"[^"]*"`)
+	panLike           = regexp.MustCompile(`\d{13,19}`)
+	byteaHex          = regexp.MustCompile(`\\\\x[0-9a-f]*`)
 )
