@@ -27,8 +27,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo
 
 .PHONY: build pg pg-ha run run-ha backup-ha restore-ha test test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
 
+# COMMIT is stamped into bin/gateway for `gateway version` where the go
+# command does not record vcs.revision itself (git worktrees, -buildvcs=false).
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+
 build:
-	$(GO) build -o bin/gateway ./cmd/gateway
+	$(GO) build -ldflags "-X main.buildCommit=$(COMMIT)" -o bin/gateway ./cmd/gateway
 	$(GO) build -o bin/bench ./cmd/bench
 	$(GO) build -o bin/ha ./cmd/ha
 

@@ -200,25 +200,3 @@ func ipAllowed(a netip.Addr, whitelist []string) bool {
 	}
 	return false
 }
-
-// ParseTrustedProxies parses a comma-separated list of CIDR prefixes or
-// addresses (GATEWAY_TRUSTED_PROXIES).
-func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if p, err := netip.ParsePrefix(f); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(f)
-		if err != nil {
-			return nil, postings.FieldErrorf("GATEWAY_TRUSTED_PROXIES", "%q is neither an IP address nor a CIDR prefix", f)
-		}
-		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-	}
-	return out, nil
-}

@@ -127,6 +127,7 @@ func (s *testServer) billCSV(sh shop, path string) (http.Header, [][]string) {
 }
 
 func TestBillValidation(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	tests := []struct{ query, msg string }{
@@ -204,6 +205,7 @@ func TestBillValidation(t *testing.T) {
 // The entry's fields as they are rendered, and the defaults: without page
 // and size, the first 50 lines.
 func TestBillEntries(t *testing.T) {
+	t.Parallel()
 	now, today := todayClock()
 	s := newTestServer(t, serverOptions{ledgerNow: now})
 	sh := s.fundedShop()
@@ -273,6 +275,7 @@ func errExpected(err error) bool {
 // balanceAfter follows from its amounts and ends at its balance; the CSV
 // holds the same rows as the JSON.
 func TestBillSumsToBalances(t *testing.T) {
+	t.Parallel()
 	now, today := todayClock()
 	s := newTestServer(t, serverOptions{ledgerNow: now})
 	ctx := context.Background()
@@ -471,6 +474,7 @@ var documentedBillTypes = map[string]bool{
 }
 
 func TestBillTypesAreTheKinds(t *testing.T) {
+	t.Parallel()
 	for _, k := range postings.Kinds() {
 		if documentedBillTypes[string(k)] == (k == postings.KindRemitSettle) {
 			t.Errorf("kind %s: documented %v", k, documentedBillTypes[string(k)])
@@ -487,6 +491,8 @@ func TestBillTypesAreTheKinds(t *testing.T) {
 // followed only by newer ones, with no duplicate and no gap; a page, once
 // full, never changes, and a short last page only grows at its end.
 func TestBillStableUnderConcurrentWriters(t *testing.T) {
+	// Not parallel: it pages the bill under concurrent writers; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	now, today := todayClock()
 	// The reader re-reads short pages quickly: no rate limit.
 	s := newTestServer(t, serverOptions{ledgerNow: now, rateLimit: RateLimit{RPS: -1}})

@@ -12,6 +12,7 @@ import (
 // allow list: 400 naming the field, nothing created. Before, only the
 // sender refused such a URL, at the first callback.
 func TestCallbackURLRefusedAtSubmission(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	refused := []struct{ url, reason string }{
@@ -69,6 +70,7 @@ func TestCallbackURLRefusedAtSubmission(t *testing.T) {
 // listed prefixes) the API accepts what the sender would then reach, and
 // still refuses link-local and metadata addresses outside the prefixes.
 func TestCallbackURLAllowList(t *testing.T) {
+	t.Parallel()
 	allow := callbackurl.AllowList{AllowPrivate: true, Prefixes: []netip.Prefix{netip.MustParsePrefix("169.254.10.0/24")}}
 	s := newTestServer(t, serverOptions{allow: allow})
 	sh := s.fundedShop()

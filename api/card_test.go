@@ -90,6 +90,7 @@ func (s *testServer) fundingBalance(sh shop, cur string) string {
 }
 
 func TestAccount(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.newShop(ledger.MerchantSpec{Name: "Acme Ltd", Currencies: []string{"USD", "JPY"}})
 	s.deposit(sh, "USD", 12345)
@@ -132,6 +133,7 @@ func TestAccount(t *testing.T) {
 }
 
 func TestBINList(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}})
 	type binOut struct {
@@ -167,6 +169,7 @@ func TestBINList(t *testing.T) {
 }
 
 func TestCardLifecycle(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	k := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"50.00","remark":"travel","callback_url":"https://shop.example/cb"}`)
@@ -229,6 +232,7 @@ func TestCardLifecycle(t *testing.T) {
 }
 
 func TestCardCreateZeroAmountThenFund(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	k := s.createCard(sh, `{"bin":"522302","currency":"EUR","amount":0}`)
@@ -246,6 +250,7 @@ func TestCardCreateZeroAmountThenFund(t *testing.T) {
 }
 
 func TestTransferCrossCurrency(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	if _, err := s.l.FX.Set(context.Background(), "EUR", "USD", "1.10", 50); err != nil {
@@ -275,6 +280,7 @@ func TestTransferCrossCurrency(t *testing.T) {
 }
 
 func TestBusinessFailures(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	usdOnly := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "CHF"}})
@@ -324,6 +330,7 @@ func TestBusinessFailures(t *testing.T) {
 // A stale rate is refused: the ledger's clock is two days ahead of the
 // seeded rates, stamped when the database was migrated.
 func TestTransferStaleRate(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{ledgerNow: func() time.Time { return time.Now().Add(48 * time.Hour) }})
 	sh := s.fundedShop()
 	k := s.createCard(sh, `{"bin":"453202","currency":"EUR","amount":0}`)
@@ -344,6 +351,7 @@ func TestTransferStaleRate(t *testing.T) {
 // Another merchant's card is answered exactly like an unknown card, on
 // every endpoint.
 func TestOtherMerchantsCard(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	owner := s.fundedShop()
 	thief := s.fundedShop()
@@ -393,6 +401,7 @@ func TestOtherMerchantsCard(t *testing.T) {
 }
 
 func TestBalanceBatch(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	other := s.fundedShop()
@@ -433,6 +442,7 @@ func TestBalanceBatch(t *testing.T) {
 }
 
 func TestIdempotentRetries(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	create := `{"bin":"453201","currency":"USD","amount":"10.00"}`
@@ -499,6 +509,8 @@ func TestIdempotentRetries(t *testing.T) {
 // succeed, the others are refused for insufficient funds, and no answer ever
 // shows a negative balance.
 func TestConcurrentTransfersOut(t *testing.T) {
+	// Not parallel: it races concurrent transfers on one balance; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	k := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"50.00"}`)

@@ -15,6 +15,8 @@ import (
 // holds go on serving; a closed one frees its place; another address and a
 // trusted proxy are not held back.
 func TestConnsPerClientBound(t *testing.T) {
+	// Not parallel: it holds connections up to the per-client bound; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	const max = 3
 	s := newTestServer(t, serverOptions{limits: Limits{ConnsPerClientMax: max}})
 	held := make([]*rawConn, max)
@@ -77,6 +79,7 @@ func (s *testServer) tryDial(from string) error {
 // Connections from a trusted proxy are not counted: the proxy carries many
 // clients and bounds them itself.
 func TestConnsPerClientSparesTrustedProxies(t *testing.T) {
+	t.Parallel()
 	const max = 2
 	s := newTestServer(t, serverOptions{limits: Limits{ConnsPerClientMax: max},
 		proxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
@@ -91,6 +94,7 @@ func TestConnsPerClientSparesTrustedProxies(t *testing.T) {
 // The key a peer counts under: an IPv4 address, an IPv6 /64 (a host picks
 // addresses from a whole /64), IPv4-mapped IPv6 as IPv4.
 func TestClientPrefix(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ addr, want string }{
 		{"192.0.2.7", "192.0.2.7/32"},
 		{"::ffff:192.0.2.7", "192.0.2.7/32"},
@@ -120,6 +124,7 @@ func TestClientPrefix(t *testing.T) {
 // with each closed, once however often it is closed, and the map forgets a
 // client without connections.
 func TestConnsPerClientCounting(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestDecodeCardCreate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		give    string
 		want    cards.CreateCardInput
@@ -122,6 +123,7 @@ func messageOf(err error) string {
 }
 
 func TestDecodeTransfer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		give    string
 		want    cards.TransferInput
@@ -155,6 +157,7 @@ func TestDecodeTransfer(t *testing.T) {
 }
 
 func TestDecodeCardNosAndCardRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, give, wantErr string
 		decode              func([]byte) error

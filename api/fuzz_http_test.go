@@ -87,6 +87,8 @@ func (r *fuzzRequest) String() string {
 // envelope with a code that matches its HTTP status (api/envelope.go), never
 // a 500 or a panic, and the journal does not move.
 func TestHTTPFuzz(t *testing.T) {
+	// Not parallel: it sends thousands of requests from several clients; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	seed := *httpFuzzSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -163,6 +165,8 @@ func TestHTTPFuzz(t *testing.T) {
 // may miss some: each answer is the envelope with a code matching its
 // status, never a 5xx, and nothing moves.
 func TestHTTPEdgeValues(t *testing.T) {
+	// Not parallel: it sends every edge value to every route; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	s := newTestServer(t, serverOptions{rateLimit: RateLimit{RPS: 1e6, Burst: 1_000_000}})
 	tg := newFuzzTarget(s)
 	before := s.journal()

@@ -35,6 +35,7 @@ func ratio(t *testing.T, raw json.RawMessage) *big.Rat {
 // card units per funding unit IN, funding units per card unit OUT
 // (issue 17, point 10).
 func TestFXRateIsOneRepresentation(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	ctx := context.Background()
 	for _, r := range []struct {

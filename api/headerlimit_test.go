@@ -10,6 +10,7 @@ import (
 // a client sends them: exactly at the bound passes, one byte more is
 // refused. Far above it (but below net/http's backstop) is the same 431.
 func TestHeadersTooLarge(t *testing.T) {
+	t.Parallel()
 	const max = 8 << 10
 	s := newTestServer(t, serverOptions{limits: Limits{HeaderBytesMax: max}})
 	sh := s.fundedShop()

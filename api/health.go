@@ -15,6 +15,33 @@ func handleHealthz() gin.HandlerFunc {
 	}
 }
 
+// WorkerHealth is what a background worker did last (internal/workers'
+// Health), as the internal listener's /healthz shows it. The last error
+// itself is only logged: /healthz needs no token, and an error's text may
+// name hosts and tables.
+type WorkerHealth struct {
+	Name    string    `json:"name"`
+	Running bool      `json:"running"`
+	Steps   int64     `json:"steps"`            // steps run since start
+	LastRun time.Time `json:"lastRun,omitzero"` // when the last step ended
+	LastOK  time.Time `json:"lastOk,omitzero"`  // when a step last ended without an error
+	Failing bool      `json:"failing"`          // the last step failed
+}
+
+// handleInternalHealthz is the internal listener's liveness: 200 as long as
+// the process serves HTTP, with each worker's health when workers run in
+// this process. A failing worker does not make it fail: restarting the
+// process does not cure a database outage, and the requests it serves do
+// not need the workers; a monitor alerts on "failing" or a stale "lastOk".
+func handleInternalHealthz(workers func() []WorkerHealth) gin.HandlerFunc {
+	if workers == nil {
+		return handleHealthz()
+	}
+	return func(c *gin.Context) {
+		c.JSON(http.StatusOK, gin.H{"status": "ok", "workers": workers()})
+	}
+}
+
 // readyTimeout bounds the database check of /readyz.
 const readyTimeout = 2 * time.Second
 

@@ -33,6 +33,7 @@ var postEndpoints = []struct {
 // freeze of the same card have the same body, so only the path tells them
 // apart.
 func TestIdempotencyKeyIsPerEndpoint(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}})
 	s.deposit(sh, "USD", 100_000_00)
@@ -69,6 +70,7 @@ func TestIdempotencyKeyIsPerEndpoint(t *testing.T) {
 // TestIdempotencyKeyIsPerMethod: the same key, path and body with another
 // method is no replay either: only POST is routed there (405).
 func TestIdempotencyKeyIsPerMethod(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	card := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"10.00"}`).CardNo
@@ -95,6 +97,7 @@ func replayOf(a, first *answer) bool {
 // (another request with it is 1008) but stores no answer: the same batch
 // again reads again, and is no replay.
 func TestIdempotencyKeyOnBatch(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	card := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"10.00"}`).CardNo

@@ -42,6 +42,9 @@ type InternalDeps struct {
 	// Metrics is the process's registry (the /shop listener exposes it);
 	// nil: one of this server's own, exposed nowhere.
 	Metrics *Metrics
+	// Workers reports the background workers' health for /healthz (nil:
+	// no workers run in this process, and /healthz says nothing of them).
+	Workers func() []WorkerHealth
 }
 
 // NewInternalServer returns the handler of the internal network API.

@@ -138,6 +138,7 @@ func (n *netServer) icall(method, path, body string, headers ...string) *answer 
 // The routes of the server and the operations of the document are the
 // same set.
 func TestInternalOpenAPIRoutes(t *testing.T) {
+	t.Parallel()
 	doc, _, err := loadInternalOpenAPI()
 	if err != nil {
 		t.Fatal(err)
@@ -167,6 +168,7 @@ func TestInternalOpenAPIRoutes(t *testing.T) {
 
 // A body over the limit is the document's 413.
 func TestInternalBodyLimit(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	big := `{"messageId":"m1","cardNo":"` + strings.Repeat("x", 70<<10) + `"}`
 	n.icall("POST", "/network/authorize", big, "Authorization", "Bearer "+testInternalToken).must(t, 413, 413)

@@ -22,7 +22,7 @@ func addInternalRoutes(r *gin.Engine, d InternalDeps) {
 	r.NoRoute(handleNoRoute())
 	r.NoMethod(handleNoMethod())
 
-	r.GET("/healthz", handleHealthz())
+	r.GET("/healthz", handleInternalHealthz(d.Workers))
 
 	auth := requireToken(d.Token)
 	network := r.Group("/network", auth)

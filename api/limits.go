@@ -1,8 +1,6 @@
 package api
 
 import (
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/paygate/gateway/postings"
@@ -56,17 +54,20 @@ const (
 	ConnsPerClientMaxDefault = 128
 )
 
-// Bounds of the settings, checked by ParseLimits.
+// Bounds of the settings, checked by Check.
 const (
 	handlerTimeoutMin = time.Second
-	headerBytesMin    = 4 << 10
+	// HeaderBytesMin and HeaderBytesLimit bound HeaderBytesMax.
+	HeaderBytesMin   = 4 << 10
+	HeaderBytesLimit = headerBytesBackstop / 2
+	// ConnsPerClientLimit bounds ConnsPerClientMax.
+	ConnsPerClientLimit = 100_000
 	// headerBytesBackstop is net/http's own bound on the request line and
 	// headers (http.Server.MaxHeaderBytes). Past it net/http answers a
 	// plain-text 431 itself, outside the envelope, so it sits far above
 	// HeaderBytesMax, which the gateway enforces and answers in the
 	// envelope (limitHeaders).
 	headerBytesBackstop = 1 << 20
-	connsPerClientLimit = 100_000
 )
 
 func (l Limits) withDefaults() Limits {
@@ -101,53 +102,28 @@ func (l Limits) handlerTimeout() time.Duration {
 // budget.
 func (l Limits) writeTimeout() time.Duration { return l.RequestBudget - l.HeaderTimeout }
 
-// ParseLimits reads the GATEWAY_* settings of Limits through getenv: empty
-// means the default. Durations are Go durations ("60s", "1m"); sizes and
-// counts are integers; GATEWAY_CONNS_PER_CLIENT_MAX may be "off". A value
-// that does not parse, or phases that do not fit the budget, is an error
-// naming the variable.
-func ParseLimits(getenv func(string) string) (Limits, error) {
-	var l Limits
-	durations := []struct {
+// Check applies the defaults and checks the bounds and that the phases fit
+// the budget (the configuration calls it, internal/config); an error is a
+// postings.Error whose field is the setting's variable.
+func (l Limits) Check() (Limits, error) {
+	for _, d := range []struct {
 		name string
-		to   *time.Duration
+		v    time.Duration
 	}{
-		{"GATEWAY_REQUEST_TIMEOUT", &l.RequestBudget},
-		{"GATEWAY_HEADER_TIMEOUT", &l.HeaderTimeout},
-		{"GATEWAY_BODY_IDLE_TIMEOUT", &l.BodyIdleTimeout},
-		{"GATEWAY_WRITE_RESERVE", &l.WriteReserve},
-		{"GATEWAY_IDLE_TIMEOUT", &l.IdleTimeout},
+		{"GATEWAY_REQUEST_TIMEOUT", l.RequestBudget}, {"GATEWAY_HEADER_TIMEOUT", l.HeaderTimeout},
+		{"GATEWAY_BODY_IDLE_TIMEOUT", l.BodyIdleTimeout}, {"GATEWAY_WRITE_RESERVE", l.WriteReserve},
+		{"GATEWAY_IDLE_TIMEOUT", l.IdleTimeout},
+	} {
+		if d.v < 0 {
+			return Limits{}, postings.FieldErrorf(d.name, "%v is negative", d.v)
+		}
 	}
-	for _, d := range durations {
-		s := strings.TrimSpace(getenv(d.name))
-		if s == "" {
-			continue
-		}
-		v, err := time.ParseDuration(s)
-		if err != nil || v <= 0 {
-			return Limits{}, postings.FieldErrorf(d.name, "%q is not a positive duration such as 10s", s)
-		}
-		*d.to = v
+	if l.HeaderBytesMax != 0 && (l.HeaderBytesMax < HeaderBytesMin || l.HeaderBytesMax > HeaderBytesLimit) {
+		return Limits{}, postings.FieldErrorf("GATEWAY_HEADER_BYTES_MAX", "%d is not a number of bytes from %d to %d",
+			l.HeaderBytesMax, HeaderBytesMin, HeaderBytesLimit)
 	}
-	if s := strings.TrimSpace(getenv("GATEWAY_HEADER_BYTES_MAX")); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < headerBytesMin || n > headerBytesBackstop/2 {
-			return Limits{}, postings.FieldErrorf("GATEWAY_HEADER_BYTES_MAX", "%q is not a number of bytes from %d to %d",
-				s, headerBytesMin, headerBytesBackstop/2)
-		}
-		l.HeaderBytesMax = n
-	}
-	switch s := strings.TrimSpace(getenv("GATEWAY_CONNS_PER_CLIENT_MAX")); s {
-	case "":
-	case "off":
-		l.ConnsPerClientMax = -1
-	default:
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > connsPerClientLimit {
-			return Limits{}, postings.FieldErrorf("GATEWAY_CONNS_PER_CLIENT_MAX", "%q is not a number from 1 to %d, or off",
-				s, connsPerClientLimit)
-		}
-		l.ConnsPerClientMax = n
+	if l.ConnsPerClientMax > ConnsPerClientLimit {
+		return Limits{}, postings.FieldErrorf("GATEWAY_CONNS_PER_CLIENT_MAX", "%d is more than %d", l.ConnsPerClientMax, ConnsPerClientLimit)
 	}
 	l = l.withDefaults()
 	if l.handlerTimeout() < handlerTimeoutMin {

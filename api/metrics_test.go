@@ -16,6 +16,7 @@ import (
 // the /shop listener's GET /metrics, and the /shop series keep their names
 // and labels.
 func TestMetricsOneRegistryForBothListeners(t *testing.T) {
+	t.Parallel()
 	db := pgtest.NewDB(t)
 	g := gatewaytest.New(t, db, gatewaytest.Options{})
 	m := NewMetrics(MetricsOptions{Ledger: g.Ledger, DB: db.DB})

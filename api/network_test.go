@@ -195,6 +195,7 @@ func (n *netServer) countEntries(kind string) int {
 }
 
 func TestNetworkAuthorizationDecisions(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	sh := n.fundedShop()
 	k := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"100.00"}`)
@@ -302,6 +303,7 @@ func TestNetworkAuthorizationDecisions(t *testing.T) {
 }
 
 func TestNetworkValidation(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	sh := n.fundedShop()
 	k := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"10.00"}`)
@@ -340,6 +342,7 @@ func TestNetworkValidation(t *testing.T) {
 }
 
 func TestNetworkCaptures(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	sh := n.fundedShop()
 	k := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"100.00"}`)
@@ -411,6 +414,7 @@ func TestNetworkCaptures(t *testing.T) {
 }
 
 func TestNetworkExpiry(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	sh := n.fundedShop()
 	k := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"100.00"}`)
@@ -451,6 +455,7 @@ func TestNetworkExpiry(t *testing.T) {
 // Refund before and after the card is cancelled, and an open hold of a
 // cancelled card: what it releases goes to the funding account.
 func TestNetworkCancelledCard(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	sh := n.fundedShop()
 	k := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"100.00"}`) // funding 900.00
@@ -507,6 +512,7 @@ func TestNetworkCancelledCard(t *testing.T) {
 // first answer; a second reversal, a second capture and a capture after a
 // reversal are refused.
 func TestNetworkExactlyOnce(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	sh := n.fundedShop()
 	k := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"100.00"}`)
@@ -573,6 +579,8 @@ func TestNetworkExactlyOnce(t *testing.T) {
 // 200 concurrent authorizations of 1.00 on a card holding 100.00: exactly
 // 100 are approved.
 func TestNetworkConcurrentAuthorizations(t *testing.T) {
+	// Not parallel: it drives 200 concurrent authorizations against one card; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	n := newNetServer(t)
 	sh := n.fundedShop()
 	k := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"100.00"}`)
@@ -618,6 +626,7 @@ func TestNetworkConcurrentAuthorizations(t *testing.T) {
 }
 
 func TestNetworkToken(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	body := `{"messageId":"m1","cardNo":"crd_x","amount":1,"currency":"USD"}`
 	var first []byte
@@ -674,6 +683,7 @@ func TestNetworkToken(t *testing.T) {
 
 // A rail partner's report settles an in-flight remittance once.
 func TestRailReport(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	sh := n.newShop(ledger.MerchantSpec{Currencies: []string{"EUR"}})
 	n.deposit(sh, "EUR", 5_000_00)

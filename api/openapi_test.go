@@ -328,6 +328,7 @@ func sortedKeys(m map[string]bool) []string {
 // representative failures (400, 401, 403, 404, 405, 413, business codes)
 // and checks every answer against docs/openapi.yaml.
 func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	c := newContract(t, s)
 	c.checkRoutes()
@@ -669,6 +670,7 @@ func checkBillCSV(t *testing.T, doc *openapi3.T, body []byte, jsonLines []json.R
 
 // A merchant past its rate limit is answered 429 as documented.
 func TestOpenAPIRateLimited(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{rateLimit: RateLimit{RPS: 0.001, Burst: 1}})
 	c := newContract(t, s)
 	sh := s.fundedShop()
@@ -682,6 +684,7 @@ func TestOpenAPIRateLimited(t *testing.T) {
 
 // A request past its 60-second deadline answers 503 as documented.
 func TestOpenAPIUnavailable(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{timeout: time.Nanosecond})
 	c := newContract(t, s)
 	sh := s.fundedShop()
@@ -693,6 +696,7 @@ func TestOpenAPIUnavailable(t *testing.T) {
 // operation (answered by the server), and the 408 and the plain-HTTP 400
 // pinned by their golden files against their components.
 func TestOpenAPITransportFailures(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	c := newContract(t, s)
 	sh := s.fundedShop()
@@ -715,6 +719,7 @@ func TestOpenAPITransportFailures(t *testing.T) {
 // The 500 no endpoint gives on purpose: the panic answer pinned by its
 // golden file matches the document's InternalError.
 func TestOpenAPIInternalError(t *testing.T) {
+	t.Parallel()
 	c := &contract{t: t, doc: loadOpenAPI(t)}
 	raw, err := os.ReadFile(filepath.Join("testdata", "500_panic.golden"))
 	if err != nil {
@@ -727,6 +732,7 @@ func TestOpenAPIInternalError(t *testing.T) {
 
 // The checker itself: answers that drift from the document are caught.
 func TestOpenAPICheckerCatchesDrift(t *testing.T) {
+	t.Parallel()
 	c := &contract{t: t, doc: loadOpenAPI(t), answers: map[string]map[string]bool{}}
 	card := `"cardNo":"crd_k3v9x2m7q1w8z4c6b0n5","last4":"4242","status":"ACTIVE","balance":50.00,"held":0.00,"receivable":0.00,"currency":"USD",` +
 		`"createdAt":"2026-03-01T10:00:00Z","bin":"453201","cardNetwork":"VISA","expiry":"03/29","panRef":"pan_k3v9x2m7q1w8z4c6b0n5","remark":""`

@@ -16,6 +16,7 @@ import (
 // plain text. TLS clients are not disturbed (every other test of the
 // package goes through the same listener).
 func TestPlainHTTPOnTheTLSPort(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	body := `{"bin":"453201","currency":"USD","amount":1}`
@@ -73,6 +74,7 @@ func TestPlainHTTPOnTheTLSPort(t *testing.T) {
 // How the first bytes decide; anything that is not an HTTP method and its
 // space goes to TLS untouched (which refuses it if it is not TLS).
 func TestSniffFirstBytes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want sniffResult

@@ -3,7 +3,6 @@ package api
 import (
 	"math"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -51,32 +50,6 @@ func (r *RateLimit) setDefaults() {
 	if r.Burst <= 0 {
 		r.Burst = RateLimitBurstDefault
 	}
-}
-
-// ParseRateLimit reads GATEWAY_RATE_LIMIT_RPS and GATEWAY_RATE_LIMIT_BURST:
-// empty means the default; rps "off" turns the limit off. Anything else
-// must be a positive number (rps) or a positive integer (burst).
-func ParseRateLimit(rps, burst string) (RateLimit, error) {
-	var r RateLimit
-	switch rps = strings.TrimSpace(rps); {
-	case rps == "":
-	case strings.EqualFold(rps, "off"):
-		r.RPS = -1
-	default:
-		v, err := strconv.ParseFloat(rps, 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return RateLimit{}, postings.FieldErrorf("GATEWAY_RATE_LIMIT_RPS", "%q is not a positive number or \"off\"", rps)
-		}
-		r.RPS = v
-	}
-	if burst = strings.TrimSpace(burst); burst != "" {
-		v, err := strconv.Atoi(burst)
-		if err != nil || v <= 0 {
-			return RateLimit{}, postings.FieldErrorf("GATEWAY_RATE_LIMIT_BURST", "%q is not a positive integer", burst)
-		}
-		r.Burst = v
-	}
-	return r, nil
 }
 
 // bucket is one merchant's token bucket, golang.org/x/time/rate's, and

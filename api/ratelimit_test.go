@@ -30,6 +30,7 @@ func (c *fakeClock) add(d time.Duration) {
 }
 
 func TestRateLimiterBucket(t *testing.T) {
+	t.Parallel()
 	clock := &fakeClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	rl := newRateLimiter(RateLimit{RPS: 10, Burst: 5}, clock.Now)
 	for i := 0; i < 5; i++ {
@@ -73,6 +74,7 @@ func TestRateLimiterBucket(t *testing.T) {
 }
 
 func TestRateLimiterOff(t *testing.T) {
+	t.Parallel()
 	if rl := newRateLimiter(RateLimit{RPS: -1}, time.Now); rl != nil {
 		t.Fatal("a negative RPS must turn the limit off")
 	}
@@ -85,6 +87,7 @@ func TestRateLimiterOff(t *testing.T) {
 // Buckets idle long enough to have refilled are dropped, so memory follows
 // the merchants active in the last few seconds; a hard bound caps the rest.
 func TestRateLimiterEvictsIdleBuckets(t *testing.T) {
+	t.Parallel()
 	clock := &fakeClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	rl := newRateLimiter(RateLimit{RPS: 100, Burst: 200}, clock.Now) // full after 2s
 	for id := int64(1); id <= 1000; id++ {
@@ -119,39 +122,8 @@ func TestRateLimiterEvictsIdleBuckets(t *testing.T) {
 	}
 }
 
-func TestParseRateLimit(t *testing.T) {
-	tests := []struct {
-		rps, burst string
-		want       RateLimit
-		wantErr    string
-	}{
-		{"", "", RateLimit{}, ""},
-		{"50", "", RateLimit{RPS: 50}, ""},
-		{" 0.5 ", "3", RateLimit{RPS: 0.5, Burst: 3}, ""},
-		{"OFF", "", RateLimit{RPS: -1}, ""},
-		{"0", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "0" is not a positive number or "off"`},
-		{"-5", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "-5" is not a positive number or "off"`},
-		{"NaN", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "NaN" is not a positive number or "off"`},
-		{"Inf", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "Inf" is not a positive number or "off"`},
-		{"many", "", RateLimit{}, `GATEWAY_RATE_LIMIT_RPS: "many" is not a positive number or "off"`},
-		{"", "1.5", RateLimit{}, `GATEWAY_RATE_LIMIT_BURST: "1.5" is not a positive integer`},
-		{"", "0", RateLimit{}, `GATEWAY_RATE_LIMIT_BURST: "0" is not a positive integer`},
-	}
-	for _, tt := range tests {
-		got, err := ParseRateLimit(tt.rps, tt.burst)
-		if tt.wantErr != "" {
-			if msg := messageOf(err); msg != tt.wantErr {
-				t.Errorf("ParseRateLimit(%q, %q): error %q, want %q", tt.rps, tt.burst, msg, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("ParseRateLimit(%q, %q) = %+v, %v; want %+v", tt.rps, tt.burst, got, err, tt.want)
-		}
-	}
-}
-
 func TestRetryAfterSeconds(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		give time.Duration
 		want int
@@ -166,6 +138,8 @@ func TestRetryAfterSeconds(t *testing.T) {
 // Retry-After, before its body is read; requests that fail authentication
 // cost it nothing.
 func TestRateLimit429(t *testing.T) {
+	// Not parallel: its token bucket refills every 5 seconds, and a test beside it could slow it past that; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	s := newTestServer(t, serverOptions{rateLimit: RateLimit{RPS: 0.2, Burst: 3}})
 	sh := s.newShop(ledger.MerchantSpec{})
 	// Someone who knows the shop number but not the key cannot spend the
@@ -208,6 +182,8 @@ func TestRateLimit429(t *testing.T) {
 // while the first is answered 429 from several connections, every request
 // of the second succeeds.
 func TestRateLimitIsolatesMerchants(t *testing.T) {
+	// Not parallel: it floods one merchant's token bucket; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	s := newTestServer(t, serverOptions{rateLimit: RateLimit{RPS: 1, Burst: 40}})
 	noisy := s.newShop(ledger.MerchantSpec{})
 	quiet := s.newShop(ledger.MerchantSpec{})

@@ -115,6 +115,8 @@ func ibanFromFormat(t *testing.T, format string) string {
 // sent as listed and in a look-alike spelling (Cyrillic А, Е, О, Р, Т, Х),
 // and another remittance mixes alphabets in one word.
 func TestScreeningOnEveryCorridor(t *testing.T) {
+	// Not parallel: it runs the remittance worker over every corridor; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	s := newTestServer(t, serverOptions{})
 	ctx := context.Background()
 	if _, err := s.l.Remit.ReplaceSanctions(ctx, []remittance.SanctionsEntry{

@@ -106,6 +106,7 @@ func (s *testServer) count(query string, args ...any) int {
 }
 
 func TestRemittanceDynamicFields(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.newShop(ledger.MerchantSpec{})
 	type fieldOut struct {
@@ -216,6 +217,7 @@ func TestRemittanceDynamicFields(t *testing.T) {
 
 // Every refused creation names its field and moves no money.
 func TestRemittanceValidation(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"EUR", "USD", "INR"}})
 	s.deposit(sh, "EUR", 100000)
@@ -281,6 +283,7 @@ func TestRemittanceValidation(t *testing.T) {
 }
 
 func TestDecodeRemittanceCreate(t *testing.T) {
+	t.Parallel()
 	// Normalize accepts the printed forms: spaces in the IBAN, lower case.
 	body := `{"payer_id":" payer-1 ","beneficiary":{"name":" Hans Muster GmbH",` +
 		`"country":"de","bank_swift":"cobadeffxxx","account_no":"de89 3704 0044 0532 0130 00","nickname":null},` +
@@ -325,6 +328,7 @@ func TestDecodeRemittanceCreate(t *testing.T) {
 
 // Creation debits the amount and the fee; the answer and the query agree.
 func TestRemittanceCreate(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	r := s.createRemittance(sh, remitBody(
@@ -397,6 +401,7 @@ func TestRemittanceCreate(t *testing.T) {
 // SUBMITTED → SCREENING → IN_FLIGHT → SETTLED, one worker step each; the
 // history keeps every step and settledAt appears with SETTLED only.
 func TestRemittanceSettled(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	r := s.createRemittance(sh, remitBody(benDE, `"200.00"`, "EUR", `,"purpose":"GDDS"`))
@@ -439,6 +444,7 @@ func TestRemittanceSettled(t *testing.T) {
 // RETURNED gives the amount back and keeps the fee; REJECTED (a sanctions
 // hit) gives back both (docs/remittances.md).
 func TestRemittanceReturnedAndRejected(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	returnedShop := s.fundedShop()
 	rejectedShop := s.fundedShop()
@@ -485,6 +491,8 @@ func TestRemittanceReturnedAndRejected(t *testing.T) {
 // Several workers racing over the same remittances: every remittance takes
 // each step exactly once, and moves its money once.
 func TestRemittanceWorkersRace(t *testing.T) {
+	// Not parallel: it races several remittance workers; it runs alone, before the parallel tests,
+	// so that it tests the server and not the machine.
 	s := newTestServer(t, serverOptions{})
 	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD"}})
 	s.deposit(sh, "USD", 100_000_00)
@@ -564,6 +572,7 @@ func TestRemittanceWorkersRace(t *testing.T) {
 
 // Another merchant's txId is answered exactly like an unknown one.
 func TestRemittanceOtherMerchant(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	owner := s.fundedShop()
 	thief := s.fundedShop()
@@ -585,6 +594,7 @@ func TestRemittanceOtherMerchant(t *testing.T) {
 }
 
 func TestRemittanceIdempotent(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	body := remitBody(benDE, `"100.00"`, "EUR", `,"purpose":"SUPP"`)

@@ -11,6 +11,7 @@ import (
 // A-Z a-z 0-9 _ . : - (docs/errors.md); anything else is replaced whole by
 // one the gateway makes, never trimmed.
 func TestRequestIDEcho(t *testing.T) {
+	t.Parallel()
 	h := NewServer(Deps{})
 	tests := []struct {
 		name string

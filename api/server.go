@@ -65,7 +65,7 @@ type Deps struct {
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// CallbackAllow is the allow list a callback_url is checked against
-	// when given: the callback sender's (callbackurl.FromEnv). The zero
+	// when given: the callback sender's (internal/config reads it). The zero
 	// value allows public addresses only.
 	CallbackAllow callbackurl.AllowList
 	// Metrics is the process's registry, shared with the internal

@@ -24,6 +24,7 @@ import (
 // body too large, and the 400s of the request decoders, each in the
 // envelope and pinned by a golden file.
 func TestErrorEnvelopes(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{bodyBytesMax: 1024})
 	sh := s.fundedShop()
 	tests := []struct {
@@ -80,6 +81,7 @@ func TestErrorEnvelopes(t *testing.T) {
 
 // X-Request-Id is echoed when it is a sane token and made otherwise.
 func TestRequestID(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	a := s.request(nil, "GET", "/shop/account", "", "X-Request-Id", "abc-123")
 	if got := a.header.Get("X-Request-Id"); got != "abc-123" {
@@ -93,6 +95,7 @@ func TestRequestID(t *testing.T) {
 
 // A request past its deadline is answered 503 in the envelope.
 func TestRequestTimeout(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{timeout: time.Nanosecond})
 	sh := s.fundedShop()
 	a := s.request(&sh, "GET", "/shop/account", "").must(t, 503, 503)
@@ -116,6 +119,7 @@ func serveOnce(h http.Handler, req *http.Request) *httptest.ResponseRecorder {
 }
 
 func TestPanicIs500(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	h := testEngine(slog.New(slog.NewJSONHandler(&logs, nil)), time.Minute, func(c *gin.Context) {
 		panic("boom: secret detail")
@@ -134,6 +138,7 @@ func TestPanicIs500(t *testing.T) {
 }
 
 func TestInternalErrorLoggedOnceAndHidden(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	h := testEngine(slog.New(slog.NewJSONHandler(&logs, nil)), time.Minute, func(c *gin.Context) {
 		writeError(c, fmt.Errorf("pq: relation \"cards\" does not exist"))
@@ -148,6 +153,7 @@ func TestInternalErrorLoggedOnceAndHidden(t *testing.T) {
 }
 
 func TestDeadlineInHandlerIs503(t *testing.T) {
+	t.Parallel()
 	h := testEngine(slog.New(slog.NewJSONHandler(io.Discard, nil)), 20*time.Millisecond, func(c *gin.Context) {
 		<-c.Request.Context().Done()
 		writeError(c, &postings.Error{Code: postings.EUNAVAILABLE, Message: "the database is unavailable"})
@@ -161,6 +167,7 @@ func TestDeadlineInHandlerIs503(t *testing.T) {
 // A second request with an Idempotency-Key that is in flight is refused
 // with 1009 without reaching the handler.
 func TestIdempotencyKeyInProgress(t *testing.T) {
+	t.Parallel()
 	set := newInFlight()
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
@@ -191,6 +198,7 @@ func TestIdempotencyKeyInProgress(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		give         error
 		status, code int
@@ -233,6 +241,7 @@ func TestClassify(t *testing.T) {
 // the private key sent as the public key): no public or private key, no
 // PAN-like digit run, no body.
 func TestLogsHoldNoSecrets(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	k := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"5.00","remark":"REMARK-IN-BODY"}`)
@@ -287,6 +296,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 }
 
 func TestMetricsAndHealth(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
 	s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"1.00"}`)

@@ -36,6 +36,7 @@ var hostileTexts = []struct{ literal, want string }{
 // string, where encoding/json would have replaced it with U+FFFD — with a
 // 400 naming the field, and nothing changes.
 func TestFreeTextRefused(t *testing.T) {
+	t.Parallel()
 	n := newNetServer(t)
 	sh := n.fundedShop()
 	card := n.createCard(sh, `{"bin":"453201","currency":"USD","amount":"20.00","remark":"kept"}`)

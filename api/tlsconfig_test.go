@@ -19,6 +19,7 @@ func isAEADSuite(name string) bool {
 // The configured suites: TLS 1.2 or later, each suite a secure ECDHE one
 // with an AEAD cipher.
 func TestTLSConfigListsAEADSuitesOnly(t *testing.T) {
+	t.Parallel()
 	cfg := TLSConfig()
 	if cfg.MinVersion != tls.VersionTLS12 {
 		t.Errorf("MinVersion %x, want TLS 1.2", cfg.MinVersion)
@@ -48,6 +49,7 @@ func TestTLSConfigListsAEADSuitesOnly(t *testing.T) {
 // The suites as a client sees them: offering only CBC suites over TLS 1.2
 // fails the handshake; offering an AEAD suite succeeds.
 func TestTLSRefusesCBCSuites(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	srv.TLS = TLSConfig()
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes

@@ -114,6 +114,7 @@ func credentialLines(sh shop) []string {
 // body, without a deadline, before writing the answer the gateway had
 // logged). Either way the connection is closed after the answer.
 func TestStalledBodyIsCutEarly(t *testing.T) {
+	t.Parallel()
 	const idle = 300 * time.Millisecond
 	s := newTestServer(t, serverOptions{limits: Limits{BodyIdleTimeout: idle}})
 	sh := s.fundedShop()
@@ -165,6 +166,7 @@ func TestStalledBodyIsCutEarly(t *testing.T) {
 // A body that keeps coming, but too slowly to be complete by the handler's
 // deadline, is cut at that deadline with a 408 that says so.
 func TestDraggingBodyIsCutAtTheDeadline(t *testing.T) {
+	t.Parallel()
 	// 5 s for authentication and the body: authentication is done well
 	// within it however loaded the machine; the body, at a byte every
 	// 50 ms, needs 50 s.
@@ -196,6 +198,7 @@ func TestDraggingBodyIsCutAtTheDeadline(t *testing.T) {
 // Headers that stall are cut by the header deadline: the connection is
 // closed (there is no request to answer yet).
 func TestStalledHeadersAreCut(t *testing.T) {
+	t.Parallel()
 	// The header time-out bounds the TLS handshake too: 3 s leaves a loaded
 	// machine time for it.
 	s := newTestServer(t, serverOptions{limits: Limits{HeaderTimeout: 3 * time.Second}})
@@ -210,6 +213,7 @@ func TestStalledHeadersAreCut(t *testing.T) {
 // the connection: net/http drops it (within the idle deadline guardBody
 // sets) and the next request goes on the same connection.
 func TestUnreadBodyKeepsTheConnection(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{limits: Limits{BodyIdleTimeout: 5 * time.Second}})
 	rc := s.dialRaw(t)
 	body := `{"bin":"453201","currency":"USD","amount":1}`
@@ -227,6 +231,7 @@ func TestUnreadBodyKeepsTheConnection(t *testing.T) {
 // A body that arrives in pieces, each within the idle deadline, is read
 // whole: the deadline is per read, not per body.
 func TestBodyInPiecesWithinIdle(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, serverOptions{limits: Limits{BodyIdleTimeout: 10 * time.Second}})
 	sh := s.fundedShop()
 	rc := s.dialRaw(t)
@@ -244,6 +249,7 @@ func TestBodyInPiecesWithinIdle(t *testing.T) {
 // The internal network API has the same body deadlines: a stalled body is
 // a 408 behind the token, and the 401 without it still reaches the client.
 func TestInternalStalledBody(t *testing.T) {
+	t.Parallel()
 	const idle = 300 * time.Millisecond
 	s := newTestServer(t, serverOptions{})
 	lim := Limits{BodyIdleTimeout: idle}

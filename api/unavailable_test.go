@@ -21,6 +21,7 @@ import (
 // server's pool has short time-outs so that the test does not wait the
 // production ones (10 s, 30 s).
 func TestDatabaseTimeoutsAre503(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		db   ledger.DBOptions

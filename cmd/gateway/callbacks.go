@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -24,13 +25,13 @@ func cmdCallbacksList(ctx context.Context, e *env, args []string) error {
 			limit = fs.Int("limit", 50, fmt.Sprintf("at most this many, 1 to %d", delivery.DeliveriesPageMax))
 			asJSON = fs.Bool("json", false, "print JSON")
 		},
-		func(l *services, m *ledger.Merchant) error {
+		func(l *app.Services, m *ledger.Merchant) error {
 			if *limit < 1 || *limit > delivery.DeliveriesPageMax {
 				// Refused, not silently clamped: the operator asked for
 				// something else than they would get.
 				return postings.FieldErrorf("limit", "must be from 1 to %d", delivery.DeliveriesPageMax)
 			}
-			list, err := l.delivery.Deliveries(ctx, m.ID, strings.ToUpper(*status), *limit)
+			list, err := l.Deliveries.Deliveries(ctx, m.ID, strings.ToUpper(*status), *limit)
 			if err != nil {
 				return err
 			}
@@ -65,7 +66,7 @@ func cmdCallbacksReplay(ctx context.Context, e *env, args []string) error {
 			eventID = fs.String("event-id", "", "the event to send again")
 			failed = fs.Bool("failed", false, "replay every FAILED delivery of the merchant")
 		},
-		func(l *services, m *ledger.Merchant) error {
+		func(l *app.Services, m *ledger.Merchant) error {
 			switch {
 			case *failed == (*eventID != ""):
 				return usageError("give exactly one of --event-id and --failed")
@@ -74,7 +75,7 @@ func cmdCallbacksReplay(ctx context.Context, e *env, args []string) error {
 				// until no failed delivery remains.
 				var n int64
 				for {
-					r, err := l.delivery.ReplayFailed(ctx, m.ID, delivery.FailedRange{})
+					r, err := l.Deliveries.ReplayFailed(ctx, m.ID, delivery.FailedRange{})
 					if err != nil {
 						return err
 					}
@@ -85,7 +86,7 @@ func cmdCallbacksReplay(ctx context.Context, e *env, args []string) error {
 				}
 				return printJSON(e, map[string]any{"shopNo": m.ShopNo, "replayed": n})
 			default:
-				if _, err := l.delivery.ReplayEvent(ctx, m.ID, *eventID); err != nil {
+				if _, err := l.Deliveries.ReplayEvent(ctx, m.ID, *eventID); err != nil {
 					return err
 				}
 				return printJSON(e, map[string]any{"shopNo": m.ShopNo, "replayed": 1, "eventId": *eventID})

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
 	"github.com/paygate/gateway/postings"
@@ -27,7 +28,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	fmt.Fprintln(e.stdout, "migrations applied")
 	return nil
 }
@@ -38,7 +39,7 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 	currencies := fs.String("currencies", "", "comma-separated ISO 4217 codes, e.g. USD,EUR (required)")
 	whitelist := fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes allowed to call /shop (default: any)")
 	callback := fs.String("callback-url", "", "default URL for remittance-status callbacks (docs/callbacks.md: public http or https)")
-	return withLedger(ctx, e, fs, args, func(l *services) error {
+	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 		if err := checkCallbackURL(e, "callback_url", *callback); err != nil {
 			return err
 		}
@@ -63,7 +64,7 @@ func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
 			amount = fs.String("amount", "", "decimal amount, e.g. 1000.00 (required)")
 			key = fs.String("idempotency-key", "", "makes the command safe to repeat: the same key deposits once")
 		},
-		func(l *services, m *ledger.Merchant) error {
+		func(l *app.Services, m *ledger.Merchant) error {
 			cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
 			if err != nil {
 				return err
@@ -103,7 +104,7 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	defer l.Close()
 	closeReads, err := attachReadRoute(e, l.Ledger, ledger.DBOptions{ConnsMax: 8}, readWaitOperatorMs*time.Millisecond)
 	if err != nil {
@@ -135,18 +136,22 @@ func cmdDBURL(ctx context.Context, e *env, args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if u := e.getenv("DATABASE_URL"); u != "" {
-		fmt.Fprintln(e.stdout, u)
-		return nil
-	}
-	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dataDirPG(e), Durable: true, Log: e.stderr})
+	cfg, err := e.config()
 	if err != nil {
 		return err
 	}
-	if err := c.CreateDatabase(ctx, embeddedDBName); err != nil {
+	if cfg.DatabaseURL != "" {
+		fmt.Fprintln(e.stdout, cfg.DatabaseURL)
+		return nil
+	}
+	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: app.EmbeddedDir(cfg), Durable: true, Log: e.stderr})
+	if err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, c.URL(embeddedDBName))
+	if err := c.CreateDatabase(ctx, app.EmbeddedDBName); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, c.URL(app.EmbeddedDBName))
 	return nil
 }
 
@@ -194,8 +199,6 @@ func cmdDevDB(ctx context.Context, e *env, args []string) error {
 	}
 	return nil
 }
-
-func dataDirPG(e *env) string { return dataDir(e) + "/pg" }
 
 func splitList(s string) []string {
 	var out []string

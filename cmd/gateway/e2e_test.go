@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
@@ -270,8 +271,8 @@ func (g *gateway) pinnedTLS(s *server) *tls.Config {
 		g.t.Fatalf("%s holds no certificate", certFile)
 	}
 	blk, _ := pem.Decode(pemBytes)
-	if sum := sha256.Sum256(blk.Bytes); fingerprint(sum[:]) != s.fingerprint {
-		g.t.Fatalf("printed fingerprint %s is not that of %s (%s)", s.fingerprint, certFile, fingerprint(sum[:]))
+	if sum := sha256.Sum256(blk.Bytes); app.Fingerprint(sum[:]) != s.fingerprint {
+		g.t.Fatalf("printed fingerprint %s is not that of %s (%s)", s.fingerprint, certFile, app.Fingerprint(sum[:]))
 	}
 	return &tls.Config{
 		MinVersion: tls.VersionTLS12,
@@ -280,8 +281,8 @@ func (g *gateway) pinnedTLS(s *server) *tls.Config {
 			if len(raw) == 0 {
 				return errors.New("no certificate")
 			}
-			if sum := sha256.Sum256(raw[0]); fingerprint(sum[:]) != s.fingerprint {
-				return fmt.Errorf("certificate fingerprint %s, pinned %s", fingerprint(sum[:]), s.fingerprint)
+			if sum := sha256.Sum256(raw[0]); app.Fingerprint(sum[:]) != s.fingerprint {
+				return fmt.Errorf("certificate fingerprint %s, pinned %s", app.Fingerprint(sum[:]), s.fingerprint)
 			}
 			return nil
 		},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -25,7 +26,7 @@ func cmdMerchantRollKey(ctx context.Context, e *env, args []string) error {
 			hours = fs.Int("overlap-hours", int(ledger.KeyOverlapDefault/time.Hour),
 				fmt.Sprintf("how long the replaced key stays valid, 0 to %d (0 ends it at once, as after a leak)", int(ledger.KeyOverlapMax/time.Hour)))
 		},
-		func(l *services, m *ledger.Merchant) error {
+		func(l *app.Services, m *ledger.Merchant) error {
 			if *hours < 0 || *hours > int(ledger.KeyOverlapMax/time.Hour) {
 				return postings.FieldErrorf("overlap-hours", "must be from 0 to %d", int(ledger.KeyOverlapMax/time.Hour))
 			}

@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,139 +17,24 @@ import (
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/api/client"
+	"github.com/paygate/gateway/internal/app"
+	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/netclient"
 )
 
-// The internal network API (docs/network.md): its listener, started by
-// serve, and the simulator commands that call it as the card processor
-// would.
-
-// internalAddrDefault is where the internal API listens by default: the
-// loopback only, since the card processor runs beside the gateway.
-const internalAddrDefault = "127.0.0.1:8444"
-
-// internalTokenFile is where serve keeps the internal API's bearer token
-// when GATEWAY_INTERNAL_TOKEN is not set.
-const internalTokenFile = "internal-token"
-
-// internalTokenBytesMin bounds a configured token from below.
-const internalTokenBytesMin = 16
-
-// internalToken is the internal API's bearer token: GATEWAY_INTERNAL_TOKEN,
-// else the one in $GATEWAY_DATA_DIR/internal-token. With create, a missing
-// file is made with a random token (mode 0600). It returns where the token
-// came from, for the log; never the token itself.
-func internalToken(e *env, create bool) (token, source string, err error) {
-	if t := strings.TrimSpace(e.getenv("GATEWAY_INTERNAL_TOKEN")); t != "" {
-		if len(t) < internalTokenBytesMin || !isTokenText(t) {
-			return "", "", fmt.Errorf("GATEWAY_INTERNAL_TOKEN must be at least %d printable ASCII characters without spaces", internalTokenBytesMin)
-		}
-		return t, "GATEWAY_INTERNAL_TOKEN", nil
-	}
-	path, _ := filepath.Abs(filepath.Join(dataDir(e), internalTokenFile))
-	b, err := os.ReadFile(path)
-	if err == nil {
-		t := strings.TrimSpace(string(b))
-		if len(t) < internalTokenBytesMin || !isTokenText(t) {
-			return "", "", fmt.Errorf("%s does not hold a token", path)
-		}
-		return t, path, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return "", "", err
-	}
-	if !create {
-		return "", "", fmt.Errorf("no internal API token: set GATEWAY_INTERNAL_TOKEN, or start `gateway serve` once to create %s", path)
-	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", "", err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return internalToken(e, false) // another process made it first
-	}
-	if err != nil {
-		return "", "", err
-	}
-	t := "itk_" + hex.EncodeToString(raw)
-	if _, err := f.WriteString(t + "\n"); err != nil {
-		f.Close()
-		return "", "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", "", err
-	}
-	return t, path, nil
-}
-
-func isTokenText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-// internalListener is the running internal API of serve.
-type internalListener struct {
-	srv  *http.Server
-	errc chan error
-}
-
-// startInternal starts the internal network API on addr, with the TLS
-// configuration of the public listener (nil: plain HTTP), recording its
-// requests in the process's metrics. It prints the
-// address (after serve's "listening on" line) and logs where the token is.
-func startInternal(e *env, addr string, tlsCfg *tls.Config, l *services, limits api.Limits, metrics *api.Metrics) (*internalListener, error) {
-	token, source, err := internalToken(e, true)
-	if err != nil {
-		return nil, err
-	}
-	tcp, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("internal API: %w", err)
-	}
-	// The same time limits as /shop, but no bound of connections per
-	// client: the card network is one client, by design, and may open as
-	// many as its load needs (docs/security.md).
-	limits.ConnsPerClientMax = -1
-	ln := api.WrapListener(tcp, tlsCfg, limits, nil, e.log)
-	scheme := "http"
-	if tlsCfg != nil {
-		scheme = "https"
-	}
-	il := &internalListener{errc: make(chan error, 1), srv: api.NewHTTPServer(
-		api.NewInternalServer(api.InternalDeps{Log: e.log, Network: l.network, Rails: l.remit, Token: token, Limits: limits, Metrics: metrics}), limits, e.log)}
-	fmt.Fprintf(e.stdout, "internal network API on %s://%s\n", scheme, ln.Addr())
-	e.log.Info("internal network API started", "addr", ln.Addr().String(), "scheme", scheme, "token_from", source)
-	go func() {
-		if err := il.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			il.errc <- fmt.Errorf("internal API: %w", err)
-		}
-	}()
-	return il, nil
-}
-
-// stop shuts the internal API down, letting requests in progress finish.
-func (il *internalListener) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	_ = il.srv.Shutdown(ctx)
-}
-
-// The simulator: `gateway network …` calls the internal API through
+// The simulator: `gateway network …` calls the internal network API
+// (docs/network.md; its listener is internal/app's) through
 // internal/netclient, as the card processor would.
 
 // networkFlags adds the connection flags every network command shares.
+// Their defaults are the configuration's, whose errors come at the call.
 func networkFlags(e *env, fs *flag.FlagSet) (addr *string, plain *bool) {
-	addr = fs.String("addr", envOr(e, "GATEWAY_INTERNAL_ADDR", internalAddrDefault),
-		"the internal API: host:port or a URL (GATEWAY_INTERNAL_ADDR)")
-	plain = fs.Bool("plain-http", envBool(e, "GATEWAY_PLAIN_HTTP"), "call over plain HTTP (GATEWAY_PLAIN_HTTP)")
+	def := config.Default()
+	if cfg, err := e.config(); err == nil {
+		def = cfg
+	}
+	addr = fs.String("addr", def.InternalAddr, "the internal API: host:port or a URL (GATEWAY_INTERNAL_ADDR)")
+	plain = fs.Bool("plain-http", def.PlainHTTP, "call over plain HTTP (GATEWAY_PLAIN_HTTP)")
 	return addr, plain
 }
 
@@ -159,7 +42,11 @@ func networkFlags(e *env, fs *flag.FlagSet) (addr *string, plain *bool) {
 // trusting the system's roots plus the self-signed certificate of the data
 // directory and GATEWAY_TLS_CERT, when present.
 func newNetworkClient(e *env, addr string, plain bool) (*netclient.Client, error) {
-	token, _, err := internalToken(e, false)
+	cfg, err := e.config()
+	if err != nil {
+		return nil, err
+	}
+	token, _, err := app.InternalToken(cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +66,7 @@ func newNetworkClient(e *env, addr string, plain bool) (*netclient.Client, error
 	if err != nil || pool == nil {
 		pool = x509.NewCertPool()
 	}
-	for _, f := range []string{filepath.Join(dataDir(e), "tls", "cert.pem"), e.getenv("GATEWAY_TLS_CERT")} {
+	for _, f := range []string{filepath.Join(cfg.DataDir, "tls", "cert.pem"), cfg.TLSCert} {
 		if f == "" {
 			continue
 		}

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"strings"
 
+	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/ledger"
@@ -17,7 +19,7 @@ import (
 
 // withLedger parses fs, opens the ledger, runs fn and closes it again; a
 // domain error from fn is shown naming its flag (cliError).
-func withLedger(ctx context.Context, e *env, fs *flag.FlagSet, args []string, fn func(l *services) error) error {
+func withLedger(ctx context.Context, e *env, fs *flag.FlagSet, args []string, fn func(l *app.Services) error) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -25,7 +27,7 @@ func withLedger(ctx context.Context, e *env, fs *flag.FlagSet, args []string, fn
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	defer l.Close()
 	return cliError(fn(l))
 }
@@ -33,13 +35,13 @@ func withLedger(ctx context.Context, e *env, fs *flag.FlagSet, args []string, fn
 // withMerchant is withLedger for the commands that take --shop-no: it
 // resolves the merchant before calling fn.
 func withMerchant(ctx context.Context, e *env, name, summary string, args []string,
-	define func(fs *flag.FlagSet), fn func(l *services, m *ledger.Merchant) error) error {
+	define func(fs *flag.FlagSet), fn func(l *app.Services, m *ledger.Merchant) error) error {
 	fs := newFlags(e, name, summary)
 	shopNo := fs.String("shop-no", "", "the merchant's shop number (required)")
 	if define != nil {
 		define(fs)
 	}
-	return withLedger(ctx, e, fs, args, func(l *services) error {
+	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 		if *shopNo == "" {
 			return usageError("--shop-no is required")
 		}
@@ -51,35 +53,27 @@ func withMerchant(ctx context.Context, e *env, name, summary string, args []stri
 	})
 }
 
-func printProfile(ctx context.Context, e *env, l *services, m *ledger.Merchant) error {
-	p, err := l.cards.Profile(ctx, m.ID)
+// operatorProfile is what the operator's merchant commands print: the
+// answer of GET /shop/account, field for field (api.AccountView), and the
+// settings only the operator sees.
+type operatorProfile struct {
+	api.AccountView
+	IPWhitelist []string `json:"ipWhitelist"`
+	CallbackURL string   `json:"callbackUrl"`
+}
+
+func printProfile(ctx context.Context, e *env, l *app.Services, m *ledger.Merchant) error {
+	p, err := l.Cards.Profile(ctx, m.ID)
 	if err != nil {
 		return err
 	}
-	limits := make([]map[string]any, 0, len(p.Limits))
-	for _, lim := range p.Limits {
-		cur := postings.MustCurrency(lim.Currency)
-		limits = append(limits, map[string]any{
-			"currency":          lim.Currency,
-			"cardBalanceMax":    postings.Money{Minor: lim.CardBalanceMax, Currency: cur},
-			"dailyCardIssueMax": postings.Money{Minor: lim.DailyCardIssueMax, Currency: cur},
-			"dailyCardIssued":   postings.Money{Minor: lim.DailyCardIssued, Currency: cur},
-		})
-	}
-	balances := map[string]postings.Money{}
-	for _, b := range p.Balances {
-		balances[b.Currency] = postings.Money{Minor: b.Balance, Currency: postings.MustCurrency(b.Currency)}
-	}
-	return printJSON(e, map[string]any{
-		"shopNo": m.ShopNo, "name": m.Name, "status": p.Merchant.Status, "currencies": m.Currencies,
-		"kybTier": p.KYBTier, "ipWhitelist": p.Merchant.IPWhitelist, "callbackUrl": p.Merchant.CallbackURL,
-		"balances": balances, "limits": limits, "lastAuthenticatedAt": p.LastAuthenticatedAt,
-	})
+	return printJSON(e, operatorProfile{AccountView: api.NewAccountView(p),
+		IPWhitelist: append([]string{}, p.Merchant.IPWhitelist...), CallbackURL: p.Merchant.CallbackURL})
 }
 
 func cmdMerchantShow(ctx context.Context, e *env, args []string) error {
 	return withMerchant(ctx, e, "merchant show", "Print a merchant's settings, balances and limits.", args, nil,
-		func(l *services, m *ledger.Merchant) error { return printProfile(ctx, e, l, m) })
+		func(l *app.Services, m *ledger.Merchant) error { return printProfile(ctx, e, l, m) })
 }
 
 func cmdMerchantStatus(status string) func(ctx context.Context, e *env, args []string) error {
@@ -87,7 +81,7 @@ func cmdMerchantStatus(status string) func(ctx context.Context, e *env, args []s
 	return func(ctx context.Context, e *env, args []string) error {
 		return withMerchant(ctx, e, "merchant "+verb,
 			"Set the merchant "+status+" (a disabled merchant's /shop requests answer 403).", args, nil,
-			func(l *services, m *ledger.Merchant) error {
+			func(l *app.Services, m *ledger.Merchant) error {
 				if err := l.SetMerchantStatus(ctx, m.ID, status); err != nil {
 					return err
 				}
@@ -103,7 +97,7 @@ func cmdMerchantWhitelist(ctx context.Context, e *env, args []string) error {
 		func(fs *flag.FlagSet) {
 			ips = fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes; empty clears")
 		},
-		func(l *services, m *ledger.Merchant) error {
+		func(l *app.Services, m *ledger.Merchant) error {
 			if err := l.SetIPWhitelist(ctx, m.ID, splitList(*ips)); err != nil {
 				return err
 			}
@@ -118,7 +112,7 @@ func cmdMerchantCallbackURL(ctx context.Context, e *env, args []string) error {
 		func(fs *flag.FlagSet) {
 			url = fs.String("url", "", "public http or https URL (docs/callbacks.md); empty removes it")
 		},
-		func(l *services, m *ledger.Merchant) error {
+		func(l *app.Services, m *ledger.Merchant) error {
 			if err := checkCallbackURL(e, "url", *url); err != nil {
 				return err
 			}
@@ -137,11 +131,11 @@ func checkCallbackURL(e *env, flagField, url string) error {
 	if url == "" {
 		return nil
 	}
-	allow, err := callbackurl.FromEnv(e.getenv)
+	cfg, err := e.config()
 	if err != nil {
-		return usageError(err.Error())
+		return err
 	}
-	if err := callbackurl.Validate(url, allow); err != nil {
+	if err := callbackurl.Validate(url, cfg.CallbackAllow); err != nil {
 		var ue *callbackurl.Error
 		if !errors.As(err, &ue) {
 			return postings.FieldErrorf(flagField, "is not a valid callback URL")
@@ -156,8 +150,8 @@ func cmdMerchantKYB(ctx context.Context, e *env, args []string) error {
 	return withMerchant(ctx, e, "merchant kyb",
 		"Set the merchant's KYB tier; its limits in every currency go back to the tier's defaults.", args,
 		func(fs *flag.FlagSet) { tier = fs.String("tier", "", "TIER_1, TIER_2 or TIER_3 (required)") },
-		func(l *services, m *ledger.Merchant) error {
-			if err := l.cards.SetKYBTier(ctx, m.ID, strings.ToUpper(*tier)); err != nil {
+		func(l *app.Services, m *ledger.Merchant) error {
+			if err := l.Cards.SetKYBTier(ctx, m.ID, strings.ToUpper(*tier)); err != nil {
 				return err
 			}
 			return printProfile(ctx, e, l, m)
@@ -172,7 +166,7 @@ func cmdMerchantLimits(ctx context.Context, e *env, args []string) error {
 			balanceMax = fs.String("card-balance-max", "", "largest available balance of one card, e.g. 10000.00 (required)")
 			issueMax = fs.String("daily-card-issue-max", "", "card funding per UTC day, e.g. 50000.00 (required)")
 		},
-		func(l *services, m *ledger.Merchant) error {
+		func(l *app.Services, m *ledger.Merchant) error {
 			cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
 			if err != nil {
 				return err
@@ -185,7 +179,7 @@ func cmdMerchantLimits(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return postings.FieldErrorf("daily_card_issue_max", "%s", postings.AsError(err).Message)
 			}
-			if err := l.cards.SetLimit(ctx, m.ID, cur.Code, bal, iss); err != nil {
+			if err := l.Cards.SetLimit(ctx, m.ID, cur.Code, bal, iss); err != nil {
 				return err
 			}
 			return printProfile(ctx, e, l, m)
@@ -194,8 +188,8 @@ func cmdMerchantLimits(ctx context.Context, e *env, args []string) error {
 
 func cmdBINList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bin list", "List the BIN catalogue.")
-	return withLedger(ctx, e, fs, args, func(l *services) error {
-		bins, err := l.cards.BINs(ctx)
+	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
+		bins, err := l.Cards.BINs(ctx)
 		if err != nil {
 			return err
 		}
@@ -209,9 +203,9 @@ func cmdBINAdd(ctx context.Context, e *env, args []string) error {
 	currency := fs.String("currency", "", "ISO 4217 code (required)")
 	network := fs.String("network", "", "VISA or MASTERCARD (required)")
 	disabled := fs.Bool("disabled", false, "add it disabled (closed to every merchant)")
-	return withLedger(ctx, e, fs, args, func(l *services) error {
+	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 		b := cards.BIN{Bin: *bin, Currency: strings.ToUpper(*currency), Network: strings.ToUpper(*network), Type: "VIRTUAL", Enabled: !*disabled}
-		if err := l.cards.UpsertBIN(ctx, b); err != nil {
+		if err := l.Cards.UpsertBIN(ctx, b); err != nil {
 			return err
 		}
 		return printJSON(e, b)
@@ -227,7 +221,7 @@ func cmdBINAccess(ctx context.Context, e *env, args []string) error {
 			currency = fs.String("currency", "", "the BIN entry's currency (required)")
 			mode = fs.String("mode", "", "allow, deny or default (required)")
 		},
-		func(l *services, m *ledger.Merchant) error {
+		func(l *app.Services, m *ledger.Merchant) error {
 			var allowed *bool
 			switch *mode {
 			case "allow", "deny":
@@ -237,10 +231,10 @@ func cmdBINAccess(ctx context.Context, e *env, args []string) error {
 			default:
 				return postings.FieldErrorf("mode", "must be allow, deny or default")
 			}
-			if err := l.cards.SetBINAccess(ctx, m.ID, *bin, strings.ToUpper(*currency), allowed); err != nil {
+			if err := l.Cards.SetBINAccess(ctx, m.ID, *bin, strings.ToUpper(*currency), allowed); err != nil {
 				return err
 			}
-			bins, err := l.cards.MerchantBINs(ctx, m.ID)
+			bins, err := l.Cards.MerchantBINs(ctx, m.ID)
 			if err != nil {
 				return err
 			}
@@ -253,12 +247,12 @@ func cmdFXSet(ctx context.Context, e *env, args []string) error {
 	pair := fs.String("pair", "", "BASE/QUOTE, e.g. USD/EUR (required)")
 	rate := fs.String("rate", "", "mid-market rate, a decimal such as 0.92 (required)")
 	spread := fs.Int64("spread-bps", 50, "spread taken off the rate in the gateway's favour, in basis points")
-	return withLedger(ctx, e, fs, args, func(l *services) error {
+	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 		base, quote, ok := strings.Cut(strings.ToUpper(*pair), "/")
 		if !ok {
 			return usageError("--pair must be BASE/QUOTE, e.g. USD/EUR")
 		}
-		r, err := l.fx.Set(ctx, base, quote, *rate, *spread)
+		r, err := l.FX.Set(ctx, base, quote, *rate, *spread)
 		if err != nil {
 			return err
 		}
@@ -268,8 +262,8 @@ func cmdFXSet(ctx context.Context, e *env, args []string) error {
 
 func cmdFXList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "fx list", "List the FX rates.")
-	return withLedger(ctx, e, fs, args, func(l *services) error {
-		rates, err := l.fx.List(ctx)
+	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
+		rates, err := l.FX.List(ctx)
 		if err != nil {
 			return err
 		}

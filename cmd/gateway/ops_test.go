@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paygate/gateway/internal/app"
 )
 
 // shopGet calls a /shop endpoint of s with a merchant's credentials and
@@ -41,13 +43,13 @@ func TestServeDemoMerchant(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
 	s := g.serve("--demo")
-	path := filepath.Join(g.env["GATEWAY_DATA_DIR"], demoFile)
-	read := func() demoCredentials {
+	path := filepath.Join(g.env["GATEWAY_DATA_DIR"], app.DemoFile)
+	read := func() app.DemoCredentials {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatalf("the demo credentials: %v", err)
 		}
-		var c demoCredentials
+		var c app.DemoCredentials
 		if err := json.Unmarshal(b, &c); err != nil {
 			t.Fatal(err)
 		}

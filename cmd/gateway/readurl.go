@@ -6,28 +6,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/gateway/internal/app"
+	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/ledger"
 )
 
-// DATABASE_READ_URL: reads that scan much and change nothing (the bill and
-// its export, the statement, audit verify, the batch balance read) go to a
-// hot standby once it has replayed what the primary had committed when the
-// read began; the rule and its bound are ledger/readroute.go's, the
-// decision docs/ha.md's "Reads from the standby".
+// The operator's commands (audit verify, audit statement) route their
+// reads as serve does (internal/app.AttachReadRoute), with their own
+// default wait.
 
-// readWaitMsMax bounds DATABASE_READ_WAIT_MS: a request's whole budget is
-// 60 s, and a wait longer than a few seconds is better spent on the primary.
-const readWaitMsMax = 10_000
-
-// readWaitOperatorMs is the wait of the operator's commands (audit verify,
-// audit statement) when DATABASE_READ_WAIT_MS is not set: nobody is waiting
-// on an HTTP answer, and a long audit is worth keeping off the primary.
+// readWaitOperatorMs is the wait of the operator's commands when
+// DATABASE_READ_WAIT_MS is not set: nobody is waiting on an HTTP answer,
+// and a long audit is worth keeping off the primary.
 const readWaitOperatorMs = 5_000
 
 // attachReadRoute opens DATABASE_READ_URL, when it is set, and routes l's
-// standby-tolerant reads through it; the returned function closes it. The
-// pool gets connsMax connections. defaultWait is the wait when
-// DATABASE_READ_WAIT_MS is not set (0: ledger.ReadWaitMaxDefault).
+// standby-tolerant reads through it; the returned function closes it.
+// defaultWait is the wait when DATABASE_READ_WAIT_MS is not set.
 func attachReadRoute(e *env, l *ledger.Ledger, o ledger.DBOptions, defaultWait time.Duration) (func(), error) {
 	u := strings.TrimSpace(e.getenv("DATABASE_READ_URL"))
 	if u == "" {
@@ -37,19 +32,10 @@ func attachReadRoute(e *env, l *ledger.Ledger, o ledger.DBOptions, defaultWait t
 	if err != nil {
 		return nil, err
 	}
-	// Lazy: a standby that is down when the gateway starts only sends the
-	// reads to the primary until it is back.
-	db, err := ledger.OpenDBLazy(u, o)
-	if err != nil {
-		return nil, fmt.Errorf("DATABASE_READ_URL: %w", err)
-	}
-	r := ledger.NewReadRoute(l.DB(), db, ledger.ReadRouteOptions{WaitMax: wait})
-	l.SetReadRoute(r)
-	e.log.Info("reads of the bill, statement, audit and batch balances may go to DATABASE_READ_URL", "waitMax", wait.String())
-	return func() { _ = r.Close() }, nil
+	return app.AttachReadRoute(e.log, l, u, wait, o)
 }
 
-// parseReadWait reads DATABASE_READ_WAIT_MS: 0 to readWaitMsMax
+// parseReadWait reads DATABASE_READ_WAIT_MS: 0 to config.ReadWaitMsMax
 // milliseconds; 0 means a read uses the standby only if it has already
 // replayed the fence.
 func parseReadWait(text string, def time.Duration) (time.Duration, error) {
@@ -58,11 +44,8 @@ func parseReadWait(text string, def time.Duration) (time.Duration, error) {
 		return def, nil
 	}
 	ms, err := strconv.Atoi(text)
-	if err != nil || ms < 0 || ms > readWaitMsMax {
-		return 0, fmt.Errorf("DATABASE_READ_WAIT_MS must be an integer from 0 to %d (milliseconds)", readWaitMsMax)
+	if err != nil || ms < 0 || ms > config.ReadWaitMsMax {
+		return 0, fmt.Errorf("DATABASE_READ_WAIT_MS must be an integer from 0 to %d (milliseconds)", config.ReadWaitMsMax)
 	}
-	if ms == 0 {
-		return -1, nil // ledger: negative is "do not wait"
-	}
-	return time.Duration(ms) * time.Millisecond, nil
+	return app.ReadWait(ms), nil
 }

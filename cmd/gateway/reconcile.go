@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
@@ -34,12 +35,12 @@ const passwordFileBytesMax = 4096
 // openReconcileLedger opens the store and a ledger for reading: no data key
 // (nothing sealed is read, and an auditor's machine need not hold it), one
 // writer shard, long statements.
-func openReconcileLedger(ctx context.Context, e *env) (*store, *services, error) {
+func openReconcileLedger(ctx context.Context, e *env) (*app.Store, *app.Services, error) {
 	s, err := openStore(ctx, e, ledger.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout})
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, newServices(ledger.New(s.db, ledger.Config{Logger: e.log, Shards: 1}), domainSettings{}), nil
+	return s, app.NewServices(ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1}), nil), nil
 }
 
 func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
@@ -70,7 +71,7 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	defer l.Close()
 	closeReads, err := attachReadRoute(e, l.Ledger, ledger.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout},
 		readWaitOperatorMs*time.Millisecond)
@@ -132,9 +133,9 @@ func cmdReconcileSettlement(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	defer l.Close()
-	rep, err := reconcile.Settlement(ctx, l.network, bufio.NewReaderSize(f, 64<<10))
+	rep, err := reconcile.Settlement(ctx, l.Network, bufio.NewReaderSize(f, 64<<10))
 	var fe *reconcile.FileError
 	if errors.As(err, &fe) {
 		return &exitError{code: 2, msg: fmt.Sprintf("%s: %s", path, fe)}
@@ -198,8 +199,8 @@ func cmdAuditRole(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	created, err := reconcile.CreateAuditor(ctx, s.db.DB, *login, password)
+	defer s.Close()
+	created, err := reconcile.CreateAuditor(ctx, s.DB.DB, *login, password)
 	if err != nil {
 		return cliError(err)
 	}
@@ -209,7 +210,7 @@ func cmdAuditRole(ctx context.Context, e *env, args []string) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(map[string]any{
 		"login": *login, "created": created, "memberOf": reconcile.AuditorRole,
-		"url": loginURL(s.url, *login),
+		"url": loginURL(s.URL, *login),
 	})
 }
 

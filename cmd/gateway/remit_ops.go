@@ -5,9 +5,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/internal/remittance/rules"
-	"github.com/paygate/gateway/postings"
 )
 
 // cmdSanctionsLoad replaces the sanctions list that remittance screening
@@ -17,7 +17,7 @@ import (
 func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "sanctions load", "Replace the sanctions list (CSV: name,country[,list,id] with a header line).")
 	file := fs.String("file", "", "the CSV file (required)")
-	return withLedger(ctx, e, fs, args, func(l *services) error {
+	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 		f, err := os.Open(*file)
 		if err != nil {
 			return usageError(err.Error())
@@ -31,7 +31,7 @@ func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 		for _, x := range list.Entries() {
 			entries = append(entries, remittance.SanctionsEntry{Name: x.Name, Country: x.Country, List: x.List, Ref: x.ID})
 		}
-		version, err := l.remit.ReplaceSanctions(ctx, entries)
+		version, err := l.Remit.ReplaceSanctions(ctx, entries)
 		if err != nil {
 			return err
 		}
@@ -46,19 +46,20 @@ func cmdRail(status string) func(ctx context.Context, e *env, args []string) err
 	return func(ctx context.Context, e *env, args []string) error {
 		fs := newFlags(e, "rail "+verb, "Report that an in-flight remittance "+strings.ToLower(status)+" (as the rail partner).")
 		txID := fs.String("tx-id", "", "the remittance (required)")
-		reason := fs.String("reason", "", "ISO 20022 return reason, e.g. AC01 (return only)")
+		reason := new(string)
+		if status == remittance.RemitReturned {
+			// Only a return carries a reason: settle has no such flag.
+			reason = fs.String("reason", "AC01", "ISO 20022 return reason")
+		}
 		msg := fs.String("message-id", "", "the report's message id, for idempotency (default: derived from tx id and status)")
-		return withLedger(ctx, e, fs, args, func(l *services) error {
+		return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 			if *msg == "" {
 				*msg = "cli-" + verb + "-" + *txID
 			}
 			if status == remittance.RemitReturned && *reason == "" {
 				*reason = "AC01"
 			}
-			if status != remittance.RemitReturned && *reason != "" {
-				return postings.FieldErrorf("reason", "only a return carries a reason")
-			}
-			r, err := l.remit.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
+			r, err := l.Remit.ReportRemittance(ctx, *msg, *txID, status, strings.ToUpper(*reason))
 			if err != nil {
 				return err
 			}

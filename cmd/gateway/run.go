@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 )
@@ -21,6 +22,35 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+	level  *slog.LevelVar
+}
+
+// slogInfo is the level of the start-up lines.
+const slogInfo = slog.LevelInfo
+
+// setLogLevel applies the configuration's GATEWAY_LOG_LEVEL (run starts
+// with the variable read leniently, before any command has checked it).
+func (e *env) setLogLevel(l slog.Level) { e.level.Set(l) }
+
+// config is the configuration of the environment, for the commands other
+// than serve (which adds its flags): the database, the data directory and
+// key, the internal API's address and token, the callback allow list. A
+// malformed setting stops every command, as it stops serve.
+func (e *env) config() (*config.Config, error) {
+	cfg, err := config.FromEnvironment(e.getenv)
+	if err != nil {
+		return nil, configError(err)
+	}
+	return cfg, nil
+}
+
+// configError is a refused setting: a usage error (exit 2) naming it.
+func configError(err error) error {
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return usageError(ce.Error())
+	}
+	return err
 }
 
 type subcommand struct {
@@ -71,15 +101,20 @@ func subcommands() []subcommand {
 
 // run is the whole program: main only calls it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	e := &env{getenv: getenv, stdout: stdout, stderr: stderr,
-		log: slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel(getenv("GATEWAY_LOG_LEVEL"))}))}
+	level := &slog.LevelVar{}
+	level.Set(logLevel(getenv("GATEWAY_LOG_LEVEL")))
+	e := &env{getenv: getenv, stdout: stdout, stderr: stderr, level: level,
+		log: slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))}
 	rest := args[1:]
 	if len(rest) == 0 || rest[0] == "-h" || rest[0] == "--help" || rest[0] == "help" {
-		usage(stdout)
+		usage(stdout, subcommands())
 		if len(rest) == 0 {
 			return usageError("no command given")
 		}
 		return nil
+	}
+	if rest[0] == "version" || rest[0] == "--version" || rest[0] == "-version" {
+		return cmdVersion(ctx, e, rest[1:])
 	}
 	for _, n := range []int{2, 1} {
 		if len(rest) < n {
@@ -92,14 +127,45 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 		}
 	}
-	usage(stderr)
+	// A group alone (`gateway merchant`), with --help, or with a command it
+	// does not have: the group's commands.
+	if group := groupOf(rest[0]); group != nil {
+		switch {
+		case len(rest) == 1:
+			usage(stdout, group)
+			return usageError(fmt.Sprintf("%s needs a command", rest[0]))
+		case rest[1] == "-h" || rest[1] == "--help" || rest[1] == "help":
+			usage(stdout, group)
+			return nil
+		}
+		usage(stderr, group)
+		return usageError(fmt.Sprintf("unknown command %q", strings.Join(rest[:2], " ")))
+	}
+	usage(stderr, subcommands())
 	return usageError(fmt.Sprintf("unknown command %q", strings.Join(rest, " ")))
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: gateway <command> [flags]   (gateway <command> --help for its flags)")
+// groupOf is the commands whose first word is word ("merchant": merchant
+// create, merchant deposit, …), nil when no two-word command starts so.
+func groupOf(word string) []subcommand {
+	var out []subcommand
+	for _, c := range subcommands() {
+		if first, _, two := strings.Cut(c.name, " "); two && first == word {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func usage(w io.Writer, cmds []subcommand) {
+	whole := len(cmds) == len(subcommands())
+	if whole {
+		fmt.Fprintln(w, "usage: gateway <command> [flags]   (gateway <command> --help for its flags)")
+	} else {
+		group, _, _ := strings.Cut(cmds[0].name, " ")
+		fmt.Fprintf(w, "usage: gateway %s <command> [flags]   (gateway %s <command> --help for its flags)\n", group, group)
+	}
 	fmt.Fprintln(w)
-	cmds := subcommands()
 	width := 0
 	for _, c := range cmds {
 		width = max(width, len(c.name))
@@ -107,19 +173,28 @@ func usage(w io.Writer) {
 	for _, c := range cmds {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
+	if !whole {
+		return
+	}
+	fmt.Fprintf(w, "  %-*s  %s\n", width, "version", "print the gateway's version and commit (also --version)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Settings come from flags and the environment: DATABASE_URL (default: an embedded PostgreSQL")
 	fmt.Fprintln(w, "in $GATEWAY_DATA_DIR/pg), GATEWAY_DATA_DIR (./var), GATEWAY_ADDR (127.0.0.1:8443), GATEWAY_DATA_KEY")
-	fmt.Fprintln(w, "(64 hex digits; default: a key generated in $GATEWAY_DATA_DIR/data.key). docs/operations.md has them all.")
+	fmt.Fprintln(w, "(64 hex digits; default: a key generated in $GATEWAY_DATA_DIR/data.key). docs/operations.md has them all;")
+	fmt.Fprintln(w, "a malformed one stops the command with a message naming it.")
 }
 
-// newFlags makes a flag set for a subcommand that reports to stderr.
+// newFlags makes a flag set for a subcommand whose usage goes to stderr.
+// The flag package's own report of a bad flag is discarded: the error comes
+// back from parseFlags and main prints it once.
 func newFlags(e *env, name, summary string) *flag.FlagSet {
 	fs := flag.NewFlagSet("gateway "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: gateway %s [flags]\n%s\n\nflags:\n", name, summary)
+		fs.SetOutput(e.stderr)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
 	return fs
 }

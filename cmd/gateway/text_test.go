@@ -27,5 +27,6 @@ func TestCLIFreeTextRefused(t *testing.T) {
 	for _, reason := range []string{"\x1b[31mAC01", "AC01\n", "not a code", "ac01x"} {
 		g.mustFail("--reason: must be an ISO 20022 return reason code", "rail", "return", "--tx-id", "rmt_nosuchremittance0000", "--reason", reason)
 	}
-	g.mustFail("--reason: only a return carries a reason", "rail", "settle", "--tx-id", "rmt_nosuchremittance0000", "--reason", "AC01")
+	// Only a return carries a reason: settle has no --reason at all.
+	g.mustFail("flag provided but not defined: -reason", "rail", "settle", "--tx-id", "rmt_nosuchremittance0000", "--reason", "AC01")
 }

@@ -49,6 +49,12 @@ var allowed = map[string][]string{
 	"api": {"ledger", "postings", "internal/cards", "internal/network", "internal/remittance",
 		"internal/remittance/rules", "internal/callbackurl", "internal/delivery"},
 
+	// The configuration (read once, handed down) and the app built from it:
+	// the wiring of the commands, as packages a test can call.
+	"internal/config": {"api", "postings", "internal/callbackurl", "internal/network", "internal/remittance/rules"},
+	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
+		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers"},
+
 	// Test support and test-only packages.
 	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/fx", "internal/cards", "internal/network",
 		"internal/remittance", "internal/delivery"},

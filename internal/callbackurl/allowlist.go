@@ -3,19 +3,15 @@ package callbackurl
 import (
 	"fmt"
 	"net/netip"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
-// The environment variables of FromEnv.
-const (
-	EnvAllowPrivate  = "GATEWAY_CALLBACK_ALLOW_PRIVATE"  // true: loopback, private and CGNAT targets allowed (local development)
-	EnvAllowPrefixes = "GATEWAY_CALLBACK_ALLOW_PREFIXES" // comma-separated CIDR prefixes or addresses allowed in any case
-)
-
 // AllowList lets callbacks reach addresses that are refused by default.
-// The zero value allows only public unicast addresses.
+// The zero value allows only public unicast addresses. The gateway's is
+// GATEWAY_CALLBACK_ALLOW_PRIVATE and GATEWAY_CALLBACK_ALLOW_PREFIXES,
+// read by internal/config; the API, the operator's commands and the
+// callback sender all get that one value, so a URL accepted at submission
+// is one the sender may call.
 type AllowList struct {
 	// Prefixes are allowed whatever kind of address they hold (for
 	// instance a merchant's sandbox on 10.20.0.0/16).
@@ -113,37 +109,4 @@ func (l AllowList) Control(network, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("callbacks: refused to connect to %q: not an IP address and port", address)
 	}
 	return l.Check(ap.Addr())
-}
-
-// FromEnv reads EnvAllowPrivate (a boolean, strconv.ParseBool) and
-// EnvAllowPrefixes (comma-separated CIDR prefixes or single addresses).
-// getenv is os.Getenv in production. The API, the operator's commands and
-// the callback sender all read the allow list this way, so a URL accepted
-// at submission is one the sender may call.
-func FromEnv(getenv func(string) string) (AllowList, error) {
-	var l AllowList
-	if v := strings.TrimSpace(getenv(EnvAllowPrivate)); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return AllowList{}, fmt.Errorf("callbacks: %s=%q: not a boolean", EnvAllowPrivate, v)
-		}
-		l.AllowPrivate = b
-	}
-	for _, f := range strings.Split(getenv(EnvAllowPrefixes), ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			a, aerr := netip.ParseAddr(f)
-			if aerr != nil {
-				return AllowList{}, fmt.Errorf("callbacks: %s: %q is not a prefix or address", EnvAllowPrefixes, f)
-			}
-			a = a.WithZone("")
-			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		l.Prefixes = append(l.Prefixes, p.Masked())
-	}
-	return l, nil
 }

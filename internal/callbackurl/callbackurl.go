@@ -2,7 +2,7 @@
 // addresses a callback may reach. It is pure (standard library only) so
 // that every door that takes a URL — the /shop API, the operator's
 // commands — and the callback sender apply the same function with the same
-// allow list (FromEnv), without importing each other.
+// allow list (read by internal/config), without importing each other.
 //
 // The rules are applied twice:
 //

@@ -226,23 +226,6 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestFromEnv(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	l, err := FromEnv(env(nil))
-	if err != nil || l.AllowPrivate || len(l.Prefixes) != 0 {
-		t.Errorf("empty: %+v, %v", l, err)
-	}
-	l, err = FromEnv(env(map[string]string{EnvAllowPrivate: "true", EnvAllowPrefixes: " 10.1.0.0/16, 192.0.2.7 ,fd00::/8,10.2.3.4/8"}))
-	if err != nil || !l.AllowPrivate || len(l.Prefixes) != 4 || l.Prefixes[1].String() != "192.0.2.7/32" || l.Prefixes[3].String() != "10.0.0.0/8" {
-		t.Errorf("full: %+v, %v", l, err)
-	}
-	for _, bad := range []map[string]string{{EnvAllowPrivate: "yes please"}, {EnvAllowPrefixes: "10.0.0.0/33"}, {EnvAllowPrefixes: "example.com"}} {
-		if _, err := FromEnv(env(bad)); err == nil {
-			t.Errorf("%v accepted", bad)
-		}
-	}
-}
-
 // FuzzValidate: what Validate accepts is an http or https URL of printable
 // ASCII within BytesMax, with a host and a port in range, and an IP
 // literal host only if the allow list lets the sender connect to it: the

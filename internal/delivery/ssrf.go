@@ -9,12 +9,6 @@ import "github.com/paygate/gateway/internal/callbackurl"
 // URLBytesMax bounds a callback URL.
 const URLBytesMax = callbackurl.BytesMax
 
-// The environment variables of AllowListFromEnv.
-const (
-	EnvAllowPrivate  = callbackurl.EnvAllowPrivate
-	EnvAllowPrefixes = callbackurl.EnvAllowPrefixes
-)
-
 // ErrInvalidURL is wrapped by every error of ValidateURL.
 var ErrInvalidURL = callbackurl.ErrInvalid
 
@@ -29,8 +23,3 @@ type BlockedAddressError = callbackurl.BlockedAddressError
 // ValidateURL is callbackurl.Validate: the Sender checks every URL again
 // before an attempt, with the same rules as at submission.
 func ValidateURL(raw string, allow AllowList) error { return callbackurl.Validate(raw, allow) }
-
-// AllowListFromEnv is callbackurl.FromEnv.
-func AllowListFromEnv(getenv func(string) string) (AllowList, error) {
-	return callbackurl.FromEnv(getenv)
-}

@@ -1,16 +1,15 @@
-package main
+package app
 
 import (
-	"io"
-	"log/slog"
 	"runtime/debug"
 	"testing"
+
+	"github.com/paygate/gateway/internal/config"
 )
 
 // serve sets the collector only where the operator did not: GOGC and
 // GOMEMLIMIT in the environment win. Not parallel: the settings are the
-// process's, and Go runs a sequential test before the parallel ones (whose
-// in-process serve calls tuneGC too) resume.
+// process's.
 func TestTuneGCLeavesTheOperatorsChoice(t *testing.T) {
 	percent0, limit0 := debug.SetGCPercent(100), debug.SetMemoryLimit(-1)
 	t.Cleanup(func() {
@@ -32,9 +31,11 @@ func TestTuneGCLeavesTheOperatorsChoice(t *testing.T) {
 			// What the runtime would have read from the environment.
 			debug.SetGCPercent(100)
 			debug.SetMemoryLimit(1 << 30)
-			e := &env{getenv: func(k string) string { return c.env[k] }, stdout: io.Discard, stderr: io.Discard,
-				log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-			gogc, memLimit := tuneGC(e)
+			cfg, err := config.FromEnvironment(func(k string) string { return c.env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			gogc, memLimit := TuneGC(cfg)
 			if gogc != c.wantGOGC || memLimit != c.wantMemLim {
 				t.Errorf("reported GOGC %q GOMEMLIMIT %q, want %q %q", gogc, memLimit, c.wantGOGC, c.wantMemLim)
 			}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"io"
@@ -10,14 +10,15 @@ import (
 )
 
 func TestPprofOnlyOnLoopback(t *testing.T) {
-	e := &env{log: slog.New(slog.DiscardHandler)}
+	t.Parallel()
+	log := slog.New(slog.DiscardHandler)
 	for _, addr := range []string{"0.0.0.0:6060", ":6060", "10.0.0.1:6060", "localhost:6060", "nonsense"} {
-		if stop, err := startPprof(e, addr); err == nil {
+		if stop, err := startPprof(log, addr); err == nil {
 			stop()
 			t.Errorf("GATEWAY_PPROF_ADDR=%q was accepted", addr)
 		}
 	}
-	stop, err := startPprof(e, "")
+	stop, err := startPprof(log, "")
 	if err != nil {
 		t.Fatalf("empty address: %v", err)
 	}
@@ -25,9 +26,10 @@ func TestPprofOnlyOnLoopback(t *testing.T) {
 }
 
 func TestPprofServesProfiles(t *testing.T) {
+	t.Parallel()
 	var logs strings.Builder
-	e := &env{log: slog.New(slog.NewTextHandler(&logs, nil))}
-	stop, err := startPprof(e, "127.0.0.1:0")
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	stop, err := startPprof(log, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
-package main
+package app
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -12,12 +13,12 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-// demoFile is where `serve --demo` keeps the demo merchant's credentials.
-const demoFile = "demo-merchant.json"
+// DemoFile is where `serve --demo` keeps the demo merchant's credentials.
+const DemoFile = "demo-merchant.json"
 
-// demoCredentials is the content of demoFile: what a newcomer needs to curl
+// DemoCredentials is the content of DemoFile: what a newcomer needs to curl
 // the API at once (docs/walkthrough.md).
-type demoCredentials struct {
+type DemoCredentials struct {
 	ShopNo     string `json:"shopNo"`
 	PublicKey  string `json:"publicKey"`
 	PrivateKey string `json:"privateKey"`
@@ -32,17 +33,17 @@ var demoFunding = map[string]string{"USD": "10000.00", "EUR": "10000.00"}
 // accounts and that its credentials are in the data directory, and marks
 // the seeded FX rates current, so that a local gateway started days after
 // its database was made still converts. It never touches operator rates.
-func ensureDemo(ctx context.Context, e *env, l *services, baseURL, caCert string, rateMaxAge time.Duration) error {
-	if _, err := l.fx.RestampSeedRates(ctx, rateMaxAge/2); err != nil {
+func ensureDemo(ctx context.Context, log *slog.Logger, dataDir string, l *Services, baseURL, caCert string, rateMaxAge time.Duration) error {
+	if _, err := l.FX.RestampSeedRates(ctx, rateMaxAge/2); err != nil {
 		return err
 	}
-	path := filepath.Join(dataDir(e), demoFile)
+	path := filepath.Join(dataDir, DemoFile)
 	if b, err := os.ReadFile(path); err == nil {
-		var c demoCredentials
+		var c DemoCredentials
 		if json.Unmarshal(b, &c) == nil {
 			if _, err := l.MerchantByShopNo(ctx, c.ShopNo); err == nil {
 				c.BaseURL, c.CACert = baseURL, caCert
-				e.log.Info("demo merchant ready", "shop_no", c.ShopNo, "credentials", path)
+				log.Info("demo merchant ready", "shop_no", c.ShopNo, "credentials", path)
 				return writeDemo(path, c)
 			}
 		}
@@ -65,13 +66,13 @@ func ensureDemo(ctx context.Context, e *env, l *services, baseURL, caCert string
 			return err
 		}
 	}
-	c := demoCredentials{ShopNo: creds.ShopNo, PublicKey: creds.PublicKey, PrivateKey: creds.PrivateKey,
+	c := DemoCredentials{ShopNo: creds.ShopNo, PublicKey: creds.PublicKey, PrivateKey: creds.PrivateKey,
 		BaseURL: baseURL, CACert: caCert}
-	e.log.Info("demo merchant created", "shop_no", c.ShopNo, "credentials", path)
+	log.Info("demo merchant created", "shop_no", c.ShopNo, "credentials", path)
 	return writeDemo(path, c)
 }
 
-func writeDemo(path string, c demoCredentials) error {
+func writeDemo(path string, c DemoCredentials) error {
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err

@@ -1,26 +1,22 @@
-package main
+package app
 
 import (
 	"crypto/tls"
 	"io"
-	"log/slog"
 	"slices"
 	"testing"
 
 	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/config"
 )
 
 // The served configuration is api.TLSConfig's (AEAD suites only, tested in
 // api), with the certificate made for local use.
 func TestTLSConfigIsTheAPIs(t *testing.T) {
-	dir := t.TempDir()
-	e := &env{getenv: func(k string) string {
-		if k == "GATEWAY_DATA_DIR" {
-			return dir
-		}
-		return ""
-	}, stdout: io.Discard, stderr: io.Discard, log: slog.New(slog.DiscardHandler)}
-	cfg, err := tlsConfig(e)
+	t.Parallel()
+	c := config.Default()
+	c.DataDir = t.TempDir()
+	cfg, err := TLSConfig(c, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-package main
+package app
 
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -13,9 +14,11 @@ import (
 // startPprof serves Go's profiles (net/http/pprof) on addr when
 // GATEWAY_PPROF_ADDR names one, for `go tool pprof
 // http://ADDR/debug/pprof/profile?seconds=10` (docs/performance.md). Only a
-// loopback address is accepted: profiles describe the process's insides and
-// the listener has no authentication. It returns a stop function.
-func startPprof(e *env, addr string) (func(), error) {
+// loopback address is accepted (internal/config refuses any other, and so
+// does this, a second time, since it is the listener): profiles describe
+// the process's insides and the listener has no authentication. It returns
+// a stop function.
+func startPprof(log *slog.Logger, addr string) (func(), error) {
 	if addr == "" {
 		return func() {}, nil
 	}
@@ -37,10 +40,10 @@ func startPprof(e *env, addr string) (func(), error) {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: api.HeaderTimeoutDefault}
-	e.log.Info("pprof listening", "addr", ln.Addr().String())
+	log.Info("pprof listening", "addr", ln.Addr().String())
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			e.log.Warn("pprof listener", "error", err)
+			log.Warn("pprof listener", "error", err)
 		}
 	}()
 	return func() { _ = srv.Close() }, nil

@@ -1,8 +1,10 @@
-package main
+package app
 
 import (
 	"runtime/debug"
 	"strconv"
+
+	"github.com/paygate/gateway/internal/config"
 )
 
 // The collector's settings for serve, unless the operator sets Go's own
@@ -19,10 +21,11 @@ const (
 	memoryLimitServeBytes = 150 << 20
 )
 
-// tuneGC applies the settings above where the environment does not choose,
-// and returns what applies, for the start-up log.
-func tuneGC(e *env) (gogc, memLimit string) {
-	gogc, memLimit = e.getenv("GOGC"), e.getenv("GOMEMLIMIT")
+// TuneGC applies the settings above where the operator's GOGC and
+// GOMEMLIMIT do not choose, and returns what applies, for the start-up
+// log. It changes the whole process: serve calls it, Build does not.
+func TuneGC(cfg *config.Config) (gogc, memLimit string) {
+	gogc, memLimit = cfg.GOGC, cfg.GOMEMLIMIT
 	if gogc == "" {
 		debug.SetGCPercent(gcPercentServe)
 		gogc = strconv.Itoa(gcPercentServe)

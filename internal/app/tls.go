@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"crypto/ecdsa"
@@ -10,8 +10,8 @@ import (
 	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/pem"
-	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -20,20 +20,19 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/config"
 )
 
-// tlsConfig returns the server's TLS configuration: the certificate and key
+// TLSConfig returns the server's TLS configuration: the certificate and key
 // of GATEWAY_TLS_CERT and GATEWAY_TLS_KEY, or else a self-signed certificate
 // for local use, made once in $GATEWAY_DATA_DIR/tls (and again when it
 // expires). The certificate's SHA-256 fingerprint is printed so that a
-// client can pin it. Versions and suites are api.TLSConfig's (AEAD only).
-func tlsConfig(e *env) (*tls.Config, error) {
-	certFile, keyFile := e.getenv("GATEWAY_TLS_CERT"), e.getenv("GATEWAY_TLS_KEY")
-	if (certFile == "") != (keyFile == "") {
-		return nil, errors.New("set both GATEWAY_TLS_CERT and GATEWAY_TLS_KEY, or neither")
-	}
+// client can pin it (on out). Versions and suites are api.TLSConfig's (AEAD
+// only).
+func TLSConfig(cfg *config.Config, out io.Writer) (*tls.Config, error) {
+	certFile, keyFile := cfg.TLSCert, cfg.TLSKey
 	if certFile == "" {
-		dir := filepath.Join(dataDir(e), "tls")
+		dir := filepath.Join(cfg.DataDir, "tls")
 		certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 		if err := ensureSelfSigned(certFile, keyFile); err != nil {
 			return nil, err
@@ -44,11 +43,13 @@ func tlsConfig(e *env) (*tls.Config, error) {
 		return nil, fmt.Errorf("TLS certificate: %w", err)
 	}
 	sum := sha256.Sum256(cert.Certificate[0])
-	fmt.Fprintf(e.stdout, "TLS certificate %s, SHA-256 fingerprint %s\n", certFile, fingerprint(sum[:]))
+	fmt.Fprintf(out, "TLS certificate %s, SHA-256 fingerprint %s\n", certFile, Fingerprint(sum[:]))
 	return api.TLSConfig(cert), nil
 }
 
-func fingerprint(b []byte) string {
+// Fingerprint is a certificate digest as colon-separated hex pairs, as
+// serve prints it.
+func Fingerprint(b []byte) string {
 	h := strings.ToUpper(hex.EncodeToString(b))
 	var parts []string
 	for i := 0; i < len(h); i += 2 {

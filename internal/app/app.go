@@ -1,0 +1,272 @@
+// Package app builds the gateway from its configuration: the store, the
+// ledger and its domains, the /shop and internal listeners, the workers.
+// `gateway serve` is config.Load, Build, Run; a test can do the same in
+// its own process. This is the wiring of docs/architecture.md: the one
+// package besides the commands that may import everything.
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/workers"
+	"github.com/paygate/gateway/ledger"
+)
+
+// ShutdownTimeout bounds the wait for requests in flight at shutdown. The
+// limits of requests and connections are api.Limits (docs/security.md).
+const ShutdownTimeout = 15 * time.Second
+
+// serveConnsMax is serve's database pool: the writer's shards, the reads
+// of /shop and the workers.
+const serveConnsMax = 40
+
+// readConnsMax is the pool of DATABASE_READ_URL for serve's routed reads.
+const readConnsMax = 16
+
+// Options are what Build writes to.
+type Options struct {
+	// Log receives the structured log (nil: discarded).
+	Log *slog.Logger
+	// Stdout receives the lines a person reads at start: the certificate's
+	// fingerprint and the addresses listened on (nil: discarded).
+	Stdout io.Writer
+	// Stderr receives the embedded PostgreSQL's output (nil: discarded).
+	Stderr io.Writer
+}
+
+func (o *Options) setDefaults() {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+}
+
+// App is a built gateway: listening, its workers not yet started.
+type App struct {
+	// Services are the ledger and its domains.
+	Services *Services
+
+	cfg      *config.Config
+	log      *slog.Logger
+	store    *Store
+	public   *http.Server
+	publicLn net.Listener
+	internal *http.Server
+	intLn    net.Listener
+	workers  *workers.Group // nil with NoWorkers
+	closers  []func()       // in the order to run them
+
+	closeOnce sync.Once
+}
+
+// Build opens the store (starting the embedded PostgreSQL without
+// DATABASE_URL), applies the migrations, builds the ledger and its
+// domains, and listens on both addresses. Nothing is served until Run;
+// Close releases what Build made, whether or not Run ran.
+func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err error) {
+	o.setDefaults()
+	a = &App{cfg: cfg, log: o.Log}
+	defer func() {
+		if err != nil {
+			a.Close()
+			a = nil
+		}
+	}()
+	sealer, err := LoadSealer(cfg)
+	if err != nil {
+		return a, err
+	}
+	var tlsCfg *tls.Config
+	if !cfg.PlainHTTP {
+		if tlsCfg, err = TLSConfig(cfg, o.Stdout); err != nil {
+			return a, err
+		}
+	} else {
+		a.log.Warn("serving plain HTTP: only do this behind a proxy that terminates TLS")
+	}
+	if a.store, err = OpenStore(ctx, cfg, o.Stderr, ledger.DBOptions{ConnsMax: serveConnsMax}); err != nil {
+		return a, err
+	}
+	a.closers = append(a.closers, a.store.Close)
+	l := ledger.New(a.store.DB, ledger.Config{Sealer: sealer, Logger: a.log, Shards: cfg.LedgerShards, BatchWindow: cfg.LedgerBatchWindow})
+	// The ledger stops before the store closes: closers run in reverse.
+	a.closers = append(a.closers, l.Close)
+	closeReads, err := AttachReadRoute(a.log, l, cfg.ReadURL, ReadWait(cfg.ReadWaitMs), ledger.DBOptions{ConnsMax: readConnsMax})
+	if err != nil {
+		return a, err
+	}
+	a.closers = append(a.closers, closeReads)
+	a.Services = NewServices(l, cfg)
+	if !cfg.NoWorkers {
+		a.workers = newWorkers(cfg, a.Services, a.log)
+	}
+
+	stopPprof, err := startPprof(a.log, cfg.PprofAddr)
+	if err != nil {
+		return a, err
+	}
+	a.closers = append(a.closers, stopPprof)
+
+	// One registry for both listeners, exposed on the /shop one's /metrics.
+	metrics := api.NewMetrics(api.MetricsOptions{Ledger: l, DB: a.store.DB.DB})
+	s := a.Services
+	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Merchants: l, Accounts: s.Cards, Cards: s.Cards,
+		ReadKeys: l, Bills: l, Remittances: s.Remit, Stats: l,
+		WebhookSettings: l, Webhooks: s.Deliveries, Keys: l,
+		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
+	tcp, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return a, err
+	}
+	// The per-client bound of connections, plain HTTP answered in the
+	// envelope, then TLS (api.WrapListener).
+	a.publicLn = api.WrapListener(tcp, tlsCfg, cfg.Limits, cfg.Proxies, a.log)
+	a.closers = append(a.closers, func() { a.publicLn.Close() })
+	a.public = api.NewHTTPServer(handler, cfg.Limits, a.log)
+	scheme := "http"
+	if tlsCfg != nil {
+		scheme = "https"
+	}
+	if cfg.Demo {
+		caCert := ""
+		if tlsCfg != nil && cfg.TLSCert == "" {
+			caCert, _ = filepath.Abs(filepath.Join(cfg.DataDir, "tls", "cert.pem"))
+		}
+		if err := ensureDemo(ctx, a.log, cfg.DataDir, s, scheme+"://"+a.publicLn.Addr().String(), caCert, cfg.FXRateMaxAge); err != nil {
+			return a, fmt.Errorf("demo merchant: %w", err)
+		}
+	}
+	fmt.Fprintf(o.Stdout, "listening on %s://%s\n", scheme, a.publicLn.Addr())
+
+	// The internal network API, with the same TLS (docs/network.md).
+	if err := a.listenInternal(o.Stdout, tlsCfg, metrics); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+// listenInternal listens for the internal network API on its address, with
+// the TLS configuration of the public listener (nil: plain HTTP), recording
+// its requests in the process's metrics.
+func (a *App) listenInternal(stdout io.Writer, tlsCfg *tls.Config, metrics *api.Metrics) error {
+	token, source, err := InternalToken(a.cfg, true)
+	if err != nil {
+		return err
+	}
+	tcp, err := net.Listen("tcp", a.cfg.InternalAddr)
+	if err != nil {
+		return fmt.Errorf("internal API: %w", err)
+	}
+	// The same time limits as /shop, but no bound of connections per
+	// client: the card network is one client, by design, and may open as
+	// many as its load needs (docs/security.md).
+	limits := a.cfg.Limits
+	limits.ConnsPerClientMax = -1
+	a.intLn = api.WrapListener(tcp, tlsCfg, limits, nil, a.log)
+	a.closers = append(a.closers, func() { a.intLn.Close() })
+	scheme := "http"
+	if tlsCfg != nil {
+		scheme = "https"
+	}
+	var health func() []api.WorkerHealth
+	if a.workers != nil {
+		health = a.workerHealth
+	}
+	a.internal = api.NewHTTPServer(api.NewInternalServer(api.InternalDeps{Log: a.log, Network: a.Services.Network,
+		Rails: a.Services.Remit, Token: token, Limits: limits, Metrics: metrics, Workers: health}), limits, a.log)
+	fmt.Fprintf(stdout, "internal network API on %s://%s\n", scheme, a.intLn.Addr())
+	a.log.Info("internal network API started", "addr", a.intLn.Addr().String(), "scheme", scheme, "token_from", source)
+	return nil
+}
+
+// Addr is the address the /shop API listens on (with port 0, the one
+// picked).
+func (a *App) Addr() net.Addr { return a.publicLn.Addr() }
+
+// InternalAddr is the address the internal network API listens on.
+func (a *App) InternalAddr() net.Addr { return a.intLn.Addr() }
+
+// Run starts the workers (unless NoWorkers) and serves both listeners until
+// ctx ends or one of them fails; then it stops accepting, lets the
+// requests in flight finish (ShutdownTimeout at most) and stops the
+// workers. Call Close afterwards.
+func (a *App) Run(ctx context.Context) error {
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	if a.workers != nil {
+		a.workers.Start(wctx)
+		defer a.workers.Stop()
+	}
+	errc := make(chan error, 2)
+	go func() { errc <- a.public.Serve(a.publicLn) }()
+	go func() {
+		if err := a.internal.Serve(a.intLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("internal API: %w", err)
+		}
+	}()
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		a.log.Info("gateway stopping")
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	// Both listeners stop accepting at once and drain together.
+	var wg sync.WaitGroup
+	var shutdownErr error
+	for _, srv := range []*http.Server{a.public, a.internal} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if e := srv.Shutdown(sctx); e != nil && !errors.Is(e, http.ErrServerClosed) && srv == a.public {
+				shutdownErr = e
+			}
+		}()
+	}
+	wg.Wait()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return shutdownErr
+}
+
+// Close releases what Build made: the listeners, the ledger's writer, the
+// database and the embedded PostgreSQL if Build started it. It is safe to
+// call more than once.
+func (a *App) Close() {
+	a.closeOnce.Do(func() {
+		for i := len(a.closers) - 1; i >= 0; i-- {
+			a.closers[i]()
+		}
+	})
+}
+
+// workerHealth is the workers' health for the internal listener's
+// /healthz.
+func (a *App) workerHealth() []api.WorkerHealth {
+	hs := a.workers.Health()
+	out := make([]api.WorkerHealth, len(hs))
+	for i, h := range hs {
+		out[i] = api.WorkerHealth{Name: h.Name, Running: h.Running, Steps: h.Steps, LastRun: h.LastRun, LastOK: h.LastOK,
+			Failing: h.Failing != ""}
+	}
+	return out
+}
