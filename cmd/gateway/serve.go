@@ -37,6 +37,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		"ledger writer shards; 0: one per two CPUs (GATEWAY_LEDGER_SHARDS, docs/performance.md)")
 	batchWindow := fs.Duration("ledger-batch-window", envDuration(e, "GATEWAY_LEDGER_BATCH_WINDOW", 0),
 		"how long a writer shard waits for more commands once it has one; 0: take what is queued (GATEWAY_LEDGER_BATCH_WINDOW)")
+	consoleAddr := fs.String("console-addr", envOr(e, "GATEWAY_CONSOLE_ADDR", consoleAddrDefault),
+		"listen address of the web console, same TLS as the API; off: none (GATEWAY_CONSOLE_ADDR, docs/console.md)")
 	noWorkers := fs.Bool("no-workers", envBool(e, "GATEWAY_NO_WORKERS"),
 		"serve requests only: no hold expiry, remittance lifecycle or callback delivery (GATEWAY_NO_WORKERS)")
 	boundsFlags := addNetworkBoundsFlags(e, fs)
@@ -126,6 +128,18 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer internal.stop()
+	cons, err := startConsole(e, *consoleAddr, tlsCfg, l, sealer)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer cons.stop()
+	if *demo && cons.srv != nil {
+		if err := ensureDemoConsole(ctx, e, l, sealer, scheme+"://"+cons.addr); err != nil {
+			ln.Close()
+			return fmt.Errorf("demo console users: %w", err)
+		}
+	}
 
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
@@ -141,6 +155,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	case err := <-errc:
 		return err
 	case err := <-internal.errc:
+		srv.Close()
+		return err
+	case err := <-cons.errc:
 		srv.Close()
 		return err
 	case <-ctx.Done():

@@ -48,6 +48,9 @@ var allowed = map[string][]string{
 	"reconcile":        {"ledger", "postings", "internal/network"},
 	"api": {"ledger", "postings", "internal/cards", "internal/network", "internal/remittance",
 		"internal/remittance/rules", "internal/callbackurl"},
+	// The web console (docs/console.md): a surface beside api, on the same
+	// domains, with its own tables.
+	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "reconcile"},
 
 	// Test support and test-only packages.
 	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/fx", "internal/cards", "internal/network",
