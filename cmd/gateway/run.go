@@ -24,7 +24,7 @@ type env struct {
 }
 
 type subcommand struct {
-	name    string // one or two words: "serve", "merchant create"
+	name    string // one to three words: "serve", "merchant create", "console user create"
 	summary string
 	run     func(ctx context.Context, e *env, args []string) error
 }
@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return nil
 	}
-	for _, n := range []int{2, 1} {
+	for _, n := range []int{3, 2, 1} {
 		if len(rest) < n {
 			continue
 		}
