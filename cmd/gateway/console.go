@@ -46,7 +46,7 @@ func startConsole(e *env, addr string, tlsCfg *tls.Config, l *services, sealer *
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
-	var ln net.Listener = tcp
+	ln := tcp
 	scheme := "http"
 	if tlsCfg != nil {
 		ln, scheme = tls.NewListener(tcp, tlsCfg), "https"
