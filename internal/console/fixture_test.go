@@ -51,6 +51,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
+	t.Cleanup(console.UseCheapHashes())
 	g := gatewaytest.New(t, nil, gatewaytest.Options{})
 	f := &fixture{g: g, clock: &clock{t: time.Now().UTC()}, secrets: map[string]string{}, lockFailures: 5}
 	mk := func(name string) *ledger.Merchant {

@@ -47,14 +47,25 @@ func CheckPasswordRules(pw string) error {
 	return nil
 }
 
+// hashParams are the parameters new hashes get. Only tests change them
+// (export_test.go): under the race detector one hash at the real
+// parameters takes seconds, and the browser tests make dozens.
+type hashParams struct {
+	time, memoryKiB uint32
+	threads         uint8
+}
+
+var newHashParams = hashParams{argonTime, argonMemoryKiB, argonThreads}
+
 // HashPassword returns the PHC string of pw with a fresh salt.
 func HashPassword(pw string) (string, error) {
 	salt := make([]byte, argonSaltBytes)
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
-	key := argon2.IDKey([]byte(pw), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyBytes)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemoryKiB, argonTime, argonThreads,
+	p := newHashParams
+	key := argon2.IDKey([]byte(pw), salt, p.time, p.memoryKiB, p.threads, argonKeyBytes)
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.memoryKiB, p.time, p.threads,
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key)), nil
 }
 
