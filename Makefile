@@ -25,7 +25,7 @@ PG_LIB ?= /usr/lib/postgresql
 # sudo only when we are not root and it exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
 
-.PHONY: build pg pg-ha run run-ha backup-ha restore-ha test test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
+.PHONY: build pg pg-ha chromium run run-ha backup-ha restore-ha test test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
 
 # COMMIT is stamped into bin/gateway for `gateway version` where the go
 # command does not record vcs.revision itself (git worktrees, -buildvcs=false).
@@ -69,6 +69,17 @@ pg-ha: pg
 		command -v pg_autoctl >/dev/null && command -v pgbackrest >/dev/null || { echo "make pg-ha: pg_autoctl or pgbackrest is still missing after the install" >&2; exit 1; }; \
 	fi
 
+# chromium installs Debian's chromium when it is missing: the web console's
+# browser tests drive it headless (internal/console, docs/console.md).
+# Quiet when it is there.
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/lib/chromium/chromium ]; then \
+		echo "make chromium: installing Debian's chromium for the console's browser tests"; \
+		$(SUDO) apt-get update -qq; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		command -v chromium >/dev/null 2>&1 || { echo "make chromium: chromium is still missing after the install" >&2; exit 1; }; \
+	fi
+
 # run starts the gateway on its embedded PostgreSQL in $(GATEWAY_DATA_DIR)/pg.
 # Ctrl-C stops both; the next `make run` finds the data again.
 run: pg build
@@ -100,9 +111,11 @@ restore-ha: pg-ha build
 # afterwards, even when a test binary dies; each test still gets its own
 # database (ledger/pgtest).
 # pg-ha first: the backup-and-restore test needs pgbackrest, and fails
-# rather than skipping when GATEWAY_TEST_REQUIRE_HA_TOOLS is set.
-test: pg pg-ha
-	@export GATEWAY_TEST_REQUIRE_HA_TOOLS=1; \
+# rather than skipping when GATEWAY_TEST_REQUIRE_HA_TOOLS is set; chromium
+# likewise for the console's browser tests (GATEWAY_TEST_REQUIRE_BROWSER).
+# GATEWAY_UPDATE_SCREENSHOTS=1 make test rewrites docs/console/*.png.
+test: pg pg-ha chromium
+	@export GATEWAY_TEST_REQUIRE_HA_TOOLS=1 GATEWAY_TEST_REQUIRE_BROWSER=1; \
 	if [ -n "$${DATABASE_URL:-}" ]; then \
 		echo "make test: using DATABASE_URL"; \
 		$(GO) test $(TEST_FLAGS) ./...; \

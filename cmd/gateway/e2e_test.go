@@ -73,6 +73,7 @@ func newGateway(t *testing.T) *gateway {
 		// The internal network API's default port is fixed: tests in
 		// parallel each take a free one.
 		"GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
+		"GATEWAY_CONSOLE_ADDR":  "127.0.0.1:0",
 	}}
 }
 
@@ -667,6 +668,7 @@ func TestServeEmbedded(t *testing.T) {
 		// The internal network API's default port is fixed: tests in
 		// parallel each take a free one.
 		"GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
+		"GATEWAY_CONSOLE_ADDR":  "127.0.0.1:0",
 	}}
 	pidFile := filepath.Join(dir, "pg", "data", "postmaster.pid")
 

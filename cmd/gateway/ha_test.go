@@ -154,6 +154,7 @@ func newHAFixture(ctx context.Context, t *testing.T) *haFixture {
 		"GATEWAY_DATA_DIR":      t.TempDir(),
 		"GATEWAY_ADDR":          "127.0.0.1:0",
 		"GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
+		"GATEWAY_CONSOLE_ADDR":  "127.0.0.1:0",
 		"GATEWAY_LOG_LEVEL":     "error",
 	}}
 	c := g.createMerchant("HA Shop", "USD")

@@ -54,7 +54,7 @@ func configError(err error) error {
 }
 
 type subcommand struct {
-	name    string // one or two words: "serve", "merchant create"
+	name    string // one to three words: "serve", "merchant create", "console user create"
 	summary string
 	run     func(ctx context.Context, e *env, args []string) error
 }
@@ -94,6 +94,8 @@ func subcommands() []subcommand {
 		{"audit statement", "check a merchant's statement over UTC days: opening + movements = closing; exit 1 on a mismatch", cmdAuditStatement},
 		{"audit role", "create or update an auditor's read-only database login (member of gateway_auditor)", cmdAuditRole},
 		{"reconcile settlement", "match a card network settlement CSV against the CARD_SETTLE entries; exit 0 only if all match", cmdReconcileSettlement},
+		{"console user create", "create a web console user (merchant admin/finance/readonly, operator, auditor)", cmdConsoleUserCreate},
+		{"console totp", "print the current TOTP code of a secret (the demo operator's)", cmdConsoleTOTP},
 		{"db url", "print the URL of the gateway's database (the embedded one unless DATABASE_URL is set)", cmdDBURL},
 		{"devdb", "run a command with DATABASE_URL set to a throwaway local PostgreSQL (used by make test)", cmdDevDB},
 	}
@@ -116,7 +118,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if rest[0] == "version" || rest[0] == "--version" || rest[0] == "-version" {
 		return cmdVersion(ctx, e, rest[1:])
 	}
-	for _, n := range []int{2, 1} {
+	for _, n := range []int{3, 2, 1} {
 		if len(rest) < n {
 			continue
 		}

@@ -63,15 +63,17 @@ type App struct {
 	// Services are the ledger and its domains.
 	Services *Services
 
-	cfg      *config.Config
-	log      *slog.Logger
-	store    *Store
-	public   *http.Server
-	publicLn net.Listener
-	internal *http.Server
-	intLn    net.Listener
-	workers  *workers.Group // nil with NoWorkers
-	closers  []func()       // in the order to run them
+	cfg       *config.Config
+	log       *slog.Logger
+	store     *Store
+	public    *http.Server
+	publicLn  net.Listener
+	internal  *http.Server
+	intLn     net.Listener
+	console   *http.Server // nil with ConsoleAddr "off"
+	consoleLn net.Listener
+	workers   *workers.Group // nil with NoWorkers
+	closers   []func()       // in the order to run them
 
 	closeOnce sync.Once
 }
@@ -159,6 +161,10 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	if err := a.listenInternal(o.Stdout, tlsCfg, metrics); err != nil {
 		return a, err
 	}
+	// The web console, with the same TLS (docs/console.md).
+	if err := a.listenConsole(ctx, o.Stdout, tlsCfg, sealer); err != nil {
+		return a, err
+	}
 	return a, nil
 }
 
@@ -214,13 +220,20 @@ func (a *App) Run(ctx context.Context) error {
 		a.workers.Start(wctx)
 		defer a.workers.Stop()
 	}
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- a.public.Serve(a.publicLn) }()
 	go func() {
 		if err := a.internal.Serve(a.intLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			errc <- fmt.Errorf("internal API: %w", err)
 		}
 	}()
+	if a.console != nil {
+		go func() {
+			if err := a.console.Serve(a.consoleLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("console: %w", err)
+			}
+		}()
+	}
 	var err error
 	select {
 	case err = <-errc:
@@ -229,10 +242,14 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
-	// Both listeners stop accepting at once and drain together.
+	// The listeners stop accepting at once and drain together.
 	var wg sync.WaitGroup
 	var shutdownErr error
-	for _, srv := range []*http.Server{a.public, a.internal} {
+	servers := []*http.Server{a.public, a.internal}
+	if a.console != nil {
+		servers = append(servers, a.console)
+	}
+	for _, srv := range servers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -53,7 +53,10 @@ var allowed = map[string][]string{
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"api", "postings", "internal/callbackurl", "internal/network", "internal/remittance/rules"},
 	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
-		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers"},
+		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
+	// The web console (docs/console.md): a surface beside api, on the same
+	// domains, with its own tables.
+	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "reconcile"},
 
 	// Test support and test-only packages.
 	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/fx", "internal/cards", "internal/network",

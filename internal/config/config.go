@@ -37,6 +37,7 @@ type Config struct {
 	Addr          string         // GATEWAY_ADDR
 	InternalAddr  string         // GATEWAY_INTERNAL_ADDR
 	InternalToken string         // GATEWAY_INTERNAL_TOKEN; "": the token file in DataDir
+	ConsoleAddr   string         // GATEWAY_CONSOLE_ADDR; "off": no console
 	PlainHTTP     bool           // GATEWAY_PLAIN_HTTP
 	TLSCert       string         // GATEWAY_TLS_CERT; "" with TLSKey "": self-signed
 	TLSKey        string         // GATEWAY_TLS_KEY

@@ -46,6 +46,8 @@ var malformed = []struct {
 	{env: "GATEWAY_ADDR", value: "nonsense", want: `GATEWAY_ADDR (--addr): "nonsense" is not host:port`},
 	{env: "GATEWAY_ADDR", args: []string{"--addr", "127.0.0.1:-1"}, want: "--addr (GATEWAY_ADDR): "},
 	{env: "GATEWAY_INTERNAL_ADDR", value: "localhost", want: `GATEWAY_INTERNAL_ADDR (--internal-addr): "localhost" is not host:port`},
+	{env: "GATEWAY_CONSOLE_ADDR", value: "localhost", want: `GATEWAY_CONSOLE_ADDR (--console-addr): "localhost" is not host:port`},
+	{env: "GATEWAY_CONSOLE_ADDR", value: "Off", want: `GATEWAY_CONSOLE_ADDR (--console-addr)`},
 	{env: "GATEWAY_INTERNAL_TOKEN", value: "short", want: "GATEWAY_INTERNAL_TOKEN: must be at least 16 printable"},
 	{env: "GATEWAY_INTERNAL_TOKEN", value: "sixteen chars with spaces", want: "GATEWAY_INTERNAL_TOKEN: must be at least 16 printable"},
 	{env: "GATEWAY_PLAIN_HTTP", value: "yes please", want: `GATEWAY_PLAIN_HTTP (--plain-http): "yes please" is not true or false`},

@@ -13,7 +13,10 @@ import (
 const (
 	AddrDefault         = "127.0.0.1:8443"
 	InternalAddrDefault = "127.0.0.1:8444"
-	DataDirDefault      = "var"
+	// ConsoleAddrDefault is loopback: the console is for people on this
+	// machine, or behind a proxy the operator sets up on purpose.
+	ConsoleAddrDefault = "127.0.0.1:8445"
+	DataDirDefault     = "var"
 )
 
 // Bounds of the settings that are not another package's.
@@ -47,6 +50,13 @@ func (c *Config) settings() []*setting {
 
 		text(&c.Addr, "GATEWAY_ADDR", AddrDefault, "listen address of the /shop API", checkListenAddr),
 		text(&c.InternalAddr, "GATEWAY_INTERNAL_ADDR", InternalAddrDefault, "listen address of the internal network API", checkListenAddr),
+		text(&c.ConsoleAddr, "GATEWAY_CONSOLE_ADDR", ConsoleAddrDefault, "listen address of the web console, same TLS as the API; off: none",
+			func(v string) error {
+				if v == "off" {
+					return nil
+				}
+				return checkListenAddr(v)
+			}),
 		text(&c.InternalToken, "GATEWAY_INTERNAL_TOKEN", "", "the internal API's bearer token; unset: $GATEWAY_DATA_DIR/internal-token",
 			checkToken).noFlag().mask(maskAll),
 		boolean(&c.PlainHTTP, "GATEWAY_PLAIN_HTTP", "serve plain HTTP, only behind a TLS-terminating proxy"),

@@ -115,6 +115,8 @@ func (g *Gateway) Env() []string {
 		"GATEWAY_ADDR="+g.Addr(),
 		"GATEWAY_INTERNAL_ADDR="+g.InternalAddr(),
 		"GATEWAY_INTERNAL_TOKEN="+g.cfg.InternalToken,
+		// No web console: these programs drive the API only.
+		"GATEWAY_CONSOLE_ADDR=off",
 		"GATEWAY_CALLBACK_ALLOW_PRIVATE=true",
 		// The per-merchant rate limit (200 requests/s by default) would cap
 		// the load: these programs measure capacity and break things.

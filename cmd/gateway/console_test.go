@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/gateway/internal/console"
+)
+
+var (
+	consoleRe   = regexp.MustCompile(`console on (https?)://(\S+)`)
+	demoLoginRe = regexp.MustCompile(`console demo login \((\w+)\): (\S+) / ([a-z2-7]+)(?:, TOTP secret ([A-Z2-7]+))?`)
+	csrfRe      = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+)
+
+// serve --demo (make run) starts the console on its own listener, with the
+// API's certificate, and prints a demo login for an operator and for the
+// demo merchant's admin, which sign in.
+func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	s := g.serve("--demo")
+	out := s.stdout.String()
+	m := consoleRe.FindStringSubmatch(out)
+	if m == nil || m[1] != "https" {
+		t.Fatalf("serve printed no https console address:\n%s", out)
+	}
+	logins := map[string][]string{}
+	for _, l := range demoLoginRe.FindAllStringSubmatch(out, -1) {
+		logins[l[1]] = l[2:]
+	}
+	if len(logins["admin"]) == 0 || len(logins["operator"]) == 0 || logins["operator"][2] == "" {
+		t.Fatalf("demo logins printed: %v\n%s", logins, out)
+	}
+	if _, err := os.Stat(filepath.Join(g.env["GATEWAY_DATA_DIR"], "demo-console.json")); err != nil {
+		t.Errorf("demo-console.json: %v", err)
+	}
+	base := "https://" + m[2]
+	signIn := func(login, pw, code, want string) {
+		t.Helper()
+		jar, _ := cookiejar.New(nil)
+		c := &http.Client{Timeout: 30 * time.Second, Jar: jar, Transport: &http.Transport{TLSClientConfig: g.pinnedTLS(s)}}
+		res, err := c.Get(base + "/login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		tok := csrfRe.FindStringSubmatch(string(body))
+		if tok == nil {
+			t.Fatalf("no CSRF field on the login page:\n%s", body)
+		}
+		res, err = c.PostForm(base+"/login", url.Values{"csrf": {tok[1]}, "login": {login}, "password": {pw}, "totp": {code}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Request.URL.Path != want {
+			t.Errorf("%s signed in to %d %s, want %s:\n%s", login, res.StatusCode, res.Request.URL.Path, want, body)
+		}
+	}
+	signIn(logins["admin"][0], logins["admin"][1], "", "/balances")
+	code, err := console.TOTPCode(logins["operator"][2], time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	signIn(logins["operator"][0], logins["operator"][1], code, "/operator/merchants")
+}
+
+func TestConsoleUserCreateCommand(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	shop := g.createMerchant("Console Shop", "USD")
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte("a long enough password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var c console.Created
+	out := g.mustRun("console", "user", "create", "--login", "fin.one", "--role", "finance", "--shop-no", shop.ShopNo, "--password-file", pw)
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.Login != "fin.one" || c.Role != "finance" || c.TOTPSecret != "" {
+		t.Fatalf("printed %s (%v)", out, err)
+	}
+	out = g.mustRun("console", "user", "create", "--login", "ops.one", "--role", "operator", "--password-file", pw)
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.TOTPSecret == "" || !strings.HasPrefix(c.TOTPURI, "otpauth://totp/") {
+		t.Fatalf("operator: printed %s (%v)", out, err)
+	}
+	g.mustFail("role", "console", "user", "create", "--login", "x.one", "--role", "root", "--password-file", pw)
+	g.mustFail("role", "console", "user", "create", "--login", "adm.one", "--role", "admin", "--password-file", pw)
+	g.mustFail("exists", "console", "user", "create", "--login", "fin.one", "--role", "finance", "--shop-no", shop.ShopNo, "--password-file", pw)
+}

@@ -1,0 +1,158 @@
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/paygate/gateway/internal/console"
+	"github.com/paygate/gateway/ledger"
+)
+
+// The web console (docs/console.md): its listener, beside the /shop and
+// internal ones, and the demo users of make run.
+
+// listenConsole listens for the console on cfg.ConsoleAddr with the API's
+// TLS configuration; "off" starts nothing. With Demo, the demo operator
+// and the demo merchant's admin are made and printed.
+func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.Config, sealer *ledger.Sealer) error {
+	addr := a.cfg.ConsoleAddr
+	if addr == "" || addr == "off" {
+		return nil
+	}
+	s := a.Services
+	h, err := console.New(console.Config{DB: s.DB().DB, Sealer: sealer, Log: a.log, Ledger: s.Ledger,
+		Cards: s.Cards, Deliveries: s.Deliveries, Rates: s.FX})
+	if err != nil {
+		return err
+	}
+	tcp, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("console: %w", err)
+	}
+	a.consoleLn = tcp
+	scheme := "http"
+	if tlsCfg != nil {
+		a.consoleLn, scheme = tls.NewListener(tcp, tlsCfg), "https"
+	}
+	a.closers = append(a.closers, func() { a.consoleLn.Close() })
+	// Its own timeouts: a page is quick, but a CSV of a year or an audit
+	// verify run from the page is not (the verify is bounded at 10 minutes).
+	a.console = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: 11 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
+	fmt.Fprintf(stdout, "console on %s://%s\n", scheme, a.consoleLn.Addr())
+	a.log.Info("console started", "addr", a.consoleLn.Addr().String(), "scheme", scheme)
+	if a.cfg.Demo {
+		if err := ensureDemoConsole(ctx, stdout, a.cfg.DataDir, s, sealer, scheme+"://"+a.consoleLn.Addr().String()); err != nil {
+			return fmt.Errorf("demo console users: %w", err)
+		}
+	}
+	return nil
+}
+
+// demoConsoleFile keeps the demo console users' passwords and the
+// operator's TOTP secret, beside demo-merchant.json.
+const demoConsoleFile = "demo-console.json"
+
+type demoConsoleUser struct {
+	Login      string `json:"login"`
+	Password   string `json:"password"`
+	Role       string `json:"role"`
+	TOTPSecret string `json:"totpSecret,omitempty"`
+}
+
+type demoConsole struct {
+	URL   string            `json:"url"`
+	Users []demoConsoleUser `json:"users"`
+}
+
+// ensureDemoConsole makes the demo operator and the demo merchant's admin
+// when they are missing, writes their credentials to the data directory
+// and prints them: make run's "demo login".
+func ensureDemoConsole(ctx context.Context, stdout io.Writer, dataDir string, l *Services, sealer *ledger.Sealer, url string) error {
+	path := filepath.Join(dataDir, demoConsoleFile)
+	var d demoConsole
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &d)
+	}
+	b, err := os.ReadFile(filepath.Join(dataDir, DemoFile))
+	if err != nil {
+		return err
+	}
+	var shop DemoCredentials
+	if err := json.Unmarshal(b, &shop); err != nil {
+		return err
+	}
+	m, err := l.MerchantByShopNo(ctx, shop.ShopNo)
+	if err != nil {
+		return err
+	}
+	want := []struct {
+		login    string
+		role     console.Role
+		merchant int64
+	}{{"demo-operator", console.RoleOperator, 0}, {"demo-admin", console.RoleAdmin, m.ID}}
+	for _, w := range want {
+		var known bool
+		err := l.DB().DB.QueryRowContext(ctx, `select exists (select 1 from console_users where login = $1)`, w.login).Scan(&known)
+		if err != nil {
+			return err
+		}
+		if known && hasDemoUser(d, w.login) {
+			continue
+		}
+		if known {
+			// In the database but not in the file (a file from another
+			// data directory): its password is lost; leave it.
+			continue
+		}
+		pw, err := randomPassword()
+		if err != nil {
+			return err
+		}
+		c, err := console.CreateUser(ctx, l.DB().DB, sealer, console.NewUser{Login: w.login, Role: w.role, MerchantID: w.merchant, Password: pw})
+		if err != nil {
+			return err
+		}
+		d.Users = append(d.Users, demoConsoleUser{Login: w.login, Password: pw, Role: string(w.role), TOTPSecret: c.TOTPSecret})
+	}
+	d.URL = url
+	out, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(out, '\n'), 0o600); err != nil {
+		return err
+	}
+	for _, u := range d.Users {
+		extra := ""
+		if u.TOTPSecret != "" {
+			extra = fmt.Sprintf(", TOTP secret %s (gateway console totp --secret %s prints the current code)", u.TOTPSecret, u.TOTPSecret)
+		}
+		fmt.Fprintf(stdout, "console demo login (%s): %s / %s%s\n", u.Role, u.Login, u.Password, extra)
+	}
+	fmt.Fprintf(stdout, "console demo logins are in %s\n", path)
+	return nil
+}
+
+func hasDemoUser(d demoConsole, login string) bool {
+	for _, u := range d.Users {
+		if u.Login == login {
+			return true
+		}
+	}
+	return false
+}
+
+func randomPassword() (string, error) {
+	s, err := console.NewTOTPSecret() // 160 random bits in base32
+	return strings.ToLower(s[:20]), err
+}

@@ -1,0 +1,195 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// The auditor's pages: a merchant's journal by sequence with its postings
+// and hashes, one entry's hash recomputed in front of the reader, audit
+// verify run from the page, and the console's own audit trail.
+
+const journalPageMax = 50
+
+type journalData struct {
+	ShopNo  string
+	From    int64
+	Entries []postings.Record
+	Next    string
+	Prev    string
+}
+
+// merchantOfQuery resolves ?shopNo=; nil with no error when none is given.
+func (s *Server) merchantOfQuery(ctx context.Context, shop string) (*ledger.Merchant, error) {
+	if shop == "" {
+		return nil, nil
+	}
+	if len(shop) > 64 || !postings.IsRefText(shop) {
+		return nil, postings.FieldErrorf("shopNo", "is not a shop number")
+	}
+	return s.cfg.Ledger.MerchantByShopNo(ctx, shop)
+}
+
+func (s *Server) journal(w http.ResponseWriter, r *http.Request, sess *session) {
+	shop := r.URL.Query().Get("shopNo")
+	from, err := queryInt(r, "from", 1, 1<<62, 1)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	m, err := s.merchantOfQuery(r.Context(), shop)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	d := journalData{ShopNo: shop, From: int64(from)}
+	if m != nil {
+		es, err := s.cfg.Ledger.Entries(r.Context(), m.ID, int64(from), int64(from)+journalPageMax-1, journalPageMax)
+		if err != nil {
+			s.domainError(w, r, err)
+			return
+		}
+		d.Entries = es
+		if len(es) == journalPageMax {
+			d.Next = "/audit/journal?shopNo=" + shop + "&from=" + strconv.FormatInt(int64(from)+journalPageMax, 10)
+		}
+		if from > 1 {
+			d.Prev = "/audit/journal?shopNo=" + shop + "&from=" + strconv.FormatInt(max(1, int64(from)-journalPageMax), 10)
+		}
+	}
+	s.render(w, r, http.StatusOK, "journal", "Journal", d)
+}
+
+type entryData struct {
+	ShopNo     string
+	Entry      postings.Record
+	PrevStored string // the previous entry's stored hash ("" for the first)
+	Canonical  string // hex of prev_hash ‖ canonical encoding: what is hashed
+	Recomputed string
+	HashOK     bool
+	LinkOK     bool
+}
+
+// entry recomputes one entry's hash from its fields and the previous
+// entry's stored hash, exactly as audit verify does (docs/ledger.md, "The
+// hash chain"), and shows both.
+func (s *Server) entry(w http.ResponseWriter, r *http.Request, sess *session) {
+	shop := r.PathValue("shopNo")
+	seq, err := strconv.ParseInt(r.PathValue("seq"), 10, 64)
+	if err != nil || seq < 1 {
+		s.notFound(w, r)
+		return
+	}
+	m, err := s.merchantOfQuery(r.Context(), shop)
+	if err != nil || m == nil {
+		s.notFound(w, r)
+		return
+	}
+	lo := max(1, seq-1)
+	es, err := s.cfg.Ledger.Entries(r.Context(), m.ID, lo, seq, 2)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	if len(es) == 0 || es[len(es)-1].Seq != seq {
+		s.notFound(w, r)
+		return
+	}
+	e := es[len(es)-1]
+	prev := postings.GenesisHash
+	d := entryData{ShopNo: shop, Entry: e}
+	if len(es) == 2 {
+		prev = es[0].Hash
+		d.PrevStored = prev.String()
+	}
+	h, buf := postings.ChainHashBuffer(nil, e.PrevHash, &e)
+	d.Canonical = hex.EncodeToString(buf)
+	d.Recomputed = h.String()
+	d.HashOK = bytes.Equal(h[:], e.Hash[:])
+	d.LinkOK = e.PrevHash == prev
+	s.render(w, r, http.StatusOK, "entry", "Entry "+strconv.FormatInt(seq, 10), d)
+}
+
+type verifyData struct {
+	ShopNo string
+	Report *ledger.Report
+	Ran    bool
+}
+
+// verifyTimeout bounds one verify run from the page; the CLI has none.
+const verifyTimeout = 10 * time.Minute
+
+func (s *Server) verifyPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	s.render(w, r, http.StatusOK, "verify", "Audit verify", verifyData{})
+}
+
+// verify runs the ledger's Verify (the CLI's audit verify), one run at a
+// time, and shows its report.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request, sess *session) {
+	shop := r.PostFormValue("shopNo")
+	m, err := s.merchantOfQuery(r.Context(), shop)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	if !s.verifying.TryLock() {
+		w.Header().Set("Retry-After", "10")
+		s.fail(w, r, http.StatusServiceUnavailable, "An audit verify is running; try again when it is done.")
+		return
+	}
+	defer s.verifying.Unlock()
+	ctx, cancel := context.WithTimeout(r.Context(), verifyTimeout)
+	defer cancel()
+	opts := ledger.VerifyOptions{}
+	if m != nil {
+		opts.Merchant = m.ID
+	}
+	rep, err := s.cfg.Ledger.Verify(ctx, opts)
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.fail(w, r, http.StatusServiceUnavailable, "audit verify took too long from the page; run gateway audit verify")
+		return
+	}
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	outcome := "ok"
+	if !rep.OK() {
+		outcome = "failed"
+	}
+	s.record(r, sess, outcome, opts.Merchant, "audit.verify", shop, strconv.Itoa(len(rep.Problems))+" breaks")
+	s.render(w, r, http.StatusOK, "verify", "Audit verify", verifyData{ShopNo: shop, Report: rep, Ran: true})
+}
+
+type trailData struct {
+	Entries []auditEntry
+	Next    string
+}
+
+const trailPageMax = 100
+
+func (s *Server) trail(w http.ResponseWriter, r *http.Request, sess *session) {
+	before, err := queryInt(r, "before", 0, 1<<62, 0)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	es, err := s.store.auditTrail(r.Context(), int64(before), trailPageMax)
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	d := trailData{Entries: es}
+	if len(es) == trailPageMax {
+		d.Next = "/audit/trail?before=" + strconv.FormatInt(es[len(es)-1].ID, 10)
+	}
+	s.render(w, r, http.StatusOK, "trail", "Console audit trail", d)
+}

@@ -1,0 +1,76 @@
+package console
+
+import (
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/reconcile"
+)
+
+// Webhook events with their delivery, and their replay through the
+// delivery store (the CLI's `callbacks replay`); the statement of a range
+// of days (the CLI's `audit statement`).
+
+const eventsPageMax = 100
+
+var (
+	eventIDRE     = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+	eventStatuses = map[string]bool{"": true, "PENDING": true, "DELIVERED": true, "FAILED": true, "NOT_SENT": true}
+)
+
+type eventsData struct {
+	Status    string
+	Events    []delivery.DeliveryInfo
+	CanReplay bool
+}
+
+func (s *Server) events(w http.ResponseWriter, r *http.Request, sess *session) {
+	status := r.URL.Query().Get("status")
+	if !eventStatuses[status] {
+		s.fail(w, r, http.StatusBadRequest, "status: must be PENDING, DELIVERED, FAILED or NOT_SENT")
+		return
+	}
+	evs, err := s.cfg.Deliveries.Deliveries(r.Context(), sess.user.MerchantID, status, eventsPageMax)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "events", "Webhook events", eventsData{Status: status, Events: evs,
+		CanReplay: sess.user.Role.may(permReplay)})
+}
+
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, sess *session) {
+	id := r.PathValue("eventID")
+	if !eventIDRE.MatchString(id) {
+		s.notFound(w, r)
+		return
+	}
+	if _, err := s.cfg.Deliveries.ReplayEvent(r.Context(), sess.user.MerchantID, id); err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	s.record(r, sess, "ok", 0, "event.replay", id, "")
+	http.Redirect(w, r, "/events", http.StatusSeeOther)
+}
+
+type statementData struct {
+	Start, End time.Time
+	Report     *reconcile.StatementReport
+}
+
+func (s *Server) statement(w http.ResponseWriter, r *http.Request, sess *session) {
+	start, end, err := parseDays(r, s.now(), 30)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	rep, err := reconcile.Statement(r.Context(), s.cfg.Ledger, sess.user.MerchantID, start, end.AddDate(0, 0, 1))
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	rep.ShopNo = sess.user.ShopNo
+	s.render(w, r, http.StatusOK, "statement", "Statement", statementData{Start: start, End: end, Report: rep})
+}

@@ -1,0 +1,143 @@
+package console
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// The operator's pages: merchants (list, create, disable and enable, with
+// the ledger's commands the CLI runs), FX rates with their age, and the
+// callbacks and remittances that are stuck.
+
+type merchantsData struct {
+	Merchants []merchantRow
+	Next      string
+	Created   *ledger.Credentials // shown once, right after creation
+}
+
+func (s *Server) merchantList(w http.ResponseWriter, r *http.Request, sess *session) {
+	after, err := queryInt(r, "after", 0, 1<<30, 0)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	ms, err := s.store.merchants(r.Context(), int64(after))
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	d := merchantsData{Merchants: ms}
+	if len(ms) == merchantsPageMax {
+		d.Next = "/operator/merchants?after=" + strconv.FormatInt(ms[len(ms)-1].ID, 10)
+	}
+	s.render(w, r, http.StatusOK, "merchants", "Merchants", d)
+}
+
+// merchantCreate runs the ledger's CreateMerchant (the CLI's merchant
+// create) and shows the credentials once.
+func (s *Server) merchantCreate(w http.ResponseWriter, r *http.Request, sess *session) {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	if name == "" || len(name) > 200 || hasControl(name) {
+		s.fail(w, r, http.StatusBadRequest, "name: 1 to 200 bytes, without control characters")
+		return
+	}
+	var curs []string
+	for _, c := range strings.Split(r.PostFormValue("currencies"), ",") {
+		if c = strings.ToUpper(strings.TrimSpace(c)); c != "" {
+			curs = append(curs, c)
+		}
+	}
+	if len(curs) == 0 || len(curs) > 32 {
+		s.fail(w, r, http.StatusBadRequest, "currencies: 1 to 32 ISO 4217 codes, comma-separated")
+		return
+	}
+	for _, c := range curs {
+		if _, err := postings.LookupCurrency(c); err != nil {
+			s.fail(w, r, http.StatusBadRequest, "currencies: "+clip(c, 8)+" is not a currency the gateway holds")
+			return
+		}
+	}
+	m, creds, err := s.cfg.Ledger.CreateMerchant(r.Context(), ledger.MerchantSpec{Name: name, Currencies: curs})
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	s.record(r, sess, "ok", m.ID, "merchant.create", m.ShopNo, name)
+	ms, err := s.store.merchants(r.Context(), 0)
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "merchants", "Merchants", merchantsData{Merchants: ms, Created: creds})
+}
+
+// merchantStatus disables or enables a merchant (the CLI's merchant
+// disable and enable).
+func (s *Server) merchantStatus(w http.ResponseWriter, r *http.Request, sess *session) {
+	shop := r.PathValue("shopNo")
+	if len(shop) > 64 || !postings.IsRefText(shop) {
+		s.notFound(w, r)
+		return
+	}
+	status := map[string]string{"disable": ledger.MerchantDisabled, "enable": ledger.MerchantActive}[r.PathValue("action")]
+	if status == "" {
+		s.notFound(w, r)
+		return
+	}
+	m, err := s.cfg.Ledger.MerchantByShopNo(r.Context(), shop)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	if err := s.cfg.Ledger.SetMerchantStatus(r.Context(), m.ID, status); err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	s.record(r, sess, "ok", m.ID, "merchant."+r.PathValue("action"), shop, "")
+	http.Redirect(w, r, "/operator/merchants", http.StatusSeeOther)
+}
+
+type rateRow struct {
+	fx.Rate
+	Age   time.Duration
+	Stale bool
+}
+
+func (s *Server) rates(w http.ResponseWriter, r *http.Request, sess *session) {
+	rs, err := s.cfg.Rates.List(r.Context())
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	now := s.now()
+	out := make([]rateRow, 0, len(rs))
+	for _, x := range rs {
+		age := now.Sub(x.UpdatedAt).Truncate(time.Second)
+		out = append(out, rateRow{Rate: x, Age: age, Stale: age > fx.RateMaxAgeDefault})
+	}
+	s.render(w, r, http.StatusOK, "rates", "FX rates", out)
+}
+
+type stuckData struct {
+	Callbacks, Remittances []stuckItem
+}
+
+func (s *Server) stuck(w http.ResponseWriter, r *http.Request, sess *session) {
+	cb, err := s.store.stuckCallbacks(r.Context())
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	rm, err := s.store.stuckRemittances(r.Context(), s.now())
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "stuck", "Stuck work", stuckData{Callbacks: cb, Remittances: rm})
+}

@@ -1,0 +1,205 @@
+package console
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/paygate/gateway/postings"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// pages are the parsed templates, one set per page (each defines
+// "content"), and the embedded static files under their hashed URLs.
+type pages struct {
+	set    map[string]*template.Template
+	assets map[string]string // "console.css" -> "/static/console.3f2a1b0c.css"
+	files  map[string][]byte // hashed URL -> content
+}
+
+func loadPages() (*pages, error) {
+	p := &pages{set: map[string]*template.Template{}, assets: map[string]string{}, files: map[string][]byte{}}
+	err := fs.WalkDir(staticFS, "static", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".css")) {
+			return err
+		}
+		b, err := staticFS.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		base := path.Base(name)
+		ext := path.Ext(base)
+		url := "/static/" + strings.TrimSuffix(base, ext) + "." + hex.EncodeToString(sum[:4]) + ext
+		p.assets[base], p.files[url] = url, b
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	funcs := template.FuncMap{
+		"asset": func(name string) (string, error) {
+			if u, ok := p.assets[name]; ok {
+				return u, nil
+			}
+			return "", fmt.Errorf("console: no static file %s", name)
+		},
+		"money": money,
+		"ts":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
+		"day":   func(t time.Time) string { return t.UTC().Format(postings.DayLayout) },
+		"add":   func(a, b int) int { return a + b },
+		"tsp": func(t *time.Time) string {
+			if t == nil {
+				return ""
+			}
+			return t.UTC().Format("2006-01-02 15:04:05")
+		},
+		"deref":  func(p *int) int { return *p },
+		"derefs": func(p *string) string { return *p },
+		"hex":    func(h postings.Hash) string { return h.String() },
+	}
+	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if n == "templates/layout.html" {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, n)
+		if err != nil {
+			return nil, err
+		}
+		p.set[strings.TrimSuffix(path.Base(n), ".html")] = t
+	}
+	return p, nil
+}
+
+// money formats minor units with the currency's exponent; an unknown
+// currency shows its minor units.
+func money(minor int64, cur string) string {
+	c, err := postings.LookupCurrency(cur)
+	if err != nil {
+		return fmt.Sprintf("%d (minor units) %s", minor, cur)
+	}
+	return postings.FormatMinor(minor, c) + " " + cur
+}
+
+// view is what every page's template gets.
+type view struct {
+	Title string
+	User  *User
+	CSRF  string
+	Nav   string // the current section, for the menu
+	Data  any
+}
+
+// render writes a page through a buffer, so that a template error is a
+// clean 500 rather than half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page, title string, data any) {
+	t, ok := s.pages.set[page]
+	if !ok {
+		s.internal(w, r, fmt.Errorf("console: no page %s", page))
+		return
+	}
+	v := view{Title: title, Data: data, Nav: page}
+	if sess := sessionOf(r.Context()); sess != nil {
+		v.User, v.CSRF = sess.user, sess.csrf
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// fail answers an error page with a message for the user.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	s.render(w, r, status, "error", http.StatusText(status), msg)
+}
+
+// notFound is the one answer for what does not exist and what belongs to
+// another merchant: the same status and the same page.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.fail(w, r, http.StatusNotFound, "Not found.")
+}
+
+// internal logs an unexpected error and answers 500 without its detail.
+func (s *Server) internal(w http.ResponseWriter, r *http.Request, err error) {
+	s.cfg.Log.Error("console request failed", "path", r.URL.Path, "err", err)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write([]byte("internal error\n"))
+}
+
+// domainError answers a domain's error: the user's mistake or the object's
+// state as 4xx with its message, anything else as 500.
+func (s *Server) domainError(w http.ResponseWriter, r *http.Request, err error) {
+	switch postings.ErrorCode(err) {
+	case postings.ENOTFOUND:
+		s.notFound(w, r)
+	case postings.EINVALID:
+		s.fail(w, r, http.StatusBadRequest, postings.AsError(err).Error())
+	case postings.ESTATE, postings.ECONFLICT, postings.EFORBIDDEN, postings.ELIMIT, postings.EINSUFFICIENT:
+		s.fail(w, r, http.StatusConflict, postings.AsError(err).Error())
+	case postings.EUNAVAILABLE:
+		w.Header().Set("Retry-After", "1")
+		s.fail(w, r, http.StatusServiceUnavailable, "The gateway is busy; try again in a moment.")
+	default:
+		s.internal(w, r, err)
+	}
+}
+
+// serveStatic answers the embedded files under their hashed URLs, cached
+// for a year (the URL changes with the content).
+func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
+	b, ok := s.pages.files[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	ct := "text/css; charset=utf-8"
+	if strings.HasSuffix(r.URL.Path, ".js") {
+		ct = "text/javascript; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	_, _ = w.Write(b)
+}
+
+// record writes one row of the audit trail; a failure to write it is
+// logged (the action itself has happened).
+func (s *Server) record(r *http.Request, sess *session, outcome string, merchant int64, action, target, detail string) {
+	if merchant == 0 {
+		merchant = sess.user.MerchantID
+	}
+	err := s.store.audit(r.Context(), auditEntry{At: s.now(), UserID: sess.user.ID, Login: sess.user.Login,
+		Role: string(sess.user.Role), MerchantID: merchant, Action: action, Target: target, Detail: detail,
+		Outcome: outcome, Address: clientAddr(r)})
+	if err != nil {
+		s.cfg.Log.Error("console audit trail write failed", "action", action, "err", err)
+	}
+}

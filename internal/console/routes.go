@@ -1,0 +1,46 @@
+package console
+
+import "net/http"
+
+// routes lists every page with the permission it needs: the role check is
+// here, once per route, and nowhere left to a template.
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /static/", s.serveStatic)
+	m.HandleFunc("GET /login", s.loginPage)
+	m.HandleFunc("POST /login", s.login)
+	m.HandleFunc("POST /logout", s.guard(permSignedIn, s.logout))
+	m.HandleFunc("GET /{$}", s.guard(permSignedIn, func(w http.ResponseWriter, r *http.Request, sess *session) {
+		http.Redirect(w, r, homeOf(sess.user), http.StatusSeeOther)
+	}))
+
+	m.HandleFunc("GET /balances", s.guard(permMerchantRead, s.balances))
+	m.HandleFunc("GET /cards", s.guard(permMerchantRead, s.cardList))
+	m.HandleFunc("GET /cards/{cardNo}", s.guard(permMerchantRead, s.card))
+	m.HandleFunc("GET /cards/{cardNo}/{action}", s.guard(permCardWrite, s.confirmCard))
+	m.HandleFunc("POST /cards/{cardNo}/{action}", s.guard(permCardWrite, s.cardAction))
+	m.HandleFunc("GET /bill", s.guard(permMerchantRead, s.bill))
+	m.HandleFunc("GET /bill.csv", s.guard(permMerchantRead, s.billCSV))
+	m.HandleFunc("GET /events", s.guard(permMerchantRead, s.events))
+	m.HandleFunc("POST /events/{eventID}/replay", s.guard(permReplay, s.replay))
+	m.HandleFunc("GET /statement", s.guard(permMerchantRead, s.statement))
+
+	m.HandleFunc("GET /operator/merchants", s.guard(permOperate, s.merchantList))
+	m.HandleFunc("POST /operator/merchants", s.guard(permOperate, s.merchantCreate))
+	m.HandleFunc("POST /operator/merchants/{shopNo}/{action}", s.guard(permOperate, s.merchantStatus))
+	m.HandleFunc("GET /operator/rates", s.guard(permOperate, s.rates))
+	m.HandleFunc("GET /operator/stuck", s.guard(permOperate, s.stuck))
+
+	m.HandleFunc("GET /audit/journal", s.guard(permAudit, s.journal))
+	m.HandleFunc("GET /audit/journal/{shopNo}/{seq}", s.guard(permAudit, s.entry))
+	m.HandleFunc("GET /audit/verify", s.guard(permAudit, s.verifyPage))
+	m.HandleFunc("POST /audit/verify", s.guard(permAudit, s.verify))
+	m.HandleFunc("GET /audit/trail", s.guard(permAudit, s.trail))
+
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if sess, err := s.loadSession(r); err == nil && sess != nil {
+			r = r.WithContext(withSession(r.Context(), sess))
+		}
+		s.notFound(w, r)
+	})
+}

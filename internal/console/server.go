@@ -1,0 +1,165 @@
+// Package console is the gateway's web console for merchants' finance
+// teams, operators and auditors (docs/console.md): server-rendered pages on
+// their own HTTPS listener, readable without JavaScript, enhanced by an
+// embedded htmx. It signs users in with argon2id passwords (and TOTP for
+// the house's roles), keeps sessions in PostgreSQL, checks a CSRF token on
+// every form and the user's role on every request, records every change in
+// an append-only audit trail, and runs the same domain commands as the API
+// and the operator CLI.
+package console
+
+import (
+	"database/sql"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/paygate/gateway/ledger"
+)
+
+// Config is what the console is built from. The zero durations and counts
+// take the defaults of docs/console.md.
+type Config struct {
+	DB         *sql.DB
+	Sealer     *ledger.Sealer // opens the TOTP secrets
+	Log        *slog.Logger
+	Ledger     Ledger
+	Cards      Cards
+	Deliveries Deliveries
+	Rates      Rates
+	// Now is the clock (tests move it to expire sessions); nil: time.Now.
+	Now func() time.Time
+
+	IdleTimeout     time.Duration // a session ends after this without a request (30 min)
+	SessionMax      time.Duration // and this long after login whatever the activity (12 h)
+	LockoutFailures int           // consecutive failed logins that lock a user (5)
+	LockoutFor      time.Duration // how long a lockout lasts (15 min)
+	AddressFailures int           // failed logins from one address within LockoutFor that refuse it (20)
+}
+
+// The defaults (docs/console.md).
+const (
+	IdleTimeoutDefault     = 30 * time.Minute
+	SessionMaxDefault      = 12 * time.Hour
+	LockoutFailuresDefault = 5
+	LockoutForDefault      = 15 * time.Minute
+	AddressFailuresDefault = 20
+	formBytesMax           = 64 << 10
+)
+
+// Server is the console's handler.
+type Server struct {
+	cfg   Config
+	store *store
+	mux   *http.ServeMux
+	pages *pages
+	// verifying is held while an audit verify runs: one at a time.
+	verifying sync.Mutex
+}
+
+// New builds the console.
+func New(cfg Config) (*Server, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = IdleTimeoutDefault
+	}
+	if cfg.SessionMax <= 0 {
+		cfg.SessionMax = SessionMaxDefault
+	}
+	if cfg.LockoutFailures <= 0 {
+		cfg.LockoutFailures = LockoutFailuresDefault
+	}
+	if cfg.LockoutFor <= 0 {
+		cfg.LockoutFor = LockoutForDefault
+	}
+	if cfg.AddressFailures <= 0 {
+		cfg.AddressFailures = AddressFailuresDefault
+	}
+	p, err := loadPages()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: &store{db: cfg.DB}, mux: http.NewServeMux(), pages: p}
+	s.routes()
+	return s, nil
+}
+
+// ServeHTTP applies what every answer gets (the security headers, the
+// cross-origin refusal of unsafe methods, the bound of a form) before the
+// routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	// Only the embedded files: no inline script or style anywhere, so no
+	// nonce either (docs/console.md, "Content-Security-Policy").
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "+
+		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Strict-Transport-Security", "max-age=31536000")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// A browser says where a request comes from: one from another
+		// site is refused before any token is looked at.
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+			s.fail(w, r, http.StatusForbidden, "This form came from another site.")
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && o != "null" && o != "https://"+r.Host && o != "http://"+r.Host {
+			s.fail(w, r, http.StatusForbidden, "This form came from another site.")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, formBytesMax)
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// guard wraps a page: the request needs a live session whose role has p,
+// and, for anything but GET, the session's CSRF token. Without a session a
+// browser is sent to the login page (an htmx request is told to go there).
+func (s *Server) guard(p perm, h func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		sess, err := s.loadSession(r)
+		if err != nil {
+			s.internal(w, r, err)
+			return
+		}
+		if sess == nil {
+			if r.Header.Get("HX-Request") == "true" {
+				w.Header().Set("HX-Redirect", "/login")
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			http.Redirect(w, r, "/login", http.StatusSeeOther)
+			return
+		}
+		r = r.WithContext(withSession(r.Context(), sess))
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			tok := r.Header.Get(csrfHeader)
+			if tok == "" {
+				tok = r.PostFormValue(csrfField)
+			}
+			if !sameToken(tok, sess.csrf) {
+				s.fail(w, r, http.StatusForbidden, "This form has no valid CSRF token. Reload the page and try again.")
+				return
+			}
+		}
+		if !sess.user.Role.may(p) {
+			if r.Method != http.MethodGet {
+				s.record(r, sess, "refused", 0, actionOf(r), r.URL.Path, "role "+string(sess.user.Role))
+			}
+			s.fail(w, r, http.StatusForbidden, "Your role does not allow this.")
+			return
+		}
+		h(w, r, sess)
+	}
+}
+
+// actionOf names a refused request in the audit trail.
+func actionOf(r *http.Request) string { return "request.refused" }

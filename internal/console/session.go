@@ -1,0 +1,143 @@
+package console
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Sessions are server-side (console_sessions): the cookie carries 32 random
+// bytes, the table their SHA-256. A session ends at its absolute expiry
+// (SessionMax after login) or after IdleTimeout without a request, whichever
+// comes first, and at logout (docs/console.md, "Sessions").
+const (
+	sessionCookie = "__Host-console-session"
+	loginCookie   = "__Host-console-login" // the login form's CSRF token, before any session
+	tokenBytes    = 32
+	csrfField     = "csrf"
+	csrfHeader    = "X-CSRF-Token"
+)
+
+func newToken() (string, error) {
+	b := make([]byte, tokenBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func tokenHash(tok string) []byte {
+	h := sha256.Sum256([]byte(tok))
+	return h[:]
+}
+
+// csrfToken is the session's CSRF token: an HMAC of a fixed label under the
+// session token. It is per session, needs no storage, and cannot be made
+// without the cookie, which scripts cannot read (HttpOnly) and other sites
+// do not send (SameSite=Strict).
+func csrfToken(sessionTok string) string {
+	m := hmac.New(sha256.New, []byte(sessionTok))
+	m.Write([]byte("gateway console csrf v1"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// sameToken compares two tokens in constant time; empty never matches.
+func sameToken(a, b string) bool {
+	return a != "" && b != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// setCookie sets a host-only, Secure, HttpOnly, SameSite=Strict cookie
+// that ends with the browser (the server decides the session's life).
+func setCookie(w http.ResponseWriter, name, value string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", Secure: true, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode})
+}
+
+func clearCookie(w http.ResponseWriter, name string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, Secure: true, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode})
+}
+
+func cookieValue(r *http.Request, name string) string {
+	c, err := r.Cookie(name)
+	if err != nil || len(c.Value) > 100 {
+		return ""
+	}
+	return c.Value
+}
+
+// clientAddr is the peer's address. The console listens on loopback by
+// default and trusts no proxy header: the address is the connection's.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return clip(r.RemoteAddr, 64)
+	}
+	return clip(host, 64)
+}
+
+type ctxKey int
+
+const (
+	userKey ctxKey = iota
+)
+
+// session is the signed-in user of a request and its CSRF token.
+type session struct {
+	user *User
+	csrf string
+}
+
+func sessionOf(ctx context.Context) *session {
+	s, _ := ctx.Value(userKey).(*session)
+	return s
+}
+
+// loadSession resolves the session cookie; nil when there is no live
+// session.
+func (s *Server) loadSession(r *http.Request) (*session, error) {
+	tok := cookieValue(r, sessionCookie)
+	if tok == "" {
+		return nil, nil
+	}
+	u, err := s.store.touchSession(r.Context(), tokenHash(tok), s.now(), s.cfg.IdleTimeout)
+	if err != nil || u == nil {
+		return nil, err
+	}
+	return &session{user: u, csrf: csrfToken(tok)}, nil
+}
+
+// startSession makes a session for user and sets its cookie, after
+// dropping any session the browser had (no session fixation).
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, user int64) error {
+	if old := cookieValue(r, sessionCookie); old != "" {
+		if err := s.store.deleteSession(r.Context(), tokenHash(old)); err != nil {
+			return err
+		}
+	}
+	tok, err := newToken()
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	if err := s.store.purgeSessions(r.Context(), now, s.cfg.IdleTimeout); err != nil {
+		return err
+	}
+	if err := s.store.createSession(r.Context(), tokenHash(tok), user, now, now.Add(s.cfg.SessionMax), clientAddr(r)); err != nil {
+		return err
+	}
+	setCookie(w, sessionCookie, tok)
+	return nil
+}
+
+func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
+
+func withSession(ctx context.Context, s *session) context.Context {
+	return context.WithValue(ctx, userKey, s)
+}

@@ -1,0 +1,81 @@
+package console
+
+import (
+	"context"
+	"database/sql"
+	"regexp"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// NewUser is a user to create (gateway console user create).
+type NewUser struct {
+	Login      string
+	Role       Role
+	MerchantID int64 // a merchant's user; 0 for operator and auditor
+	Password   string
+}
+
+// Created is what creating a user gives once: the TOTP secret (empty when
+// the role signs in without one) and its otpauth URI.
+type Created struct {
+	ID         int64  `json:"id"`
+	Login      string `json:"login"`
+	Role       Role   `json:"role"`
+	TOTPSecret string `json:"totpSecret,omitempty"`
+	TOTPURI    string `json:"totpUri,omitempty"`
+}
+
+var loginRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._@-]{2,63}$`)
+
+// CreateUser checks and stores a user: the password hashed with argon2id,
+// the TOTP secret (for operators and auditors) sealed under the data key.
+func CreateUser(ctx context.Context, db *sql.DB, sealer *ledger.Sealer, u NewUser) (*Created, error) {
+	if !loginRE.MatchString(u.Login) {
+		return nil, postings.FieldErrorf("login", "must be 3 to 64 of a-z 0-9 . _ @ -, starting with a letter or digit")
+	}
+	if _, ok := ParseRole(string(u.Role)); !ok {
+		return nil, postings.FieldErrorf("role", "must be admin, finance, readonly, operator or auditor")
+	}
+	if u.Role.merchantRole() != (u.MerchantID != 0) {
+		return nil, postings.FieldErrorf("role", "admin, finance and readonly belong to a merchant; operator and auditor to none")
+	}
+	if err := CheckPasswordRules(u.Password); err != nil {
+		return nil, err
+	}
+	hash, err := HashPassword(u.Password)
+	if err != nil {
+		return nil, err
+	}
+	out := &Created{Login: u.Login, Role: u.Role}
+	var sealed []byte
+	if u.Role.needsTOTP() {
+		if sealer == nil {
+			return nil, postings.Errorf(postings.EINTERNAL, "no data key to seal the TOTP secret")
+		}
+		if out.TOTPSecret, err = NewTOTPSecret(); err != nil {
+			return nil, err
+		}
+		out.TOTPURI = TOTPURI(u.Login, out.TOTPSecret)
+		sealed = sealer.Seal([]byte(out.TOTPSecret), totpContext(u.Login))
+	}
+	var mid any
+	if u.MerchantID != 0 {
+		mid = u.MerchantID
+	}
+	err = db.QueryRowContext(ctx, `insert into console_users (login, merchant_id, role, password_hash, totp_sealed)
+		values ($1, $2, $3, $4, $5) on conflict (login) do nothing returning id`,
+		u.Login, mid, string(u.Role), hash, sealed).Scan(&out.ID)
+	if err == sql.ErrNoRows {
+		return nil, postings.Errorf(postings.ECONFLICT, "a console user %s exists", u.Login)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// totpContext binds a sealed secret to its user: a sealed value copied to
+// another row does not open.
+func totpContext(login string) string { return "console-totp:" + login }
