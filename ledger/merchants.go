@@ -36,6 +36,10 @@ type Merchant struct {
 	CallbackURL string
 	KYBTier     string
 	CreatedAt   time.Time
+	// Test marks a test merchant: its cards and remittances are driven
+	// through /shop/sandbox (docs/api.md, "The sandbox"). Set at creation,
+	// never changed (sql/0010_sandbox.sql).
+	Test bool
 	// LastAuthenticatedAt is the last successful /shop authentication
 	// (precise to a second), nil before the first.
 	LastAuthenticatedAt *time.Time
@@ -53,7 +57,7 @@ func (m *Merchant) HasCurrency(cur string) bool {
 
 // merchantColumns are the columns merchantRow scans, from alias m.
 const merchantColumns = `m.id, m.shop_no, m.name, m.currencies, m.status, m.ip_whitelist,
-	coalesce(m.callback_url, '') as callback_url, m.kyb_tier, m.created_at, m.last_authenticated_at`
+	coalesce(m.callback_url, '') as callback_url, m.kyb_tier, m.created_at, m.last_authenticated_at, m.test`
 
 type merchantRow struct {
 	ID          int64      `bun:"id"`
@@ -66,11 +70,13 @@ type merchantRow struct {
 	KYBTier     string     `bun:"kyb_tier"`
 	CreatedAt   time.Time  `bun:"created_at"`
 	LastAuthAt  *time.Time `bun:"last_authenticated_at"`
+	Test        bool       `bun:"test"`
 }
 
 func (r merchantRow) toMerchant() Merchant {
 	m := Merchant{ID: r.ID, ShopNo: r.ShopNo, Name: r.Name, Currencies: r.Currencies, Status: r.Status,
-		IPWhitelist: r.IPWhitelist, CallbackURL: r.CallbackURL, KYBTier: r.KYBTier, CreatedAt: r.CreatedAt.UTC()}
+		IPWhitelist: r.IPWhitelist, CallbackURL: r.CallbackURL, KYBTier: r.KYBTier, CreatedAt: r.CreatedAt.UTC(),
+		Test: r.Test}
 	if r.LastAuthAt != nil {
 		t := r.LastAuthAt.UTC()
 		m.LastAuthenticatedAt = &t
@@ -84,6 +90,8 @@ type MerchantSpec struct {
 	Currencies  []string
 	IPWhitelist []string
 	CallbackURL string
+	// Test creates a test merchant (Merchant.Test).
+	Test bool
 }
 
 // Credentials are a merchant's keys, shown once at creation: the public key
@@ -119,12 +127,12 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 		var id int64
 		err := l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			err := tx.NewRaw(`
-				insert into merchants (shop_no, name, currencies, public_key_sha256, private_key_sealed, ip_whitelist, callback_url)
-				values (?, ?, ?, ?, ?, ?, nullif(?, ''))
+				insert into merchants (shop_no, name, currencies, public_key_sha256, private_key_sealed, ip_whitelist, callback_url, test)
+				values (?, ?, ?, ?, ?, ?, nullif(?, ''), ?)
 				returning id`,
 				shopNo, spec.Name, pgdialect.Array(spec.Currencies), pubSum[:],
 				l.cfg.Sealer.Seal([]byte(priv), "merchant-private-key:"+shopNo),
-				pgdialect.Array(spec.IPWhitelist), spec.CallbackURL).Scan(ctx, &id)
+				pgdialect.Array(spec.IPWhitelist), spec.CallbackURL, spec.Test).Scan(ctx, &id)
 			if err != nil {
 				return mapError(err)
 			}
@@ -134,7 +142,7 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 			// The domains prepare their rows of the new merchant (the card
 			// domain: the limits of its KYB tier) in the same transaction.
 			m := &Merchant{ID: id, ShopNo: shopNo, Name: spec.Name, Currencies: spec.Currencies, Status: MerchantActive,
-				IPWhitelist: spec.IPWhitelist, CallbackURL: spec.CallbackURL}
+				IPWhitelist: spec.IPWhitelist, CallbackURL: spec.CallbackURL, Test: spec.Test}
 			for _, setup := range merchantSetups {
 				if err := setup(ctx, tx, m); err != nil {
 					return err
