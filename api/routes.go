@@ -22,13 +22,14 @@ func addRoutes(r *gin.Engine, d Deps) {
 		limitBody(d.BodyBytesMax),
 	)
 	r.NoRoute(handleNoRoute())
-	r.NoMethod(handleNoMethod())
+	r.NoMethod(hideSandbox(d.Merchants), handleNoMethod())
 
 	r.GET("/healthz", handleHealthz())
 	r.GET("/readyz", handleReadyz(d.DB))
 	r.GET("/metrics", handleMetrics(d.Metrics, inflight))
 
-	shop := r.Group("/shop", authenticate(d.Merchants, d.TrustedProxies, d.Now), limitRate(newRateLimiter(d.RateLimit, d.Now)))
+	rate := limitRate(newRateLimiter(d.RateLimit, d.Now))
+	shop := r.Group("/shop", authenticate(d.Merchants, d.TrustedProxies, d.Now), rate)
 	post := readRequest(inflight)
 	shop.GET("/account", handleAccount(d.Accounts))
 	shop.GET("/card/bin/list", handleBINList(d.Accounts))
@@ -44,4 +45,6 @@ func addRoutes(r *gin.Engine, d Deps) {
 	shop.GET("/remittance/dynamic-fields", handleRemittanceDynamicFields())
 	shop.POST("/remittance/create", post, handleRemittanceCreate(d.Remittances, d.CallbackAllow))
 	shop.GET("/remittance/query", handleRemittanceQuery(d.Remittances))
+
+	addSandboxRoutes(r, d, rate, post)
 }

@@ -93,7 +93,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	// One registry for both listeners, exposed on this one's /metrics.
 	metrics := api.NewMetrics(api.MetricsOptions{Ledger: l.Ledger, DB: s.db.DB})
 	handler := api.NewServer(api.Deps{Log: e.log, DB: s.db, Merchants: l.Ledger, Accounts: l.cards, Cards: l.cards,
-		ReadKeys: l.Ledger, Bills: l.Ledger, Remittances: l.remit, Stats: l.Ledger,
+		ReadKeys: l.Ledger, Bills: l.Ledger, Remittances: l.remit, Stats: l.Ledger, Network: l.network, Rails: l.remit,
 		TrustedProxies: proxies, RateLimit: rateLimit, CallbackAllow: workerCfg.allow, Limits: limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", *addr)
 	if err != nil {
