@@ -511,6 +511,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	c.call(&sh, "GET", "/shop/bill/list?"+days+"&size=501", "").must(t, 400, 400)
 	c.call(&sh, "GET", "/shop/bill/list?startDate=01/03/2026&endDate=2026-03-01", "").must(t, 400, 400)
 
+	c.driveSandbox(sh)
 	c.checkCoverage()
 
 	// The card network's messages, for their callbacks: an approval, a

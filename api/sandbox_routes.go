@@ -43,6 +43,9 @@ func hideSandbox(l Merchants) gin.HandlerFunc {
 		if !strings.HasPrefix(c.Request.URL.Path, sandboxPrefix) || isTestMerchant(c, l) {
 			return
 		}
+		// gin names the methods of a path (Allow) before NoMethod runs:
+		// an unknown path has none.
+		c.Writer.Header().Del("Allow")
 		notFound(c)
 	}
 }

@@ -129,8 +129,9 @@ var (
 	opCreateRemittance  = operation{"createRemittance", http.MethodPost, "/shop/remittance/create"}
 	opGetRemittance     = operation{"getRemittance", http.MethodGet, "/shop/remittance/query"}
 	opListBill          = operation{"listBill", http.MethodGet, "/shop/bill/list"}
-	shopOperationsTable = []operation{opGetAccount, opListBINs, opCreateCard, opGetCard, opGetCardBalance, opGetCardBalances,
-		opFreezeCard, opUnfreezeCard, opCancelCard, opTransferCard, opRemittanceFields, opCreateRemittance, opGetRemittance, opListBill}
+	shopOperationsTable = append([]operation{opGetAccount, opListBINs, opCreateCard, opGetCard, opGetCardBalance, opGetCardBalances,
+		opFreezeCard, opUnfreezeCard, opCancelCard, opTransferCard, opRemittanceFields, opCreateRemittance, opGetRemittance, opListBill},
+		sandboxOperations...)
 )
 
 // call sends one operation. A GET is always safe to retry; a POST carries

@@ -43,6 +43,13 @@ func contractOps() []contracttest.Op {
 		op(opCreateRemittance, []string{"CreateRemittance"}, t(CreateRemittanceRequest{}), t(RemittanceCreated{})),
 		op(opGetRemittance, []string{"Remittance"}, nil, t(Remittance{}), "txId"),
 		op(opListBill, []string{"Bill", "BillCSV"}, nil, t(BillPage{}), contracttest.QueryTags(t(BillQuery{}))...),
+		// The sandbox (sandbox.go).
+		op(opSandboxAuthorize, []string{"SandboxAuthorize"}, t(SandboxAuthorizeRequest{}), t(SandboxAuthorization{})),
+		op(opSandboxCapture, []string{"SandboxCapture"}, t(SandboxCaptureRequest{}), t(SandboxHold{})),
+		op(opSandboxReverse, []string{"SandboxReverse"}, t(SandboxReverseRequest{}), t(SandboxHold{})),
+		op(opSandboxRefund, []string{"SandboxRefund"}, t(SandboxRefundRequest{}), t(SandboxRefund{})),
+		op(opSandboxSettle, []string{"SandboxSettleRemittance"}, t(SandboxSettleRequest{}), t(SandboxRemittanceReport{})),
+		op(opSandboxReturn, []string{"SandboxReturnRemittance"}, t(SandboxReturnRequest{}), t(SandboxRemittanceReport{})),
 	}
 }
 
@@ -74,11 +81,19 @@ var componentTypes = map[string]reflect.Type{
 	"RemittanceEventData": reflect.TypeOf(RemittanceEventData{}), "AuthorizationEventData": reflect.TypeOf(AuthorizationEventData{}),
 	"HoldEventData": reflect.TypeOf(HoldEventData{}), "RefundEventData": reflect.TypeOf(RefundEventData{}),
 	"CallbackEvent": reflect.TypeOf(CallbackEvent{}),
+	// The sandbox.
+	"SandboxAuthorizeRequest": reflect.TypeOf(SandboxAuthorizeRequest{}), "SandboxAuthorization": reflect.TypeOf(SandboxAuthorization{}),
+	"SandboxCaptureRequest": reflect.TypeOf(SandboxCaptureRequest{}), "SandboxReverseRequest": reflect.TypeOf(SandboxReverseRequest{}),
+	"SandboxHold": reflect.TypeOf(SandboxHold{}), "SandboxRefundRequest": reflect.TypeOf(SandboxRefundRequest{}),
+	"SandboxRefund": reflect.TypeOf(SandboxRefund{}), "SandboxSettleRequest": reflect.TypeOf(SandboxSettleRequest{}),
+	"SandboxReturnRequest": reflect.TypeOf(SandboxReturnRequest{}), "SandboxRemittanceReport": reflect.TypeOf(SandboxRemittanceReport{}),
 }
 
 // requestComponents are sent, not received.
 var requestComponents = map[string]bool{"CardCreateRequest": true, "CardBalanceBatchRequest": true, "CardNoRequest": true,
-	"CardFreezeRequest": true, "TransferRequest": true, "RemittanceCreateRequest": true, "Beneficiary": true}
+	"CardFreezeRequest": true, "TransferRequest": true, "RemittanceCreateRequest": true, "Beneficiary": true,
+	"SandboxAuthorizeRequest": true, "SandboxCaptureRequest": true, "SandboxReverseRequest": true, "SandboxRefundRequest": true,
+	"SandboxSettleRequest": true, "SandboxReturnRequest": true}
 
 // TestContractComponents: every object schema of the spec has a Go type of
 // the same fields (the callbacks' data included), and the other way round.
