@@ -67,8 +67,8 @@ const settlementProbes = `
 const settlementsByAuthSQL = `
 	select r.auth_id, coalesce(h.status, '') as auth_status, s.*
 	from unnest(?::text[]) with ordinality as r(auth_id, n)
-	left join lateral (select a.status from authorizations a where a.auth_id = r.auth_id
-		and not exists (select from merchants t where t.id = a.merchant_id and t.test) offset 0) h on true
+	left join lateral (select a.status from (select * from authorizations where auth_id = r.auth_id offset 0) a
+		cross join lateral (select from merchants where id = a.merchant_id and not test offset 0) t) h on true
 	left join lateral (
 		select ` + settlementColumns + `
 		from (select * from entries where auth_id = r.auth_id offset 0) se
