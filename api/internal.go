@@ -113,12 +113,3 @@ func bearerToken(h http.Header) (string, bool) {
 	tok = strings.TrimSpace(tok)
 	return tok, tok != ""
 }
-
-// readInternalBody reads and decodes the JSON body of an internal POST.
-func readInternalBody(c *gin.Context, fields []field) error {
-	raw, err := readBody(c)
-	if err != nil {
-		return err
-	}
-	return decodeObject(raw, fields)
-}

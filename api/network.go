@@ -79,23 +79,32 @@ func rateOrNil(s string) *json.Number {
 
 // decodeAuthorize decodes POST /network/authorize.
 func decodeAuthorize(c *gin.Context) (network.AuthRequest, error) {
+	raw, err := readBody(c)
+	if err != nil {
+		return network.AuthRequest{}, err
+	}
+	return decodeAuthorizeBody(raw, false)
+}
+
+// decodeAuthorizeBody decodes an authorization request: the network's, or
+// the sandbox's, which has no messageId (api/sandbox.go derives it).
+func decodeAuthorizeBody(raw []byte, sandbox bool) (network.AuthRequest, error) {
 	var req struct {
 		MessageID, CardNo, Currency, MerchantName, MCC, MerchantCountry string
 		Amount                                                          amountText
 	}
-	err := readInternalBody(c, []field{
-		{name: "messageId", required: true, into: &req.MessageID},
-		{name: "cardNo", required: true, into: &req.CardNo},
-		{name: "amount", required: true, into: &req.Amount},
-		{name: "currency", required: true, into: &req.Currency},
-		{name: "merchantName", into: &req.MerchantName},
-		{name: "mcc", into: &req.MCC},
-		{name: "merchantCountry", into: &req.MerchantCountry},
-	})
+	err := decodeObject(raw, withMessageID(sandbox, &req.MessageID,
+		field{name: "cardNo", required: true, into: &req.CardNo},
+		field{name: "amount", required: true, into: &req.Amount},
+		field{name: "currency", required: true, into: &req.Currency},
+		field{name: "merchantName", into: &req.MerchantName},
+		field{name: "mcc", into: &req.MCC},
+		field{name: "merchantCountry", into: &req.MerchantCountry},
+	))
 	if err != nil {
 		return network.AuthRequest{}, err
 	}
-	if err := checkMessageID(req.MessageID); err != nil {
+	if err := checkMessageIDOf(sandbox, req.MessageID); err != nil {
 		return network.AuthRequest{}, err
 	}
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
@@ -116,6 +125,24 @@ func decodeAuthorize(c *gin.Context) (network.AuthRequest, error) {
 	}
 	return network.AuthRequest{MessageID: req.MessageID, CardNo: req.CardNo, Amount: amount, Currency: cur.Code,
 		MerchantName: req.MerchantName, MCC: req.MCC, MerchantCountry: req.MerchantCountry}, nil
+}
+
+// withMessageID puts the required messageId before fields, unless the
+// message comes from the sandbox, where the gateway makes the id and a
+// messageId in the body is an unknown field.
+func withMessageID(sandbox bool, into *string, fields ...field) []field {
+	if sandbox {
+		return fields
+	}
+	return append([]field{{name: "messageId", required: true, into: into}}, fields...)
+}
+
+// checkMessageIDOf checks the network's message id; the sandbox has none.
+func checkMessageIDOf(sandbox bool, id string) error {
+	if sandbox {
+		return nil
+	}
+	return checkMessageID(id)
 }
 
 // authorizeView is the answer of POST /network/authorize. amount is in the

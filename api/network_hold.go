@@ -20,16 +20,25 @@ type holdMessage struct {
 const amountAbsent amountText = "\x00absent"
 
 func decodeHoldMessage(c *gin.Context, amountRequired bool) (holdMessage, error) {
-	m := holdMessage{Amount: amountAbsent}
-	err := readInternalBody(c, []field{
-		{name: "messageId", required: true, into: &m.MessageID},
-		{name: "authId", required: true, into: &m.AuthID},
-		{name: "amount", required: amountRequired, into: &m.Amount},
-	})
+	raw, err := readBody(c)
 	if err != nil {
 		return holdMessage{}, err
 	}
-	if err := checkMessageID(m.MessageID); err != nil {
+	return decodeHoldBody(raw, amountRequired, false)
+}
+
+// decodeHoldBody decodes a clearing or a reversal: the network's, or the
+// sandbox's capture or reversal, which has no messageId.
+func decodeHoldBody(raw []byte, amountRequired, sandbox bool) (holdMessage, error) {
+	m := holdMessage{Amount: amountAbsent}
+	err := decodeObject(raw, withMessageID(sandbox, &m.MessageID,
+		field{name: "authId", required: true, into: &m.AuthID},
+		field{name: "amount", required: amountRequired, into: &m.Amount},
+	))
+	if err != nil {
+		return holdMessage{}, err
+	}
+	if err := checkMessageIDOf(sandbox, m.MessageID); err != nil {
 		return holdMessage{}, err
 	}
 	if !postings.IsRefText(m.AuthID) {
@@ -46,6 +55,11 @@ func (m holdMessage) txnAmount(c *gin.Context, l Network) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return m.amountOf(a)
+}
+
+// amountOf parses the message's amount in the transaction currency of a.
+func (m holdMessage) amountOf(a *network.Authorization) (int64, error) {
 	cur, err := postings.LookupCurrency(a.TxnCurrency)
 	if err != nil {
 		return 0, err

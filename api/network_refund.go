@@ -9,20 +9,29 @@ import (
 
 // decodeRefund decodes POST /network/refund.
 func decodeRefund(c *gin.Context) (network.RefundRequest, error) {
+	raw, err := readBody(c)
+	if err != nil {
+		return network.RefundRequest{}, err
+	}
+	return decodeRefundBody(raw, false)
+}
+
+// decodeRefundBody decodes a refund: the network's, or the sandbox's,
+// which has no messageId.
+func decodeRefundBody(raw []byte, sandbox bool) (network.RefundRequest, error) {
 	var req struct {
 		MessageID, CardNo, Currency string
 		Amount                      amountText
 	}
-	err := readInternalBody(c, []field{
-		{name: "messageId", required: true, into: &req.MessageID},
-		{name: "cardNo", required: true, into: &req.CardNo},
-		{name: "amount", required: true, into: &req.Amount},
-		{name: "currency", required: true, into: &req.Currency},
-	})
+	err := decodeObject(raw, withMessageID(sandbox, &req.MessageID,
+		field{name: "cardNo", required: true, into: &req.CardNo},
+		field{name: "amount", required: true, into: &req.Amount},
+		field{name: "currency", required: true, into: &req.Currency},
+	))
 	if err != nil {
 		return network.RefundRequest{}, err
 	}
-	if err := checkMessageID(req.MessageID); err != nil {
+	if err := checkMessageIDOf(sandbox, req.MessageID); err != nil {
 		return network.RefundRequest{}, err
 	}
 	if err := checkCardNo("cardNo", req.CardNo); err != nil {
@@ -60,7 +69,11 @@ func handleNetworkRefund(l Network) gin.HandlerFunc {
 			writeError(c, err)
 			return
 		}
-		writeOK(c, refundView{CardNo: res.CardNo, Amount: money(res.Amount, res.Currency), Currency: res.Currency,
-			Credited: res.Credited, Available: money(res.Available, res.Currency), CreatedAt: timestamp(res.CreatedAt)})
+		writeOK(c, newRefundView(res))
 	}
+}
+
+func newRefundView(res *network.RefundResult) refundView {
+	return refundView{CardNo: res.CardNo, Amount: money(res.Amount, res.Currency), Currency: res.Currency,
+		Credited: res.Credited, Available: money(res.Available, res.Currency), CreatedAt: timestamp(res.CreatedAt)}
 }

@@ -535,6 +535,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	c.call(&wrong, "GET", "/shop/card/list", "").must(t, 401, 401)
 	contractWebhooksAndKeys(t, c, s, sh, other)
 
+	c.driveSandbox(sh)
 	c.checkCoverage()
 
 	// The card network's messages, for their callbacks: an approval, a

@@ -27,8 +27,12 @@ type railReport struct {
 }
 
 func decodeRailReport(c *gin.Context) (railReport, error) {
+	raw, err := readBody(c)
+	if err != nil {
+		return railReport{}, err
+	}
 	var r railReport
-	err := readInternalBody(c, []field{
+	err = decodeObject(raw, []field{
 		{name: "messageId", required: true, into: &r.MessageID},
 		{name: "txId", required: true, into: &r.TxID},
 		{name: "status", required: true, into: &r.Status},
@@ -40,25 +44,32 @@ func decodeRailReport(c *gin.Context) (railReport, error) {
 	if err := checkMessageID(r.MessageID); err != nil {
 		return railReport{}, err
 	}
+	return r, r.check()
+}
+
+// check checks what a report says: the remittance, the status and the
+// reason, which only a return carries (the sandbox's settle and return
+// check the same).
+func (r railReport) check() error {
 	if !postings.IsRefText(r.TxID) {
-		return railReport{}, postings.FieldErrorf("txId", "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', ':' or '-'")
+		return postings.FieldErrorf("txId", "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', ':' or '-'")
 	}
 	switch r.Status {
 	case remittance.RemitSettled:
 		if r.Reason != "" {
-			return railReport{}, postings.FieldErrorf("reason", "only a RETURNED report carries a reason")
+			return postings.FieldErrorf("reason", "only a RETURNED report carries a reason")
 		}
 	case remittance.RemitReturned:
 		if r.Reason == "" {
-			return railReport{}, postings.FieldErrorf("reason", "is required for RETURNED: an ISO 20022 return reason code such as AC01")
+			return postings.FieldErrorf("reason", "is required for RETURNED: an ISO 20022 return reason code such as AC01")
 		}
 		if err := checkReturnReason(r.Reason); err != nil {
-			return railReport{}, err
+			return err
 		}
 	default:
-		return railReport{}, postings.FieldErrorf("status", "must be SETTLED or RETURNED")
+		return postings.FieldErrorf("status", "must be SETTLED or RETURNED")
 	}
-	return r, nil
+	return nil
 }
 
 // railReportView is the remittance after the report.
@@ -87,10 +98,14 @@ func handleRailReport(l Rails) gin.HandlerFunc {
 			writeError(c, err)
 			return
 		}
-		writeOK(c, railReportView{
-			TxID: r.TxID, Status: r.Status, Reason: stringOrNil(r.Reason),
-			Amount: money(r.Amount, r.Currency), Fee: money(r.Fee, r.Currency), Currency: r.Currency,
-			Rail: r.Rail, SettledAt: timestampOrNil(r.SettledAt), UpdatedAt: timestamp(r.UpdatedAt),
-		})
+		writeOK(c, newRailReportView(r))
+	}
+}
+
+func newRailReportView(r *remittance.Remittance) railReportView {
+	return railReportView{
+		TxID: r.TxID, Status: r.Status, Reason: stringOrNil(r.Reason),
+		Amount: money(r.Amount, r.Currency), Fee: money(r.Fee, r.Currency), Currency: r.Currency,
+		Rail: r.Rail, SettledAt: timestampOrNil(r.SettledAt), UpdatedAt: timestamp(r.UpdatedAt),
 	}
 }

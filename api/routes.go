@@ -29,13 +29,14 @@ func addRoutes(r *gin.Engine, d Deps) {
 		limitBody(d.BodyBytesMax),
 	)
 	r.NoRoute(handleNoRoute())
-	r.NoMethod(handleNoMethod())
+	r.NoMethod(hideSandbox(d.Merchants), handleNoMethod())
 
 	r.GET("/healthz", handleHealthz())
 	r.GET("/readyz", handleReadyz(d.DB))
 	r.GET("/metrics", handleMetrics(d.Metrics, inflight))
 
-	shop := r.Group("/shop", authenticate(d.Merchants, d.TrustedProxies, d.Now), limitRate(newRateLimiter(d.RateLimit, d.Now)))
+	rate := limitRate(newRateLimiter(d.RateLimit, d.Now))
+	shop := r.Group("/shop", authenticate(d.Merchants, d.TrustedProxies, d.Now), rate)
 	post := readRequest(inflight)
 	shop.GET("/account", handleAccount(d.Accounts))
 	shop.GET("/card/bin/list", handleBINList(d.Accounts))
@@ -61,4 +62,6 @@ func addRoutes(r *gin.Engine, d Deps) {
 	shop.GET("/keys", handleKeys(d.Keys))
 	shop.POST("/keys/public/roll", post, handleKeyRoll(d.Keys, ledger.KeyPublic))
 	shop.POST("/keys/signing/roll", post, handleKeyRoll(d.Keys, ledger.KeySigning))
+
+	addSandboxRoutes(r, d, rate, post)
 }

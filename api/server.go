@@ -47,6 +47,11 @@ type Deps struct {
 	WebhookSettings WebhookSettings
 	Webhooks        Webhooks
 	Keys            Keys
+	// Network and Rails are the commands of the internal API, which test
+	// merchants drive through /shop/sandbox (sandbox.go); nil: every
+	// sandbox path is unknown.
+	Network Network
+	Rails   Rails
 	// TrustedProxies are the peers whose X-Forwarded-For is believed. Empty:
 	// the client IP is always the TCP peer's.
 	TrustedProxies []netip.Prefix

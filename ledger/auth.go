@@ -35,7 +35,8 @@ const authQuery = `select coalesce(m.id, 0) as id, q.shop_no, coalesce(m.name, '
 	coalesce(m.currencies, '{USD}') as currencies, coalesce(m.status, 'DISABLED') as status,
 	coalesce(m.ip_whitelist, '{}') as ip_whitelist, coalesce(m.callback_url, '') as callback_url,
 	coalesce(m.kyb_tier, 'TIER_1') as kyb_tier, coalesce(m.created_at, 'epoch') as created_at,
-	m.last_authenticated_at, coalesce(m.api_version, '') as api_version, coalesce(m.public_key_sha256, ?) as public_key_sha256,
+	m.last_authenticated_at, coalesce(m.api_version, '') as api_version, coalesce(m.test, false) as test,
+	coalesce(m.public_key_sha256, ?) as public_key_sha256,
 	coalesce(m.public_key_prev_sha256, ?) as public_key_prev_sha256, m.public_key_prev_until, m.id is not null as found
 	from (select ?::text as shop_no) q left join merchants m on m.shop_no = q.shop_no`
 

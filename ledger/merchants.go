@@ -37,6 +37,10 @@ type Merchant struct {
 	CallbackURL string
 	KYBTier     string
 	CreatedAt   time.Time
+	// Test marks a test merchant: its cards and remittances are driven
+	// through /shop/sandbox (docs/api.md, "The sandbox"). Set at creation,
+	// never changed (sql/0014_sandbox.sql).
+	Test bool
 	// LastAuthenticatedAt is the last successful /shop authentication
 	// (precise to a second), nil before the first.
 	LastAuthenticatedAt *time.Time
@@ -62,7 +66,7 @@ func (m *Merchant) HasCurrency(cur string) bool {
 
 // merchantColumns are the columns merchantRow scans, from alias m.
 const merchantColumns = `m.id, m.shop_no, m.name, m.currencies, m.status, m.ip_whitelist,
-	coalesce(m.callback_url, '') as callback_url, m.kyb_tier, m.created_at, m.last_authenticated_at, m.api_version`
+	coalesce(m.callback_url, '') as callback_url, m.kyb_tier, m.created_at, m.last_authenticated_at, m.api_version, m.test`
 
 type merchantRow struct {
 	ID          int64      `bun:"id"`
@@ -76,12 +80,13 @@ type merchantRow struct {
 	CreatedAt   time.Time  `bun:"created_at"`
 	LastAuthAt  *time.Time `bun:"last_authenticated_at"`
 	APIVersion  string     `bun:"api_version"`
+	Test        bool       `bun:"test"`
 }
 
 func (r merchantRow) toMerchant() Merchant {
 	m := Merchant{ID: r.ID, ShopNo: r.ShopNo, Name: r.Name, Currencies: r.Currencies, Status: r.Status,
 		IPWhitelist: r.IPWhitelist, CallbackURL: r.CallbackURL, KYBTier: r.KYBTier, CreatedAt: r.CreatedAt.UTC(),
-		APIVersion: r.APIVersion}
+		APIVersion: r.APIVersion, Test: r.Test}
 	if r.LastAuthAt != nil {
 		t := r.LastAuthAt.UTC()
 		m.LastAuthenticatedAt = &t
@@ -98,6 +103,8 @@ type MerchantSpec struct {
 	// APIVersion pins the merchant to an API version; empty pins it to the
 	// current one (the column's default, docs/versioning.md).
 	APIVersion string
+	// Test creates a test merchant (Merchant.Test).
+	Test bool
 }
 
 // Credentials are a merchant's keys, shown once at creation: the public key
@@ -139,12 +146,12 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 				version = "?"
 			}
 			err := tx.NewRaw(`
-				insert into merchants (shop_no, name, currencies, public_key_sha256, private_key_sealed, ip_whitelist, callback_url, api_version)
-				values (?, ?, ?, ?, ?, ?, nullif(?, ''), `+version+`)
+				insert into merchants (shop_no, name, currencies, public_key_sha256, private_key_sealed, ip_whitelist, callback_url, test, api_version)
+				values (?, ?, ?, ?, ?, ?, nullif(?, ''), ?, `+version+`)
 				returning id`,
 				append([]any{shopNo, spec.Name, pgdialect.Array(spec.Currencies), pubSum[:],
 					l.cfg.Sealer.Seal([]byte(priv), "merchant-private-key:"+shopNo),
-					pgdialect.Array(spec.IPWhitelist), spec.CallbackURL}, versionArgs(spec.APIVersion)...)...).Scan(ctx, &id)
+					pgdialect.Array(spec.IPWhitelist), spec.CallbackURL, spec.Test}, versionArgs(spec.APIVersion)...)...).Scan(ctx, &id)
 			if err != nil {
 				return mapError(err)
 			}
@@ -154,7 +161,7 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 			// The domains prepare their rows of the new merchant (the card
 			// domain: the limits of its KYB tier) in the same transaction.
 			m := &Merchant{ID: id, ShopNo: shopNo, Name: spec.Name, Currencies: spec.Currencies, Status: MerchantActive,
-				IPWhitelist: spec.IPWhitelist, CallbackURL: spec.CallbackURL}
+				IPWhitelist: spec.IPWhitelist, CallbackURL: spec.CallbackURL, Test: spec.Test}
 			for _, setup := range merchantSetups {
 				if err := setup(ctx, tx, m); err != nil {
 					return err

@@ -246,7 +246,7 @@ func (tx *Tx) rollback(m mark) {
 var stmtLockHeads = NewStmt(`
 	select h.merchant_id, h.last_seq, h.last_hash, h.last_bill_seq, h.last_event_seq, h.last_ts,
 	       m.shop_no, m.name, m.currencies, m.status, m.ip_whitelist, coalesce(m.callback_url, ''),
-	       m.kyb_tier, m.created_at, m.last_authenticated_at
+	       m.kyb_tier, m.created_at, m.last_authenticated_at, m.test
 	from unnest($1::bigint[]) with ordinality as v(m, i)
 	cross join lateral (select * from ledger_heads h where h.merchant_id = v.m for update) h
 	cross join lateral (select * from merchants m where m.id = v.m offset 0) m
@@ -262,7 +262,7 @@ func (tx *Tx) queueLockHeads(p *Pipeline, merchants []int64) {
 			h := &head{}
 			if err := rows.Scan(&r.ID, &h.seq, &hash, &h.billSeq, &h.eventSeq, &h.ts,
 				&r.ShopNo, &r.Name, &r.Currencies, &r.Status, &r.IPWhitelist, &r.CallbackURL,
-				&r.KYBTier, &r.CreatedAt, &r.LastAuthAt); err != nil {
+				&r.KYBTier, &r.CreatedAt, &r.LastAuthAt, &r.Test); err != nil {
 				return err
 			}
 			if len(hash) != len(h.hash) {

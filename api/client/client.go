@@ -154,10 +154,11 @@ var (
 	opGetKeys                   = operation{"getKeys", http.MethodGet, "/shop/keys"}
 	opRollPublicKey             = operation{"rollPublicKey", http.MethodPost, "/shop/keys/public/roll"}
 	opRollSigningKey            = operation{"rollSigningKey", http.MethodPost, "/shop/keys/signing/roll"}
-	shopOperationsTable         = []operation{opGetAccount, opListBINs, opCreateCard, opGetCard, opGetCardBalance, opGetCardBalances,
+	shopOperationsTable         = append([]operation{opGetAccount, opListBINs, opCreateCard, opGetCard, opGetCardBalance, opGetCardBalances,
 		opFreezeCard, opUnfreezeCard, opCancelCard, opTransferCard, opRemittanceFields, opCreateRemittance, opGetRemittance, opListBill, opListCards,
 		opGetWebhook, opSetWebhook, opListWebhookEvents, opReplayWebhookEvent, opReplayFailedWebhookEvents,
-		opGetKeys, opRollPublicKey, opRollSigningKey}
+		opGetKeys, opRollPublicKey, opRollSigningKey},
+		sandboxOperations...)
 )
 
 // call sends one operation. A GET is always safe to retry; a POST carries

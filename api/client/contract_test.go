@@ -52,6 +52,13 @@ func contractOps() []contracttest.Op {
 		op(opGetKeys, []string{"Keys"}, nil, t(Keys{})),
 		op(opRollPublicKey, []string{"RollPublicKey"}, t(KeyRollRequest{}), t(KeyRoll{})),
 		op(opRollSigningKey, []string{"RollSigningKey"}, t(KeyRollRequest{}), t(KeyRoll{})),
+		// The sandbox (sandbox.go).
+		op(opSandboxAuthorize, []string{"SandboxAuthorize"}, t(SandboxAuthorizeRequest{}), t(SandboxAuthorization{})),
+		op(opSandboxCapture, []string{"SandboxCapture"}, t(SandboxCaptureRequest{}), t(SandboxHold{})),
+		op(opSandboxReverse, []string{"SandboxReverse"}, t(SandboxReverseRequest{}), t(SandboxHold{})),
+		op(opSandboxRefund, []string{"SandboxRefund"}, t(SandboxRefundRequest{}), t(SandboxRefund{})),
+		op(opSandboxSettle, []string{"SandboxSettleRemittance"}, t(SandboxSettleRequest{}), t(SandboxRemittanceReport{})),
+		op(opSandboxReturn, []string{"SandboxReturnRemittance"}, t(SandboxReturnRequest{}), t(SandboxRemittanceReport{})),
 	}
 }
 
@@ -88,12 +95,20 @@ var componentTypes = map[string]reflect.Type{
 	"ReplayFailedRequest": reflect.TypeOf(ReplayFailedRequest{}), "KeyRollRequest": reflect.TypeOf(KeyRollRequest{}),
 	"KeyRoll": reflect.TypeOf(KeyRoll{}), "KeyState": reflect.TypeOf(KeyState{}),
 	"CardPage": reflect.TypeOf(CardPage{}),
+	// The sandbox.
+	"SandboxAuthorizeRequest": reflect.TypeOf(SandboxAuthorizeRequest{}), "SandboxAuthorization": reflect.TypeOf(SandboxAuthorization{}),
+	"SandboxCaptureRequest": reflect.TypeOf(SandboxCaptureRequest{}), "SandboxReverseRequest": reflect.TypeOf(SandboxReverseRequest{}),
+	"SandboxHold": reflect.TypeOf(SandboxHold{}), "SandboxRefundRequest": reflect.TypeOf(SandboxRefundRequest{}),
+	"SandboxRefund": reflect.TypeOf(SandboxRefund{}), "SandboxSettleRequest": reflect.TypeOf(SandboxSettleRequest{}),
+	"SandboxReturnRequest": reflect.TypeOf(SandboxReturnRequest{}), "SandboxRemittanceReport": reflect.TypeOf(SandboxRemittanceReport{}),
 }
 
 // requestComponents are sent, not received.
 var requestComponents = map[string]bool{"CardCreateRequest": true, "CardBalanceBatchRequest": true, "CardNoRequest": true,
 	"CardFreezeRequest": true, "TransferRequest": true, "RemittanceCreateRequest": true, "Beneficiary": true,
-	"WebhookRequest": true, "ReplayEventRequest": true, "ReplayFailedRequest": true, "KeyRollRequest": true}
+	"WebhookRequest": true, "ReplayEventRequest": true, "ReplayFailedRequest": true, "KeyRollRequest": true,
+	"SandboxAuthorizeRequest": true, "SandboxCaptureRequest": true, "SandboxReverseRequest": true, "SandboxRefundRequest": true,
+	"SandboxSettleRequest": true, "SandboxReturnRequest": true}
 
 // TestContractComponents: every object schema of the spec has a Go type of
 // the same fields (the callbacks' data included), and the other way round.

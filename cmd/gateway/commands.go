@@ -39,12 +39,14 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 	currencies := fs.String("currencies", "", "comma-separated ISO 4217 codes, e.g. USD,EUR (required)")
 	whitelist := fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes allowed to call /shop (default: any)")
 	callback := fs.String("callback-url", "", "default URL for remittance-status callbacks (docs/callbacks.md: public http or https)")
+	test := testMerchantFlag(fs)
 	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 		if err := checkCallbackURL(e, "callback_url", *callback); err != nil {
 			return err
 		}
 		m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{
 			Name: *name, Currencies: splitList(*currencies), IPWhitelist: splitList(*whitelist), CallbackURL: *callback,
+			Test: *test,
 		})
 		if err != nil {
 			return err
@@ -52,6 +54,7 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 		return printJSON(e, map[string]any{
 			"shopNo": creds.ShopNo, "publicKey": creds.PublicKey, "privateKey": creds.PrivateKey,
 			"name": m.Name, "currencies": m.Currencies, "ipWhitelist": m.IPWhitelist, "status": m.Status,
+			"test": m.Test,
 		})
 	})
 }

@@ -16,6 +16,9 @@ type DueRemittance struct {
 	Rail        string          `bun:"rail"`
 	Beneficiary json.RawMessage `bun:"beneficiary"`
 	NextAction  time.Time       `bun:"next_action_at"`
+	// Test: the remittance is a test merchant's, whose sandbox settles or
+	// returns it (docs/api.md, "The sandbox"); a simulated rail leaves it.
+	Test bool `bun:"test"`
 }
 
 // ClaimDueRemittances claims up to limit remittances whose next step is
@@ -37,7 +40,8 @@ func (s *Service) ClaimDueRemittances(ctx context.Context, limit int, claim time
 			for update skip locked
 		) due
 		where r.tx_id = due.tx_id
-		returning r.tx_id, r.merchant_id, r.status, r.rail, r.beneficiary, r.next_action_at`,
+		returning r.tx_id, r.merchant_id, r.status, r.rail, r.beneficiary, r.next_action_at,
+			(select m.test from merchants m where m.id = r.merchant_id) as test`,
 		now.Add(claim), now, now, limit).Scan(ctx, &out)
 	return out, ledger.MapError(err)
 }
