@@ -35,7 +35,7 @@ import (
 // most that many index entries, so page N costs at most twice page 1.
 
 // billBlockLines is the number of bill sequence numbers of a bill_blocks
-// block (sql/0011_cardsbill.sql).
+// block (sql/0010_cardsbill.sql).
 const billBlockLines = 1024
 
 // BillFilter narrows the bill; a zero field does not filter. Kinds are

@@ -32,8 +32,10 @@ type Config struct {
 	BatchMax int
 	// BatchesInFlight bounds the batches of one shard in flight at once:
 	// one executing, the others waiting for their COMMIT, never two of one
-	// merchant (writer.go). Default 2; 1 runs a shard's batches strictly
-	// one after another, as before issue 20.
+	// merchant (writer.go). Default 1: a shard's batches strictly one
+	// after another. 2 overlaps them; on a quiet machine that made batches
+	// smaller and cost more CPU per operation than it saved
+	// (docs/performance.md, "After the merge, on a quiet machine").
 	BatchesInFlight int
 	// BatchWindow is how long a shard waits for more commands once it has
 	// one. Zero: a batch takes whatever queued while the previous one was

@@ -39,7 +39,7 @@ type Merchant struct {
 	CreatedAt   time.Time
 	// Test marks a test merchant: its cards and remittances are driven
 	// through /shop/sandbox (docs/api.md, "The sandbox"). Set at creation,
-	// never changed (sql/0014_sandbox.sql).
+	// never changed (sql/0013_sandbox.sql).
 	Test bool
 	// LastAuthenticatedAt is the last successful /shop authentication
 	// (precise to a second), nil before the first.

@@ -18,7 +18,7 @@ import (
 func TestNextBatchBeginsDuringCommitOnlyForOtherMerchants(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	l := newLedger(t, ledger.Config{Shards: 1})
+	l := newLedger(t, ledger.Config{Shards: 1, BatchesInFlight: 2})
 	x, y := newMerchant(t, l, "USD"), newMerchant(t, l, "USD")
 
 	var (

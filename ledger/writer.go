@@ -106,8 +106,10 @@ func (w *writer) close() {
 // therefore exactly as before.
 
 // batchesInFlightDefault is how many batches of a shard may be in flight
-// (Config.BatchesInFlight): one executing, one committing.
-const batchesInFlightDefault = 2
+// (Config.BatchesInFlight). One: the overlap above is there, tested, and
+// off by default, because on a quiet machine it cost more than it saved
+// (docs/performance.md, "After the merge, on a quiet machine").
+const batchesInFlightDefault = 1
 
 // flight is a batch in flight.
 type flight struct {

@@ -6,7 +6,7 @@ import "flag"
 // sandbox"): `merchant create --test` makes a test merchant, which drives
 // its own cards and remittances through /shop/sandbox. The flag is kept
 // here, apart from the commands' file, and is final: a merchant's test flag
-// never changes (sql/0014_sandbox.sql).
+// never changes (sql/0013_sandbox.sql).
 
 // testMerchantFlag adds --test to merchant create.
 func testMerchantFlag(fs *flag.FlagSet) *bool {

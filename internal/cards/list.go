@@ -18,7 +18,7 @@ import (
 // is in list_seq order, and every card insert runs in the ledger writer with
 // the merchant's head locked until COMMIT, so a card committed later has a
 // higher list_seq than every card a reader could already see
-// (sql/0011_cardsbill.sql): it lands after the last page. A status change
+// (sql/0010_cardsbill.sql): it lands after the last page. A status change
 // (freeze, cancel) can move a card into or out of a status filter; nothing
 // else moves.
 //

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The console's own tables (sql/0013_console.sql), through database/sql
+// The console's own tables (sql/0012_console.sql), through database/sql
 // with bind parameters only.
 
 // User is a signed-in console user.

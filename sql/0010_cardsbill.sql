@@ -1,4 +1,4 @@
--- 0011: the merchant's lists and its API version (issue 21: list cards,
+-- 0010: the merchant's lists and its API version (issue 21: list cards,
 -- filter the bill, API versions; docs/api.md, docs/versioning.md).
 
 -- GET /shop/card/list orders a merchant's cards by list_seq, the order in

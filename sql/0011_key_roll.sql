@@ -1,4 +1,4 @@
--- 0012: key rolls (docs/security.md, "Rolling keys"). A merchant may roll
+-- 0011: key rolls (docs/security.md, "Rolling keys"). A merchant may roll
 -- its public key and its callback signing key with an overlap: the key it
 -- replaces stays valid until *_prev_until. Only one previous key is kept: a
 -- second roll during an overlap ends the oldest key at once. The previous

@@ -1,4 +1,4 @@
--- 0013: the web console (docs/console.md). Its users, their server-side
+-- 0012: the web console (docs/console.md). Its users, their server-side
 -- sessions, the login attempts that rate limiting and lockout count, and
 -- the append-only record of every state-changing action taken through it.
 -- Every constraint is named.

@@ -1,4 +1,4 @@
--- 0014: test merchants (docs/api.md, "The sandbox"). A test merchant drives
+-- 0013: test merchants (docs/api.md, "The sandbox"). A test merchant drives
 -- its own cards and remittances through the network and rail commands over
 -- /shop/sandbox/...; a live merchant's sandbox paths do not exist. The flag
 -- is set at creation and never changes: a merchant whose money was moved by
