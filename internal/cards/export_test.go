@@ -21,3 +21,14 @@ func CreateCardOnDemand(ctx context.Context, s *Service, merchant int64, in Crea
 
 // CardListSQL are the statements of ListCards: the total, then the page.
 var CardListSQL = []string{stmtCountCards.SQL(), stmtListCards.SQL()}
+
+// SetBeforeOwnerLookup calls f with the size of each card → merchant
+// lookup before its statement runs.
+func SetBeforeOwnerLookup(s *Service, f func(n int)) { s.owners.beforeLookup = f }
+
+// OwnerLookupsQueued counts the misses waiting for a lookup.
+func OwnerLookupsQueued(s *Service) int {
+	s.owners.qmu.Lock()
+	defer s.owners.qmu.Unlock()
+	return len(s.owners.queue)
+}
