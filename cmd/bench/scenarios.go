@@ -47,6 +47,16 @@ func gatewayRow(name string, r *runResult, ceiling *runResult) row {
 	return out
 }
 
+// The targets of the timed scenarios: issue 8's, raised by issue 20 for
+// margin (scenario 1 from 1.0× to 2.5× its ceiling, 2a from 5× to 7×, 3's
+// p99 from 50 to 40 ms); 2b keeps issue 8's.
+const (
+	targetSpreadRatio = 2.5
+	targetCreateRatio = 7.0
+	targetTopUpRatio  = 5.0
+	targetAuthP99Ms   = 40
+)
+
 // ratioTarget fills the target columns of a throughput ratio.
 func (r *row) ratioTarget(min float64) {
 	r.Target = fmt.Sprintf("≥ %.1f× ceiling", min)
@@ -106,7 +116,7 @@ func scenarioTransfers(b *bench) ([]row, error) {
 		return nil, err
 	}
 	r := gatewayRow(fmt.Sprintf("1  transfers IN/OUT, %d cards of %d merchants", len(s.cards), len(s.merchants)), res, ceil)
-	r.ratioTarget(1.0)
+	r.ratioTarget(targetSpreadRatio)
 	r.Note = joinNotes("ceiling: one plain-SQL transaction per transfer (2 row-locked updates, entry, posting)", res.errorNote())
 	return []row{r}, nil
 }
@@ -169,7 +179,7 @@ func scenarioHot(b *bench) ([]row, error) {
 		return nil, err
 	}
 	r := gatewayRow("2a card creation, one hot merchant", res, ceil)
-	r.ratioTarget(5.0)
+	r.ratioTarget(targetCreateRatio)
 	r.Note = joinNotes("each creation debits the merchant's one funding account (CARD_FUND 1.00); ceiling: one plain-SQL transaction per posting, all on one row-locked account",
 		res.errorNote())
 	rows = append(rows, r)
@@ -194,7 +204,7 @@ func scenarioHot(b *bench) ([]row, error) {
 		return nil, err
 	}
 	r = gatewayRow("2b top-ups, one hot merchant", res, ceil)
-	r.ratioTarget(5.0)
+	r.ratioTarget(targetTopUpRatio)
 	r.Note = joinNotes("every top-up debits the same funding account; same ceiling as 2a", res.errorNote())
 	rows = append(rows, r)
 	return rows, nil
@@ -236,9 +246,9 @@ func scenarioAuthorize(b *bench) ([]row, error) {
 		return nil, err
 	}
 	r := gatewayRow(fmt.Sprintf("3  card authorizations, %d clients", conc), res, ceil)
-	r.Target = "p99 < 50 ms"
+	r.Target = fmt.Sprintf("p99 < %d ms", targetAuthP99Ms)
 	r.Measured = fmt.Sprintf("p99 %s ms", fmtMs(res.p99()))
-	r.Verdict = verdict(res.p99() < 50)
+	r.Verdict = verdict(res.p99() < targetAuthP99Ms)
 	codesJSON, _ := json.Marshal(codes)
 	r.Note = joinNotes(nc.note, "response codes "+string(codesJSON),
 		"ceiling: one plain-SQL transaction per hold (card available → held)", res.errorNote())
