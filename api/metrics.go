@@ -33,6 +33,9 @@ type MetricsOptions struct {
 	Ledger WriterStats
 	// DB: the pool's connections and waits (go_sql_* with db_name="gateway").
 	DB *sql.DB
+	// ReadRoute: where the standby-tolerant reads went, when they are
+	// routed (DATABASE_READ_URL); nil reports nothing.
+	ReadRoute ReadRouteStats
 }
 
 // latencyBuckets are the upper bounds (seconds) of the latency histogram, up
@@ -67,6 +70,9 @@ func NewMetrics(o MetricsOptions) *Metrics {
 	}
 	if o.DB != nil {
 		m.reg.MustRegister(collectors.NewDBStatsCollector(o.DB, "gateway"))
+	}
+	if o.ReadRoute != nil {
+		m.reg.MustRegister(readRouteCollector{o.ReadRoute})
 	}
 	return m
 }

@@ -10,7 +10,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,12 +103,21 @@ func TestServeReadsTheBillFromTheStandby(t *testing.T) {
 	// The standby stops replaying: an acknowledged deposit is flushed there
 	// but not visible; the bill read after it still shows it (the primary
 	// answers once the 100 ms wait is over).
+	// /metrics counts them (gateway_read_route_reads_total).
+	if n := readRouteCount(t, shop, "standby", "none"); n < 1 {
+		t.Fatalf("/metrics: %v reads served by the standby after the bill was read there", n)
+	}
+
 	if _, err := standby.ExecContext(ctx, "select pg_wal_replay_pause()"); err != nil {
 		t.Fatal(err)
 	}
 	g.deposit(c.ShopNo, "USD", "10.00")
 	if got := billTotal(); got != 4 {
 		t.Fatalf("with the standby's replay paused, the bill after deposit 4 has %d lines", got)
+	}
+	// (Lagged reads may also have happened before, on a busy machine.)
+	if n := readRouteCount(t, shop, "primary", "lagged"); n < 1 {
+		t.Fatalf("/metrics: %v reads sent to the primary as lagged while replay was paused", n)
 	}
 	if _, err := standby.ExecContext(ctx, "select pg_wal_replay_resume()"); err != nil {
 		t.Fatal(err)
@@ -113,4 +126,30 @@ func TestServeReadsTheBillFromTheStandby(t *testing.T) {
 		t.Fatalf("after replay resumed the bill has %d lines, want 4", got)
 	}
 	s.mustStop()
+}
+
+// readRouteCount reads gateway_read_route_reads_total{server, reason} from
+// the gateway's /metrics (-1 when the series is missing).
+func readRouteCount(t *testing.T, shop *haShop, server, reason string) float64 {
+	t.Helper()
+	resp, err := shop.client.Get(shop.s.url("/metrics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %v", resp.StatusCode, err)
+	}
+	series := fmt.Sprintf("gateway_read_route_reads_total{reason=%q,server=%q} ", reason, server)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, series); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return n
+		}
+	}
+	return -1
 }

@@ -127,7 +127,11 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	a.closers = append(a.closers, stopPprof)
 
 	// One registry for both listeners, exposed on the /shop one's /metrics.
-	metrics := api.NewMetrics(api.MetricsOptions{Ledger: l, DB: a.store.DB.DB})
+	mo := api.MetricsOptions{Ledger: l, DB: a.store.DB.DB}
+	if r := l.ReadRoute(); r != nil { // a nil *ReadRoute in the interface would not be nil
+		mo.ReadRoute = r
+	}
+	metrics := api.NewMetrics(mo)
 	s := a.Services
 	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Merchants: l, Accounts: s.Cards, Cards: s.Cards,
 		ReadKeys: l, Bills: l, Remittances: s.Remit, Stats: l,
