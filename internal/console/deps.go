@@ -7,6 +7,7 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -47,6 +48,12 @@ type Deliveries interface {
 	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 }
 
+// Remittances are the remittance domain's reads (*remittance.Service):
+// one remittance with its history, ENOTFOUND for another merchant's.
+type Remittances interface {
+	Remittance(ctx context.Context, merchant int64, txID string) (*remittance.Remittance, error)
+}
+
 // Rates lists the FX rates (*fx.Service).
 type Rates interface {
 	List(ctx context.Context) ([]fx.Rate, error)
@@ -57,4 +64,6 @@ var (
 	_ Cards      = (*cards.Service)(nil)
 	_ Deliveries = (*delivery.Store)(nil)
 	_ Rates      = (*fx.Service)(nil)
+
+	_ Remittances = (*remittance.Service)(nil)
 )

@@ -24,6 +24,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /events", s.guard(permMerchantRead, s.events))
 	m.HandleFunc("POST /events/{eventID}/replay", s.guard(permReplay, s.replay))
 	m.HandleFunc("GET /statement", s.guard(permMerchantRead, s.statement))
+	m.HandleFunc("GET /remittances", s.guard(permMerchantRead, s.remittances))
+	m.HandleFunc("GET /remittances/{txId}", s.guard(permMerchantRead, s.remittance))
 
 	m.HandleFunc("GET /operator/merchants", s.guard(permOperate, s.merchantList))
 	m.HandleFunc("POST /operator/merchants", s.guard(permOperate, s.merchantCreate))
