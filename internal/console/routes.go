@@ -26,6 +26,9 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /statement", s.guard(permMerchantRead, s.statement))
 	m.HandleFunc("GET /remittances", s.guard(permMerchantRead, s.remittances))
 	m.HandleFunc("GET /remittances/{txId}", s.guard(permMerchantRead, s.remittance))
+	m.HandleFunc("GET /users", s.guard(permUsers, s.users))
+	m.HandleFunc("POST /users", s.guard(permUsers, s.userCreate))
+	m.HandleFunc("POST /users/{id}/{action}", s.guard(permUsers, s.userAction))
 
 	m.HandleFunc("GET /operator/merchants", s.guard(permOperate, s.merchantList))
 	m.HandleFunc("POST /operator/merchants", s.guard(permOperate, s.merchantCreate))
