@@ -46,6 +46,8 @@ type Cards interface {
 type Deliveries interface {
 	Deliveries(ctx context.Context, merchant int64, status string, limit int) ([]delivery.DeliveryInfo, error)
 	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
+	Event(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
+	Attempts(ctx context.Context, merchant int64, eventID string, limit int) ([]delivery.Attempt, error)
 }
 
 // Remittances are the remittance domain's reads (*remittance.Service):
