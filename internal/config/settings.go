@@ -176,12 +176,12 @@ func (c *Config) checkConsole() error {
 	case c.ConsoleIdleTimeout > c.ConsoleSessionMax:
 		// Name the one the operator set: the idle expiry unless only the
 		// absolute one was.
-		reason := fmt.Sprintf("GATEWAY_CONSOLE_IDLE_TIMEOUT (%v) is longer than GATEWAY_CONSOLE_SESSION_MAX (%v)",
-			c.ConsoleIdleTimeout, c.ConsoleSessionMax)
 		if c.Source("GATEWAY_CONSOLE_IDLE_TIMEOUT") == SourceDefault {
-			return c.errorOf("GATEWAY_CONSOLE_SESSION_MAX", reason)
+			return c.errorOf("GATEWAY_CONSOLE_SESSION_MAX", fmt.Sprintf("%v is shorter than the idle expiry GATEWAY_CONSOLE_IDLE_TIMEOUT (%v)",
+				c.ConsoleSessionMax, c.ConsoleIdleTimeout))
 		}
-		return c.errorOf("GATEWAY_CONSOLE_IDLE_TIMEOUT", reason)
+		return c.errorOf("GATEWAY_CONSOLE_IDLE_TIMEOUT", fmt.Sprintf("%v is longer than the absolute expiry GATEWAY_CONSOLE_SESSION_MAX (%v)",
+			c.ConsoleIdleTimeout, c.ConsoleSessionMax))
 	case c.ConsoleLockoutFor > consoleLockoutForMax:
 		return c.errorOf("GATEWAY_CONSOLE_LOCKOUT_DURATION", fmt.Sprintf("%v is longer than %v", c.ConsoleLockoutFor, consoleLockoutForMax))
 	}
