@@ -19,7 +19,9 @@ import (
 // CreateUser) and shown once, on the answer to the POST that made them.
 // Every action is a row of the audit trail.
 
-// merchantUsersMax bounds a merchant's console users (and so the list).
+// merchantUsersMax bounds a merchant's console users (and so the list). It
+// is counted before the insert, so two creates at the same instant may
+// pass it by one; the list's LIMIT holds regardless.
 const merchantUsersMax = 100
 
 // userActions are the actions on one user.
