@@ -47,6 +47,13 @@ type Config struct {
 	NoWorkers     bool           // GATEWAY_NO_WORKERS
 	Proxies       []netip.Prefix // GATEWAY_TRUSTED_PROXIES
 
+	// The console's sessions and sign-in bounds (docs/console.md).
+	ConsoleIdleTimeout  time.Duration // GATEWAY_CONSOLE_IDLE_TIMEOUT
+	ConsoleSessionMax   time.Duration // GATEWAY_CONSOLE_SESSION_MAX
+	ConsoleLockoutTries int           // GATEWAY_CONSOLE_LOCKOUT_TRIES
+	ConsoleLockoutFor   time.Duration // GATEWAY_CONSOLE_LOCKOUT_DURATION
+	ConsoleAddressTries int           // GATEWAY_CONSOLE_ADDRESS_TRIES
+
 	// The HTTP surface's bounds.
 	RateLimit api.RateLimit // GATEWAY_RATE_LIMIT_RPS, GATEWAY_RATE_LIMIT_BURST
 	Limits    api.Limits    // GATEWAY_REQUEST_TIMEOUT and the others of api.Limits

@@ -89,6 +89,8 @@ func duration(to *time.Duration, env, def, usage string, min time.Duration) *set
 			return fmt.Errorf("%q is not a positive duration such as 10s", v)
 		case err != nil:
 			return fmt.Errorf("%q is not a duration such as 10s or 0s", v)
+		case d < min && min > positive:
+			return fmt.Errorf("%q is shorter than %v", v, min)
 		case d < min && min > 0:
 			return fmt.Errorf("%q is not a positive duration such as 10s", v)
 		case d < min:

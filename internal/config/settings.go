@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance/rules"
@@ -21,6 +22,12 @@ const (
 
 // Bounds of the settings that are not another package's.
 const (
+	// consoleSessionMaxMax and consoleLockoutForMax bound the console's
+	// durations: a session of more than a week, or a lockout of more than a
+	// day, is a typo rather than a policy.
+	consoleSessionMaxMax = 7 * 24 * time.Hour
+	consoleLockoutForMax = 24 * time.Hour
+
 	// ReadWaitMsMax bounds DATABASE_READ_WAIT_MS: a request's whole budget
 	// is 60 s, and a wait longer than a few seconds is better spent on the
 	// primary.
@@ -57,6 +64,12 @@ func (c *Config) settings() []*setting {
 				}
 				return checkListenAddr(v)
 			}),
+		duration(&c.ConsoleIdleTimeout, "GATEWAY_CONSOLE_IDLE_TIMEOUT", "30m", "a console session ends after this without a request", time.Minute),
+		duration(&c.ConsoleSessionMax, "GATEWAY_CONSOLE_SESSION_MAX", "12h", "and this long after its login whatever the activity", time.Minute),
+		integer(&c.ConsoleLockoutTries, "GATEWAY_CONSOLE_LOCKOUT_TRIES", "5", "consecutive failed console logins that lock a user", 1, 100),
+		duration(&c.ConsoleLockoutFor, "GATEWAY_CONSOLE_LOCKOUT_DURATION", "15m", "how long a console lockout lasts", time.Minute),
+		integer(&c.ConsoleAddressTries, "GATEWAY_CONSOLE_ADDRESS_TRIES", "20",
+			"failed console logins from one address within the lockout duration that refuse the address", 1, 10_000),
 		text(&c.InternalToken, "GATEWAY_INTERNAL_TOKEN", "", "the internal API's bearer token; unset: $GATEWAY_DATA_DIR/internal-token",
 			checkToken).noFlag().mask(maskAll),
 		boolean(&c.PlainHTTP, "GATEWAY_PLAIN_HTTP", "serve plain HTTP, only behind a TLS-terminating proxy"),
@@ -140,6 +153,9 @@ func (c *Config) check() error {
 		}
 		return c.errorOf(name, "set both GATEWAY_TLS_CERT and GATEWAY_TLS_KEY, or neither")
 	}
+	if err := c.checkConsole(); err != nil {
+		return err
+	}
 	if c.NetworkBounds.OverCaptureBps == 0 {
 		c.NetworkBounds.OverCaptureBps = network.NoOverCapture // 0 % is a choice, not "the default"
 	}
@@ -148,5 +164,26 @@ func (c *Config) check() error {
 		return c.fieldError(err)
 	}
 	c.Limits = limits
+	return nil
+}
+
+// checkConsole refuses console settings that contradict each other: an
+// idle expiry past the absolute one would never apply.
+func (c *Config) checkConsole() error {
+	switch {
+	case c.ConsoleSessionMax > consoleSessionMaxMax:
+		return c.errorOf("GATEWAY_CONSOLE_SESSION_MAX", fmt.Sprintf("%v is longer than %v", c.ConsoleSessionMax, consoleSessionMaxMax))
+	case c.ConsoleIdleTimeout > c.ConsoleSessionMax:
+		// Name the one the operator set: the idle expiry unless only the
+		// absolute one was.
+		if c.Source("GATEWAY_CONSOLE_IDLE_TIMEOUT") == SourceDefault {
+			return c.errorOf("GATEWAY_CONSOLE_SESSION_MAX", fmt.Sprintf("%v is shorter than the idle expiry GATEWAY_CONSOLE_IDLE_TIMEOUT (%v)",
+				c.ConsoleSessionMax, c.ConsoleIdleTimeout))
+		}
+		return c.errorOf("GATEWAY_CONSOLE_IDLE_TIMEOUT", fmt.Sprintf("%v is longer than the absolute expiry GATEWAY_CONSOLE_SESSION_MAX (%v)",
+			c.ConsoleIdleTimeout, c.ConsoleSessionMax))
+	case c.ConsoleLockoutFor > consoleLockoutForMax:
+		return c.errorOf("GATEWAY_CONSOLE_LOCKOUT_DURATION", fmt.Sprintf("%v is longer than %v", c.ConsoleLockoutFor, consoleLockoutForMax))
+	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -45,6 +46,14 @@ type Cards interface {
 type Deliveries interface {
 	Deliveries(ctx context.Context, merchant int64, status string, limit int) ([]delivery.DeliveryInfo, error)
 	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
+	Event(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
+	Attempts(ctx context.Context, merchant int64, eventID string, limit int) ([]delivery.Attempt, error)
+}
+
+// Remittances are the remittance domain's reads (*remittance.Service):
+// one remittance with its history, ENOTFOUND for another merchant's.
+type Remittances interface {
+	Remittance(ctx context.Context, merchant int64, txID string) (*remittance.Remittance, error)
 }
 
 // Rates lists the FX rates (*fx.Service).
@@ -57,4 +66,6 @@ var (
 	_ Cards      = (*cards.Service)(nil)
 	_ Deliveries = (*delivery.Store)(nil)
 	_ Rates      = (*fx.Service)(nil)
+
+	_ Remittances = (*remittance.Service)(nil)
 )

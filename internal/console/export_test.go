@@ -9,3 +9,11 @@ func UseCheapHashes() (restore func()) {
 	newHashParams = hashParams{time: 1, memoryKiB: 64, threads: 1}
 	return func() { newHashParams = old }
 }
+
+// UseRemitPage makes a remittances page n long, so that paging shows with
+// a few remittances; it returns the function that restores the length.
+func UseRemitPage(n int) (restore func()) {
+	old := remitPageMax
+	remitPageMax = n
+	return func() { remitPageMax = old }
+}

@@ -100,7 +100,7 @@ func newFixture(t *testing.T) *fixture {
 		f.secrets[u.Login] = cr.TOTPSecret
 	}
 	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Cards: g.Cards,
-		Deliveries: g.Deliveries, Rates: g.FX, Now: f.clock.Now, LockoutFailures: f.lockFailures})
+		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Now: f.clock.Now, LockoutFailures: f.lockFailures})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,7 @@ const (
 	permOperate                  // merchants, FX, stuck work
 	permAudit                    // journal, verify, the audit trail
 	permSignedIn                 // anyone signed in (logout)
+	permUsers                    // a merchant's console users: list, create, disable, enable, reset a password
 )
 
 // allowed is the whole table of who may do what.
@@ -49,6 +50,7 @@ var allowed = map[perm][]Role{
 	permOperate:      {RoleOperator},
 	permAudit:        {RoleAuditor, RoleOperator},
 	permSignedIn:     {RoleAdmin, RoleFinance, RoleReadonly, RoleOperator, RoleAuditor},
+	permUsers:        {RoleAdmin},
 }
 
 func (r Role) may(p perm) bool {

@@ -23,7 +23,13 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /bill.csv", s.guard(permMerchantRead, s.billCSV))
 	m.HandleFunc("GET /events", s.guard(permMerchantRead, s.events))
 	m.HandleFunc("POST /events/{eventID}/replay", s.guard(permReplay, s.replay))
+	m.HandleFunc("GET /events/{eventID}", s.guard(permMerchantRead, s.event))
 	m.HandleFunc("GET /statement", s.guard(permMerchantRead, s.statement))
+	m.HandleFunc("GET /remittances", s.guard(permMerchantRead, s.remittances))
+	m.HandleFunc("GET /remittances/{txId}", s.guard(permMerchantRead, s.remittance))
+	m.HandleFunc("GET /users", s.guard(permUsers, s.users))
+	m.HandleFunc("POST /users", s.guard(permUsers, s.userCreate))
+	m.HandleFunc("POST /users/{id}/{action}", s.guard(permUsers, s.userAction))
 
 	m.HandleFunc("GET /operator/merchants", s.guard(permOperate, s.merchantList))
 	m.HandleFunc("POST /operator/merchants", s.guard(permOperate, s.merchantCreate))

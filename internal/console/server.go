@@ -21,13 +21,14 @@ import (
 // Config is what the console is built from. The zero durations and counts
 // take the defaults of docs/console.md.
 type Config struct {
-	DB         *sql.DB
-	Sealer     *ledger.Sealer // opens the TOTP secrets
-	Log        *slog.Logger
-	Ledger     Ledger
-	Cards      Cards
-	Deliveries Deliveries
-	Rates      Rates
+	DB          *sql.DB
+	Sealer      *ledger.Sealer // opens the TOTP secrets
+	Log         *slog.Logger
+	Ledger      Ledger
+	Cards       Cards
+	Deliveries  Deliveries
+	Rates       Rates
+	Remittances Remittances
 	// Now is the clock (tests move it to expire sessions); nil: time.Now.
 	Now func() time.Time
 

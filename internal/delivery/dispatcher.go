@@ -96,8 +96,9 @@ func (d *Dispatcher) Round(ctx context.Context) (int, error) {
 const recordTimeout = 10 * time.Second
 
 func (d *Dispatcher) attempt(ctx context.Context, del *Delivery) DeliveryOutcome {
+	at := d.opts.Now()
 	res := d.sender.Send(ctx, del.URL, del.Body, del.SigningKeys()...)
-	o := DeliveryOutcome{OK: res.OK, Status: res.Status, Error: res.Error}
+	o := DeliveryOutcome{OK: res.OK, Status: res.Status, Error: res.Error, At: at, Duration: res.Duration}
 	if !res.OK {
 		d.rndMu.Lock()
 		o.Next, o.Dead = NextAttempt(del.WindowStart, d.opts.Now(), del.Attempt, d.rnd)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -128,6 +129,10 @@ type DeliveryOutcome struct {
 	OK     bool
 	Status int    // HTTP status, 0 when none came
 	Error  string // short, without secrets
+	// At is when the request was sent (zero: when it is recorded) and
+	// Duration how long it took: kept in the attempt's row.
+	At       time.Time
+	Duration time.Duration
 	// Next is when to try again; Dead ends the delivery (the window is over).
 	Next time.Time
 	Dead bool
@@ -147,16 +152,24 @@ type DeliveryRecord struct {
 // DeliveryRecordsMax bounds one RecordDeliveries call (a dispatcher round).
 const DeliveryRecordsMax = 4096
 
+// stmtRecordDeliveries updates the deliveries and, for each one it
+// updated, appends the attempt to delivery_attempts, in one statement (so
+// one commit for a round, and an attempt is in both or in neither).
 var stmtRecordDeliveries = ledger.NewStmt(`
-	update deliveries d
-	set status = v.status, next_attempt_at = v.next, last_attempt_at = $1::timestamptz,
-	    last_status = nullif(v.code, 0), last_error = nullif(v.err, ''), delivered_at = v.delivered
-	from unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::timestamptz[], $7::integer[], $8::text[],
-	            $9::timestamptz[]) as v(m, seq, attempts, status, next, code, err, delivered)
-	cross join lateral (select ctid from deliveries x
-	                    where x.merchant_id = v.m and x.event_seq = v.seq and x.attempts = v.attempts and x.status = 'PENDING'
-	                    offset 0) x
-	where d.ctid = x.ctid`)
+	with upd as (
+		update deliveries d
+		set status = v.status, next_attempt_at = v.next, last_attempt_at = $1::timestamptz,
+		    last_status = nullif(v.code, 0), last_error = nullif(v.err, ''), delivered_at = v.delivered
+		from unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::timestamptz[], $7::integer[], $8::text[],
+		            $9::timestamptz[], $10::timestamptz[], $11::integer[]) as v(m, seq, attempts, status, next, code, err, delivered, at, ms)
+		cross join lateral (select ctid from deliveries x
+		                    where x.merchant_id = v.m and x.event_seq = v.seq and x.attempts = v.attempts and x.status = 'PENDING'
+		                    offset 0) x
+		where d.ctid = x.ctid
+		returning d.merchant_id, d.event_seq, d.window_start, v.attempts, v.at, v.ms, v.code, v.err, v.status, v.next
+	)
+	insert into delivery_attempts (merchant_id, event_seq, window_start, attempt, at, duration_ms, http_status, error, outcome, next_attempt_at)
+	select merchant_id, event_seq, window_start, attempts, at, ms, nullif(code, 0), nullif(err, ''), status, next from upd`)
 
 // RecordDeliveries stores the outcomes of attempts on deliveries this
 // dispatcher claimed, in one statement: one commit for a round rather than
@@ -176,10 +189,19 @@ func (s *Store) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) err
 	attempts, codes := make([]int32, n), make([]int32, n)
 	statuses, errs := make([]string, n), make([]string, n)
 	nexts, delivered := make([]*time.Time, n), make([]*time.Time, n)
+	ats, durs := make([]time.Time, n), make([]int32, n)
 	for i, r := range recs {
 		d, o := r.Delivery, r.Outcome
 		ms[i], seqs[i], attempts[i] = d.MerchantID, d.EventSeq, int32(d.Attempt)
 		codes[i], errs[i] = int32(o.Status), o.Error
+		if codes[i] < 100 || codes[i] > 999 {
+			codes[i] = 0 // not an HTTP status: none came
+		}
+		ats[i] = o.At
+		if ats[i].IsZero() {
+			ats[i] = now
+		}
+		durs[i] = int32(min(max(o.Duration.Milliseconds(), 0), math.MaxInt32))
 		if len(errs[i]) > 500 {
 			errs[i] = errs[i][:500]
 		}
@@ -193,7 +215,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) err
 			statuses[i], nexts[i] = DeliveryPending, &next
 		}
 	}
-	return s.l.Exec(ctx, stmtRecordDeliveries, now, ms, seqs, attempts, statuses, nexts, codes, errs, delivered)
+	return s.l.Exec(ctx, stmtRecordDeliveries, now, ms, seqs, attempts, statuses, nexts, codes, errs, delivered, ats, durs)
 }
 
 // DeliveryInfo is a delivery as operators list it.
