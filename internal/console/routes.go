@@ -35,6 +35,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /audit/journal/{shopNo}/{seq}", s.guard(permAudit, s.entry))
 	m.HandleFunc("GET /audit/verify", s.guard(permAudit, s.verifyPage))
 	m.HandleFunc("POST /audit/verify", s.guard(permAudit, s.verify))
+	m.HandleFunc("GET /audit/verify/{id}", s.guard(permAudit, s.verifyRunPage))
 	m.HandleFunc("GET /audit/trail", s.guard(permAudit, s.trail))
 
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -12,7 +12,6 @@ import (
 	"database/sql"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/paygate/gateway/ledger"
@@ -54,8 +53,9 @@ type Server struct {
 	store *store
 	mux   *http.ServeMux
 	pages *pages
-	// verifying is held while an audit verify runs: one at a time.
-	verifying sync.Mutex
+	// verifyRuns are the audit verify runs started from the page, one
+	// going at a time (verify_run.go).
+	verifyRuns verifyRuns
 }
 
 // New builds the console.
