@@ -30,6 +30,11 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /operator/merchants/{shopNo}/{action}", s.guard(permOperate, s.merchantStatus))
 	m.HandleFunc("GET /operator/rates", s.guard(permOperate, s.rates))
 	m.HandleFunc("GET /operator/stuck", s.guard(permOperate, s.stuck))
+	m.HandleFunc("GET /operator/merchants/{shopNo}", s.guard(permOperate, s.merchantPage))
+	m.HandleFunc("POST /operator/merchants/{shopNo}/whitelist", s.guard(permOperate, s.merchantWhitelist))
+	m.HandleFunc("POST /operator/merchants/{shopNo}/kyb", s.guard(permOperate, s.merchantKYB))
+	m.HandleFunc("POST /operator/merchants/{shopNo}/limits", s.guard(permOperate, s.merchantLimits))
+	m.HandleFunc("POST /operator/merchants/{shopNo}/bins", s.guard(permOperate, s.merchantBINAccess))
 
 	m.HandleFunc("GET /audit/journal", s.guard(permAudit, s.journal))
 	m.HandleFunc("GET /audit/journal/{shopNo}/{seq}", s.guard(permAudit, s.entry))
