@@ -37,15 +37,15 @@ type binAccessRow struct {
 }
 
 type merchantPageData struct {
-	M        *ledger.Merchant
-	KYBTier  string
-	Tiers    []string
-	Limits   []limitRow
-	BINs     []binAccessRow
-	Saved    string
-	Error    string            // the refusal, naming the field
-	Form     string            // which form it concerns: whitelist, kyb, limits, bins
-	Value    map[string]string // what was typed, shown again
+	M         *ledger.Merchant
+	KYBTier   string
+	Tiers     []string
+	Limits    []limitRow
+	BINs      []binAccessRow
+	Saved     string
+	Error     string            // the refusal, naming the field
+	Form      string            // which form it concerns: whitelist, kyb, limits, bins
+	Value     map[string]string // what was typed, shown again
 	Whitelist string
 }
 

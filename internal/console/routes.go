@@ -41,6 +41,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /audit/verify", s.guard(permAudit, s.verifyPage))
 	m.HandleFunc("POST /audit/verify", s.guard(permAudit, s.verify))
 	m.HandleFunc("GET /audit/verify/{id}", s.guard(permAudit, s.verifyRunPage))
+	m.HandleFunc("GET "+settlementPath, s.guard(permAudit, s.settlementPage))
+	m.HandleFunc("POST "+settlementPath, s.guard(permAudit, s.settlement))
 	m.HandleFunc("GET /audit/trail", s.guard(permAudit, s.trail))
 
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
