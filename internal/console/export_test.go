@@ -9,3 +9,10 @@ func UseCheapHashes() (restore func()) {
 	newHashParams = hashParams{time: 1, memoryKiB: 64, threads: 1}
 	return func() { newHashParams = old }
 }
+
+// SetHoldsPageMax lowers the page of holds near expiry for a test.
+func SetHoldsPageMax(n int) (restore func()) {
+	old := holdsPageMax
+	holdsPageMax = n
+	return func() { holdsPageMax = old }
+}

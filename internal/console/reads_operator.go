@@ -46,8 +46,9 @@ type holdRow struct {
 	ExpiresAt time.Time
 }
 
-// holdsPageMax bounds a page of holds near expiry.
-const holdsPageMax = 100
+// holdsPageMax bounds a page of holds near expiry (a variable so that a
+// test can page with a few).
+var holdsPageMax = 100
 
 // holdsExpiring lists the open holds expiring before until, soonest first,
 // after the cursor (expiresAt, authID) of the previous page: one range of

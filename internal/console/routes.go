@@ -35,6 +35,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /operator/merchants/{shopNo}/kyb", s.guard(permOperate, s.merchantKYB))
 	m.HandleFunc("POST /operator/merchants/{shopNo}/limits", s.guard(permOperate, s.merchantLimits))
 	m.HandleFunc("POST /operator/merchants/{shopNo}/bins", s.guard(permOperate, s.merchantBINAccess))
+	m.HandleFunc("GET /operator/holds", s.guard(permOperate, s.holds))
 
 	m.HandleFunc("GET /audit/journal", s.guard(permAudit, s.journal))
 	m.HandleFunc("GET /audit/journal/{shopNo}/{seq}", s.guard(permAudit, s.entry))
