@@ -152,7 +152,7 @@ func TestNewHousePagesRefuseOtherRoles(t *testing.T) {
 	f := newFixture(t)
 	b := newBrowser(t)
 	b.login(t, f, "ann.admin", "")
-	for _, p := range []string{"/operator/merchants/" + f.a.ShopNo, "/audit/verify"} {
+	for _, p := range []string{"/operator/merchants/" + f.a.ShopNo, "/audit/verify", "/audit/settlement", "/operator/holds", "/operator/bins"} {
 		if got := b.open(t, f.url(p)); got != 403 {
 			t.Errorf("admin on %s: %d, want 403", p, got)
 		}
@@ -162,13 +162,22 @@ func TestNewHousePagesRefuseOtherRoles(t *testing.T) {
 	}
 	a := newBrowser(t)
 	a.login(t, f, "aldo.auditor", f.code(t, "aldo.auditor"))
-	for _, p := range []string{"/operator/merchants/" + f.a.ShopNo} {
+	for _, p := range []string{"/operator/merchants/" + f.a.ShopNo, "/operator/holds", "/operator/bins"} {
 		if got := a.open(t, f.url(p)); got != 403 {
 			t.Errorf("auditor on %s: %d, want 403", p, got)
 		}
 	}
 	if got := a.post(t, "/operator/merchants/"+f.a.ShopNo+"/whitelist", map[string]string{"csrf": a.csrf(t), "ipWhitelist": ""}); got != 403 {
 		t.Errorf("auditor sets a whitelist: %d, want 403", got)
+	}
+	if got := a.post(t, "/operator/bins", map[string]string{"csrf": a.csrf(t), "bin": "123456", "currency": "USD", "network": "VISA"}); got != 403 {
+		t.Errorf("auditor adds a BIN: %d, want 403", got)
+	}
+	// The auditor's own pages are open to the auditor.
+	for _, p := range []string{"/audit/verify", "/audit/settlement"} {
+		if got := a.open(t, f.url(p)); got != 200 {
+			t.Errorf("auditor on %s: %d, want 200", p, got)
+		}
 	}
 }
 

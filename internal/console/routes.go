@@ -36,6 +36,8 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /operator/merchants/{shopNo}/limits", s.guard(permOperate, s.merchantLimits))
 	m.HandleFunc("POST /operator/merchants/{shopNo}/bins", s.guard(permOperate, s.merchantBINAccess))
 	m.HandleFunc("GET /operator/holds", s.guard(permOperate, s.holds))
+	m.HandleFunc("GET /operator/bins", s.guard(permOperate, s.bins))
+	m.HandleFunc("POST /operator/bins", s.guard(permOperate, s.binUpsert))
 
 	m.HandleFunc("GET /audit/journal", s.guard(permAudit, s.journal))
 	m.HandleFunc("GET /audit/journal/{shopNo}/{seq}", s.guard(permAudit, s.entry))
