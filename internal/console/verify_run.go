@@ -102,12 +102,15 @@ func (rs *verifyRuns) start(run *verifyRun) (going *verifyRun) {
 	return nil
 }
 
-func (rs *verifyRuns) finish(run *verifyRun) {
+// finish ends the run: publish sets its outcome while no other run can
+// start.
+func (rs *verifyRuns) finish(run *verifyRun, publish func()) {
 	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	publish()
 	if rs.running == run {
 		rs.running = nil
 	}
-	rs.mu.Unlock()
 }
 
 func (rs *verifyRuns) byID(id string) *verifyRun {
@@ -174,33 +177,42 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, sess *session) {
 }
 
 // runVerify runs one verify and records its outcome in the audit trail
-// under the user who started it.
+// under the user who started it. The row is written before the run shows
+// as finished, and the run stops being the one going at that same moment:
+// whoever sees the report can start the next run and find the row.
 func (s *Server) runVerify(run *verifyRun, opts ledger.VerifyOptions, user User, addr string) {
-	defer s.verifyRuns.finish(run)
+	// As net/http recovers a handler's panic, so does the run: a bug in
+	// it ends the run, not the gateway.
+	defer func() {
+		if p := recover(); p != nil {
+			s.cfg.Log.Error("console audit verify panicked", "run", run.ID, "panic", p)
+			s.verifyRuns.finish(run, func() {
+				run.mu.Lock()
+				run.finished, run.err = s.now(), "audit verify failed; the gateway's log has the reason"
+				run.mu.Unlock()
+			})
+		}
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 	defer cancel()
 	rep, err := s.cfg.Ledger.Verify(ctx, opts)
-	outcome, detail := "ok", ""
-	run.mu.Lock()
-	run.finished = s.now()
+	var failure string
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		run.err = "audit verify took more than " + verifyTimeout.String() + " from the page; run gateway audit verify"
+		failure = "audit verify took more than " + verifyTimeout.String() + " from the page; run gateway audit verify"
+		rep = nil
 	case err != nil:
 		s.cfg.Log.Error("console audit verify failed", "run", run.ID, "err", err)
-		run.err = "audit verify failed; the gateway's log has the reason"
-	default:
-		run.report = rep
+		failure = "audit verify failed; the gateway's log has the reason"
+		rep = nil
 	}
+	outcome, detail := "ok", "0 breaks"
 	switch {
-	case run.err != "":
-		outcome, detail = "failed", run.err
+	case failure != "":
+		outcome, detail = "failed", failure
 	case !rep.OK():
 		outcome, detail = "failed", strconv.Itoa(len(rep.Problems))+" breaks"
-	default:
-		detail = "0 breaks"
 	}
-	run.mu.Unlock()
 	// Its own bound: the run's context may be the one that ran out.
 	actx, acancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer acancel()
@@ -210,6 +222,11 @@ func (s *Server) runVerify(run *verifyRun, opts ledger.VerifyOptions, user User,
 	if err != nil {
 		s.cfg.Log.Error("console audit trail write failed", "action", "audit.verify", "err", err)
 	}
+	s.verifyRuns.finish(run, func() {
+		run.mu.Lock()
+		run.finished, run.report, run.err = s.now(), rep, failure
+		run.mu.Unlock()
+	})
 }
 
 // verifyRunPage shows a run: its progress while it goes (the page reloads
