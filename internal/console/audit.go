@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -116,57 +114,6 @@ func (s *Server) entry(w http.ResponseWriter, r *http.Request, sess *session) {
 	d.HashOK = bytes.Equal(h[:], e.Hash[:])
 	d.LinkOK = e.PrevHash == prev
 	s.render(w, r, http.StatusOK, "entry", "Entry "+strconv.FormatInt(seq, 10), d)
-}
-
-type verifyData struct {
-	ShopNo string
-	Report *ledger.Report
-	Ran    bool
-}
-
-// verifyTimeout bounds one verify run from the page; the CLI has none.
-const verifyTimeout = 10 * time.Minute
-
-func (s *Server) verifyPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	s.render(w, r, http.StatusOK, "verify", "Audit verify", verifyData{})
-}
-
-// verify runs the ledger's Verify (the CLI's audit verify), one run at a
-// time, and shows its report.
-func (s *Server) verify(w http.ResponseWriter, r *http.Request, sess *session) {
-	shop := r.PostFormValue("shopNo")
-	m, err := s.merchantOfQuery(r.Context(), shop)
-	if err != nil {
-		s.domainError(w, r, err)
-		return
-	}
-	if !s.verifying.TryLock() {
-		w.Header().Set("Retry-After", "10")
-		s.fail(w, r, http.StatusServiceUnavailable, "An audit verify is running; try again when it is done.")
-		return
-	}
-	defer s.verifying.Unlock()
-	ctx, cancel := context.WithTimeout(r.Context(), verifyTimeout)
-	defer cancel()
-	opts := ledger.VerifyOptions{}
-	if m != nil {
-		opts.Merchant = m.ID
-	}
-	rep, err := s.cfg.Ledger.Verify(ctx, opts)
-	if errors.Is(err, context.DeadlineExceeded) {
-		s.fail(w, r, http.StatusServiceUnavailable, "audit verify took too long from the page; run gateway audit verify")
-		return
-	}
-	if err != nil {
-		s.domainError(w, r, err)
-		return
-	}
-	outcome := "ok"
-	if !rep.OK() {
-		outcome = "failed"
-	}
-	s.record(r, sess, outcome, opts.Merchant, "audit.verify", shop, strconv.Itoa(len(rep.Problems))+" breaks")
-	s.render(w, r, http.StatusOK, "verify", "Audit verify", verifyData{ShopNo: shop, Report: rep, Ran: true})
 }
 
 type trailData struct {

@@ -30,6 +30,7 @@ type Ledger interface {
 	Entries(ctx context.Context, merchant, from, to int64, limit int) ([]postings.Record, error)
 	Verify(ctx context.Context, opts ledger.VerifyOptions) (*ledger.Report, error)
 	Now() time.Time
+	SetIPWhitelist(ctx context.Context, merchant int64, list []string) error
 }
 
 // Cards are the card domain's reads and commands (*cards.Service).
@@ -40,6 +41,14 @@ type Cards interface {
 	FreezeCard(ctx context.Context, merchant int64, cardNo, reason string, idem *ledger.Idempotency) (*cards.Card, error)
 	UnfreezeCard(ctx context.Context, merchant int64, cardNo string, idem *ledger.Idempotency) (*cards.Card, error)
 	CancelCard(ctx context.Context, merchant int64, cardNo string, idem *ledger.Idempotency) (*cards.CancelResult, error)
+	// The operator's (the CLI's merchant kyb, merchant limits, bin add,
+	// bin access).
+	SetKYBTier(ctx context.Context, merchant int64, tier string) error
+	SetLimit(ctx context.Context, merchant int64, currency string, cardBalanceMax, dailyCardIssueMax int64) error
+	BINs(ctx context.Context) ([]cards.BIN, error)
+	MerchantBINs(ctx context.Context, merchant int64) ([]cards.BIN, error)
+	SetBINAccess(ctx context.Context, merchant int64, bin, currency string, allowed *bool) error
+	UpsertBIN(ctx context.Context, b cards.BIN) error
 }
 
 // Deliveries are the webhook events and their replay (*delivery.Store).

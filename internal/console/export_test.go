@@ -17,3 +17,10 @@ func UseRemitPage(n int) (restore func()) {
 	remitPageMax = n
 	return func() { remitPageMax = old }
 }
+
+// SetHoldsPageMax lowers the page of holds near expiry for a test.
+func SetHoldsPageMax(n int) (restore func()) {
+	old := holdsPageMax
+	holdsPageMax = n
+	return func() { holdsPageMax = old }
+}

@@ -46,6 +46,7 @@ type fixture struct {
 	secrets      map[string]string // login -> TOTP secret
 	deposits     int               // funding lines of A besides its cards'
 	lockFailures int
+	ledger       *gatedLedger // the console's ledger: a test may hold its Verify
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -99,8 +100,9 @@ func newFixture(t *testing.T) *fixture {
 		}
 		f.secrets[u.Login] = cr.TOTPSecret
 	}
-	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Cards: g.Cards,
-		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Now: f.clock.Now, LockoutFailures: f.lockFailures})
+	f.ledger = &gatedLedger{Ledger: g.Ledger}
+	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: f.ledger, Cards: g.Cards,
+		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Settlements: g.Network, Now: f.clock.Now, LockoutFailures: f.lockFailures})
 	if err != nil {
 		t.Fatal(err)
 	}

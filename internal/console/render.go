@@ -109,7 +109,14 @@ type view struct {
 	CSRF  string
 	Nav   string // the current section, for the menu
 	Data  any
+	// Refresh, when not 0, reloads the page after that many seconds
+	// without JavaScript (a <meta> inside <noscript>: with JavaScript htmx
+	// polls instead).
+	Refresh int
 }
+
+// refresher is a page's data that asks to be reloaded while it changes.
+type refresher interface{ refreshSeconds() int }
 
 // render writes a page through a buffer, so that a template error is a
 // clean 500 rather than half a page.
@@ -120,6 +127,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 		return
 	}
 	v := view{Title: title, Data: data, Nav: page}
+	if rf, ok := data.(refresher); ok {
+		v.Refresh = rf.refreshSeconds()
+	}
 	if sess := sessionOf(r.Context()); sess != nil {
 		v.User, v.CSRF = sess.user, sess.csrf
 	}

@@ -36,11 +36,22 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /operator/merchants/{shopNo}/{action}", s.guard(permOperate, s.merchantStatus))
 	m.HandleFunc("GET /operator/rates", s.guard(permOperate, s.rates))
 	m.HandleFunc("GET /operator/stuck", s.guard(permOperate, s.stuck))
+	m.HandleFunc("GET /operator/merchants/{shopNo}", s.guard(permOperate, s.merchantPage))
+	m.HandleFunc("POST /operator/merchants/{shopNo}/whitelist", s.guard(permOperate, s.merchantWhitelist))
+	m.HandleFunc("POST /operator/merchants/{shopNo}/kyb", s.guard(permOperate, s.merchantKYB))
+	m.HandleFunc("POST /operator/merchants/{shopNo}/limits", s.guard(permOperate, s.merchantLimits))
+	m.HandleFunc("POST /operator/merchants/{shopNo}/bins", s.guard(permOperate, s.merchantBINAccess))
+	m.HandleFunc("GET /operator/holds", s.guard(permOperate, s.holds))
+	m.HandleFunc("GET /operator/bins", s.guard(permOperate, s.bins))
+	m.HandleFunc("POST /operator/bins", s.guard(permOperate, s.binUpsert))
 
 	m.HandleFunc("GET /audit/journal", s.guard(permAudit, s.journal))
 	m.HandleFunc("GET /audit/journal/{shopNo}/{seq}", s.guard(permAudit, s.entry))
 	m.HandleFunc("GET /audit/verify", s.guard(permAudit, s.verifyPage))
 	m.HandleFunc("POST /audit/verify", s.guard(permAudit, s.verify))
+	m.HandleFunc("GET /audit/verify/{id}", s.guard(permAudit, s.verifyRunPage))
+	m.HandleFunc("GET "+settlementPath, s.guard(permAudit, s.settlementPage))
+	m.HandleFunc("POST "+settlementPath, s.guard(permAudit, s.settlement))
 	m.HandleFunc("GET /audit/trail", s.guard(permAudit, s.trail))
 
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -10,12 +10,14 @@ package console
 
 import (
 	"database/sql"
+	"errors"
 	"log/slog"
 	"net/http"
-	"sync"
+	"strconv"
 	"time"
 
 	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/reconcile"
 )
 
 // Config is what the console is built from. The zero durations and counts
@@ -29,6 +31,9 @@ type Config struct {
 	Deliveries  Deliveries
 	Rates       Rates
 	Remittances Remittances
+	// Settlements are the network's clearings that settlement
+	// reconciliation reads (*network.Service), as reconcile declares them.
+	Settlements reconcile.SettlementSource
 	// Now is the clock (tests move it to expire sessions); nil: time.Now.
 	Now func() time.Time
 
@@ -55,8 +60,9 @@ type Server struct {
 	store *store
 	mux   *http.ServeMux
 	pages *pages
-	// verifying is held while an audit verify runs: one at a time.
-	verifying sync.Mutex
+	// verifyRuns are the audit verify runs started from the page, one
+	// going at a time (verify_run.go).
+	verifyRuns verifyRuns
 }
 
 // New builds the console.
@@ -116,7 +122,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, http.StatusForbidden, "This form came from another site.")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, formBytesMax)
+		limit := int64(formBytesMax)
+		if r.URL.Path == settlementPath {
+			limit = settlementUploadMax // a file, not a form
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
 	s.mux.ServeHTTP(w, r)
 }
@@ -144,6 +154,14 @@ func (s *Server) guard(p perm, h func(http.ResponseWriter, *http.Request, *sessi
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			tok := r.Header.Get(csrfHeader)
 			if tok == "" {
+				// A body past its bound is said so, not taken for a
+				// missing token.
+				if err := r.ParseMultipartForm(formBytesMax); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+					if mb := (*http.MaxBytesError)(nil); errors.As(err, &mb) {
+						s.fail(w, r, http.StatusRequestEntityTooLarge, "The form is larger than "+strconv.FormatInt(mb.Limit>>10, 10)+" KiB.")
+						return
+					}
+				}
 				tok = r.PostFormValue(csrfField)
 			}
 			if !sameToken(tok, sess.csrf) {
