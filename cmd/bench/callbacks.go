@@ -176,7 +176,7 @@ func scenarioCallbacks(b *bench) ([]row, error) {
 			rcv.mu.Lock()
 			rcv.pending[card] = p
 			rcv.mu.Unlock()
-			key := client.WithIdempotencyKey(fmt.Sprintf("f6-%d-%d", w, i))
+			key := client.WithIdempotencyKey(b.roundKey("f6", w, i))
 			var err error
 			if frozen[k] {
 				err = m.shop.UnfreezeCard(b.ctx, card, key)
@@ -246,15 +246,15 @@ func scenarioCallbacks(b *bench) ([]row, error) {
 	}
 	_, err = tx.ExecContext(b.ctx, `
 		insert into events (merchant_id, event_seq, event_id, event_type, subject, payload, callback_url, created_at)
-		select $1, $2::bigint + g, 'evt_bk' || lpad(($2::bigint + g)::text, 22, '0'), 'card.frozen', s.card,
-		       jsonb_build_object('event_id', 'evt_bk' || lpad(($2::bigint + g)::text, 22, '0'), 'event_type', 'card.frozen',
+		select $1, $2::bigint + g, 'evt_bk' || $6::text || lpad(($2::bigint + g)::text, 20, '0'), 'card.frozen', s.card,
+		       jsonb_build_object('event_id', 'evt_bk' || $6::text || lpad(($2::bigint + g)::text, 20, '0'), 'event_type', 'card.frozen',
 		           'created_at', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 'shopNo', $3::text,
 		           'sequence', $2::bigint + g,
 		           'data', jsonb_build_object('cardNo', s.card, 'last4', '4242', 'status', 'FROZEN', 'currency', 'USD',
 		               'balance', 0.00, 'held', 0.00, 'createdAt', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))),
 		       null, now()
 		from generate_series(1, $5::bigint) g, lateral (select 'crd_bk' || lpad((g % $4::bigint)::text, 18, '0') as card) s`,
-		m.id, base, m.shopNo, b.o.subjects, n)
+		m.id, base, m.shopNo, b.o.subjects, n, fmt.Sprintf("r%d", b.round%10)) // event ids unique to the round
 	if err != nil {
 		return nil, fmt.Errorf("backlog events: %w", err)
 	}

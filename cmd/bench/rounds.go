@@ -33,6 +33,7 @@ func runRounds(ctx context.Context, b *bench, o options, stderr io.Writer) ([]ro
 	for round := 1; round <= rounds; round++ {
 		// A ceiling per round, next to its scenario in time.
 		b.ceilings = nil
+		b.round = round
 		for _, sc := range scenarios() {
 			if !o.selected(sc.id) {
 				continue
@@ -220,4 +221,10 @@ func printSummary(w io.Writer, sum []summaryRow) {
 			strings.Join(s.Measured, " / "), strings.Join(s.Verdicts, " "), dash(s.Verdict))
 	}
 	tw.Flush()
+}
+
+// roundKey is an Idempotency-Key or network message id of worker w's i-th
+// operation, unique to the round: "prefix-rR-w-i".
+func (b *bench) roundKey(prefix string, w, i int) string {
+	return fmt.Sprintf("%s-r%d-%d-%d", prefix, b.round, w, i)
 }

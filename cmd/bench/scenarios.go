@@ -135,7 +135,7 @@ func (b *bench) driveTransfers(s *spreadSetup, profile, keys string) (*runResult
 				dir = client.DirectionOut
 			}
 			_, err := c.m.shop.Transfer(b.ctx, client.TransferRequest{CardNo: c.card, Amount: cent, Currency: "USD", Direction: dir},
-				client.WithIdempotencyKey(fmt.Sprintf("%s-%d-%d", keys, w, i)))
+				client.WithIdempotencyKey(b.roundKey(keys, w, i)))
 			return err
 		}})
 }
@@ -164,7 +164,7 @@ func scenarioHot(b *bench) ([]row, error) {
 	create := client.CreateCardRequest{BIN: benchBIN, Currency: "USD", Amount: dollar}
 	res, err := b.drive(driveSpec{concurrency: conc, duration: b.o.duration, warmup: b.o.warmup, profile: "2a-create", gateway: true,
 		op: func(w, i int) error {
-			c, err := m.shop.CreateCard(b.ctx, create, client.WithIdempotencyKey(fmt.Sprintf("c2-%d-%d", w, i)))
+			c, err := m.shop.CreateCard(b.ctx, create, client.WithIdempotencyKey(b.roundKey("c2", w, i)))
 			if err != nil {
 				return err
 			}
@@ -197,7 +197,7 @@ func scenarioHot(b *bench) ([]row, error) {
 		op: func(w, i int) error {
 			card := cards[rngs[w].IntN(len(cards))]
 			_, err := m.shop.Transfer(b.ctx, client.TransferRequest{CardNo: card, Amount: cent, Currency: "USD", Direction: client.DirectionIn},
-				client.WithIdempotencyKey(fmt.Sprintf("t2-%d-%d", w, i)))
+				client.WithIdempotencyKey(b.roundKey("t2", w, i)))
 			return err
 		}})
 	if err != nil {
@@ -229,7 +229,7 @@ func scenarioAuthorize(b *bench) ([]row, error) {
 	res, err := b.drive(driveSpec{concurrency: conc, duration: b.o.duration, warmup: b.o.warmup, profile: "3-authorize", gateway: nc.http,
 		op: func(w, i int) error {
 			c := s.cards[rngs[w].IntN(len(s.cards))]
-			code, err := nc.authorize(fmt.Sprintf("auth-%d-%d", w, i), c.card)
+			code, err := nc.authorize(b.roundKey("auth", w, i), c.card)
 			if err != nil {
 				return err
 			}
@@ -261,7 +261,7 @@ func scenarioAuthorize(b *bench) ([]row, error) {
 		res, err := b.drive(driveSpec{concurrency: low, duration: b.o.duration, warmup: b.o.warmup, profile: "3b-authorize-low", gateway: nc.http,
 			op: func(w, i int) error {
 				c := s.cards[rngs[w].IntN(len(s.cards))]
-				_, err := nc.authorize(fmt.Sprintf("authlow-%d-%d", w, i), c.card)
+				_, err := nc.authorize(b.roundKey("authlow", w, i), c.card)
 				return err
 			}})
 		if err != nil {

@@ -34,6 +34,11 @@ import (
 // ledger library on the gateway's database (for setup), and what the
 // scenarios prepared so far.
 type bench struct {
+	// round is the round being run (rounds.go), from 1. Every key and
+	// message id a scenario sends carries it (roundKey): a key sent again
+	// in a later round would be answered from the idempotency store, doing
+	// none of the work the round measures.
+	round   int
 	ctx     context.Context
 	o       options
 	log     io.Writer

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -31,7 +32,10 @@ func scenarioStandby(b *bench) ([]row, error) {
 	}
 	ctx := b.ctx
 	progress(b.log, "H: starting a durable primary and a synchronous standby (pgha.Pair)")
-	p, err := pgha.StartPair(ctx, pgha.PairOptions{Dir: filepath.Join(b.dir, "pair"), Durable: true,
+	// A pair of its own each round (its data removed once it has stopped).
+	dir := filepath.Join(b.dir, fmt.Sprintf("pair-r%d", b.round))
+	defer os.RemoveAll(dir) //nolint:errcheck
+	p, err := pgha.StartPair(ctx, pgha.PairOptions{Dir: dir, Durable: true,
 		Settings: map[string]string{"shared_buffers": "512MB", "max_wal_size": "4GB", "checkpoint_timeout": "15min"}})
 	if err != nil {
 		return nil, err
