@@ -203,6 +203,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if b.gw != nil {
+		rep.Rows = append(rep.Rows, verifyAfter(b))
+	}
+	if b.gw != nil {
 		rss := b.gw.rss.max()
 		rep.Rows = append(rep.Rows, row{Scenario: "M  gateway resident memory (max)", Target: "≤ 200 MB",
 			Measured: fmt.Sprintf("%.0f MB", rss), Verdict: verdict(rss > 0 && rss <= 200), MaxRSSMB: rss,
