@@ -55,8 +55,9 @@ func (s *Server) renderRates(w http.ResponseWriter, r *http.Request, status int,
 	s.render(w, r, status, "rates", "FX rates", d)
 }
 
-// rateFieldOf names a field of fx.Set's refusals as the form names it.
-var rateFieldOf = map[string]string{"pair": "pair", "rate": "rate", "spread": "spreadBps"}
+// rateFieldOf names a field of fx.Set's refusals as the form names it
+// (its unknown currency is named "currency", by LookupCurrency).
+var rateFieldOf = map[string]string{"pair": "pair", "currency": "pair", "rate": "rate", "spread": "spreadBps"}
 
 // rateSet sets one pair's rate and spread (the CLI's fx set).
 func (s *Server) rateSet(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -68,6 +69,12 @@ func (s *Server) rateSet(w http.ResponseWriter, r *http.Request, sess *session) 
 	if !ok || len(base) != 3 || len(quote) != 3 {
 		refuse("pair: must be BASE/QUOTE, two three-letter ISO 4217 codes, e.g. USD/EUR")
 		return
+	}
+	for _, c := range []string{base, quote} {
+		if _, err := postings.LookupCurrency(c); err != nil {
+			refuse("pair: " + c + " is not a currency the gateway holds")
+			return
+		}
 	}
 	if v["rate"] == "" {
 		refuse("rate: required, a decimal such as 0.92 (one BASE is that many QUOTE)")
