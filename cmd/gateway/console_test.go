@@ -110,7 +110,7 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 	}
 	body, _ = io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != 200 || res.Request.URL.Query().Get("saved") != "callback-url" {
+	if res.StatusCode != 200 || res.Request.URL.Query().Get("saved") != "callback_url" {
 		t.Errorf("a loopback callback URL with GATEWAY_CALLBACK_ALLOW_PRIVATE: %d %s:\n%s", res.StatusCode, res.Request.URL, body)
 	}
 	// GATEWAY_CONSOLE_LOCKOUT_TRIES=1: one wrong password locks the admin,

@@ -32,17 +32,17 @@ func (s *Server) merchantCallbackURL(w http.ResponseWriter, r *http.Request, ses
 			if errors.As(err, &ue) {
 				reason = ue.Reason
 			}
-			s.refuse(w, r, m, "callback-url", "callbackUrl: "+reason, value)
+			s.refuse(w, r, m, "callback_url", "callbackUrl: "+reason, value)
 			return
 		}
 	}
 	if err := s.cfg.Ledger.SetCallbackURL(r.Context(), m.ID, url); err != nil {
-		s.commandError(w, r, m, "callback-url", value, err)
+		s.commandError(w, r, m, "callback_url", value, err)
 		return
 	}
 	detail := url
 	if url == "" {
 		detail = "removed"
 	}
-	s.changed(w, r, sess, m, "callback-url", detail)
+	s.changed(w, r, sess, m, "callback_url", detail)
 }

@@ -55,18 +55,18 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 	value := map[string]string{"key": r.PostFormValue("key"), "overlapHours": strings.TrimSpace(r.PostFormValue("overlapHours"))}
 	kind := value["key"]
 	if kind != ledger.KeyPublic && kind != ledger.KeySigning {
-		s.refuse(w, r, m, "roll-key", "key: must be public or signing", value)
+		s.refuse(w, r, m, "roll_key", "key: must be public or signing", value)
 		return
 	}
 	h := value["overlapHours"]
 	hours, err := strconv.Atoi(h)
 	if len(h) > 3 || strings.Trim(h, "0123456789") != "" || err != nil || hours > keyOverlapHoursMax {
-		s.refuse(w, r, m, "roll-key", "overlapHours: must be a whole number of hours from 0 to "+strconv.Itoa(keyOverlapHoursMax), value)
+		s.refuse(w, r, m, "roll_key", "overlapHours: must be a whole number of hours from 0 to "+strconv.Itoa(keyOverlapHoursMax), value)
 		return
 	}
 	idem := r.PostFormValue("idempotencyKey")
 	if !rollKeyRE.MatchString(idem) {
-		s.refuse(w, r, m, "roll-key", "idempotencyKey: missing or malformed; open the merchant's page again", value)
+		s.refuse(w, r, m, "roll_key", "idempotencyKey: missing or malformed; open the merchant's page again", value)
 		return
 	}
 	overlap := time.Duration(hours) * time.Hour
@@ -79,9 +79,9 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 	}
 	if err != nil {
 		if postings.ErrorCode(err) != postings.ENOTFOUND {
-			s.record(r, sess, "failed", m.ID, "merchant.roll-key", m.ShopNo, kind)
+			s.record(r, sess, "failed", m.ID, "merchant.roll_key", m.ShopNo, kind)
 		}
-		s.commandError(w, r, m, "roll-key", value, err)
+		s.commandError(w, r, m, "roll_key", value, err)
 		return
 	}
 	replayed := roll.Replayed || roll.Key == ""
@@ -89,6 +89,6 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 	if replayed {
 		detail += ", replayed (no new key)"
 	}
-	s.record(r, sess, "ok", m.ID, "merchant.roll-key", m.ShopNo, detail)
+	s.record(r, sess, "ok", m.ID, "merchant.roll_key", m.ShopNo, detail)
 	s.render(w, r, http.StatusOK, "key_rolled", "New "+kind+" key of "+m.ShopNo, keyRolledData{M: m, Roll: roll, Overlap: hours, Replayed: replayed})
 }

@@ -23,7 +23,7 @@ var savedNotices = map[string]string{
 	"kyb":          "KYB tier set; the limits went back to the tier's defaults.",
 	"limits":       "Limits saved.",
 	"bins":         "BIN access saved.",
-	"callback-url": "Callback URL saved.",
+	"callback_url": "Callback URL saved.",
 	"deposit":      "Deposit booked: a DEPOSIT entry in the journal, counted in the funding balance below.",
 }
 
@@ -99,7 +99,7 @@ func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status i
 	if d.Form != "whitelist" {
 		d.Whitelist = strings.Join(p.Merchant.IPWhitelist, "\n")
 	}
-	if d.Form != "callback-url" {
+	if d.Form != "callback_url" {
 		d.CallbackURL = p.Merchant.CallbackURL
 	}
 	if d.Funding, err = s.funding(r, &p.Merchant); err != nil {
@@ -151,7 +151,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, m *ledger.Mercha
 	switch form {
 	case "whitelist":
 		d.Whitelist = value["ipWhitelist"]
-	case "callback-url":
+	case "callback_url":
 		d.CallbackURL = value["callbackUrl"]
 	}
 	s.renderMerchant(w, r, http.StatusBadRequest, m, d)
