@@ -30,6 +30,8 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 	g := newGateway(t)
 	// One failed login locks: the setting reaches the console (below).
 	g.env["GATEWAY_CONSOLE_LOCKOUT_TRIES"] = "1"
+	// The callback allow list reaches the console too (below).
+	g.env["GATEWAY_CALLBACK_ALLOW_PRIVATE"] = "true"
 	s := g.serve("--demo")
 	out := s.stdout.String()
 	m := consoleRe.FindStringSubmatch(out)
@@ -47,7 +49,7 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 		t.Errorf("demo-console.json: %v", err)
 	}
 	base := "https://" + m[2]
-	signIn := func(login, pw, code, want string) {
+	signIn := func(login, pw, code, want string) *http.Client {
 		t.Helper()
 		jar, _ := cookiejar.New(nil)
 		c := &http.Client{Timeout: 30 * time.Second, Jar: jar, Transport: &http.Transport{TLSClientConfig: g.pinnedTLS(s)}}
@@ -74,13 +76,43 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 		if res.StatusCode != wantStatus || res.Request.URL.Path != want {
 			t.Errorf("%s signed in to %d %s, want %s:\n%s", login, res.StatusCode, res.Request.URL.Path, want, body)
 		}
+		return c
 	}
 	signIn(logins["admin"][0], logins["admin"][1], "", "/balances")
 	code, err := console.TOTPCode(logins["operator"][2], time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	signIn(logins["operator"][0], logins["operator"][1], code, "/operator/merchants")
+	op := signIn(logins["operator"][0], logins["operator"][1], code, "/operator/merchants")
+	// With GATEWAY_CALLBACK_ALLOW_PRIVATE the console accepts a loopback
+	// callback URL, which it refuses by default (internal/console's
+	// TestOperatorSetsCallbackURL): serve hands it the allow list.
+	var demo struct {
+		ShopNo string `json:"shopNo"`
+	}
+	if b, err := os.ReadFile(filepath.Join(g.env["GATEWAY_DATA_DIR"], "demo-merchant.json")); err != nil || json.Unmarshal(b, &demo) != nil {
+		t.Fatalf("demo-merchant.json: %v", err)
+	}
+	page := base + "/operator/merchants/" + demo.ShopNo
+	res, err := op.Get(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	tok := csrfRe.FindStringSubmatch(string(body))
+	if res.StatusCode != 200 || tok == nil {
+		t.Fatalf("merchant page %d:\n%s", res.StatusCode, body)
+	}
+	res, err = op.PostForm(page+"/callback-url", url.Values{"csrf": {tok[1]}, "callbackUrl": {"http://127.0.0.1:9/hooks"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Request.URL.Query().Get("saved") != "callback_url" {
+		t.Errorf("a loopback callback URL with GATEWAY_CALLBACK_ALLOW_PRIVATE: %d %s:\n%s", res.StatusCode, res.Request.URL, body)
+	}
 	// GATEWAY_CONSOLE_LOCKOUT_TRIES=1: one wrong password locks the admin,
 	// and the right one is then refused (the default, 5, would let it in).
 	signIn(logins["admin"][0], "wrong password!", "", "/login")

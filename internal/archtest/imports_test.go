@@ -56,7 +56,8 @@ var allowed = map[string][]string{
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
-	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile"},
+	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile",
+		"internal/callbackurl"},
 
 	// Test support and test-only packages.
 	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/fx", "internal/cards", "internal/network",

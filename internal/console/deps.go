@@ -31,6 +31,13 @@ type Ledger interface {
 	Verify(ctx context.Context, opts ledger.VerifyOptions) (*ledger.Report, error)
 	Now() time.Time
 	SetIPWhitelist(ctx context.Context, merchant int64, list []string) error
+	// The operator's callback URL, deposit and key roll (the CLI's
+	// merchant callback-url, merchant deposit, merchant roll-key).
+	SetCallbackURL(ctx context.Context, merchant int64, url string) error
+	Deposit(ctx context.Context, merchant int64, currency string, minor int64, idem *ledger.Idempotency) (*postings.Record, error)
+	Balance(ctx context.Context, a postings.Account) (int64, error)
+	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
+	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
 }
 
 // Cards are the card domain's reads and commands (*cards.Service).
@@ -65,9 +72,11 @@ type Remittances interface {
 	Remittance(ctx context.Context, merchant int64, txID string) (*remittance.Remittance, error)
 }
 
-// Rates lists the FX rates (*fx.Service).
+// Rates lists the FX rates and sets one (*fx.Service; Set is the CLI's
+// fx set).
 type Rates interface {
 	List(ctx context.Context) ([]fx.Rate, error)
+	Set(ctx context.Context, base, quote, mid string, spreadBps int64) (*fx.Rate, error)
 }
 
 var (

@@ -4,16 +4,14 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
 // The operator's pages: merchants (list, create, disable and enable, with
-// the ledger's commands the CLI runs), FX rates with their age, and the
-// callbacks and remittances that are stuck.
+// the ledger's commands the CLI runs) and the callbacks and remittances
+// that are stuck. FX rates are operator_rates.go's.
 
 type merchantsData struct {
 	Merchants []merchantRow
@@ -101,27 +99,6 @@ func (s *Server) merchantStatus(w http.ResponseWriter, r *http.Request, sess *se
 	}
 	s.record(r, sess, "ok", m.ID, "merchant."+r.PathValue("action"), shop, "")
 	http.Redirect(w, r, "/operator/merchants", http.StatusSeeOther)
-}
-
-type rateRow struct {
-	fx.Rate
-	Age   time.Duration
-	Stale bool
-}
-
-func (s *Server) rates(w http.ResponseWriter, r *http.Request, sess *session) {
-	rs, err := s.cfg.Rates.List(r.Context())
-	if err != nil {
-		s.domainError(w, r, err)
-		return
-	}
-	now := s.now()
-	out := make([]rateRow, 0, len(rs))
-	for _, x := range rs {
-		age := now.Sub(x.UpdatedAt).Truncate(time.Second)
-		out = append(out, rateRow{Rate: x, Age: age, Stale: age > fx.RateMaxAgeDefault})
-	}
-	s.render(w, r, http.StatusOK, "rates", "FX rates", out)
 }
 
 type stuckData struct {

@@ -19,10 +19,12 @@ var kybTiers = []string{cards.KYBTier1, cards.KYBTier2, cards.KYBTier3}
 
 // savedNotices are the notices a change redirects to (?saved=).
 var savedNotices = map[string]string{
-	"whitelist": "IP whitelist saved.",
-	"kyb":       "KYB tier set; the limits went back to the tier's defaults.",
-	"limits":    "Limits saved.",
-	"bins":      "BIN access saved.",
+	"whitelist":    "IP whitelist saved.",
+	"kyb":          "KYB tier set; the limits went back to the tier's defaults.",
+	"limits":       "Limits saved.",
+	"bins":         "BIN access saved.",
+	"callback_url": "Callback URL saved.",
+	"deposit":      "Deposit booked: a DEPOSIT entry in the journal, counted in the funding balance below.",
 }
 
 type limitRow struct {
@@ -44,9 +46,20 @@ type merchantPageData struct {
 	BINs      []binAccessRow
 	Saved     string
 	Error     string            // the refusal, naming the field
-	Form      string            // which form it concerns: whitelist, kyb, limits, bins
+	Form      string            // which form it concerns: whitelist, kyb, limits, bins, callback-url, deposit, roll-key
 	Value     map[string]string // what was typed, shown again
 	Whitelist string
+	// CallbackURL is the merchant's default callback URL, or what was
+	// typed into its form.
+	CallbackURL string
+	Funding     []fundingRow // the funding balance per currency
+	RollMax     int          // the longest overlap of a key roll, in hours
+	RollIdem    string       // the key roll form's idempotency key (operator_keys.go)
+}
+
+// fundingRow is one currency's funding balance, where a deposit lands.
+type fundingRow struct {
+	Currency, Balance string
 }
 
 // operatorMerchant resolves the {shopNo} of the URL; an unknown or
@@ -86,6 +99,18 @@ func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status i
 	if d.Form != "whitelist" {
 		d.Whitelist = strings.Join(p.Merchant.IPWhitelist, "\n")
 	}
+	if d.Form != "callback_url" {
+		d.CallbackURL = p.Merchant.CallbackURL
+	}
+	if d.Funding, err = s.funding(r, &p.Merchant); err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	d.RollMax = keyOverlapHoursMax
+	if d.RollIdem, err = newFormKey("console-roll-"); err != nil {
+		s.internal(w, r, err)
+		return
+	}
 	for _, l := range p.Limits {
 		c, err := postings.LookupCurrency(l.Currency)
 		if err != nil {
@@ -123,8 +148,11 @@ func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status i
 // field and the values typed into the form.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, m *ledger.Merchant, form, msg string, value map[string]string) {
 	d := merchantPageData{Error: msg, Form: form, Value: value}
-	if form == "whitelist" {
+	switch form {
+	case "whitelist":
 		d.Whitelist = value["ipWhitelist"]
+	case "callback_url":
+		d.CallbackURL = value["callbackUrl"]
 	}
 	s.renderMerchant(w, r, http.StatusBadRequest, m, d)
 }

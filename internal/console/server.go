@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/reconcile"
 )
@@ -34,6 +35,9 @@ type Config struct {
 	// Settlements are the network's clearings that settlement
 	// reconciliation reads (*network.Service), as reconcile declares them.
 	Settlements reconcile.SettlementSource
+	// CallbackAllow is the allow list a merchant's callback URL is checked
+	// against (GATEWAY_CALLBACK_ALLOW_*), as the API and the CLI check it.
+	CallbackAllow callbackurl.AllowList
 	// Now is the clock (tests move it to expire sessions); nil: time.Now.
 	Now func() time.Time
 

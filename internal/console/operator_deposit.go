@@ -1,0 +1,133 @@
+package console
+
+import (
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// A merchant deposit on the operator's merchant page: the CLI's merchant
+// deposit, which credits the merchant's funding account from its bank as a
+// DEPOSIT entry (ledger.Deposit). It moves money, so the form leads to a
+// confirmation page first, as the card actions do. The amount is parsed by
+// postings.ParseAmount, as the CLI parses --amount: a decimal in the
+// currency's units with at most its ISO 4217 exponent of decimals, more
+// than zero, at most the journal's bound; never a float.
+//
+// The confirmation page carries an idempotency key made for that form, so
+// the confirmed form sent twice (a double click, a reload that re-posts)
+// deposits once: the second answer is the ledger's replay of the first.
+
+// depositKeyRE is the form of the keys the confirmation page makes:
+// 128 random bits, nothing a user could confuse with a CLI key.
+var depositKeyRE = regexp.MustCompile(`^console-deposit-[0-9a-f]{32}$`)
+
+// depositAmountBytesMax bounds the amount field before it is parsed.
+const depositAmountBytesMax = 32
+
+type depositData struct {
+	M        *ledger.Merchant
+	Currency string
+	Amount   string // as typed, sent again with the confirmation
+	Shown    string // the amount formatted in the currency
+	Balance  string // the funding balance before the deposit
+	Key      string
+}
+
+// depositInput checks the deposit form's currency and amount; msg names
+// the field that is wrong.
+func depositInput(r *http.Request, m *ledger.Merchant) (cur postings.Currency, minor int64, value map[string]string, msg string) {
+	value = map[string]string{"currency": strings.ToUpper(strings.TrimSpace(r.PostFormValue("currency"))),
+		"amount": strings.TrimSpace(r.PostFormValue("amount"))}
+	code := value["currency"]
+	c, err := postings.LookupCurrency(code)
+	if err != nil || len(code) != 3 || !m.HasCurrency(code) {
+		return cur, 0, value, "currency: " + clip(code, 8) + " is not one of the merchant's currencies"
+	}
+	a := value["amount"]
+	if a == "" || len(a) > depositAmountBytesMax {
+		return cur, 0, value, "amount: required, a decimal in " + code + " such as 1000.00"
+	}
+	minor, err = postings.ParseAmount(a, c)
+	if err != nil {
+		return cur, 0, value, "amount: " + postings.AsError(err).Message
+	}
+	return c, minor, value, ""
+}
+
+// depositConfirm checks the form and shows what the deposit will do, with
+// a form that confirms it.
+func (s *Server) depositConfirm(w http.ResponseWriter, r *http.Request, sess *session) {
+	m := s.operatorMerchant(w, r)
+	if m == nil {
+		return
+	}
+	cur, minor, value, msg := depositInput(r, m)
+	if msg != "" {
+		s.refuse(w, r, m, "deposit", msg, value)
+		return
+	}
+	bal, err := s.cfg.Ledger.Balance(r.Context(), postings.MerchantAccount(m.ID, postings.AccountFunding, cur.Code))
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	key, err := newFormKey("console-deposit-")
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "deposit_confirm", "Confirm: deposit to "+m.ShopNo, depositData{M: m, Currency: cur.Code,
+		Amount: value["amount"], Shown: postings.FormatMinor(minor, cur), Balance: postings.FormatMinor(bal, cur),
+		Key: key})
+}
+
+// deposit runs the confirmed deposit.
+func (s *Server) deposit(w http.ResponseWriter, r *http.Request, sess *session) {
+	m := s.operatorMerchant(w, r)
+	if m == nil {
+		return
+	}
+	cur, minor, value, msg := depositInput(r, m)
+	if msg != "" {
+		s.refuse(w, r, m, "deposit", msg, value)
+		return
+	}
+	key := r.PostFormValue("idempotencyKey")
+	if !depositKeyRE.MatchString(key) {
+		s.refuse(w, r, m, "deposit", "idempotencyKey: missing or malformed; start the deposit again from this page", value)
+		return
+	}
+	rec, err := s.cfg.Ledger.Deposit(r.Context(), m.ID, cur.Code, minor, &ledger.Idempotency{Key: key})
+	if err != nil {
+		if postings.ErrorCode(err) != postings.ENOTFOUND {
+			s.record(r, sess, "failed", m.ID, "merchant.deposit", m.ShopNo, clip(postings.AsError(err).Error(), 500))
+		}
+		s.commandError(w, r, m, "deposit", value, err)
+		return
+	}
+	// A replayed key answers the first deposit's entry: the row says which
+	// entry, so a double submit shows as two rows of one seq.
+	s.changed(w, r, sess, m, "deposit", postings.FormatMinor(minor, cur)+" "+cur.Code+", seq "+strconv.FormatInt(rec.Seq, 10)+", key "+key)
+}
+
+// funding lists the merchant's funding balance in each of its currencies.
+func (s *Server) funding(r *http.Request, m *ledger.Merchant) ([]fundingRow, error) {
+	out := make([]fundingRow, 0, len(m.Currencies))
+	for _, code := range m.Currencies {
+		cur, err := postings.LookupCurrency(code)
+		if err != nil {
+			continue // a currency the gateway no longer holds: nothing to show it in
+		}
+		bal, err := s.cfg.Ledger.Balance(r.Context(), postings.MerchantAccount(m.ID, postings.AccountFunding, code))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fundingRow{Currency: code, Balance: postings.FormatMinor(bal, cur)})
+	}
+	return out, nil
+}

@@ -1,0 +1,94 @@
+package console
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// Rolling a merchant's key on the operator's merchant page: the CLI's
+// merchant roll-key, the same ledger calls (RollPublicKey without a held
+// previous key, since the operator holds none; RollSigningKey). The new key
+// is shown once, on the answer to the POST (never stored in the clear,
+// Cache-Control: no-store), with the end of the overlap.
+//
+// Each render of the merchant page gives the form its own idempotency key:
+// a roll sent twice would otherwise roll twice, and the second roll would
+// keep the first new key (which no one has yet) as the previous one and
+// end the merchant's working key at once. The second answer is the
+// ledger's replay instead, which says the roll was made and has no key.
+
+// rollKeyRE is the form of the keys the merchant page makes.
+var rollKeyRE = regexp.MustCompile(`^console-roll-[0-9a-f]{32}$`)
+
+// keyOverlapHoursMax is the longest overlap, the ledger's bound in hours.
+const keyOverlapHoursMax = int(ledger.KeyOverlapMax / time.Hour)
+
+type keyRolledData struct {
+	M        *ledger.Merchant
+	Roll     *ledger.KeyRoll
+	Overlap  int
+	Replayed bool
+}
+
+// newFormKey makes a form's idempotency key: prefix and 128 random bits.
+func newFormKey(prefix string) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return prefix + hex.EncodeToString(b[:]), nil
+}
+
+func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) {
+	m := s.operatorMerchant(w, r)
+	if m == nil {
+		return
+	}
+	value := map[string]string{"key": r.PostFormValue("key"), "overlapHours": strings.TrimSpace(r.PostFormValue("overlapHours"))}
+	kind := value["key"]
+	if kind != ledger.KeyPublic && kind != ledger.KeySigning {
+		s.refuse(w, r, m, "roll_key", "key: must be public or signing", value)
+		return
+	}
+	h := value["overlapHours"]
+	hours, err := strconv.Atoi(h)
+	if len(h) > 3 || strings.Trim(h, "0123456789") != "" || err != nil || hours > keyOverlapHoursMax {
+		s.refuse(w, r, m, "roll_key", "overlapHours: must be a whole number of hours from 0 to "+strconv.Itoa(keyOverlapHoursMax), value)
+		return
+	}
+	idem := r.PostFormValue("idempotencyKey")
+	if !rollKeyRE.MatchString(idem) {
+		s.refuse(w, r, m, "roll_key", "idempotencyKey: missing or malformed; open the merchant's page again", value)
+		return
+	}
+	overlap := time.Duration(hours) * time.Hour
+	key := &ledger.Idempotency{Key: idem, Scope: ledger.ScopeLedger}
+	var roll *ledger.KeyRoll
+	if kind == ledger.KeyPublic {
+		roll, err = s.cfg.Ledger.RollPublicKey(r.Context(), m.ID, overlap, false, key)
+	} else {
+		roll, err = s.cfg.Ledger.RollSigningKey(r.Context(), m.ID, overlap, key)
+	}
+	if err != nil {
+		if postings.ErrorCode(err) != postings.ENOTFOUND {
+			s.record(r, sess, "failed", m.ID, "merchant.roll_key", m.ShopNo, kind)
+		}
+		s.commandError(w, r, m, "roll_key", value, err)
+		return
+	}
+	replayed := roll.Replayed || roll.Key == ""
+	detail := kind + ", overlap " + strconv.Itoa(hours) + " h"
+	if replayed {
+		detail += ", replayed (no new key)"
+	}
+	s.record(r, sess, "ok", m.ID, "merchant.roll_key", m.ShopNo, detail)
+	s.render(w, r, http.StatusOK, "key_rolled", "New "+kind+" key of "+m.ShopNo, keyRolledData{M: m, Roll: roll, Overlap: hours, Replayed: replayed})
+}
