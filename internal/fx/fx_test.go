@@ -2,6 +2,7 @@ package fx_test
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -64,14 +65,22 @@ func TestSetRefusesBadRates(t *testing.T) {
 	for _, tt := range []struct {
 		base, quote, mid string
 		bps              int64
+		field            string // the field the refusal names
 	}{
-		{"USD", "USD", "1", 0},
-		{"USD", "XXX", "1", 0},
-		{"USD", "EUR", "-1", 0},
-		{"USD", "EUR", "0.9", 20_000},
+		{"USD", "USD", "1", 0, "pair"},
+		{"USD", "XXX", "1", 0, "pair"},
+		{"XYZ", "EUR", "1", 0, "pair"},
+		{"USD", "EUR", "-1", 0, ""},
+		{"USD", "EUR", "0.9", 20_000, ""},
 	} {
-		if _, err := g.FX.Set(context.Background(), tt.base, tt.quote, tt.mid, tt.bps); postings.ErrorCode(err) != postings.EINVALID {
+		_, err := g.FX.Set(context.Background(), tt.base, tt.quote, tt.mid, tt.bps)
+		if postings.ErrorCode(err) != postings.EINVALID {
 			t.Errorf("%+v: %v, want invalid", tt, err)
+			continue
+		}
+		var pe *postings.Error
+		if tt.field != "" && (!errors.As(err, &pe) || pe.Field != tt.field) {
+			t.Errorf("%+v: %v does not name the field %q", tt, err, tt.field)
 		}
 	}
 	rates, err := g.FX.List(context.Background())

@@ -2,6 +2,7 @@ package fx
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/paygate/gateway/ledger"
@@ -17,7 +18,16 @@ import (
 func (s *Service) Set(ctx context.Context, base, quote, mid string, spreadBps int64) (*Rate, error) {
 	for _, c := range []string{base, quote} {
 		if _, err := postings.LookupCurrency(c); err != nil {
-			return nil, postings.WithField(err, "pair")
+			// The field is the pair (what the operator typed), not the
+			// "currency" LookupCurrency names: WithField keeps a field
+			// already named, so it is set here.
+			var pe *postings.Error
+			if !errors.As(err, &pe) {
+				return nil, err
+			}
+			named := *pe
+			named.Field = "pair"
+			return nil, &named
 		}
 	}
 	if base == quote {
