@@ -41,6 +41,19 @@ func TestOperatorMerchantPage(t *testing.T) {
 	if v := eval[string](t, b, `document.querySelector('#ipWhitelist').value`); v != "10.0.0.2\n10.0.0.300" {
 		t.Errorf("the form lost what was typed: %q", v)
 	}
+	// The refusal left the browser on the POST's URL; opened again (a GET)
+	// it goes back to the merchant's page, doing nothing (backto.go).
+	for _, action := range []string{"whitelist", "deposit", "deposit/confirm", "roll-key"} {
+		if st := b.open(t, f.url("/operator/merchants/"+f.a.ShopNo+"/"+action)); st != 200 {
+			t.Errorf("GET …/%s: %d", action, st)
+		}
+		if loc := b.location(t); !strings.HasSuffix(loc, "/operator/merchants/"+f.a.ShopNo) {
+			t.Errorf("GET …/%s ended at %s, want the merchant's page", action, loc)
+		}
+	}
+	if m, _ := f.g.MerchantByShopNo(b.ctx, f.a.ShopNo); len(m.IPWhitelist) != 3 {
+		t.Errorf("a GET changed the whitelist: %v", m.IPWhitelist)
+	}
 	if m, _ := f.g.MerchantByShopNo(b.ctx, f.a.ShopNo); len(m.IPWhitelist) != 3 {
 		t.Errorf("a refused whitelist changed it: %v", m.IPWhitelist)
 	}

@@ -46,6 +46,11 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /operator/merchants/{shopNo}/deposit", s.guard(permOperate, s.depositConfirm))
 	m.HandleFunc("POST /operator/merchants/{shopNo}/deposit/confirm", s.guard(permOperate, s.deposit))
 	m.HandleFunc("POST /operator/merchants/{shopNo}/roll-key", s.guard(permOperate, s.rollKey))
+	// The actions' URLs opened with GET go back to their page (backto.go).
+	m.HandleFunc("GET /operator/merchants/{shopNo}/{action}", s.guard(permOperate, backTo(merchantPagePath)))
+	m.HandleFunc("GET /operator/merchants/{shopNo}/deposit/confirm", s.guard(permOperate, backTo(merchantPagePath)))
+	m.HandleFunc("GET /users/{id}/{action}", s.guard(permUsers, backTo(usersPagePath)))
+	m.HandleFunc("GET /events/{eventID}/replay", s.guard(permReplay, backTo(eventPagePath)))
 	m.HandleFunc("GET /operator/holds", s.guard(permOperate, s.holds))
 	m.HandleFunc("GET /operator/bins", s.guard(permOperate, s.bins))
 	m.HandleFunc("POST /operator/bins", s.guard(permOperate, s.binUpsert))
