@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/paygate/gateway/internal/harness"
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/paygate/gateway/internal/harness"
 
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -31,16 +32,11 @@ func scenarioVerify(b *bench) ([]row, error) {
 	if err := b.db.QueryRowContext(b.ctx, `select (select count(*) from entries), (select count(*) from postings)`).Scan(&entries, &postingsN); err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(b.dir, "audit-verify.log")
-	f, err := os.Create(logPath)
+	cmd, logPath, closeLog, err := b.auditVerifyCmd("audit-verify.log")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	cmd := exec.CommandContext(b.ctx, b.gatewayBin, "audit", "verify")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+b.dbURL, "GATEWAY_DATA_KEY="+b.dataKey,
-		"GATEWAY_DATA_DIR="+filepath.Join(b.dir, "verify"))
-	cmd.Stdout, cmd.Stderr = f, f
+	defer closeLog()
 	progress(b.log, "7: gateway audit verify over %d entries (%d postings), all merchants", entries, postingsN)
 	pg0, pgProcs := b.pgTotalCPUMs(), len(b.pgPids())
 	t0 := time.Now()
@@ -236,4 +232,19 @@ func (b *bench) benchLedger(name string, merchantsN, cardsPer int, kind postings
 	return row{Scenario: name, OpsPerSec: res.opsPerSec, P50Ms: res.p50(), P99Ms: res.p99(), Ops: res.n, Errors: res.errs,
 		PgCPUPerOpMs: res.pgCPUPerOpMs, BenchCPUPerOpMs: res.benchCPUPerOpMs,
 		Note: joinNotes(fmt.Sprintf("%s; %.1f commands per transaction", shards, batching), res.errorNote())}, nil
+}
+
+// auditVerifyCmd is `gateway audit verify` over the bench's database, its
+// output going to logName in the bench's directory (scenario 7 and row V).
+func (b *bench) auditVerifyCmd(logName string) (cmd *exec.Cmd, logPath string, closeLog func(), err error) {
+	logPath = filepath.Join(b.dir, logName)
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	cmd = exec.CommandContext(b.ctx, b.gatewayBin, "audit", "verify")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+b.dbURL, "GATEWAY_DATA_KEY="+b.dataKey,
+		"GATEWAY_DATA_DIR="+filepath.Join(b.dir, "verify"))
+	cmd.Stdout, cmd.Stderr = f, f
+	return cmd, logPath, func() { f.Close() }, nil //nolint:errcheck
 }

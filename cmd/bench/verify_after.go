@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 
 	"github.com/paygate/gateway/internal/harness"
 )
@@ -27,18 +25,13 @@ func verifyAfter(b *bench) row {
 		r.Verdict, r.Note = "ERROR", err.Error()
 		return r
 	}
-	logPath := filepath.Join(b.dir, "audit-verify-after.log")
-	f, err := os.Create(logPath)
+	cmd, logPath, closeLog, err := b.auditVerifyCmd("audit-verify-after.log")
 	if err != nil {
 		r.Verdict, r.Note = "ERROR", err.Error()
 		return r
 	}
-	defer f.Close()
+	defer closeLog()
 	progress(b.log, "V: gateway audit verify after the bench, %d entries", entries)
-	cmd := exec.CommandContext(b.ctx, b.gatewayBin, "audit", "verify")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+b.dbURL, "GATEWAY_DATA_KEY="+b.dataKey,
-		"GATEWAY_DATA_DIR="+filepath.Join(b.dir, "verify"))
-	cmd.Stdout, cmd.Stderr = f, f
 	runErr := cmd.Run()
 	var exit *exec.ExitError
 	switch {
