@@ -116,6 +116,18 @@ func TestGroup(t *testing.T) {
 	g.Start(context.Background())
 	<-ac
 	<-bc
+	// A step reports its call before the loop records its outcome, and an
+	// outcome recorded after Stop has cancelled the step is (rightly) not a
+	// failure: wait until both outcomes are recorded before stopping.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		hs := g.Health()
+		if hs[0].Steps >= 1 && hs[1].Steps >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("outcomes not recorded: %+v", hs)
+		}
+	}
 	g.Stop()
 	hs := g.Health()
 	if len(hs) != 2 || hs[0].Name != "a" || hs[1].Name != "b" || hs[0].Running || hs[1].Running ||
