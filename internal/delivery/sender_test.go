@@ -146,7 +146,14 @@ func TestSendClassification(t *testing.T) {
 				c.handler(w, r)
 			}))
 			defer srv.Close()
-			s := newTestSender(allowLoopback, 150*time.Millisecond)
+			// Only the two slow cases wait out the time-out; the others get
+			// a long one, so a loaded machine (CI runs every package at
+			// once, under -race) cannot turn an answer into a time-out.
+			timeout := 10 * time.Second
+			if strings.Contains(c.errContain, "timed out") {
+				timeout = 150 * time.Millisecond
+			}
+			s := newTestSender(allowLoopback, timeout)
 			defer s.CloseIdleConnections()
 			res := s.Send(context.Background(), srv.URL+"/cb?token=secret-token", testBody, testKey)
 			if p := problem.Load(); p != nil {
@@ -224,7 +231,7 @@ func TestSendToReferenceReceiver(t *testing.T) {
 	})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	s := newTestSender(allowLoopback, time.Second)
+	s := newTestSender(allowLoopback, 10*time.Second)
 
 	failing.Store(true)
 	if res := s.Send(context.Background(), srv.URL, testBody, testKey); res.OK || res.Status != 500 {
@@ -272,7 +279,7 @@ func TestSendRefusesLoopbackUnlessAllowed(t *testing.T) {
 		{"allow list", allowLoopback, srv.URL, true},
 		{"AllowPrivate", AllowList{AllowPrivate: true}, srv.URL, true},
 	} {
-		res := newTestSender(c.allow, time.Second).Send(context.Background(), c.url, testBody, testKey)
+		res := newTestSender(c.allow, 10*time.Second).Send(context.Background(), c.url, testBody, testKey)
 		if res.OK != c.ok {
 			t.Errorf("%s: %+v", c.name, res)
 		}
@@ -286,7 +293,7 @@ func TestSendRefusesLoopbackUnlessAllowed(t *testing.T) {
 
 	// At connect time: the transport itself refuses, without ValidateURL
 	// in front (as for a name that resolves to loopback).
-	s := newTestSender(AllowList{}, time.Second)
+	s := newTestSender(AllowList{}, 10*time.Second)
 	resp, err := s.client.Post(srv.URL, "application/json", strings.NewReader("{}"))
 	if err == nil {
 		resp.Body.Close()
@@ -333,14 +340,14 @@ func TestSendRefusesNameResolvingToLoopback(t *testing.T) {
 	if err := ValidateURL(url, AllowList{}); err != nil {
 		t.Fatalf("ValidateURL(%s): %v", url, err)
 	}
-	res := newTestSender(AllowList{}, time.Second).Send(context.Background(), url, testBody, testKey)
+	res := newTestSender(AllowList{}, 10*time.Second).Send(context.Background(), url, testBody, testKey)
 	if res.OK || !strings.Contains(res.Error, "loopback") || hits.Load() != 0 {
 		t.Errorf("%s: %+v, %d hits", name, res, hits.Load())
 	}
 }
 
 func TestSendRefusesBadInput(t *testing.T) {
-	s := newTestSender(allowLoopback, time.Second)
+	s := newTestSender(allowLoopback, 10*time.Second)
 	for _, c := range []struct{ url, key, want string }{
 		{"ftp://merchant.example/", testKey, "scheme http or https"},
 		{"https://user:pw@merchant.example/", testKey, "user info"},
@@ -375,7 +382,7 @@ func TestSendTLS(t *testing.T) {
 	if res := trusted.Send(context.Background(), srv.URL, testBody, testKey); !res.OK {
 		t.Errorf("trusted: %+v", res)
 	}
-	untrusted := newTestSender(allowLoopback, time.Second)
+	untrusted := newTestSender(allowLoopback, 10*time.Second) // refused at once; long so load cannot make it a time-out
 	if res := untrusted.Send(context.Background(), srv.URL, testBody, testKey); res.OK || !strings.Contains(res.Error, "TLS") {
 		t.Errorf("untrusted certificate: %+v", res)
 	}
