@@ -231,7 +231,7 @@ func TestHouseUsersRefusals(t *testing.T) {
 		t.Errorf("ann.admin's password changed: %s", msg)
 	}
 	// The action's URL opened with GET goes back to the page.
-	b.open(t, f.url("/house/users/" + strconv.FormatInt(aldoID, 10) + "/disable"))
+	b.open(t, f.url("/house/users/"+strconv.FormatInt(aldoID, 10)+"/disable"))
 	if !strings.HasSuffix(b.location(t), "/house/users") {
 		t.Errorf("GET of an action: at %s", b.location(t))
 	}

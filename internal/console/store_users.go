@@ -25,15 +25,38 @@ type listedUser struct {
 
 const listedUserColumns = `id, login, role, disabled, case when locked_until > $2 then locked_until end, created_at`
 
-// scopeWhere is the condition on console_users of a scope, with the
-// merchant as $1: a merchant's users, or the house's when merchant is 0.
-// Two conditions rather than one "is not distinct from", so that a
-// merchant's list uses console_users_merchant_idx.
-func scopeWhere(merchant int64) string {
+// The conditions on console_users of a scope, with the merchant as $1: a
+// merchant's users, or the house's (merchant 0). Two conditions rather
+// than one "is not distinct from", so that a merchant's list uses
+// console_users_merchant_idx; each statement is a constant per scope.
+const (
+	merchantScope = `merchant_id = $1`
+	houseScope    = `merchant_id is null and $1::bigint = 0`
+)
+
+type scopeQueries struct{ list, one, count, disable, password string }
+
+var merchantQueries = scopeQueries{
+	list:     `select ` + listedUserColumns + ` from console_users where ` + merchantScope + ` order by login limit $3`,
+	one:      `select ` + listedUserColumns + ` from console_users where ` + merchantScope + ` and id = $3`,
+	count:    `select count(*) from console_users where ` + merchantScope,
+	disable:  `update console_users set disabled = $3 where ` + merchantScope + ` and id = $2`,
+	password: `update console_users set password_hash = $3, failed_count = 0, locked_until = null where ` + merchantScope + ` and id = $2`,
+}
+
+var houseQueries = scopeQueries{
+	list:     `select ` + listedUserColumns + ` from console_users where ` + houseScope + ` order by login limit $3`,
+	one:      `select ` + listedUserColumns + ` from console_users where ` + houseScope + ` and id = $3`,
+	count:    `select count(*) from console_users where ` + houseScope,
+	disable:  `update console_users set disabled = $3 where ` + houseScope + ` and id = $2`,
+	password: `update console_users set password_hash = $3, failed_count = 0, locked_until = null where ` + houseScope + ` and id = $2`,
+}
+
+func queriesOf(merchant int64) *scopeQueries {
 	if merchant == 0 {
-		return `merchant_id is null and $1::bigint = 0`
+		return &houseQueries
 	}
-	return `merchant_id = $1`
+	return &merchantQueries
 }
 
 func scanListedUser(sc interface{ Scan(...any) error }) (listedUser, error) {
@@ -49,8 +72,7 @@ func scanListedUser(sc interface{ Scan(...any) error }) (listedUser, error) {
 
 // scopedUsers lists the scope's users by login, at most limit.
 func (s *store) scopedUsers(ctx context.Context, merchant int64, now time.Time, limit int) ([]listedUser, error) {
-	rows, err := s.db.QueryContext(ctx, `select `+listedUserColumns+` from console_users
-		where `+scopeWhere(merchant)+` order by login limit $3`, merchant, now, limit)
+	rows, err := s.db.QueryContext(ctx, queriesOf(merchant).list, merchant, now, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +91,7 @@ func (s *store) scopedUsers(ctx context.Context, merchant int64, now time.Time, 
 // scopedUser is one user of the scope; nil when there is none with that
 // id in it.
 func (s *store) scopedUser(ctx context.Context, merchant, id int64, now time.Time) (*listedUser, error) {
-	u, err := scanListedUser(s.db.QueryRowContext(ctx, `select `+listedUserColumns+` from console_users
-		where `+scopeWhere(merchant)+` and id = $3`, merchant, now, id))
+	u, err := scanListedUser(s.db.QueryRowContext(ctx, queriesOf(merchant).one, merchant, now, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -82,7 +103,7 @@ func (s *store) scopedUser(ctx context.Context, merchant, id int64, now time.Tim
 
 func (s *store) countScopedUsers(ctx context.Context, merchant int64) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `select count(*) from console_users where `+scopeWhere(merchant), merchant).Scan(&n)
+	err := s.db.QueryRowContext(ctx, queriesOf(merchant).count, merchant).Scan(&n)
 	return n, err
 }
 
@@ -94,8 +115,7 @@ func (s *store) setUserDisabled(ctx context.Context, merchant, id int64, disable
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `update console_users set disabled = $3 where `+scopeWhere(merchant)+` and id = $2`,
-		merchant, id, disabled)
+	res, err := tx.ExecContext(ctx, queriesOf(merchant).disable, merchant, id, disabled)
 	if n, err2 := rowsOf(res, err); err2 != nil || n == 0 {
 		return err2 // not in the scope: nothing done, no session ended
 	}
@@ -116,8 +136,7 @@ func (s *store) setUserPassword(ctx context.Context, merchant, id int64, hash st
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `update console_users set password_hash = $3, failed_count = 0, locked_until = null
-		where `+scopeWhere(merchant)+` and id = $2`, merchant, id, hash)
+	res, err := tx.ExecContext(ctx, queriesOf(merchant).password, merchant, id, hash)
 	if n, err2 := rowsOf(res, err); err2 != nil || n == 0 {
 		return err2
 	}
