@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Login (docs/console.md, "Signing in"). One form: login, password, and the
@@ -87,22 +88,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.refuseLogin(w, r, login, "disabled")
 		return
 	}
-	var step int64
-	if u.Role.needsTOTP() || u.totpSealed != nil {
-		secret, err := s.cfg.Sealer.Open(u.totpSealed, totpContext(u.Login))
-		if err != nil {
-			s.internal(w, r, err)
-			return
-		}
-		key, err := b32.DecodeString(string(secret))
-		if err != nil {
-			s.internal(w, r, err)
-			return
-		}
-		if step = checkTOTP(key, code, now); step == 0 {
-			s.loginFailure(w, r, u, "bad_totp")
-			return
-		}
+	step, err := s.totpStepOf(u, code, now)
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	if step < 0 {
+		s.loginFailure(w, r, u, "bad_totp")
+		return
 	}
 	fresh, err := s.store.loginSucceeded(ctx, u.ID, step)
 	if err != nil {
@@ -126,10 +119,31 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, homeOf(&u.User), http.StatusSeeOther)
 }
 
+// totpStepOf checks the user's TOTP code: 0 when the user signs in
+// without one, the step the code is good for, or -1 when it is wrong. The
+// step is taken (a code is good once) by whoever stores the success.
+func (s *Server) totpStepOf(u *userRow, code string, now time.Time) (int64, error) {
+	if !u.Role.needsTOTP() && u.totpSealed == nil {
+		return 0, nil
+	}
+	secret, err := s.cfg.Sealer.Open(u.totpSealed, totpContext(u.Login))
+	if err != nil {
+		return 0, err
+	}
+	key, err := b32.DecodeString(string(secret))
+	if err != nil {
+		return 0, err
+	}
+	if step := checkTOTP(key, code, now); step > 0 {
+		return step, nil
+	}
+	return -1, nil
+}
+
 // loginFailure counts a failure against a known user (locking it at the
 // limit) and refuses.
 func (s *Server) loginFailure(w http.ResponseWriter, r *http.Request, u *userRow, reason string) {
-	if err := s.store.loginFailed(r.Context(), u.ID, s.cfg.LockoutFailures, s.now().Add(s.cfg.LockoutFor)); err != nil {
+	if _, err := s.store.loginFailed(r.Context(), u.ID, s.cfg.LockoutFailures, s.now().Add(s.cfg.LockoutFor)); err != nil {
 		s.internal(w, r, err)
 		return
 	}

@@ -74,6 +74,8 @@ func TestRoleTable(t *testing.T) {
 		permOperate:      "operator",
 		permAudit:        "operator auditor",
 		permSignedIn:     "admin finance readonly operator auditor",
+		permUsers:        "admin",
+		permHouseUsers:   "operator",
 	}
 	all := []Role{RoleAdmin, RoleFinance, RoleReadonly, RoleOperator, RoleAuditor}
 	for p, roles := range want {

@@ -40,6 +40,7 @@ const (
 	permAudit                    // journal, verify, the audit trail
 	permSignedIn                 // anyone signed in (logout)
 	permUsers                    // a merchant's console users: list, create, disable, enable, reset a password
+	permHouseUsers               // the house's console users (operators, auditors): the same actions
 )
 
 // allowed is the whole table of who may do what.
@@ -51,6 +52,7 @@ var allowed = map[perm][]Role{
 	permAudit:        {RoleAuditor, RoleOperator},
 	permSignedIn:     {RoleAdmin, RoleFinance, RoleReadonly, RoleOperator, RoleAuditor},
 	permUsers:        {RoleAdmin},
+	permHouseUsers:   {RoleOperator},
 }
 
 func (r Role) may(p perm) bool {

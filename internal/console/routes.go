@@ -54,6 +54,13 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /operator/holds", s.guard(permOperate, s.holds))
 	m.HandleFunc("GET /operator/bins", s.guard(permOperate, s.bins))
 	m.HandleFunc("POST /operator/bins", s.guard(permOperate, s.binUpsert))
+	m.HandleFunc("GET /house/users", s.guard(permHouseUsers, s.houseUserList))
+	m.HandleFunc("POST /house/users", s.guard(permHouseUsers, s.houseUserCreate))
+	m.HandleFunc("POST /house/users/{id}/{action}", s.guard(permHouseUsers, s.houseUserAction))
+	m.HandleFunc("GET /house/users/{id}/{action}", s.guard(permHouseUsers, backTo(houseUsersPagePath)))
+	m.HandleFunc("GET /account", s.guard(permSignedIn, s.account))
+	m.HandleFunc("POST /account/password", s.guard(permSignedIn, s.accountPassword))
+	m.HandleFunc("GET /account/password", s.guard(permSignedIn, backTo(accountPagePath)))
 
 	m.HandleFunc("GET /audit/journal", s.guard(permAudit, s.journal))
 	m.HandleFunc("GET /audit/journal/{shopNo}/{seq}", s.guard(permAudit, s.entry))

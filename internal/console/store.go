@@ -69,13 +69,13 @@ func (s *store) addressFailures(ctx context.Context, addr string, since time.Tim
 }
 
 // loginFailed counts a failure and locks the user once it is the
-// lockAfter-th in a row.
-func (s *store) loginFailed(ctx context.Context, user int64, lockAfter int, until time.Time) error {
-	_, err := s.db.ExecContext(ctx, `update console_users
+// lockAfter-th in a row; locked says whether the user is now locked.
+func (s *store) loginFailed(ctx context.Context, user int64, lockAfter int, until time.Time) (locked bool, err error) {
+	err = s.db.QueryRowContext(ctx, `update console_users
 		set failed_count = failed_count + 1,
 		    locked_until = case when failed_count + 1 >= $2 then $3 else locked_until end
-		where id = $1`, user, lockAfter, until)
-	return err
+		where id = $1 returning failed_count >= $2`, user, lockAfter, until).Scan(&locked)
+	return locked, err
 }
 
 // loginSucceeded clears the failures and, when step > 0, takes the TOTP

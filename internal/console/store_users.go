@@ -7,11 +7,14 @@ import (
 	"time"
 )
 
-// A merchant's console users, for its admin's page: every query names the
-// merchant, so another merchant's user is not found.
+// The console users one page manages: a merchant's (its admin's /users)
+// or the house's (an operator's /house/users). Every query names the
+// scope, so a user outside it is not found: another merchant's user on a
+// merchant's page, any merchant's on the house's, the house's on a
+// merchant's.
 
-// merchantUser is a user as the users page lists it.
-type merchantUser struct {
+// listedUser is a user as the users pages list it.
+type listedUser struct {
 	ID          int64
 	Login       string
 	Role        Role
@@ -20,10 +23,44 @@ type merchantUser struct {
 	CreatedAt   time.Time
 }
 
-const merchantUserColumns = `id, login, role, disabled, case when locked_until > $2 then locked_until end, created_at`
+const listedUserColumns = `id, login, role, disabled, case when locked_until > $2 then locked_until end, created_at`
 
-func scanMerchantUser(sc interface{ Scan(...any) error }) (merchantUser, error) {
-	var u merchantUser
+// The conditions on console_users of a scope, with the merchant as $1: a
+// merchant's users, or the house's (merchant 0). Two conditions rather
+// than one "is not distinct from", so that a merchant's list uses
+// console_users_merchant_idx; each statement is a constant per scope.
+const (
+	merchantScope = `merchant_id = $1`
+	houseScope    = `merchant_id is null and $1::bigint = 0`
+)
+
+type scopeQueries struct{ list, one, count, disable, password string }
+
+var merchantQueries = scopeQueries{
+	list:     `select ` + listedUserColumns + ` from console_users where ` + merchantScope + ` order by login limit $3`,
+	one:      `select ` + listedUserColumns + ` from console_users where ` + merchantScope + ` and id = $3`,
+	count:    `select count(*) from console_users where ` + merchantScope,
+	disable:  `update console_users set disabled = $3 where ` + merchantScope + ` and id = $2`,
+	password: `update console_users set password_hash = $3, failed_count = 0, locked_until = null where ` + merchantScope + ` and id = $2`,
+}
+
+var houseQueries = scopeQueries{
+	list:     `select ` + listedUserColumns + ` from console_users where ` + houseScope + ` order by login limit $3`,
+	one:      `select ` + listedUserColumns + ` from console_users where ` + houseScope + ` and id = $3`,
+	count:    `select count(*) from console_users where ` + houseScope,
+	disable:  `update console_users set disabled = $3 where ` + houseScope + ` and id = $2`,
+	password: `update console_users set password_hash = $3, failed_count = 0, locked_until = null where ` + houseScope + ` and id = $2`,
+}
+
+func queriesOf(merchant int64) *scopeQueries {
+	if merchant == 0 {
+		return &houseQueries
+	}
+	return &merchantQueries
+}
+
+func scanListedUser(sc interface{ Scan(...any) error }) (listedUser, error) {
+	var u listedUser
 	var locked sql.NullTime
 	err := sc.Scan(&u.ID, &u.Login, &u.Role, &u.Disabled, &locked, &u.CreatedAt)
 	if locked.Valid {
@@ -33,16 +70,16 @@ func scanMerchantUser(sc interface{ Scan(...any) error }) (merchantUser, error) 
 	return u, err
 }
 
-func (s *store) merchantUsers(ctx context.Context, merchant int64, now time.Time) ([]merchantUser, error) {
-	rows, err := s.db.QueryContext(ctx, `select `+merchantUserColumns+` from console_users
-		where merchant_id = $1 order by login limit $3`, merchant, now, merchantUsersMax)
+// scopedUsers lists the scope's users by login, at most limit.
+func (s *store) scopedUsers(ctx context.Context, merchant int64, now time.Time, limit int) ([]listedUser, error) {
+	rows, err := s.db.QueryContext(ctx, queriesOf(merchant).list, merchant, now, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []merchantUser
+	var out []listedUser
 	for rows.Next() {
-		u, err := scanMerchantUser(rows)
+		u, err := scanListedUser(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -51,11 +88,10 @@ func (s *store) merchantUsers(ctx context.Context, merchant int64, now time.Time
 	return out, rows.Err()
 }
 
-// merchantUser is one user of merchant; nil when there is none with that
-// id (or it is another merchant's, or the house's).
-func (s *store) merchantUser(ctx context.Context, merchant, id int64, now time.Time) (*merchantUser, error) {
-	u, err := scanMerchantUser(s.db.QueryRowContext(ctx, `select `+merchantUserColumns+` from console_users
-		where merchant_id = $1 and id = $3`, merchant, now, id))
+// scopedUser is one user of the scope; nil when there is none with that
+// id in it.
+func (s *store) scopedUser(ctx context.Context, merchant, id int64, now time.Time) (*listedUser, error) {
+	u, err := scanListedUser(s.db.QueryRowContext(ctx, queriesOf(merchant).one, merchant, now, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -65,23 +101,23 @@ func (s *store) merchantUser(ctx context.Context, merchant, id int64, now time.T
 	return &u, nil
 }
 
-func (s *store) countMerchantUsers(ctx context.Context, merchant int64) (int, error) {
+func (s *store) countScopedUsers(ctx context.Context, merchant int64) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `select count(*) from console_users where merchant_id = $1`, merchant).Scan(&n)
+	err := s.db.QueryRowContext(ctx, queriesOf(merchant).count, merchant).Scan(&n)
 	return n, err
 }
 
-// setUserDisabled disables or enables a user; disabling also ends the
-// user's sessions (they would stop at their next request anyway).
+// setUserDisabled disables or enables a user of the scope; disabling also
+// ends the user's sessions (they would stop at their next request anyway).
 func (s *store) setUserDisabled(ctx context.Context, merchant, id int64, disabled bool) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `update console_users set disabled = $3 where merchant_id = $1 and id = $2`,
-		merchant, id, disabled); err != nil {
-		return err
+	res, err := tx.ExecContext(ctx, queriesOf(merchant).disable, merchant, id, disabled)
+	if n, err2 := rowsOf(res, err); err2 != nil || n == 0 {
+		return err2 // not in the scope: nothing done, no session ended
 	}
 	if disabled {
 		if _, err := tx.ExecContext(ctx, `delete from console_sessions where user_id = $1`, id); err != nil {
@@ -91,20 +127,29 @@ func (s *store) setUserDisabled(ctx context.Context, merchant, id int64, disable
 	return tx.Commit()
 }
 
-// setUserPassword replaces a user's password, clears a lockout and ends
-// the user's sessions: a reset usually follows a password that got out.
+// setUserPassword replaces the password of a user of the scope, clears a
+// lockout and ends the user's sessions: a reset usually follows a password
+// that got out.
 func (s *store) setUserPassword(ctx context.Context, merchant, id int64, hash string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `update console_users set password_hash = $3, failed_count = 0, locked_until = null
-		where merchant_id = $1 and id = $2`, merchant, id, hash); err != nil {
-		return err
+	res, err := tx.ExecContext(ctx, queriesOf(merchant).password, merchant, id, hash)
+	if n, err2 := rowsOf(res, err); err2 != nil || n == 0 {
+		return err2
 	}
 	if _, err := tx.ExecContext(ctx, `delete from console_sessions where user_id = $1`, id); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// rowsOf is the number of rows a statement changed, or its error.
+func rowsOf(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }

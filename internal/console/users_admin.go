@@ -1,0 +1,165 @@
+package console
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// One set of handlers serves both pages that manage console users: a
+// merchant admin's /users (the merchant's admin, finance and readonly
+// users, merchant_users.go) and an operator's /house/users (the house's
+// operators and auditors, house_users.go). A userDirectory says which: the
+// scope the session manages, the roles it may give, its URL. Both list the
+// users, create one through CreateUser (the CLI's rules and argon2id hash)
+// with a password made here and shown once, disable, enable and reset a
+// password (shown once); nobody does either of the last two to themselves;
+// every action is a row of the audit trail.
+
+type userDirectory struct {
+	path, title string
+	roles       []Role // the roles the page gives; any other is a 400
+	usersMax    int    // counted before a create; the list's LIMIT too
+	// scope is the merchant whose users the session manages, 0 for the
+	// house's: taken from the session, never from the form.
+	scope     func(*session) int64
+	rolesMsg  string // the 400 for another role
+	selfMsg   string // the 409 for an action on oneself
+	note      string // under the list
+	userLabel string // "console users" in the bound's message
+}
+
+func (d *userDirectory) gives(r Role) bool {
+	for _, x := range d.roles {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// userActions are the actions on one user.
+var userActions = map[string]string{"disable": "user.disable", "enable": "user.enable", "password": "user.password_reset"}
+
+type usersData struct {
+	Path  string // the page's URL, the forms' base
+	Note  string
+	Users []listedUser
+	Roles []Role
+	// Shown once, after a create or a reset: the login and its password,
+	// and for a new house user the TOTP secret and its otpauth URI.
+	NewLogin, NewPassword string
+	TOTPSecret, TOTPURI   string
+	Created               bool
+}
+
+func (s *Server) renderDirectory(w http.ResponseWriter, r *http.Request, sess *session, dir *userDirectory, status int, d usersData) {
+	us, err := s.store.scopedUsers(r.Context(), dir.scope(sess), s.now(), dir.usersMax)
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	d.Path, d.Note, d.Users, d.Roles = dir.path, dir.note, us, dir.roles
+	s.render(w, r, status, "users", dir.title, d)
+}
+
+// directoryCreate makes a user in the session's scope with a password made
+// here (CreateUser: the CLI's rules, argon2id; a TOTP secret for a house
+// role).
+func (s *Server) directoryCreate(w http.ResponseWriter, r *http.Request, sess *session, dir *userDirectory) {
+	login := strings.TrimSpace(r.PostFormValue("login"))
+	role, ok := ParseRole(r.PostFormValue("role"))
+	if !ok || !dir.gives(role) {
+		// The form offers none other, so someone edited it.
+		s.record(r, sess, "refused", 0, "user.create", clip(login, 64), "role "+clip(r.PostFormValue("role"), 32))
+		s.fail(w, r, http.StatusBadRequest, dir.rolesMsg)
+		return
+	}
+	if !loginRE.MatchString(login) {
+		s.fail(w, r, http.StatusBadRequest, "login: must be 3 to 64 of a-z 0-9 . _ @ -, starting with a letter or digit")
+		return
+	}
+	ctx := r.Context()
+	scope := dir.scope(sess)
+	n, err := s.store.countScopedUsers(ctx, scope)
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	if n >= dir.usersMax {
+		s.fail(w, r, http.StatusConflict, "There are at most "+strconv.Itoa(dir.usersMax)+" "+dir.userLabel+"; disable or reuse one.")
+		return
+	}
+	pw, err := newPassword()
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	// The scope is the session's: a merchant field added to the form is
+	// never read.
+	c, err := CreateUser(ctx, s.cfg.DB, s.cfg.Sealer, NewUser{Login: login, Role: role, MerchantID: scope, Password: pw})
+	if err != nil {
+		if postings.ErrorCode(err) == postings.ECONFLICT {
+			s.record(r, sess, "failed", 0, "user.create", login, "login taken")
+		}
+		s.domainError(w, r, err)
+		return
+	}
+	s.record(r, sess, "ok", 0, "user.create", login, "role "+string(role))
+	s.renderDirectory(w, r, sess, dir, http.StatusOK, usersData{NewLogin: login, NewPassword: pw, Created: true,
+		TOTPSecret: c.TOTPSecret, TOTPURI: c.TOTPURI})
+}
+
+// directoryAction disables, enables or resets the password of a user in
+// the session's scope. Nobody does either to themselves: that keeps one
+// admin (one operator) able to sign in, and a reset of one's own password
+// here would end the session doing it (/account changes one's own).
+func (s *Server) directoryAction(w http.ResponseWriter, r *http.Request, sess *session, dir *userDirectory) {
+	action, ok := userActions[r.PathValue("action")]
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if !ok || err != nil || id <= 0 {
+		s.notFound(w, r)
+		return
+	}
+	ctx := r.Context()
+	scope := dir.scope(sess)
+	u, err := s.store.scopedUser(ctx, scope, id, s.now())
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	if u == nil { // unknown, or outside the scope: the same answer
+		s.notFound(w, r)
+		return
+	}
+	if u.ID == sess.user.ID {
+		s.record(r, sess, "refused", 0, action, u.Login, "on oneself")
+		s.fail(w, r, http.StatusConflict, dir.selfMsg)
+		return
+	}
+	var d usersData
+	switch r.PathValue("action") {
+	case "disable", "enable":
+		err = s.store.setUserDisabled(ctx, scope, id, r.PathValue("action") == "disable")
+	case "password":
+		var pw, hash string
+		if pw, err = newPassword(); err == nil {
+			if hash, err = HashPassword(pw); err == nil {
+				err = s.store.setUserPassword(ctx, scope, id, hash)
+			}
+		}
+		d.NewLogin, d.NewPassword = u.Login, pw
+	}
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	s.record(r, sess, "ok", 0, action, u.Login, "")
+	if d.NewPassword == "" {
+		http.Redirect(w, r, dir.path, http.StatusSeeOther)
+		return
+	}
+	s.renderDirectory(w, r, sess, dir, http.StatusOK, d)
+}
