@@ -241,6 +241,13 @@ func TestSanctionsLoadPage(t *testing.T) {
 		t.Errorf("after a double confirmation: version %d, %d entries; want 2, 1", v, n)
 	}
 
+	// A file of the header alone is a list of none, as the CLI loads it:
+	// the confirmation says what that means.
+	b.uploadSanctions(t, f, writeFile(t, "empty.csv", "name,country\n"), "#confirm")
+	if s := b.text(t, "#confirm-empty"); !strings.Contains(s, "screening matches nothing") {
+		t.Errorf("an empty list: %q", s)
+	}
+
 	// Parser refusals name the line, load nothing and keep the list.
 	for _, tt := range []struct{ file, want string }{
 		{"name,country\nGood Name,US\nBad Country,XX1\n", `file: line 3: "XX1" is not an ISO 3166-1 alpha-2 country code`},

@@ -136,8 +136,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		limit := int64(formBytesMax)
-		if r.URL.Path == settlementPath || r.URL.Path == sanctionsPath {
+		if r.URL.Path == settlementPath {
 			limit = settlementUploadMax // a file, not a form
+		}
+		if r.URL.Path == sanctionsPath {
+			limit = sanctionsUploadMax // the sanctions list's file
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
