@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/paygate/gateway/internal/console"
 	"github.com/paygate/gateway/reconcile"
 )
 
@@ -292,6 +293,21 @@ func TestSanctionsLoadPage(t *testing.T) {
 			t.Errorf("key %q: %d %q, want 400 %q", tt.key, code, formError(body), tt.want)
 		}
 	}
+	// Another operator's confirmation of this upload: the key is the
+	// uploader's only.
+	cr, err := console.CreateUser(context.Background(), f.g.DB().DB, f.g.Sealer(), console.NewUser{Login: "oscar.operator",
+		Role: console.RoleOperator, Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.secrets["oscar.operator"] = cr.TOTPSecret
+	other := newBrowser(t)
+	other.login(t, f, "oscar.operator", f.code(t, "oscar.operator"))
+	other.open(t, f.url("/operator/sanctions"))
+	if code, body := other.postPage(t, "/operator/sanctions/confirm", map[string]string{"csrf": other.csrf(t), "idempotencyKey": late}); code != 400 ||
+		!strings.HasPrefix(formError(body), "idempotencyKey: this upload is unknown") {
+		t.Errorf("another operator's confirmation: %d %q", code, formError(body))
+	}
 	if code := b.post(t, "/operator/sanctions/confirm", map[string]string{"idempotencyKey": late}); code != 403 {
 		t.Errorf("no CSRF token: %d, want 403", code)
 	}
@@ -311,8 +327,8 @@ func TestSanctionsLoadPage(t *testing.T) {
 	}
 	acts := strings.Join(f.auditActions(t), " ")
 	if strings.Count(acts, "sanctions.load:ok") != 4 || strings.Count(acts, "sanctions.load:failed") != 5 ||
-		strings.Count(acts, "sanctions.load:refused") != 2 {
-		t.Errorf("audit trail %s: want 4 sanctions.load:ok (2 loads, 2 replays), 5 failed, 2 refused", acts)
+		strings.Count(acts, "sanctions.load:refused") != 3 {
+		t.Errorf("audit trail %s: want 4 sanctions.load:ok (2 loads, 2 replays), 5 failed, 3 refused", acts)
 	}
 }
 
