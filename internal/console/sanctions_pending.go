@@ -43,6 +43,11 @@ type pendingLoad struct {
 type pendingLoads struct {
 	mu sync.Mutex
 	m  map[string]*pendingLoad
+	// loading lets one load run at a time from this console:
+	// ReplaceSanctions numbers the next version max(version) + 1 in a
+	// read-committed transaction, so two loads at once could both take the
+	// same version and leave the two lists merged under it.
+	loading sync.Mutex
 }
 
 // add keeps an upload under key, dropping expired ones and, past the
