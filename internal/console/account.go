@@ -69,11 +69,6 @@ func checkPasswordForm(cur, code, pw, again string, needsTOTP bool) error {
 	return nil
 }
 
-func fieldMessage(err error) string {
-	e := postings.AsError(err)
-	return e.Field + ": " + e.Message
-}
-
 func (s *Server) accountPassword(w http.ResponseWriter, r *http.Request, sess *session) {
 	cur, pw, again := r.PostFormValue("currentPassword"), r.PostFormValue("newPassword"), r.PostFormValue("confirmPassword")
 	code := strings.TrimSpace(r.PostFormValue("totp"))

@@ -3,9 +3,9 @@ package console
 import (
 	"net/http"
 	"regexp"
-	"time"
 
 	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
 )
 
@@ -55,9 +55,16 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, sess *session) {
 	http.Redirect(w, r, "/events", http.StatusSeeOther)
 }
 
+// statementData is the statement page's, for a merchant's users and, with
+// House, for the house's (audit_statement.go): one template, one report.
 type statementData struct {
-	Start, End time.Time
-	Report     *reconcile.StatementReport
+	StartText, EndText string // the days as typed, kept in the form
+	Report             *reconcile.StatementReport
+	// The house's page: the merchant picked by shop number, and a refusal
+	// naming the field.
+	House            bool
+	ShopNo, Merchant string
+	Error            string
 }
 
 func (s *Server) statement(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -72,5 +79,6 @@ func (s *Server) statement(w http.ResponseWriter, r *http.Request, sess *session
 		return
 	}
 	rep.ShopNo = sess.user.ShopNo
-	s.render(w, r, http.StatusOK, "statement", "Statement", statementData{Start: start, End: end, Report: rep})
+	s.render(w, r, http.StatusOK, "statement", "Statement", statementData{StartText: start.Format(postings.DayLayout),
+		EndText: end.Format(postings.DayLayout), Report: rep})
 }

@@ -70,6 +70,11 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+settlementPath, s.guard(permAudit, s.settlementPage))
 	m.HandleFunc("POST "+settlementPath, s.guard(permAudit, s.settlement))
 	m.HandleFunc("GET /audit/trail", s.guard(permAudit, s.trail))
+	m.HandleFunc("GET "+auditStatementPath, s.guard(permAudit, s.auditStatement))
+	m.HandleFunc("GET "+sanctionsPath, s.guard(permOperate, s.sanctionsPage))
+	m.HandleFunc("POST "+sanctionsPath, s.guard(permOperate, s.sanctionsUpload))
+	m.HandleFunc("POST "+sanctionsConfirmPath, s.guard(permOperate, s.sanctionsConfirm))
+	m.HandleFunc("GET "+sanctionsConfirmPath, s.guard(permOperate, backTo(func(*http.Request) string { return sanctionsPath })))
 
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if sess, err := s.loadSession(r); err == nil && sess != nil {

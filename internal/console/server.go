@@ -35,6 +35,9 @@ type Config struct {
 	// Settlements are the network's clearings that settlement
 	// reconciliation reads (*network.Service), as reconcile declares them.
 	Settlements reconcile.SettlementSource
+	// Sanctions loads the sanctions list (the CLI's sanctions load); nil:
+	// Remittances, when it is the remittance service, which does both.
+	Sanctions Sanctions
 	// CallbackAllow is the allow list a merchant's callback URL is checked
 	// against (GATEWAY_CALLBACK_ALLOW_*), as the API and the CLI check it.
 	CallbackAllow callbackurl.AllowList
@@ -67,6 +70,9 @@ type Server struct {
 	// verifyRuns are the audit verify runs started from the page, one
 	// going at a time (verify_run.go).
 	verifyRuns verifyRuns
+	// pendingLoads are the uploaded sanctions lists waiting for their
+	// confirmation (sanctions_pending.go).
+	pendingLoads pendingLoads
 }
 
 // New builds the console.
@@ -91,6 +97,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.AddressFailures <= 0 {
 		cfg.AddressFailures = AddressFailuresDefault
+	}
+	if sl, ok := cfg.Remittances.(Sanctions); ok && cfg.Sanctions == nil {
+		cfg.Sanctions = sl
 	}
 	p, err := loadPages()
 	if err != nil {
@@ -129,6 +138,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		limit := int64(formBytesMax)
 		if r.URL.Path == settlementPath {
 			limit = settlementUploadMax // a file, not a form
+		}
+		if r.URL.Path == sanctionsPath {
+			limit = sanctionsUploadMax // the sanctions list's file
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}

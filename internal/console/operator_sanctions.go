@@ -1,0 +1,167 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"regexp"
+	"strconv"
+
+	"github.com/paygate/gateway/internal/remittance"
+	"github.com/paygate/gateway/internal/remittance/rules"
+	"github.com/paygate/gateway/postings"
+)
+
+// The sanctions list for the operator (the CLI's `sanctions load FILE`):
+// the page shows the list remittance screening reads (its version, size,
+// first entries, and who loaded it from the console), and takes a new one
+// as an upload. The file is parsed by rules.ParseSanctionsList, the CLI's
+// parser (one malformed line refuses the whole file, naming the line), and
+// loaded by remittance.Service.ReplaceSanctions, the CLI's command, which
+// replaces the whole list. Since it replaces everything, the upload leads
+// to a confirmation page first (sanctions_pending.go).
+
+const (
+	sanctionsPath        = "/operator/sanctions"
+	sanctionsConfirmPath = "/operator/sanctions/confirm"
+	// sanctionsUploadMax bounds the file from the page, as the settlement
+	// file's; a bigger list is the CLI's.
+	sanctionsUploadMax = 8 << 20
+)
+
+// Sanctions replaces the sanctions list (*remittance.Service).
+type Sanctions interface {
+	ReplaceSanctions(ctx context.Context, entries []remittance.SanctionsEntry) (int64, error)
+}
+
+var _ Sanctions = (*remittance.Service)(nil)
+
+// sanctionsKeyRE is the form of the keys the confirmation page makes.
+var sanctionsKeyRE = regexp.MustCompile(`^console-sanctions-[0-9a-f]{32}$`)
+
+type sanctionsData struct {
+	Now    *sanctionsInfo
+	Loaded int64 // the version just loaded, for the notice
+	Error  string
+}
+
+type sanctionsConfirmData struct {
+	Now     *sanctionsInfo
+	File    string
+	Count   int
+	Sample  []remittance.SanctionsEntry
+	Key     string
+	Minutes int
+}
+
+func (s *Server) sanctionsPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	loaded, err := queryInt(r, "loaded", 1, 1<<62, 0)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	s.renderSanctions(w, r, http.StatusOK, sanctionsData{Loaded: int64(loaded)})
+}
+
+func (s *Server) renderSanctions(w http.ResponseWriter, r *http.Request, status int, d sanctionsData) {
+	in, err := s.sanctionsInfo(r.Context())
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	d.Now = in
+	s.render(w, r, status, "sanctions", "Sanctions list", d)
+}
+
+// sanctionsUpload parses the uploaded list and asks for the confirmation.
+func (s *Server) sanctionsUpload(w http.ResponseWriter, r *http.Request, sess *session) {
+	f, hdr, err := r.FormFile("file")
+	if err != nil {
+		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: "file: choose the sanctions list (CSV: name,country[,list,id] with a header line)"})
+		return
+	}
+	defer f.Close()
+	name := clip(hdr.Filename, 200)
+	if hasControl(name) {
+		name = "(the file)"
+	}
+	list, err := rules.ParseSanctionsList(f)
+	if err != nil {
+		msg := "file: " + postings.AsError(err).Message
+		s.record(r, sess, "failed", 0, "sanctions.load", name, clip(msg, 1000))
+		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: msg})
+		return
+	}
+	entries := make([]remittance.SanctionsEntry, 0, list.Len())
+	for _, x := range list.Entries() {
+		entries = append(entries, remittance.SanctionsEntry{Name: x.Name, Country: x.Country, List: x.List, Ref: x.ID})
+	}
+	in, err := s.sanctionsInfo(r.Context())
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	key, err := newFormKey("console-sanctions-")
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	s.pendingLoads.add(key, &pendingLoad{userID: sess.user.ID, made: s.now(), file: name, entries: entries, count: len(entries)})
+	d := sanctionsConfirmData{Now: in, File: name, Count: len(entries), Sample: entries[:min(len(entries), sanctionsSampleMax)],
+		Key: key, Minutes: int(sanctionsPendingFor.Minutes())}
+	s.render(w, r, http.StatusOK, "sanctions_confirm", "Confirm: replace the sanctions list", d)
+}
+
+// sanctionsConfirm loads the confirmed upload, once per key.
+func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *session) {
+	key := r.PostFormValue("idempotencyKey")
+	if !sanctionsKeyRE.MatchString(key) {
+		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: "idempotencyKey: missing or malformed; upload the file again"})
+		return
+	}
+	if s.cfg.Sanctions == nil {
+		s.internal(w, r, errors.New("console: built without a sanctions store"))
+		return
+	}
+	l, found, first := s.pendingLoads.take(key, sess.user.ID, s.now())
+	if !found {
+		s.record(r, sess, "refused", 0, "sanctions.load", "", "unknown or expired key "+key)
+		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: "idempotencyKey: this upload is unknown or older than " +
+			strconv.Itoa(int(sanctionsPendingFor.Minutes())) + " minutes (or the console restarted); upload the file again"})
+		return
+	}
+	if !first {
+		// The same confirmation again: the first one's result, no load.
+		version, err := s.pendingLoads.wait(r.Context(), l)
+		if err != nil {
+			s.sanctionsFailed(w, r, err)
+			return
+		}
+		s.record(r, sess, "ok", 0, "sanctions.load", sanctionsTarget(version), "the same confirmation again (key "+key+"): nothing loaded")
+		http.Redirect(w, r, sanctionsPath+"?loaded="+strconv.FormatInt(version, 10), http.StatusSeeOther)
+		return
+	}
+	// Detached from the request: a client gone mid-load must not leave
+	// the key claimed with no result for the confirmation sent again.
+	s.pendingLoads.loading.Lock()
+	version, err := s.cfg.Sanctions.ReplaceSanctions(context.WithoutCancel(r.Context()), l.entries)
+	s.pendingLoads.loading.Unlock()
+	s.pendingLoads.finish(l, version, err)
+	if err != nil {
+		s.record(r, sess, "failed", 0, "sanctions.load", l.file, clip(postings.AsError(err).Error(), 1000))
+		s.sanctionsFailed(w, r, err)
+		return
+	}
+	s.record(r, sess, "ok", 0, "sanctions.load", sanctionsTarget(version), strconv.Itoa(l.count)+" entries from "+l.file+", key "+key)
+	http.Redirect(w, r, sanctionsPath+"?loaded="+strconv.FormatInt(version, 10), http.StatusSeeOther)
+}
+
+// sanctionsFailed answers a load that did not happen.
+func (s *Server) sanctionsFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		w.Header().Set("Retry-After", "1")
+		s.fail(w, r, http.StatusServiceUnavailable, "The load is still running; open the sanctions page to see its result.")
+		return
+	}
+	s.domainError(w, r, err)
+}
