@@ -62,6 +62,16 @@ func todayClock() (func() time.Time, string) {
 	}, start.Format("2006-01-02")
 }
 
+// dayAfter is the date n days after the date day (dateLayout).
+func dayAfter(t testing.TB, day string, n int) string {
+	t.Helper()
+	d, err := time.Parse(dateLayout, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.AddDate(0, 0, n).Format(dateLayout)
+}
+
 func billPath(start, end string, pageSize ...int) string {
 	q := "/shop/bill/list?startDate=" + start + "&endDate=" + end
 	if len(pageSize) == 2 {
@@ -249,7 +259,7 @@ func TestBillEntries(t *testing.T) {
 		t.Errorf("page 2 of the default size: %d lines", len(p.List))
 	}
 	// Other days are empty; the range ending today holds everything.
-	yesterday := time.Now().UTC().AddDate(0, 0, -1).Format("2006-01-02")
+	yesterday := dayAfter(t, today, -1) // the ledger's yesterday, not the wall clock's
 	if p := s.bill(sh, billPath(yesterday, yesterday)); p.Total != 0 || len(p.List) != 0 {
 		t.Errorf("yesterday %+v", p)
 	}

@@ -3,7 +3,6 @@ package api
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 type cardListOut struct {
@@ -26,7 +25,10 @@ func (s *testServer) cardList(sh shop, query string) cardListOut {
 // object as /shop/card/info, every filter, pages that a new card does not
 // move, and never another merchant's card.
 func TestCardList(t *testing.T) {
-	s := newTestServer(t, serverOptions{})
+	// The cards are issued on the day the test started, even past
+	// midnight: the createdFrom/createdTo cases ask for that day.
+	now, today := todayClock()
+	s := newTestServer(t, serverOptions{ledgerNow: now})
 	sh := s.fundedShop()
 	other := s.fundedShop()
 	var issued []cardOut
@@ -65,8 +67,7 @@ func TestCardList(t *testing.T) {
 	if want := `{"total":7,"list":[` + string(info.Data) + `]}`; string(listed.Data) != want {
 		t.Errorf("page 2 of size 1:\n%s\nwant\n%s", listed.Data, want)
 	}
-	today := time.Now().UTC().Format(dateLayout)
-	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format(dateLayout)
+	tomorrow := dayAfter(t, today, 1)
 	for _, c := range []struct {
 		query string
 		total int64

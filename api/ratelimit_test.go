@@ -138,9 +138,12 @@ func TestRetryAfterSeconds(t *testing.T) {
 // Retry-After, before its body is read; requests that fail authentication
 // cost it nothing.
 func TestRateLimit429(t *testing.T) {
-	// Not parallel: its token bucket refills every 5 seconds, and a test beside it could slow it past that; it runs alone, before the parallel tests,
-	// so that it tests the server and not the machine.
-	s := newTestServer(t, serverOptions{rateLimit: RateLimit{RPS: 0.2, Burst: 3}})
+	// Not parallel: it runs alone, before the parallel tests, so that it
+	// tests the server and not the machine. The bucket refills one token
+	// every 100 s: the requests below, which must all meet an empty bucket,
+	// may take seconds each on a loaded machine (CI runs every package at
+	// once), and a refill every 5 s let one through there.
+	s := newTestServer(t, serverOptions{rateLimit: RateLimit{RPS: 0.01, Burst: 3}})
 	sh := s.newShop(ledger.MerchantSpec{})
 	// Someone who knows the shop number but not the key cannot spend the
 	// merchant's budget.
@@ -152,8 +155,8 @@ func TestRateLimit429(t *testing.T) {
 	}
 	a := s.request(&sh, "GET", "/shop/account", "").must(t, 429, 429)
 	golden(t, "429_rate_limited", a.raw)
-	if ra, err := strconv.Atoi(a.header.Get("Retry-After")); err != nil || ra < 1 || ra > 5 {
-		t.Errorf("Retry-After %q, want 1 to 5 seconds at 0.2 requests/s", a.header.Get("Retry-After"))
+	if ra, err := strconv.Atoi(a.header.Get("Retry-After")); err != nil || ra < 1 || ra > 100 {
+		t.Errorf("Retry-After %q, want 1 to 100 seconds at 0.01 requests/s", a.header.Get("Retry-After"))
 	}
 	// A POST is refused before its body and its Idempotency-Key are looked
 	// at: a malformed body is a 429 too, and the key stays unused.

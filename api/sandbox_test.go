@@ -171,7 +171,8 @@ func TestSandboxSameAsNetwork(t *testing.T) {
 
 	lines := func(sh shop, cardNo string) []string {
 		var out []string
-		for _, l := range n.billAll(sh, time.Now().UTC().Format("2006-01-02"), time.Now().UTC().Format("2006-01-02")) {
+		day := n.clock.Load().UTC().Format(dateLayout) // the ledger's day, which the test does not move
+		for _, l := range n.billAll(sh, day, day) {
 			if l.CardNo == cardNo {
 				out = append(out, l.Type+" "+l.Amount.String()+" "+l.BalanceAfter.String())
 			}

@@ -78,11 +78,13 @@ func answerError(severity, code string) func(*pgproto3.Backend, net.Conn) {
 
 func connectFake(t *testing.T, addr string) *pgx.Conn {
 	t.Helper()
-	cfg, _, err := connConfig("postgres://gw@"+addr+"/gateway?sslmode=disable", DBOptions{})
+	// Not the 2 s default connect_timeout: connecting is not under test,
+	// and a loaded machine can take that long to run the fake's goroutine.
+	cfg, _, err := connConfig("postgres://gw@"+addr+"/gateway?sslmode=disable", DBOptions{ConnectTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

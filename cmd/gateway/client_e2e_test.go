@@ -29,6 +29,9 @@ func TestGoClients(t *testing.T) {
 	g.env["GATEWAY_CALLBACK_ALLOW_PRIVATE"] = "true" // the receiver below is on the loopback
 	s := g.serve()
 	internalAddr := s.internalAddr()
+	// The bill below asks from this day to its own: the gateway's clock
+	// is the wall clock, and the test may run over UTC midnight.
+	firstDay := time.Now().UTC().Format(time.DateOnly)
 	m := g.createMerchant("Client shop", "USD,EUR")
 	g.deposit(m.ShopNo, "USD", "1000.00")
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
@@ -194,13 +197,13 @@ func TestGoClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The bill, as a page and as CSV.
-	today := time.Now().UTC().Format("2006-01-02")
-	page, err := c.Bill(ctx, client.BillQuery{StartDate: today, EndDate: today, Size: 500})
+	today := time.Now().UTC().Format(time.DateOnly)
+	page, err := c.Bill(ctx, client.BillQuery{StartDate: firstDay, EndDate: today, Size: 500})
 	if err != nil || page.Total == 0 || int64(len(page.List)) != page.Total || page.List[0].Type != "DEPOSIT" {
 		t.Fatalf("Bill: %+v %v", page, err)
 	}
 	var csv bytes.Buffer
-	info, err := c.BillCSV(ctx, client.BillQuery{StartDate: today, EndDate: today}, &csv)
+	info, err := c.BillCSV(ctx, client.BillQuery{StartDate: firstDay, EndDate: today}, &csv)
 	if err != nil || info.Total != page.Total || !strings.HasPrefix(csv.String(), "billId,type,amount,") ||
 		strings.Count(csv.String(), "\n") != int(page.Total)+1 || !strings.HasSuffix(info.Filename, ".csv") {
 		t.Errorf("BillCSV: %+v %v\n%s", info, err, csv.String())

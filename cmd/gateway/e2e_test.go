@@ -259,7 +259,11 @@ func (g *gateway) pinnedTLS(s *server) *tls.Config {
 		g.t.Fatalf("serve printed no certificate fingerprint:\n%s", s.stdout)
 	}
 	certFile := m[1]
-	s.fingerprint = m[2]
+	// The check below reads its own copy: the handshakes of clients made
+	// earlier run on their own goroutines while this writes s.fingerprint
+	// again (a data race the race detector caught under load).
+	pinned := m[2]
+	s.fingerprint = pinned
 	if want := filepath.Join(g.env["GATEWAY_DATA_DIR"], "tls", "cert.pem"); certFile != want {
 		g.t.Errorf("certificate %s, want the self-signed one in %s", certFile, want)
 	}
@@ -282,8 +286,8 @@ func (g *gateway) pinnedTLS(s *server) *tls.Config {
 			if len(raw) == 0 {
 				return errors.New("no certificate")
 			}
-			if sum := sha256.Sum256(raw[0]); app.Fingerprint(sum[:]) != s.fingerprint {
-				return fmt.Errorf("certificate fingerprint %s, pinned %s", app.Fingerprint(sum[:]), s.fingerprint)
+			if sum := sha256.Sum256(raw[0]); app.Fingerprint(sum[:]) != pinned {
+				return fmt.Errorf("certificate fingerprint %s, pinned %s", app.Fingerprint(sum[:]), pinned)
 			}
 			return nil
 		},

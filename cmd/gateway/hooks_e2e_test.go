@@ -229,15 +229,17 @@ func TestWebhooksAndKeyRolls(t *testing.T) {
 	// The CLI is another process: serve's cache of successful
 	// authentications may hold the replaced key for up to a second
 	// (ledger's authCacheTTL, docs/security.md). It must be refused soon
-	// after; five seconds is far past that bound.
+	// after. The wait is bounded far past that second, by what a loaded
+	// machine may take to answer a few requests (a cache that never
+	// expires still fails), not by the cache's own bound.
 	var lastErr error
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		_, lastErr = c1.Account(ctx)
 		if errors.As(lastErr, &e) && e.Status == http.StatusUnauthorized {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("after roll-key --overlap-hours 0, the replaced key: %v, want 401 within the auth cache's second", lastErr)
+			t.Errorf("after roll-key --overlap-hours 0, the replaced key: %v, want 401 once the auth cache's second is over", lastErr)
 			break
 		}
 	}

@@ -114,7 +114,10 @@ func newFixture(t *testing.T) *fixture {
 	if _, err := f.l.Deposit(ctx, m.ID, "USD", 1_000_00, nil); err != nil {
 		t.Fatal(err)
 	}
-	f.send = delivery.NewSender(delivery.SenderOptions{Now: f.clock.Now,
+	// A long attempt time-out: no test here times an attempt out, and the
+	// default 5 s could expire on a loaded machine; a timed-out delivery
+	// waits for a backoff on the frozen clock and never arrives.
+	f.send = delivery.NewSender(delivery.SenderOptions{Now: f.clock.Now, Timeout: time.Minute,
 		Allow: delivery.AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
 	return f
 }

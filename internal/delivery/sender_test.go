@@ -201,7 +201,7 @@ func TestSendSignsEachAttemptAfresh(t *testing.T) {
 	}))
 	defer srv.Close()
 	now := testNow
-	s := NewSender(SenderOptions{Allow: allowLoopback, Now: func() time.Time { return now }})
+	s := NewSender(SenderOptions{Allow: allowLoopback, Timeout: 10 * time.Second, Now: func() time.Time { return now }})
 	for _, d := range []time.Duration{0, 5 * time.Second, 35 * time.Second} {
 		now = testNow.Add(d)
 		if res := s.Send(context.Background(), srv.URL, testBody, testKey); res.OK || res.Status != 503 {

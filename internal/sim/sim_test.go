@@ -381,13 +381,19 @@ func (s *sim) exec(o *op, fault string) {
 				if r.err == nil || pe.Code != postings.EUNAVAILABLE || pe.Reason != postings.ReasonOutcomeUnknown {
 					s.fail("abandoned call answered %v / %v, want unavailable/outcome_unknown", r.res, r.err)
 				}
-			case <-time.After(5 * time.Second):
-				s.fail("an abandoned call was not answered within 5s")
+			case <-time.After(simWait):
+				s.fail("an abandoned call was not answered within %v", simWait)
 			}
 		})
 	}
 	s.checkAfter(o)
 }
+
+// simWait bounds each wait for something that must happen (a call
+// answered, the writer blocked on a lock, a key's transaction committed).
+// None of them is what the simulation measures, so the bound is for a hung
+// call only: long enough for a loaded 2-core machine running every package.
+const simWait = time.Minute
 
 type callResult struct {
 	res any
@@ -453,8 +459,11 @@ func (s *sim) withHeldHead(o *op, during func(), abandon func(context.CancelFunc
 	if abandon != nil {
 		abandon(cancel, done)
 		release()
+		// The abandoned transaction commits once the lock is released;
+		// until then its key is in progress. Wait for that as long as a
+		// loaded machine needs, not for a fixed number of tries.
 		res, err := o.call(ctx)
-		for i := 0; i < 50 && err != nil && retryable(err); i++ {
+		for deadline := time.Now().Add(simWait); err != nil && retryable(err) && time.Now().Before(deadline); {
 			time.Sleep(20 * time.Millisecond)
 			res, err = o.call(ctx)
 		}
@@ -466,15 +475,15 @@ func (s *sim) withHeldHead(o *op, during func(), abandon func(context.CancelFunc
 	select {
 	case r := <-done:
 		s.settle(o, r.res, r.err)
-	case <-time.After(15 * time.Second):
-		s.fail("a call slowed by a held lock did not finish within 15s of its release")
+	case <-time.After(simWait):
+		s.fail("a call slowed by a held lock did not finish within %v of its release", simWait)
 	}
 }
 
 // waitBlocked waits until a session of this database waits on a lock
 // (true), or the call ends first (false, with its result).
 func (s *sim) waitBlocked(done <-chan callResult) (bool, callResult) {
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(simWait)
 	for time.Now().Before(deadline) {
 		select {
 		case r := <-done:

@@ -122,7 +122,7 @@ func buildTemplate(ctx context.Context, admin *sql.DB, adminURL, name string) er
 	if err != nil {
 		return err
 	}
-	db, err := ledger.OpenDB(ctx, u, ledger.DBOptions{ConnsMax: 2})
+	db, err := ledger.OpenDB(ctx, withConnectTimeout(u), ledger.DBOptions{ConnsMax: 2})
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,27 @@ func NewDatabase(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dbURL
+	return withConnectTimeout(dbURL)
+}
+
+// testConnectTimeoutSecs replaces the gateway's 2 s connect_timeout (made
+// to fail fast in an outage) for test databases: CI runs every package at
+// once on 2 cores, where starting a backend can take longer, and no test
+// of a fresh database is about connecting. A URL that names its own
+// connect_timeout keeps it.
+const testConnectTimeoutSecs = "60"
+
+func withConnectTimeout(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	q := parsed.Query()
+	if q.Get("connect_timeout") == "" {
+		q.Set("connect_timeout", testConnectTimeoutSecs)
+		parsed.RawQuery = q.Encode()
+	}
+	return parsed.String()
 }
 
 // NewDB is NewDatabase opened with bun, closed when t ends.
