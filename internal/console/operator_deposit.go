@@ -2,7 +2,6 @@ package console
 
 import (
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -21,10 +20,6 @@ import (
 // The confirmation page carries an idempotency key made for that form, so
 // the confirmed form sent twice (a double click, a reload that re-posts)
 // deposits once: the second answer is the ledger's replay of the first.
-
-// depositKeyRE is the form of the keys the confirmation page makes:
-// 128 random bits, nothing a user could confuse with a CLI key.
-var depositKeyRE = regexp.MustCompile(`^console-deposit-[0-9a-f]{32}$`)
 
 // depositAmountBytesMax bounds the amount field before it is parsed.
 const depositAmountBytesMax = 32
@@ -76,7 +71,7 @@ func (s *Server) depositConfirm(w http.ResponseWriter, r *http.Request, sess *se
 		s.domainError(w, r, err)
 		return
 	}
-	key, err := newFormKey("console-deposit-")
+	key, err := depositFormKey.new()
 	if err != nil {
 		s.internal(w, r, err)
 		return
@@ -98,7 +93,7 @@ func (s *Server) deposit(w http.ResponseWriter, r *http.Request, sess *session) 
 		return
 	}
 	key := r.PostFormValue("idempotencyKey")
-	if !depositKeyRE.MatchString(key) {
+	if !depositFormKey.valid(key) {
 		s.refuse(w, r, m, "deposit", "idempotencyKey: missing or malformed; start the deposit again from this page", value)
 		return
 	}

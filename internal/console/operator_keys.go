@@ -1,10 +1,7 @@
 package console
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -25,9 +22,6 @@ import (
 // end the merchant's working key at once. The second answer is the
 // ledger's replay instead, which says the roll was made and has no key.
 
-// rollKeyRE is the form of the keys the merchant page makes.
-var rollKeyRE = regexp.MustCompile(`^console-roll-[0-9a-f]{32}$`)
-
 // keyOverlapHoursMax is the longest overlap, the ledger's bound in hours.
 const keyOverlapHoursMax = int(ledger.KeyOverlapMax / time.Hour)
 
@@ -36,15 +30,6 @@ type keyRolledData struct {
 	Roll     *ledger.KeyRoll
 	Overlap  int
 	Replayed bool
-}
-
-// newFormKey makes a form's idempotency key: prefix and 128 random bits.
-func newFormKey(prefix string) (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return prefix + hex.EncodeToString(b[:]), nil
 }
 
 func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -65,7 +50,7 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 		return
 	}
 	idem := r.PostFormValue("idempotencyKey")
-	if !rollKeyRE.MatchString(idem) {
+	if !rollFormKey.valid(idem) {
 		s.refuse(w, r, m, "roll_key", "idempotencyKey: missing or malformed; open the merchant's page again", value)
 		return
 	}

@@ -107,7 +107,7 @@ func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	d.RollMax = keyOverlapHoursMax
-	if d.RollIdem, err = newFormKey("console-roll-"); err != nil {
+	if d.RollIdem, err = rollFormKey.new(); err != nil {
 		s.internal(w, r, err)
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"regexp"
 	"strconv"
 
 	"github.com/paygate/gateway/internal/remittance"
@@ -35,9 +34,6 @@ type Sanctions interface {
 }
 
 var _ Sanctions = (*remittance.Service)(nil)
-
-// sanctionsKeyRE is the form of the keys the confirmation page makes.
-var sanctionsKeyRE = regexp.MustCompile(`^console-sanctions-[0-9a-f]{32}$`)
 
 type sanctionsData struct {
 	Now    *sanctionsInfo
@@ -101,7 +97,7 @@ func (s *Server) sanctionsUpload(w http.ResponseWriter, r *http.Request, sess *s
 		s.internal(w, r, err)
 		return
 	}
-	key, err := newFormKey("console-sanctions-")
+	key, err := sanctionsFormKey.new()
 	if err != nil {
 		s.internal(w, r, err)
 		return
@@ -115,7 +111,7 @@ func (s *Server) sanctionsUpload(w http.ResponseWriter, r *http.Request, sess *s
 // sanctionsConfirm loads the confirmed upload, once per key.
 func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := r.PostFormValue("idempotencyKey")
-	if !sanctionsKeyRE.MatchString(key) {
+	if !sanctionsFormKey.valid(key) {
 		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: "idempotencyKey: missing or malformed; upload the file again"})
 		return
 	}

@@ -10,7 +10,7 @@ import (
 
 // Uploaded sanctions lists waiting for their confirmation. Loading
 // replaces the whole list, so the upload is parsed and shown first; the
-// confirmation carries a one-shot key (newFormKey, as the deposit's
+// confirmation carries a one-shot key (sanctionsFormKey, as the deposit's
 // confirmation does) naming the parsed list kept here. The first
 // confirmation with a key loads it; the same key again (a double click, a
 // reload that re-posts) waits for that load and answers its result, never
