@@ -14,20 +14,20 @@ import (
 // that every lifecycle worker reloads it when it changes.
 
 // ReplaceSanctions replaces the sanctions list and returns its version.
-// Loads are serialised by a table lock that readers do not wait for (share
-// row exclusive conflicts with itself and with writes, not with selects):
-// without it two loads at once, each numbering its version max + 1 under
-// read committed, took the same version and left both lists merged under
-// it, and each deleted nothing of the other.
+// Versions come from a sequence, so a number names one list only, even
+// after an empty list (which leaves no rows, so SanctionsVersion reads 0)
+// — a worker comparing versions never mistakes a new list for the one it
+// has. Loads are serialised by a table lock that readers do not wait for
+// (share row exclusive conflicts with itself and with writes, not with
+// selects): without it two loads at once, under read committed, each
+// deleted only the rows committed before it, and both lists stayed.
 func (s *Service) ReplaceSanctions(ctx context.Context, entries []SanctionsEntry) (int64, error) {
 	var version int64
 	err := s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, `lock table sanctions_entries in share row exclusive mode`); err != nil {
 			return err
 		}
-		// Read committed: this statement's snapshot is taken after the lock,
-		// so it sees the version of a load that held it before.
-		if err := tx.NewRaw(`select coalesce(max(version), 0) + 1 from sanctions_entries`).Scan(ctx, &version); err != nil {
+		if err := tx.NewRaw(`select nextval('sanctions_version_seq')`).Scan(ctx, &version); err != nil {
 			return err
 		}
 		const chunk = 5000

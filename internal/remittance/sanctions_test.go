@@ -15,8 +15,9 @@ import (
 // Two loads at the same moment each leave a whole list of their own under
 // a version of their own: the list read afterwards is exactly one of them.
 // The loads are made to overlap by a transaction that holds the table as a
-// load does; before loads took that lock, both numbered their version while
-// it was held and committed the same version, the two lists merged.
+// load does; before loads took that lock, both numbered their version
+// (max + 1) while it was held and committed the same version, the two
+// lists merged.
 func TestConcurrentSanctionsLoadsDoNotMerge(t *testing.T) {
 	ctx := context.Background()
 	l := newLedger(t, ledger.Config{})
@@ -98,4 +99,32 @@ func waitForLockWaiters(t *testing.T, db *bun.DB, n int) {
 		}
 	}
 	t.Fatalf("fewer than %d loads wait for the sanctions list's lock after a minute", n)
+}
+
+// A version names one list only: the load after an empty list (which
+// leaves no rows) does not take a number an earlier list had, which a
+// worker holding that list would take for no change.
+func TestSanctionsVersionsAreNeverReused(t *testing.T) {
+	ctx := context.Background()
+	l := newLedger(t, ledger.Config{})
+	first, err := l.Remit.ReplaceSanctions(ctx, []remittance.SanctionsEntry{{Name: "First Entry"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Remit.ReplaceSanctions(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := l.Remit.SanctionsVersion(ctx); err != nil || v != 0 {
+		t.Fatalf("after an empty list: version %d, %v; want 0 (none loaded)", v, err)
+	}
+	next, err := l.Remit.ReplaceSanctions(ctx, []remittance.SanctionsEntry{{Name: "Next Entry"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next <= first {
+		t.Fatalf("the list after an empty one got version %d, the first list had %d", next, first)
+	}
+	if v, err := l.Remit.SanctionsVersion(ctx); err != nil || v != next {
+		t.Fatalf("current version %d, %v; want %d", v, err, next)
+	}
 }
