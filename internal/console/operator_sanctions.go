@@ -138,10 +138,12 @@ func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *
 		return
 	}
 	// Detached from the request: a client gone mid-load must not leave
-	// the key claimed with no result for the confirmation sent again.
-	s.pendingLoads.loading.Lock()
-	version, err := s.cfg.Sanctions.ReplaceSanctions(context.WithoutCancel(r.Context()), l.entries)
-	s.pendingLoads.loading.Unlock()
+	// the key claimed with no result for the confirmation sent again. It
+	// has its own bound instead. Two loads at once (two consoles, a CLI)
+	// are serialised by ReplaceSanctions itself.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), sanctionsLoadTimeout)
+	version, err := s.cfg.Sanctions.ReplaceSanctions(ctx, l.entries)
+	cancel()
 	s.pendingLoads.finish(l, version, err)
 	if err != nil {
 		s.record(r, sess, "failed", 0, "sanctions.load", l.file, clip(postings.AsError(err).Error(), 1000))

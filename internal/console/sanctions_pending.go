@@ -25,6 +25,9 @@ const (
 	// sanctionsPendingFor is how long an upload waits for its
 	// confirmation, and a confirmed key keeps answering its result.
 	sanctionsPendingFor = 15 * time.Minute
+	// sanctionsLoadTimeout bounds one load, detached from its request: a
+	// list of sanctionsUploadMax is a few seconds' insert.
+	sanctionsLoadTimeout = 2 * time.Minute
 )
 
 type pendingLoad struct {
@@ -43,11 +46,6 @@ type pendingLoad struct {
 type pendingLoads struct {
 	mu sync.Mutex
 	m  map[string]*pendingLoad
-	// loading lets one load run at a time from this console:
-	// ReplaceSanctions numbers the next version max(version) + 1 in a
-	// read-committed transaction, so two loads at once could both take the
-	// same version and leave the two lists merged under it.
-	loading sync.Mutex
 }
 
 // add keeps an upload under key, dropping expired ones and, past the
