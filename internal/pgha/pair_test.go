@@ -3,9 +3,11 @@ package pgha_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
 )
@@ -224,6 +226,51 @@ func TestPromoteAndRejoin(t *testing.T) {
 		var n int
 		if err := primary.QueryRowContext(ctx, "select count(*) from acks").Scan(&n); err != nil || n != id {
 			t.Fatalf("round %d: %d rows on the primary, want %d (%v)", round, n, id, err)
+		}
+	}
+}
+
+// Fence's contract, which TestServeLeavesADemotedPrimary relies on: when it
+// returns, every session opened before it (the gateway's pooled ones) takes
+// its next transaction read-only, and a write there fails with 25006. The
+// sessions are the oldest on the server, so the postmaster signals them last.
+// With Fence's check on its own pooled session it failed under a CPU burner
+// (six busy loops on two cores, -count=10), as TestServeLeavesADemotedPrimary
+// did in CI; with the check on a new session it passed the same run.
+func TestFenceReachesEveryOlderSession(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), pairTestTimeout)
+	defer cancel()
+	p := pghatest.StartPair(t)
+	db := open(t, p.Primary())
+	if _, err := db.ExecContext(ctx, "create table acks (id int primary key)"); err != nil {
+		t.Fatal(err)
+	}
+	const sessions = 80
+	conns := make([]*sql.Conn, sessions)
+	for i := range conns {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	if err := p.Fence(ctx); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, sessions)
+	for i, c := range conns {
+		go func() {
+			_, err := c.ExecContext(ctx, "insert into acks (id) values ($1)", i)
+			errs <- err
+		}()
+	}
+	for range conns {
+		err := <-errs
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "25006" {
+			t.Errorf("a write on a session opened before the fence: %v; want SQLSTATE 25006", err)
 		}
 	}
 }
