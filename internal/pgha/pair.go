@@ -233,6 +233,7 @@ func (p *Pair) makeSynchronous(ctx context.Context, primary, standby *Node) erro
 		return err
 	}
 	defer db.Close()
+	db.SetMaxIdleConns(0) // every statement on a new session: see the reload below
 	ctx, cancel := context.WithTimeout(ctx, streamWaitMax)
 	defer cancel()
 	if err := waitFor(ctx, db, "select count(*) = 1 from pg_stat_replication where application_name = $1 and state = 'streaming'", standby.Name); err != nil {
@@ -245,16 +246,23 @@ func (p *Pair) makeSynchronous(ctx context.Context, primary, standby *Node) erro
 	if _, err := db.ExecContext(ctx, "select pg_reload_conf()"); err != nil {
 		return fmt.Errorf("pgha: %w", err)
 	}
-	// A new session reads the reloaded file; the standby is then named
-	// "quorum" (ANY n) by the primary. And it must have caught up: a
-	// standby that follows the wrong timeline streams for a moment, then
-	// stops, and every commit would wait for it.
+	// A new session, forked after the postmaster reloaded the file, has
+	// the new list, and the standby is then named "quorum" (ANY n). And it
+	// must have caught up: a standby that follows the wrong timeline
+	// streams for a moment, then stops, and every commit would wait for it.
 	if err := waitFor(ctx, db, "select current_setting('synchronous_standby_names') <> '' and "+
 		"exists (select 1 from pg_stat_replication where application_name = $1 and state = 'streaming' "+
 		"and sync_state = 'quorum' and flush_lsn >= pg_current_wal_flush_lsn())", standby.Name); err != nil {
 		return fmt.Errorf("pgha: %s did not become synchronous: %w", standby.Name, err)
 	}
-	return nil
+	// Whether a commit waits for the standby at all is a flag in shared
+	// memory that the checkpointer sets when it reloads, and the postmaster
+	// signals the checkpointer after the sessions: until it has run, a
+	// commit is acknowledged without the standby. The postmaster finished
+	// signalling before it forked the session above, and the checkpointer
+	// handles a pending reload before it starts a requested checkpoint, so
+	// once CHECKPOINT returns every commit waits.
+	return checkpoint(ctx, primary)
 }
 
 // Primary is the node that is (or last was) the primary.
