@@ -75,6 +75,26 @@ func (n *Node) Server() PGServer {
 // Open opens database/sql on database db of this node alone.
 func (n *Node) Open(db string) (*sql.DB, error) { return sql.Open("pgx", n.URL(db)) }
 
+// openForReload opens the node's postgres database with no session kept
+// between statements, for code that changes a setting with pg_reload_conf
+// and then waits until it holds. The wait must run on a new session:
+// pg_reload_conf only signals the postmaster, which reloads the file and
+// then signals its sessions one by one, newest first, so the session that
+// asked can see the new value while older ones (a gateway's pooled
+// connections) have not been signalled yet. A session forked after the
+// reload inherits the postmaster's settings, and the postmaster forks only
+// between two signal handlings, so a new session that sees the value means
+// every older one has the signal pending, and a session handles a pending
+// reload before it runs its next command.
+func (n *Node) openForReload() (*sql.DB, error) {
+	db, err := n.Open("postgres")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxIdleConns(0)
+	return db, nil
+}
+
 // Pair is a primary and a synchronous standby on loopback ports. Its methods
 // are not safe for concurrent use.
 type Pair struct {
@@ -228,12 +248,11 @@ func (p *Pair) baseBackup(ctx context.Context, n, from *Node) error {
 // makeSynchronous waits until standby streams from primary, then makes it
 // the primary's synchronous standby and waits until the primary says so.
 func (p *Pair) makeSynchronous(ctx context.Context, primary, standby *Node) error {
-	db, err := primary.Open("postgres")
+	db, err := primary.openForReload()
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	db.SetMaxIdleConns(0) // every statement on a new session: see the reload below
 	ctx, cancel := context.WithTimeout(ctx, streamWaitMax)
 	defer cancel()
 	if err := waitFor(ctx, db, "select count(*) = 1 from pg_stat_replication where application_name = $1 and state = 'streaming'", standby.Name); err != nil {
@@ -246,9 +265,9 @@ func (p *Pair) makeSynchronous(ctx context.Context, primary, standby *Node) erro
 	if _, err := db.ExecContext(ctx, "select pg_reload_conf()"); err != nil {
 		return fmt.Errorf("pgha: %w", err)
 	}
-	// A new session, forked after the postmaster reloaded the file, has
-	// the new list, and the standby is then named "quorum" (ANY n). And it
-	// must have caught up: a standby that follows the wrong timeline
+	// A new session has the new list only once every older session has
+	// been signalled (openForReload), and the standby is then named
+	// "quorum" (ANY n). And it must have caught up: a standby that follows the wrong timeline
 	// streams for a moment, then stops, and every commit would wait for it.
 	if err := waitFor(ctx, db, "select current_setting('synchronous_standby_names') <> '' and "+
 		"exists (select 1 from pg_stat_replication where application_name = $1 and state = 'streaming' "+

@@ -78,25 +78,15 @@ func promote(ctx context.Context, db *sql.DB) error {
 // (default_transaction_read_only), as a primary that is being demoted looks
 // to the connections it still has: their writes fail with SQLSTATE 25006.
 // When it returns, every session of the primary takes its next transaction
-// read-only.
-//
-// That needs the check on a fresh session each time. pg_reload_conf only
-// signals the postmaster, which reloads the file and then signals its
-// children one by one, newest first; the session that asked is the newest,
-// so it can see "on" while older sessions (the gateway's pooled ones) have
-// not been signalled yet, and under load their next write still commits
-// (TestServeLeavesADemotedPrimary failed so in CI). A session forked after
-// the postmaster reloaded inherits its settings, and the postmaster forks
-// only between two signal handlings, so a new session that sees "on" means
-// every older one has the signal pending, and a session handles a pending
-// reload before it runs its next command.
+// read-only: it waits on new sessions (openForReload says why; with the
+// wait on its own pooled session, TestServeLeavesADemotedPrimary failed in
+// CI when a gateway session not yet signalled committed a write).
 func (p *Pair) Fence(ctx context.Context) error {
-	db, err := p.Primary().Open("postgres")
+	db, err := p.Primary().openForReload()
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	db.SetMaxIdleConns(0) // every statement on a new session: see above
 	for _, q := range []string{"alter system set default_transaction_read_only = on", "select pg_reload_conf()"} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("pgha: fencing %s: %w", p.Primary().Name, err)
