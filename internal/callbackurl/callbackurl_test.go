@@ -1,6 +1,7 @@
 package callbackurl
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -10,68 +11,17 @@ import (
 	"testing"
 )
 
+// Prefixes allow whatever they hold, nothing else; the refusal's message
+// names the address and its kind. Every class of address is in
+// TestAddressClasses and TestEveryRowAtSubmitAndConnect.
 func TestAllowListCheck(t *testing.T) {
-	none := AllowList{}
-	dev := AllowList{AllowPrivate: true}
 	sandbox := AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("169.254.169.254/32")}}
-	for _, c := range []struct {
-		addr   string
-		reason string // "" = allowed by default
-		dev    bool   // allowed with AllowPrivate
-	}{
-		{"8.8.8.8", "", true},
-		{"2606:4700::1111", "", true},
-		{"172.32.0.1", "", true},
-		{"100.128.0.1", "", true},
-		{"2002:808:808::1", "", true},
-		{"127.0.0.1", "loopback", true},
-		{"127.255.0.9", "loopback", true},
-		{"::1", "loopback", true},
-		{"::ffff:127.0.0.1", "loopback", false},
-		{"10.0.0.1", "private", true},
-		{"172.16.5.4", "private", true},
-		{"192.168.1.1", "private", true},
-		{"fc00::1", "private", true},
-		{"fd12:3456::1", "private", true},
-		{"100.64.0.1", "CGNAT", true},
-		{"100.127.255.255", "CGNAT", true},
-		{"169.254.169.254", "cloud metadata", false},
-		{"::ffff:169.254.169.254", "cloud metadata", false},
-		{"::ffff:8.8.8.8", "IPv4-mapped", false},
-		{"fd00:ec2::254", "cloud metadata", false},
-		{"169.254.1.1", "link-local", false},
-		{"fe80::1", "link-local", false},
-		{"0.0.0.0", "unspecified", false},
-		{"0.1.2.3", "unspecified", false},
-		{"::", "unspecified", false},
-		{"224.0.0.1", "multicast", false},
-		{"239.255.255.250", "multicast", false},
-		{"ff02::1", "multicast", false},
-		{"255.255.255.255", "reserved", false},
-		{"240.0.0.1", "reserved", false},
-		{"64:ff9b::7f00:1", "loopback", true},
-		{"64:ff9b::a9fe:a9fe", "cloud metadata", false},
-		{"2002:a00:1::", "private", true},
-	} {
-		a := netip.MustParseAddr(c.addr)
-		err := none.Check(a)
-		var blocked *BlockedAddressError
-		switch {
-		case c.reason == "" && err != nil:
-			t.Errorf("%s: refused: %v", c.addr, err)
-		case c.reason != "" && (!errors.As(err, &blocked) || !strings.Contains(blocked.Reason, c.reason)):
-			t.Errorf("%s: err = %v, want reason %q", c.addr, err, c.reason)
-		}
-		if err := dev.Check(a); (err == nil) != c.dev {
-			t.Errorf("%s with AllowPrivate: err = %v, want allowed=%v", c.addr, err, c.dev)
-		}
-	}
-	for addr, ok := range map[string]bool{"10.1.2.3": true, "10.2.0.1": false, "169.254.169.254": true, "169.254.0.1": false, "127.0.0.1": false} {
+	for addr, ok := range map[string]bool{"10.1.2.3": true, "::ffff:10.1.2.3": true, "10.2.0.1": false, "169.254.169.254": true, "169.254.0.1": false, "127.0.0.1": false} {
 		if err := sandbox.Check(netip.MustParseAddr(addr)); (err == nil) != ok {
 			t.Errorf("prefixes, %s: err = %v, want allowed=%v", addr, err, ok)
 		}
 	}
-	err := none.Check(netip.MustParseAddr("127.0.0.1"))
+	err := AllowList{}.Check(netip.MustParseAddr("127.0.0.1"))
 	if got := err.Error(); got != "callbacks: refused to connect to 127.0.0.1: loopback address" {
 		t.Errorf("message %q", got)
 	}
@@ -233,7 +183,9 @@ func TestValidate(t *testing.T) {
 // submission check never accepts what the connect-time check refuses.
 func FuzzValidate(f *testing.F) {
 	for _, s := range []string{"https://merchant.example.com/cb", "http://127.0.0.1/", "http://[::1]:80/", "ftp://x", "http://a@b/",
-		"http://[fe80::1%25en0]/", "http://2130706433/", "http://localhost./", "https://a.example:65535/", "http://[::ffff:10.0.0.1]/"} {
+		"http://[fe80::1%25en0]/", "http://2130706433/", "http://localhost./", "https://a.example.com:65535/", "http://[::ffff:10.0.0.1]/",
+		"http://[64:ff9b::a00:1]/", "http://[2002:a00:1::]/", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "http://[fec0::1]/",
+		"http://0177.0.0.1/", "http://metadata./", "http://shop.test/", "http://localhost6.localdomain6/"} {
 		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, raw string, private bool) {
@@ -262,6 +214,35 @@ func FuzzValidate(f *testing.F) {
 			if err := allow.Control("tcp", netip.AddrPortFrom(a.WithZone(""), 443).String(), nil); err != nil {
 				t.Fatalf("accepted %q, which the dialer refuses: %v", raw, err)
 			}
+		}
+		// The connect half applies the same host rules: what was
+		// accepted is dialled (here: recorded) once it resolves to a
+		// public address.
+		d, dialled := testDialer(allow, netip.MustParseAddr("8.8.8.8"))
+		if err := dialErr(d.DialContext(context.Background(), "tcp", net.JoinHostPort(u.Hostname(), "443"))); err != nil || len(*dialled) != 1 {
+			t.Fatalf("accepted %q, which the dialer refuses: %v", raw, err)
+		}
+	})
+}
+
+// FuzzOneRule: any address, IPv4 or IPv6, gets one verdict from every
+// door (submission, allow list, socket check, dialer by literal and by
+// name), by default and with the development allow list; and an address
+// no row holds is public.
+func FuzzOneRule(f *testing.F) {
+	for _, s := range []string{"10.0.0.1", "8.8.8.8", "64:ff9b::a00:1", "64:ff9b::808:808", "2002:a00:1::", "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+		"::ffff:127.0.0.1", "fec0::1", "2606:4700::1111", "100::1", "3fff::1", "5f00::1", "ff02::1"} {
+		f.Add(netip.MustParseAddr(s).AsSlice())
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, ok := netip.AddrFromSlice(b)
+		if !ok {
+			return
+		}
+		reason := verdict(t, AllowList{}, a)
+		verdict(t, AllowList{AllowPrivate: true}, a)
+		if lookup(a) == nil && reason != "" {
+			t.Fatalf("%s: in no row, refused %q", a, reason)
 		}
 	})
 }

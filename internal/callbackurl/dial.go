@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strings"
 )
 
 // Dialer is the connect-time half of the rules, for the sender's
-// transport. For a host name it applies the name rules (checkName, as
-// Validate does), resolves it, and judges EVERY resolved address with
+// transport. For a host name it applies Validate's host rules (checkHost:
+// syntax, numeric IPv4 forms, reserved names), resolves it, and judges EVERY resolved address with
 // AllowList.Check before dialling any: a name with one refused address
 // among public ones (a rebinding trick: the public one is made to fail so
 // that the client falls back to the next) is refused as a whole. It then
@@ -84,7 +83,7 @@ func (d *Dialer) resolve(ctx context.Context, host string) ([]netip.Addr, error)
 	if a, err := netip.ParseAddr(host); err == nil {
 		return []netip.Addr{a}, nil
 	}
-	if err := checkName(d.allow, strings.ToLower(strings.TrimSuffix(host, "."))); err != nil {
+	if err := checkHost(d.allow, host); err != nil { // Validate's host rules, numeric forms included
 		return nil, err
 	}
 	addrs, err := d.lookup(ctx, host)

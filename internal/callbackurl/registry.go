@@ -177,8 +177,15 @@ func teredo(a netip.Addr) []embedded4 {
 // nat64Local gives the IPv4 address a local-use NAT64 address would carry
 // with a /48 prefix (bits 48-63 and 72-87, skipping the u octet) and with
 // a /96 one (RFC 6052 §2.2): the operator picks the length, so both are
-// named; the block is refused whatever it holds.
+// named, but not a reading of 0.0.0.0 (the zero padding of the other
+// length); the block is refused whatever it holds.
 func nat64Local(a netip.Addr) []embedded4 {
 	b := a.As16()
-	return append([]embedded4{{addr: netip.AddrFrom4([4]byte{b[6], b[7], b[9], b[10]})}}, low32(a)...)
+	var out []embedded4
+	for _, e := range append([]embedded4{{addr: netip.AddrFrom4([4]byte{b[6], b[7], b[9], b[10]})}}, low32(a)...) {
+		if !e.addr.IsUnspecified() {
+			out = append(out, e)
+		}
+	}
+	return out
 }
