@@ -4,15 +4,19 @@
 // commands — and the callback sender apply the same function with the same
 // allow list (read by internal/config), without importing each other.
 //
-// The rules are applied twice:
+// The rules are applied twice, and end in one function (Judge, over the
+// table of registry.go) at both places:
 //
 //   - when a URL is given (Validate): length, characters, scheme, user
-//     info, host syntax, port, and — for a host that is an IP literal, a
-//     localhost name or a cloud metadata name — the allow list. Other host
-//     names are not resolved then: DNS can answer differently later.
-//   - before every connection (AllowList.Control, in the sender's dialer):
-//     the resolved address against the allow list, which also catches a
-//     name that resolves (or later re-resolves) to a refused address.
+//     info, host syntax, port, and the host: an IP literal against
+//     AllowList.Check, a reserved name refused or judged as the address
+//     it names (names.go). Other host names are not resolved then: DNS
+//     can answer differently later.
+//   - when connecting (Dialer, the sender's transport dialer): the same
+//     host rules, then every resolved address against AllowList.Check
+//     before any is dialled, and the socket's address again
+//     (AllowList.Control), which also catches a name that resolves (or
+//     later re-resolves) to a refused address.
 //
 // docs/callbacks.md describes both to merchants.
 package callbackurl
