@@ -62,10 +62,8 @@ type embedded4 struct {
 	addr netip.Addr
 }
 
-// Table returns a copy of the rows, in no particular order: Judge takes
-// the row with the longest prefix that holds the address.
-func Table() []Range { return append([]Range(nil), table...) }
-
+// table is the address table; Judge takes the row with the longest prefix
+// that holds the address.
 var table = []Range{
 	// IANA IPv4 Special-Purpose Address Registry.
 	{Prefix: pfx("0.0.0.0/8"), Name: `"This network"`, Source: "RFC 791 §3.2", Registry: regV4, Global: "False", Reason: "unspecified"},
