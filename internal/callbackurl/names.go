@@ -12,13 +12,16 @@ import (
 // answer it at all. docs/callbacks.md §7 lists them.
 
 // hostsNames are answered from /etc/hosts (the defaults of glibc-based
-// distributions and macOS) before DNS, with these addresses.
-var hostsNames = map[string]netip.Addr{
-	"localhost": v4loop, "localhost.localdomain": v4loop, "localhost4": v4loop, "localhost4.localdomain4": v4loop,
-	"localhost6": v6loop, "localhost6.localdomain6": v6loop, "ip6-localhost": v6loop, "ip6-loopback": v6loop,
-	"ip6-localnet": netip.MustParseAddr("fe00::"), "ip6-mcastprefix": netip.MustParseAddr("ff00::"),
-	"ip6-allnodes": netip.MustParseAddr("ff02::1"), "ip6-allrouters": netip.MustParseAddr("ff02::2"),
-	"ip6-allhosts": netip.MustParseAddr("ff02::3"), "broadcasthost": netip.MustParseAddr("255.255.255.255"),
+// distributions and macOS) before DNS, with these addresses. localhost
+// has both loopback addresses, as it resolves when dialled, so that
+// submission and connection judge the same set.
+var hostsNames = map[string][]netip.Addr{
+	"localhost": {v4loop, v6loop}, "localhost.localdomain": {v4loop, v6loop},
+	"localhost4": {v4loop}, "localhost4.localdomain4": {v4loop},
+	"localhost6": {v6loop}, "localhost6.localdomain6": {v6loop}, "ip6-localhost": {v6loop}, "ip6-loopback": {v6loop},
+	"ip6-localnet": {netip.MustParseAddr("fe00::")}, "ip6-mcastprefix": {netip.MustParseAddr("ff00::")},
+	"ip6-allnodes": {netip.MustParseAddr("ff02::1")}, "ip6-allrouters": {netip.MustParseAddr("ff02::2")},
+	"ip6-allhosts": {netip.MustParseAddr("ff02::3")}, "broadcasthost": {netip.MustParseAddr("255.255.255.255")},
 }
 
 var (
@@ -63,10 +66,15 @@ func checkName(allow AllowList, name string) error {
 	labels := strings.Split(name, ".")
 	tld := labels[len(labels)-1]
 	switch {
-	case hostsNames[name].IsValid():
-		return checkAddr(allow, hostsNames[name], name)
-	case tld == "localhost":
-		return checkAddr(allow, v4loop, name) // RFC 6761 §6.3: loopback
+	case hostsNames[name] != nil:
+		for _, a := range hostsNames[name] {
+			if err := checkAddr(allow, a, name); err != nil {
+				return err
+			}
+		}
+		return nil
+	case tld == "localhost": // RFC 6761 §6.3: loopback, either family
+		return checkName(allow, "localhost")
 	case metadataNames[name]:
 		return checkAddr(allow, metadataV4, name)
 	case allow.AllowPrivate:

@@ -111,6 +111,14 @@ func TestReservedNames(t *testing.T) {
 			t.Errorf("%s with AllowPrivate: reason %q, want allowed=%v", c.host, got, c.dev)
 		}
 	}
+	// localhost is judged as both its addresses, as the dialer finds
+	// them: a prefix of 127/8 alone does not admit it at either door.
+	v4only := AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+	for host, want := range map[string]string{"localhost": "loopback", "api.localhost": "loopback", "localhost4": ""} {
+		if got := nameVerdict(t, v4only, host); !strings.Contains(got, want) || (want == "") != (got == "") {
+			t.Errorf("%s with 127.0.0.0/8 allowed: reason %q, want %q", host, got, want)
+		}
+	}
 	// An allow-list prefix holding the metadata address lets its names
 	// through (a sandbox that serves one), as it does the address.
 	sandbox := AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("169.254.169.254/32")}}
