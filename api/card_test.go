@@ -172,7 +172,7 @@ func TestCardLifecycle(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
-	k := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"50.00","remark":"travel","callback_url":"https://shop.example/cb"}`)
+	k := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"50.00","remark":"travel","callback_url":"https://shop.example.com/cb"}`)
 	if !strings.HasPrefix(k.CardNo, "crd_") || !regexp.MustCompile(`^\d{4}$`).MatchString(k.Last4) ||
 		k.Status != "ACTIVE" || k.Balance.String() != "50.00" || k.Held.String() != "0.00" || k.Currency != "USD" ||
 		!timestampRE.MatchString(k.CreatedAt) || k.Bin != "453201" || k.CardNetwork != "VISA" ||

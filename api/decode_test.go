@@ -24,8 +24,8 @@ func TestDecodeCardCreate(t *testing.T) {
 		{give: `{"bin":"453201","currency":"USD","amount":0}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD"}},
 		{give: `{"bin":"453201","currency":"USD","amount":"-0"}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD"}},
 		{give: `{"bin":"453201","currency":"JPY","amount":"1500"}`, want: cards.CreateCardInput{Bin: "453201", Currency: "JPY", Amount: 1500}},
-		{give: ` {"remark":"é","bin":"45320111","currency":"EUR","amount":1.50,"callback_url":"https://a.example/cb?x=1"} `,
-			want: cards.CreateCardInput{Bin: "45320111", Currency: "EUR", Amount: 150, Remark: "é", CallbackURL: "https://a.example/cb?x=1"}},
+		{give: ` {"remark":"é","bin":"45320111","currency":"EUR","amount":1.50,"callback_url":"https://a.example.com/cb?x=1"} `,
+			want: cards.CreateCardInput{Bin: "45320111", Currency: "EUR", Amount: 150, Remark: "é", CallbackURL: "https://a.example.com/cb?x=1"}},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"remark":null}`, want: cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 100}},
 
 		{give: ``, wantErr: "body: is required: a JSON object"},
@@ -78,12 +78,12 @@ func TestDecodeCardCreate(t *testing.T) {
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"ftp://x.example/"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"/relative"}`, wantErr: "callback_url: must be an absolute URL with scheme http or https"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://u:p@x.example/"}`, wantErr: "callback_url: must not contain user info (a name or secret before @)"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://x.example/` + strings.Repeat("a", 2048) + `"}`, wantErr: "callback_url: is longer than 2048 bytes"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://x.example.com/` + strings.Repeat("a", 2048) + `"}`, wantErr: "callback_url: is longer than 2048 bytes"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://127.0.0.1:8080/cb"}`, wantErr: "callback_url: names 127.0.0.1, a loopback address, which callbacks may not reach"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://localhost/cb"}`, wantErr: "callback_url: names localhost, a loopback address, which callbacks may not reach"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://169.254.169.254/latest/meta-data"}`, wantErr: "callback_url: names 169.254.169.254, a cloud metadata address, which callbacks may not reach"},
 		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"http://10.1.2.3/cb"}`, wantErr: "callback_url: names 10.1.2.3, a private address, which callbacks may not reach"},
-		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://x.example:70000/cb"}`, wantErr: "callback_url: has a port out of range (1 to 65535)"},
+		{give: `{"bin":"453201","currency":"USD","amount":1,"callback_url":"https://x.example.com:70000/cb"}`, wantErr: "callback_url: has a port out of range (1 to 65535)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.give, func(t *testing.T) {
@@ -200,7 +200,7 @@ func unfreezeOnly(b []byte) error { _, err := decodeCardRequest(b, false); retur
 func FuzzDecoders(f *testing.F) {
 	for _, seed := range []string{
 		`{"bin":"453201","currency":"USD","amount":100}`,
-		`{"bin":"453201","currency":"USD","amount":"12.50","remark":"x","callback_url":"https://a.example/"}`,
+		`{"bin":"453201","currency":"USD","amount":"12.50","remark":"x","callback_url":"https://a.example.com/"}`,
 		`{"bin":"453201","currency":"JPY","amount":1e3}`,
 		`{"cardNo":"crd_1","amount":"0.01","currency":"EUR","direction":"IN"}`,
 		`{"cardNos":["crd_1","crd_2"]}`,

@@ -336,7 +336,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	sh := s.fundedShop()
 	other := s.fundedShop()
-	if err := s.l.SetCallbackURL(ctx, sh.m.ID, "https://merchant.example/paygate/callbacks"); err != nil {
+	if err := s.l.SetCallbackURL(ctx, sh.m.ID, "https://merchant.example.com/paygate/callbacks"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -370,7 +370,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	// Create: success (with a callback URL and an Idempotency-Key, then its
 	// retry), a zero-amount EUR card, and the failures.
-	create := `{"bin":"453201","currency":"USD","amount":"50.00","remark":"contract test","callback_url":"https://merchant.example/cards"}`
+	create := `{"bin":"453201","currency":"USD","amount":"50.00","remark":"contract test","callback_url":"https://merchant.example.com/cards"}`
 	var usd cardOut
 	c.call(&sh, "POST", "/shop/card/create", create, "Idempotency-Key", "oa-create-1").must(t, 200, 200).into(t, &usd)
 	c.call(&sh, "POST", "/shop/card/create", create, "Idempotency-Key", "oa-create-1").must(t, 200, 200)

@@ -14,7 +14,7 @@ func contractWebhooksAndKeys(t *testing.T, c *contract, s *testServer, sh, other
 	t.Helper()
 	c.call(&sh, "GET", "/shop/webhook", "").must(t, 200, 200)
 	c.call(nil, "GET", "/shop/webhook", "").must(t, 400, 400)
-	c.call(&sh, "PUT", "/shop/webhook", `{"callbackUrl":"https://merchant.example/paygate/v2"}`, "Idempotency-Key", "oa-hook").must(t, 200, 200)
+	c.call(&sh, "PUT", "/shop/webhook", `{"callbackUrl":"https://merchant.example.com/paygate/v2"}`, "Idempotency-Key", "oa-hook").must(t, 200, 200)
 	c.call(&sh, "PUT", "/shop/webhook", `{"callbackUrl":"https://127.0.0.1/"}`).must(t, 400, 400)
 	c.call(&other, "PUT", "/shop/webhook", `{"callbackUrl":null}`).must(t, 200, 200)
 

@@ -287,13 +287,13 @@ func TestDecodeRemittanceCreate(t *testing.T) {
 	// Normalize accepts the printed forms: spaces in the IBAN, lower case.
 	body := `{"payer_id":" payer-1 ","beneficiary":{"name":" Hans Muster GmbH",` +
 		`"country":"de","bank_swift":"cobadeffxxx","account_no":"de89 3704 0044 0532 0130 00","nickname":null},` +
-		`"amount":1e3,"currency":"eur","purpose":"supp","callback_url":"https://shop.example/cb"}`
+		`"amount":1e3,"currency":"eur","purpose":"supp","callback_url":"https://shop.example.com/cb"}`
 	in, err := decodeRemittanceCreate([]byte(body), callbackurl.AllowList{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := remittance.RemittanceInput{PayerID: "payer-1", Amount: 1_000_00, Fee: 1_00, Currency: "EUR", Purpose: "SUPP",
-		Rail: "SEPA", CallbackURL: "https://shop.example/cb"}
+		Rail: "SEPA", CallbackURL: "https://shop.example.com/cb"}
 	ben := `{"account_no":"DE89370400440532013000","bank_swift":"COBADEFFXXX","country":"DE","name":"Hans Muster GmbH"}`
 	if string(in.Beneficiary) != ben {
 		t.Errorf("beneficiary %s, want %s", in.Beneficiary, ben)
@@ -333,7 +333,7 @@ func TestRemittanceCreate(t *testing.T) {
 	sh := s.fundedShop()
 	r := s.createRemittance(sh, remitBody(
 		`{"name":"Hans Muster GmbH","country":"DE","account_no":"DE89 3704 0044 0532 0130 00"}`, `"100.00"`, "EUR",
-		`,"purpose":"SUPP","callback_url":"https://shop.example/remit"`))
+		`,"purpose":"SUPP","callback_url":"https://shop.example.com/remit"`))
 	if !regexp.MustCompile(`^rmt_[a-z0-9]{20}$`).MatchString(r.TxID) || r.Status != "SUBMITTED" || r.Amount != "100.00" ||
 		r.Currency != "EUR" || r.Fee != "0.55" || r.Rail != "SEPA" || r.Purpose != "SUPP" || !timestampRE.MatchString(r.CreatedAt) {
 		t.Errorf("created %+v", r)

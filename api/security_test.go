@@ -86,7 +86,7 @@ var isolationProbes = map[string]string{
 	// Webhooks and keys. A roll, like a create, changes the thief's own
 	// state: only its answer's shape is checked.
 	"GET /shop/webhook":                       "",
-	"PUT /shop/webhook":                       `{"callbackUrl":"https://merchant.example/probe"}`,
+	"PUT /shop/webhook":                       `{"callbackUrl":"https://merchant.example.com/probe"}`,
 	"GET /shop/webhook/events":                "size=500",
 	"POST /shop/webhook/events/replay":        `{"eventId":"` + probeEvent + `"}`,
 	"POST /shop/webhook/events/replay-failed": `{"from":"{today}T00:00:00Z","to":"{today}T23:59:59Z"}`,

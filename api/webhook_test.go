@@ -58,7 +58,7 @@ func TestWebhookURL(t *testing.T) {
 	if w.CallbackURL != nil {
 		t.Fatalf("a new merchant has callback URL %q", *w.CallbackURL)
 	}
-	const url = "https://merchant.example/hooks?t=1"
+	const url = "https://merchant.example.com/hooks?t=1"
 	s.request(&sh, "PUT", "/shop/webhook", `{"callbackUrl":"`+url+`"}`).must(t, 200, 200).into(t, &w)
 	if w.CallbackURL == nil || *w.CallbackURL != url {
 		t.Fatalf("PUT answered %+v", w)
@@ -73,9 +73,9 @@ func TestWebhookURL(t *testing.T) {
 		{"metadata", `{"callbackUrl":"http://169.254.169.254/latest"}`, "callbackUrl"},
 		{"private", `{"callbackUrl":"https://10.0.0.8/hooks"}`, "callbackUrl"},
 		{"scheme", `{"callbackUrl":"ftp://merchant.example/hooks"}`, "callbackUrl"},
-		{"port", `{"callbackUrl":"https://merchant.example:70000/hooks"}`, "callbackUrl"},
+		{"port", `{"callbackUrl":"https://merchant.example.com:70000/hooks"}`, "callbackUrl"},
 		{"not a string", `{"callbackUrl":1}`, "callbackUrl"},
-		{"unknown field", `{"callback_url":"https://merchant.example/"}`, "callback_url"},
+		{"unknown field", `{"callback_url":"https://merchant.example.com/"}`, "callback_url"},
 		{"no body", ``, "body"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,7 +109,7 @@ func TestWebhookEvents(t *testing.T) {
 	sh := s.fundedShop()
 	other := s.fundedShop()
 	ctx := context.Background()
-	if err := s.l.SetCallbackURL(ctx, sh.m.ID, "https://merchant.example/hooks"); err != nil {
+	if err := s.l.SetCallbackURL(ctx, sh.m.ID, "https://merchant.example.com/hooks"); err != nil {
 		t.Fatal(err)
 	}
 	var cardNos []string
@@ -206,7 +206,7 @@ func TestWebhookReplay(t *testing.T) {
 	other := s.fundedShop()
 	ctx := context.Background()
 	for _, m := range []shop{sh, other} {
-		if err := s.l.SetCallbackURL(ctx, m.m.ID, "https://merchant.example/hooks"); err != nil {
+		if err := s.l.SetCallbackURL(ctx, m.m.ID, "https://merchant.example.com/hooks"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -232,7 +232,7 @@ func TestWebhookReplay(t *testing.T) {
 	s.request(&other, "GET", "/shop/webhook/events?status=FAILED", "").must(t, 200, 200).into(t, &theirEvents)
 
 	// One event, after the merchant moved its endpoint: to the new URL.
-	const moved = "https://merchant.example/hooks-v2"
+	const moved = "https://merchant.example.com/hooks-v2"
 	s.request(&sh, "PUT", "/shop/webhook", `{"callbackUrl":"`+moved+`"}`).must(t, 200, 200)
 	var e eventOut
 	id := failed.List[1].EventID

@@ -18,10 +18,10 @@ func TestCallbackURLFlagsRefused(t *testing.T) {
 		{"http://[::1]/hooks", "loopback"},
 		{"http://169.254.169.254/latest/meta-data/", "cloud metadata"},
 		{"http://10.1.2.3/hooks", "private"},
-		{"https://shop.example:99999/hooks", "port out of range"},
+		{"https://shop.example.com:99999/hooks", "port out of range"},
 		{"ftp://shop.example/hooks", "scheme"},
 		{"https://user:pw@shop.example/hooks", "user info"},
-		{"https://shop.example/\x1b[31m", "ASCII"},
+		{"https://shop.example.com/\x1b[31m", "ASCII"},
 	} {
 		for _, args := range [][]string{
 			{"merchant", "create", "--name", "Hooks", "--currencies", "USD", "--callback-url", tc.url},
@@ -37,7 +37,7 @@ func TestCallbackURLFlagsRefused(t *testing.T) {
 	if out := g.mustRun("merchant", "show", "--shop-no", c.ShopNo); !strings.Contains(out, `"callbackUrl": ""`) {
 		t.Errorf("a refused URL was stored: %s", out)
 	}
-	g.mustRun("merchant", "callback-url", "--shop-no", c.ShopNo, "--url", "https://shop.example/hooks")
+	g.mustRun("merchant", "callback-url", "--shop-no", c.ShopNo, "--url", "https://shop.example.com/hooks")
 	g.mustRun("merchant", "callback-url", "--shop-no", c.ShopNo, "--url", "")
 
 	// The development allow list of the gateway applies to the commands too.
@@ -45,5 +45,5 @@ func TestCallbackURLFlagsRefused(t *testing.T) {
 	g.mustRun("merchant", "callback-url", "--shop-no", c.ShopNo, "--url", "http://127.0.0.1:8080/hooks")
 	g.mustFail("cloud metadata", "merchant", "callback-url", "--shop-no", c.ShopNo, "--url", "http://169.254.169.254/")
 	g.env["GATEWAY_CALLBACK_ALLOW_PRIVATE"] = "maybe"
-	g.mustFail("GATEWAY_CALLBACK_ALLOW_PRIVATE", "merchant", "callback-url", "--shop-no", c.ShopNo, "--url", "https://shop.example/")
+	g.mustFail("GATEWAY_CALLBACK_ALLOW_PRIVATE", "merchant", "callback-url", "--shop-no", c.ShopNo, "--url", "https://shop.example.com/")
 }

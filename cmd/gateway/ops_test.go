@@ -150,7 +150,7 @@ func TestOperatorCommands(t *testing.T) {
 	}
 	g.mustFail("rate", "fx", "set", "--pair", "USD/EUR", "--rate", "-1")
 
-	g.mustRun("merchant", "callback-url", "--shop-no", c.ShopNo, "--url", "https://shop.example/hooks")
+	g.mustRun("merchant", "callback-url", "--shop-no", c.ShopNo, "--url", "https://shop.example.com/hooks")
 	if out := g.mustRun("callbacks", "list", "--shop-no", c.ShopNo); !strings.Contains(out, "SEQ") {
 		t.Errorf("callbacks list %s", out)
 	}

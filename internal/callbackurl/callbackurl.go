@@ -4,15 +4,19 @@
 // commands — and the callback sender apply the same function with the same
 // allow list (read by internal/config), without importing each other.
 //
-// The rules are applied twice:
+// The rules are applied twice, and end in one function (Judge, over the
+// table of registry.go) at both places:
 //
 //   - when a URL is given (Validate): length, characters, scheme, user
-//     info, host syntax, port, and — for a host that is an IP literal, a
-//     localhost name or a cloud metadata name — the allow list. Other host
-//     names are not resolved then: DNS can answer differently later.
-//   - before every connection (AllowList.Control, in the sender's dialer):
-//     the resolved address against the allow list, which also catches a
-//     name that resolves (or later re-resolves) to a refused address.
+//     info, host syntax, port, and the host: an IP literal against
+//     AllowList.Check, a reserved name refused or judged as the address
+//     it names (names.go). Other host names are not resolved then: DNS
+//     can answer differently later.
+//   - when connecting (Dialer, the sender's transport dialer): the same
+//     host rules, then every resolved address against AllowList.Check
+//     before any is dialled, and the socket's address again
+//     (AllowList.Control), which also catches a name that resolves (or
+//     later re-resolves) to a refused address.
 //
 // docs/callbacks.md describes both to merchants.
 package callbackurl
@@ -57,15 +61,6 @@ func (e *Error) Unwrap() []error {
 	return []error{ErrInvalid}
 }
 
-// localhostNames resolve to a loopback address from /etc/hosts on common
-// systems, whatever DNS says.
-var localhostNames = map[string]bool{
-	"localhost": true, "localhost.localdomain": true, "ip6-localhost": true, "ip6-loopback": true,
-}
-
-// metadataNames are cloud metadata endpoints by name.
-var metadataNames = map[string]bool{"metadata.google.internal": true, "metadata.goog": true}
-
 // Validate checks a callback URL when it is given, and again before each
 // attempt: at most BytesMax bytes of printable ASCII (no space, control
 // character or raw non-ASCII byte: percent-encode a path, punycode a
@@ -73,9 +68,12 @@ var metadataNames = map[string]bool{"metadata.google.internal": true, "metadata.
 // info, a port from 1 to 65535 when one is written, and a host that is
 // either an IP literal (no IPv6 zone) or a DNS name of letters, digits,
 // '-' and '_' in labels of at most 63 bytes (253 in all) whose last label
-// is not numeric (2130706433, 127.1 and 0x7f.1 are IPv4 addresses to some
-// resolvers). An IP literal, a localhost name or a metadata name must pass
-// allow. Errors are *Error.
+// is not numeric (2130706433, 127.1, 0x7f.1 and 0177.0.0.1 are IPv4
+// addresses to some resolvers, so they are refused). An IP literal, and a
+// name whose address is known (hosts file, cloud metadata), must pass
+// allow.Check, the rule the dialer applies to every resolved address
+// (Judge); other reserved names are refused too (names.go). Errors are
+// *Error.
 func Validate(raw string, allow AllowList) error {
 	invalid := func(format string, args ...any) error { return &Error{Reason: fmt.Sprintf(format, args...)} }
 	if raw == "" {
@@ -126,11 +124,12 @@ func Validate(raw string, allow AllowList) error {
 	if a, err := netip.ParseAddr(host); err == nil && a.Is4() {
 		return checkAddr(allow, a, a.String())
 	}
-	return checkName(allow, host)
+	return checkHost(allow, host)
 }
 
-// checkName checks a host that is not an IP literal.
-func checkName(allow AllowList, host string) error {
+// checkHost checks the syntax of a host that is not an IP literal, then
+// the name (checkName).
+func checkHost(allow AllowList, host string) error {
 	name := strings.ToLower(strings.TrimSuffix(host, "."))
 	if name == "" || len(name) > hostBytesMax {
 		return &Error{Reason: fmt.Sprintf("must have a host name of 1 to %d characters", hostBytesMax)}
@@ -144,20 +143,11 @@ func checkName(allow AllowList, host string) error {
 	if isNumericLabel(labels[len(labels)-1]) {
 		return &Error{Reason: "must write an IPv4 address in dotted-decimal form (a.b.c.d), or use a host name"}
 	}
-	switch {
-	case localhostNames[name] || strings.HasSuffix(name, ".localhost"):
-		if err := allow.Check(netip.MustParseAddr("127.0.0.1")); err != nil {
-			return &Error{Reason: "names localhost, a loopback address, which callbacks may not reach", blocked: err.(*BlockedAddressError)}
-		}
-	case metadataNames[name]:
-		if err := allow.Check(metadataV4); err != nil {
-			return &Error{Reason: "names a cloud metadata endpoint, which callbacks may not reach", blocked: err.(*BlockedAddressError)}
-		}
-	}
-	return nil
+	return checkName(allow, name)
 }
 
-// checkAddr checks an IP literal against the allow list.
+// checkAddr checks an IP literal, or the address a name surely names,
+// against the allow list.
 func checkAddr(allow AllowList, a netip.Addr, text string) error {
 	err := allow.Check(a)
 	if err == nil {

@@ -1,6 +1,7 @@
 package callbackurl
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -10,67 +11,17 @@ import (
 	"testing"
 )
 
+// Prefixes allow whatever they hold, nothing else; the refusal's message
+// names the address and its kind. Every class of address is in
+// TestAddressClasses and TestEveryRowAtSubmitAndConnect.
 func TestAllowListCheck(t *testing.T) {
-	none := AllowList{}
-	dev := AllowList{AllowPrivate: true}
 	sandbox := AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("169.254.169.254/32")}}
-	for _, c := range []struct {
-		addr   string
-		reason string // "" = allowed by default
-		dev    bool   // allowed with AllowPrivate
-	}{
-		{"8.8.8.8", "", true},
-		{"2606:4700::1111", "", true},
-		{"172.32.0.1", "", true},
-		{"100.128.0.1", "", true},
-		{"2002:808:808::1", "", true},
-		{"127.0.0.1", "loopback", true},
-		{"127.255.0.9", "loopback", true},
-		{"::1", "loopback", true},
-		{"::ffff:127.0.0.1", "loopback", true},
-		{"10.0.0.1", "private", true},
-		{"172.16.5.4", "private", true},
-		{"192.168.1.1", "private", true},
-		{"fc00::1", "private", true},
-		{"fd12:3456::1", "private", true},
-		{"100.64.0.1", "CGNAT", true},
-		{"100.127.255.255", "CGNAT", true},
-		{"169.254.169.254", "cloud metadata", false},
-		{"::ffff:169.254.169.254", "cloud metadata", false},
-		{"fd00:ec2::254", "cloud metadata", false},
-		{"169.254.1.1", "link-local", false},
-		{"fe80::1", "link-local", false},
-		{"0.0.0.0", "unspecified", false},
-		{"0.1.2.3", "unspecified", false},
-		{"::", "unspecified", false},
-		{"224.0.0.1", "multicast", false},
-		{"239.255.255.250", "multicast", false},
-		{"ff02::1", "multicast", false},
-		{"255.255.255.255", "reserved", false},
-		{"240.0.0.1", "reserved", false},
-		{"64:ff9b::7f00:1", "loopback", true},
-		{"64:ff9b::a9fe:a9fe", "cloud metadata", false},
-		{"2002:a00:1::", "private", true},
-	} {
-		a := netip.MustParseAddr(c.addr)
-		err := none.Check(a)
-		var blocked *BlockedAddressError
-		switch {
-		case c.reason == "" && err != nil:
-			t.Errorf("%s: refused: %v", c.addr, err)
-		case c.reason != "" && (!errors.As(err, &blocked) || !strings.Contains(blocked.Reason, c.reason)):
-			t.Errorf("%s: err = %v, want reason %q", c.addr, err, c.reason)
-		}
-		if err := dev.Check(a); (err == nil) != c.dev {
-			t.Errorf("%s with AllowPrivate: err = %v, want allowed=%v", c.addr, err, c.dev)
-		}
-	}
-	for addr, ok := range map[string]bool{"10.1.2.3": true, "10.2.0.1": false, "169.254.169.254": true, "169.254.0.1": false, "127.0.0.1": false} {
+	for addr, ok := range map[string]bool{"10.1.2.3": true, "::ffff:10.1.2.3": true, "10.2.0.1": false, "169.254.169.254": true, "169.254.0.1": false, "127.0.0.1": false} {
 		if err := sandbox.Check(netip.MustParseAddr(addr)); (err == nil) != ok {
 			t.Errorf("prefixes, %s: err = %v, want allowed=%v", addr, err, ok)
 		}
 	}
-	err := none.Check(netip.MustParseAddr("127.0.0.1"))
+	err := AllowList{}.Check(netip.MustParseAddr("127.0.0.1"))
 	if got := err.Error(); got != "callbacks: refused to connect to 127.0.0.1: loopback address" {
 		t.Errorf("message %q", got)
 	}
@@ -118,19 +69,19 @@ func TestValidate(t *testing.T) {
 		allow  AllowList
 		reason string // "" = valid
 	}{
-		{"https://merchant.example/paygate/callbacks", AllowList{}, ""},
-		{"http://merchant.example:8080/cb?token=abc#frag", AllowList{}, ""},
-		{"HTTPS://merchant.example/cb", AllowList{}, ""},
-		{"https://Merchant.Example./cb", AllowList{}, ""},
-		{"https://xn--mnchen-3ya.example/cb", AllowList{}, ""},
-		{"https://a_b.merchant.example/cb", AllowList{}, ""},
-		{"https://1.2.3.example/cb", AllowList{}, ""},
-		{"https://merchant.example:1/cb", AllowList{}, ""},
-		{"https://merchant.example:65535/cb", AllowList{}, ""},
-		{"https://merchant.example/%E2%82%AC?q=%00", AllowList{}, ""},
+		{"https://merchant.example.com/paygate/callbacks", AllowList{}, ""},
+		{"http://merchant.example.com:8080/cb?token=abc#frag", AllowList{}, ""},
+		{"HTTPS://merchant.example.com/cb", AllowList{}, ""},
+		{"https://Merchant.Example.COM./cb", AllowList{}, ""},
+		{"https://xn--mnchen-3ya.example.com/cb", AllowList{}, ""},
+		{"https://a_b.merchant.example.com/cb", AllowList{}, ""},
+		{"https://1.2.3.example.com/cb", AllowList{}, ""},
+		{"https://merchant.example.com:1/cb", AllowList{}, ""},
+		{"https://merchant.example.com:65535/cb", AllowList{}, ""},
+		{"https://merchant.example.com/%E2%82%AC?q=%00", AllowList{}, ""},
 		{"https://8.8.8.8/cb", AllowList{}, ""},
 		{"https://[2606:4700::1111]/cb", AllowList{}, ""},
-		{"https://merchant.example/" + strings.Repeat("a", BytesMax-len("https://merchant.example/")), AllowList{}, ""},
+		{"https://merchant.example.com/" + strings.Repeat("a", BytesMax-len("https://merchant.example.com/")), AllowList{}, ""},
 		{"http://127.0.0.1:8080/cb", dev, ""},
 		{"http://localhost:8080/cb", dev, ""},
 		{"http://[::1]:8080/cb", dev, ""},
@@ -139,36 +90,36 @@ func TestValidate(t *testing.T) {
 		{"http://metadata.google.internal/", sandbox, ""},
 
 		{"", AllowList{}, "empty"},
-		{"https://merchant.example/" + strings.Repeat("a", BytesMax+1-len("https://merchant.example/")), AllowList{}, "longer than 2048"},
-		{"ftp://merchant.example/cb", AllowList{}, "scheme"},
+		{"https://merchant.example.com/" + strings.Repeat("a", BytesMax+1-len("https://merchant.example.com/")), AllowList{}, "longer than 2048"},
+		{"ftp://merchant.example.com/cb", AllowList{}, "scheme"},
 		{"file:///etc/passwd", AllowList{}, "scheme"},
-		{"gopher://merchant.example/", AllowList{}, "scheme"},
+		{"gopher://merchant.example.com/", AllowList{}, "scheme"},
 		{"javascript:alert(1)", AllowList{}, "scheme"},
 		{"data:text/plain,x", AllowList{}, "scheme"},
-		{"//merchant.example/cb", AllowList{}, "scheme"},
-		{"merchant.example/cb", AllowList{}, "scheme"},
-		{"http:merchant.example", AllowList{}, "absolute URL"},
-		{"https://user:pass@merchant.example/cb", AllowList{}, "user info"},
-		{"https://user@merchant.example/cb", AllowList{}, "user info"},
-		{"https://@merchant.example/cb", AllowList{}, "user info"},
+		{"//merchant.example.com/cb", AllowList{}, "scheme"},
+		{"merchant.example.com/cb", AllowList{}, "scheme"},
+		{"http:merchant.example.com", AllowList{}, "absolute URL"},
+		{"https://user:pass@merchant.example.com/cb", AllowList{}, "user info"},
+		{"https://user@merchant.example.com/cb", AllowList{}, "user info"},
+		{"https://@merchant.example.com/cb", AllowList{}, "user info"},
 		{"https:///cb", AllowList{}, "host"},
 		{"https://:443/cb", AllowList{}, "host"},
-		{"https://merchant.example:0/cb", AllowList{}, "port"},
-		{"https://merchant.example:65536/cb", AllowList{}, "port"},
-		{"https://merchant.example:70000/cb", AllowList{}, "port"},
-		{"https://merchant.example:99999999999999999999/cb", AllowList{}, "port"},
-		{"https://merchant.example:-1/cb", AllowList{}, "URL"},
-		{"https://merchant.example:/cb", AllowList{}, "empty port"},
-		{"https://merchant.example/a b", AllowList{}, "space"},
-		{"https://merchant.example/\x00", AllowList{}, "control"},
-		{"https://merchant.example/\x7f", AllowList{}, "control"},
-		{"https://merchant.example/\t", AllowList{}, "control"},
-		{"https://merchant.example/\u202e", AllowList{}, "non-ASCII"},
-		{"https://merchant.example/\xff", AllowList{}, "non-ASCII"},
+		{"https://merchant.example.com:0/cb", AllowList{}, "port"},
+		{"https://merchant.example.com:65536/cb", AllowList{}, "port"},
+		{"https://merchant.example.com:70000/cb", AllowList{}, "port"},
+		{"https://merchant.example.com:99999999999999999999/cb", AllowList{}, "port"},
+		{"https://merchant.example.com:-1/cb", AllowList{}, "URL"},
+		{"https://merchant.example.com:/cb", AllowList{}, "empty port"},
+		{"https://merchant.example.com/a b", AllowList{}, "space"},
+		{"https://merchant.example.com/\x00", AllowList{}, "control"},
+		{"https://merchant.example.com/\x7f", AllowList{}, "control"},
+		{"https://merchant.example.com/\t", AllowList{}, "control"},
+		{"https://merchant.example.com/\u202e", AllowList{}, "non-ASCII"},
+		{"https://merchant.example.com/\xff", AllowList{}, "non-ASCII"},
 		{"https://münchen.example/", AllowList{}, "non-ASCII"},
-		{"https://-merchant.example/", AllowList{}, "host name"},
+		{"https://-merchant.example.com/", AllowList{}, "host name"},
 		{"https://merchant..example/", AllowList{}, "host name"},
-		{"https://merchant.example../", AllowList{}, "host name"},
+		{"https://merchant.example.com../", AllowList{}, "host name"},
 		{"https://mer%63hant.example/", AllowList{}, "parse"},
 		{"https://mer!chant.example/", AllowList{}, "host name"},
 		{"https://" + strings.Repeat("a", 64) + ".example/", AllowList{}, "host name"},
@@ -231,8 +182,10 @@ func TestValidate(t *testing.T) {
 // literal host only if the allow list lets the sender connect to it: the
 // submission check never accepts what the connect-time check refuses.
 func FuzzValidate(f *testing.F) {
-	for _, s := range []string{"https://merchant.example/cb", "http://127.0.0.1/", "http://[::1]:80/", "ftp://x", "http://a@b/",
-		"http://[fe80::1%25en0]/", "http://2130706433/", "http://localhost./", "https://a.example:65535/", "http://[::ffff:10.0.0.1]/"} {
+	for _, s := range []string{"https://merchant.example.com/cb", "http://127.0.0.1/", "http://[::1]:80/", "ftp://x", "http://a@b/",
+		"http://[fe80::1%25en0]/", "http://2130706433/", "http://localhost./", "https://a.example.com:65535/", "http://[::ffff:10.0.0.1]/",
+		"http://[64:ff9b::a00:1]/", "http://[2002:a00:1::]/", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "http://[fec0::1]/",
+		"http://0177.0.0.1/", "http://metadata./", "http://shop.test/", "http://localhost6.localdomain6/"} {
 		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, raw string, private bool) {
@@ -261,6 +214,35 @@ func FuzzValidate(f *testing.F) {
 			if err := allow.Control("tcp", netip.AddrPortFrom(a.WithZone(""), 443).String(), nil); err != nil {
 				t.Fatalf("accepted %q, which the dialer refuses: %v", raw, err)
 			}
+		}
+		// The connect half applies the same host rules: what was
+		// accepted is dialled (here: recorded) once it resolves to a
+		// public address.
+		d, dialled := testDialer(allow, netip.MustParseAddr("8.8.8.8"))
+		if err := dialErr(d.DialContext(context.Background(), "tcp", net.JoinHostPort(u.Hostname(), "443"))); err != nil || len(*dialled) != 1 {
+			t.Fatalf("accepted %q, which the dialer refuses: %v", raw, err)
+		}
+	})
+}
+
+// FuzzOneRule: any address, IPv4 or IPv6, gets one verdict from every
+// door (submission, allow list, socket check, dialer by literal and by
+// name), by default and with the development allow list; and an address
+// no row holds is public.
+func FuzzOneRule(f *testing.F) {
+	for _, s := range []string{"10.0.0.1", "8.8.8.8", "64:ff9b::a00:1", "64:ff9b::808:808", "2002:a00:1::", "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+		"::ffff:127.0.0.1", "fec0::1", "2606:4700::1111", "100::1", "3fff::1", "5f00::1", "ff02::1"} {
+		f.Add(netip.MustParseAddr(s).AsSlice())
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, ok := netip.AddrFromSlice(b)
+		if !ok {
+			return
+		}
+		reason := verdict(t, AllowList{}, a)
+		verdict(t, AllowList{AllowPrivate: true}, a)
+		if lookup(a) == nil && reason != "" {
+			t.Fatalf("%s: in no row, refused %q", a, reason)
 		}
 	})
 }

@@ -100,12 +100,12 @@ func TestOperatorSetsCallbackURL(t *testing.T) {
 	if s := b.text(t, "#callback-now"); s != "https://127.0.0.1:9/callbacks" {
 		t.Errorf("callback URL shown %q", s)
 	}
-	b.do(t, chromedp.SetValue(chromedp.ID("callbackUrl"), " https://shop.example/hooks?tag=a "), chromedp.Click(chromedp.ID("save-callback-url")))
+	b.do(t, chromedp.SetValue(chromedp.ID("callbackUrl"), " https://shop.example.com/hooks?tag=a "), chromedp.Click(chromedp.ID("save-callback-url")))
 	b.waitSaved(t, "Callback URL saved.")
-	if u := f.callbackURL(t, f.a.ID); u.String != "https://shop.example/hooks?tag=a" {
+	if u := f.callbackURL(t, f.a.ID); u.String != "https://shop.example.com/hooks?tag=a" {
 		t.Errorf("callback URL stored %+v", u)
 	}
-	if s := b.text(t, "#callback-now"); s != "https://shop.example/hooks?tag=a" {
+	if s := b.text(t, "#callback-now"); s != "https://shop.example.com/hooks?tag=a" {
 		t.Errorf("callback URL shown %q", s)
 	}
 
@@ -120,15 +120,15 @@ func TestOperatorSetsCallbackURL(t *testing.T) {
 		t.Errorf("the form lost what was typed: %q", v)
 	}
 	b.shot(t, "merchant-callback-refused")
-	for _, bad := range []string{"ftp://shop.example/hooks", "https://user:pw@shop.example/", "https://shop.example/a b",
-		"http://169.254.169.254/latest/meta-data", "http://localhost/hooks", "https://shop.example/\x01", "shop.example/hooks",
-		"https://shop.example/" + strings.Repeat("a", 2100)} {
+	for _, bad := range []string{"ftp://shop.example/hooks", "https://user:pw@shop.example/", "https://shop.example.com/a b",
+		"http://169.254.169.254/latest/meta-data", "http://localhost/hooks", "https://shop.example.com/\x01", "shop.example/hooks",
+		"https://shop.example.com/" + strings.Repeat("a", 2100)} {
 		code, body := b.postPage(t, page+"/callback-url", map[string]string{"csrf": b.csrf(t), "callbackUrl": bad})
 		if code != 400 || !strings.HasPrefix(formError(body), "callbackUrl:") {
 			t.Errorf("callback URL %.40q: %d %q, want 400 naming callbackUrl", bad, code, formError(body))
 		}
 	}
-	if u := f.callbackURL(t, f.a.ID); u.String != "https://shop.example/hooks?tag=a" {
+	if u := f.callbackURL(t, f.a.ID); u.String != "https://shop.example.com/hooks?tag=a" {
 		t.Errorf("a refused URL changed it: %+v", u)
 	}
 	// Without the token nothing happens.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/internal/callbackurl"
 )
 
 // Defaults of the Sender.
@@ -43,6 +45,10 @@ type SenderOptions struct {
 	// TLSConfig for https targets (root CAs in tests); nil gives the
 	// system roots. TLS 1.2 is the minimum in any case.
 	TLSConfig *tls.Config
+	// lookup resolves a host name for the dialer; nil is the system
+	// resolver. Tests set it to make a name resolve to chosen addresses
+	// without DNS.
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // Sender makes single callback attempts. It is safe for concurrent use.
@@ -84,9 +90,11 @@ func NewSender(opts SenderOptions) *Sender {
 	if tlsConf.MinVersion < tls.VersionTLS12 {
 		tlsConf.MinVersion = tls.VersionTLS12
 	}
-	dialer := &net.Dialer{Timeout: opts.Timeout, KeepAlive: 30 * time.Second, Control: opts.Allow.Control}
+	// The connect-time half of the SSRF rules: every resolved address is
+	// judged before any is dialled, and the socket's address once more.
+	dialer := callbackurl.NewDialer(opts.Allow, &net.Dialer{Timeout: opts.Timeout, KeepAlive: 30 * time.Second}, opts.lookup)
 	transport := &http.Transport{
-		Proxy:                  nil, // a proxy would be dialled instead of the target, escaping Control
+		Proxy:                  nil, // a proxy would be dialled instead of the target, escaping the dialer
 		DialContext:            dialer.DialContext,
 		TLSClientConfig:        tlsConf,
 		ForceAttemptHTTP2:      true,
@@ -250,11 +258,14 @@ func printable(s string, n int) string {
 // (which may hold a merchant's token).
 func (s *Sender) describe(parent, attempt context.Context, err error) string {
 	var blocked *BlockedAddressError
+	var refusedName *callbackurl.Error
 	var dnsErr *net.DNSError
 	var certErr *tls.CertificateVerificationError
 	switch {
 	case errors.As(err, &blocked):
 		return trimPrefix(blocked.Error())
+	case errors.As(err, &refusedName): // a name refused by the dialer
+		return trimPrefix(refusedName.Error())
 	case parent.Err() != nil:
 		return "cancelled"
 	case errors.Is(attempt.Err(), context.DeadlineExceeded) || isTimeout(err):

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -307,42 +305,52 @@ func TestSendRefusesLoopbackUnlessAllowed(t *testing.T) {
 	}
 }
 
-// A host name (not "localhost") that resolves to loopback passes
-// ValidateURL and is refused by the dialer after resolution: the DNS
-// rebinding case. Uses a name from /etc/hosts when the machine has one.
-func TestSendRefusesNameResolvingToLoopback(t *testing.T) {
-	var name string
-	candidates := []string{"ip6-localhost", "ip6-loopback"}
-	if h, err := os.Hostname(); err == nil {
-		candidates = append([]string{h}, candidates...)
-	}
-	for _, c := range candidates {
-		addrs, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip", c)
-		if err == nil && len(addrs) > 0 && addrs[0].Unmap().IsLoopback() && c != "localhost" {
-			name = c
-			break
-		}
-	}
-	if name == "" {
-		t.Skip("no host name other than localhost resolves to loopback here")
-	}
+// A public-looking host name passes ValidateURL and is judged after
+// resolution, on every answer: one that resolves to loopback (the DNS
+// rebinding case), or to an allowed address and a refused one in either
+// order, is refused before any connection; the development allow list
+// still reaches a loopback receiver by name. The resolver is the test's
+// (no DNS); every address is loopback: 127.0.0.1 (the receiver, allowed
+// by a prefix where said) and 127.0.0.2 (never allowed).
+func TestSendJudgesEveryResolvedAddress(t *testing.T) {
 	var hits atomic.Int32
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, `{"code":200}`)
+	}))
 	defer srv.Close()
-	url := fmt.Sprintf("http://%s:%d/cb", name, ln.Addr().(*net.TCPAddr).Port)
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	url := "http://callbacks.shop-test.com:" + port + "/cb"
 	if err := ValidateURL(url, AllowList{}); err != nil {
 		t.Fatalf("ValidateURL(%s): %v", url, err)
 	}
-	res := newTestSender(AllowList{}, 10*time.Second).Send(context.Background(), url, testBody, testKey)
-	if res.OK || !strings.Contains(res.Error, "loopback") || hits.Load() != 0 {
-		t.Errorf("%s: %+v, %d hits", name, res, hits.Load())
+	one := AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
+	recv, other := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("127.0.0.2")
+	for _, c := range []struct {
+		name   string
+		allow  AllowList
+		answer []netip.Addr
+		reason string // "" = delivered
+	}{
+		{"resolves to loopback", AllowList{}, []netip.Addr{recv}, "127.0.0.1: loopback"},
+		{"allowed, then refused", one, []netip.Addr{recv, other}, "127.0.0.2: loopback"},
+		{"refused, then allowed", one, []netip.Addr{other, recv}, "127.0.0.2: loopback"},
+		{"NAT64 form of loopback", AllowList{}, []netip.Addr{netip.MustParseAddr("64:ff9b::7f00:1")}, "of 127.0.0.1, loopback"},
+		{"allowed alone", one, []netip.Addr{recv}, ""},
+		{"development allow list", AllowList{AllowPrivate: true}, []netip.Addr{recv}, ""},
+	} {
+		before := hits.Load()
+		answer := c.answer
+		s := NewSender(SenderOptions{Allow: c.allow, Timeout: 10 * time.Second, Now: func() time.Time { return testNow },
+			lookup: func(context.Context, string) ([]netip.Addr, error) { return answer, nil }})
+		res := s.Send(context.Background(), url, testBody, testKey)
+		delivered := hits.Load() - before
+		if c.reason == "" && (!res.OK || delivered != 1) {
+			t.Errorf("%s: %+v, %d requests", c.name, res, delivered)
+		}
+		if c.reason != "" && (res.OK || !strings.Contains(res.Error, c.reason) || delivered != 0) {
+			t.Errorf("%s: %+v, %d requests; want refused naming %q", c.name, res, delivered, c.reason)
+		}
 	}
 }
 
