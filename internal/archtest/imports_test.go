@@ -26,6 +26,8 @@ var allowed = map[string][]string{
 	"api/client":             {"api/receiver"},
 	"docs/examples/goclient": {"api/client"},
 	"sql":                    {},
+	// The HTTP surface's bounds as values: config reads them, api enforces them.
+	"internal/httplimits": {"postings"},
 
 	// The journal core and its PostgreSQL tooling.
 	"ledger":           {"postings", "sql"},
@@ -47,12 +49,12 @@ var allowed = map[string][]string{
 	"internal/workers": {"ledger", "internal/network", "internal/remittance", "internal/delivery"},
 	"reconcile":        {"ledger", "postings", "internal/network"},
 	"api": {"ledger", "postings", "internal/cards", "internal/network", "internal/remittance",
-		"internal/remittance/rules", "internal/callbackurl", "internal/delivery"},
+		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
-	"internal/config": {"api", "postings", "internal/callbackurl", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
+	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
+	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/httplimits", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
