@@ -55,8 +55,11 @@ var allowed = map[string][]string{
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/httplimits", "internal/cards", "internal/delivery",
+	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/httplimits", "internal/app/services", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
+	// The domains built on one ledger: the one constructor of serve, the
+	// operator's commands and the tests (internal/gatewaytest).
+	"internal/app/services": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance", "internal/delivery"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
 	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile",
@@ -64,9 +67,8 @@ var allowed = map[string][]string{
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
 
 	// Test support and test-only packages.
-	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/fx", "internal/cards", "internal/network",
-		"internal/remittance", "internal/delivery"},
-	"internal/sim": {},
+	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/app/services", "internal/network"},
+	"internal/sim":         {},
 	// The internal API's client, and the harness of cmd/bench and cmd/chaos.
 	"internal/netclient":    {"api/client"},
 	"internal/harness":      {"api/client", "internal/netclient", "ledger/pgcluster"},
