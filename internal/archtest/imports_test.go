@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 
 	// Above the domains: the workers, reconciliation, the HTTP surface.
 	"internal/workers": {"ledger", "internal/network", "internal/remittance", "internal/delivery"},
-	"reconcile":        {"ledger", "postings", "internal/network"},
+	"reconcile":        {"ledger", "postings"}, // its settlement source is its own type: app/services adapts the network
 	"api": {"ledger", "postings", "internal/cards", "internal/network", "internal/remittance",
 		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits"},
 
@@ -59,7 +59,8 @@ var allowed = map[string][]string{
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
 	// The domains built on one ledger: the one constructor of serve, the
 	// operator's commands and the tests (internal/gatewaytest).
-	"internal/app/services": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance", "internal/delivery"},
+	"internal/app/services": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance", "internal/delivery",
+		"reconcile"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
 	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile",
