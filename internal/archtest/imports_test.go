@@ -70,15 +70,17 @@ var allowed = map[string][]string{
 	// Test support and test-only packages.
 	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/app/services", "internal/network"},
 	"internal/sim":         {},
-	// The internal API's client, and the harness of cmd/bench and cmd/chaos.
-	"internal/netclient":    {"api/client"},
-	"internal/harness":      {"api/client", "internal/netclient", "ledger/pgcluster"},
-	"internal/contracttest": {},
-	"internal/archtest":     {},
+	// The internal API's client, and the harness of tools/bench and tools/chaos.
+	"internal/netclient":     {"api/client"},
+	"tools/internal/harness": {"api/client", "internal/netclient", "ledger/pgcluster"},
+	"internal/contracttest":  {},
+	"internal/archtest":      {},
 }
 
 // The commands wire everything: they may import any package of the module.
-var commands = []string{"cmd/", "api/receiver/cmd/"}
+// The load and fault tools (tools/bench, tools/chaos) are commands too;
+// nothing of the product imports them (layers_test.go).
+var commands = []string{"cmd/", "api/receiver/cmd/", "tools/bench", "tools/chaos"}
 
 // upwardImports returns, for a graph of direct imports (module-relative
 // paths), every import the table does not allow.
