@@ -1,7 +1,6 @@
 package archtest
 
 import (
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -58,11 +57,5 @@ func TestHTTPDepsAreFound(t *testing.T) {
 // included.
 func listDeps(t *testing.T, pkg string) []string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-deps", module+pkg)
-	cmd.Dir = "../.."
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps %s: %v", pkg, err)
-	}
-	return strings.Fields(string(out))
+	return goList(t, "-deps", module+pkg)
 }

@@ -1,8 +1,6 @@
 package archtest
 
 import (
-	"bufio"
-	"bytes"
 	"os/exec"
 	"slices"
 	"strings"
@@ -21,6 +19,18 @@ var merchantFacing = []string{"api/client", "api/receiver", "api/receiver/signat
 // the other.
 var publicByLayout = []string{"api", "ledger", "ledger/pgcluster", "ledger/pgtest", "postings", "reconcile", "sql"}
 
+// goList runs go list in the module's root and returns its lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
 // pkgInfo is what go list says of one package of the module.
 type pkgInfo struct {
 	name string   // the package clause: main for a command
@@ -30,17 +40,9 @@ type pkgInfo struct {
 // listModule lists every package of the module with its name and deps.
 func listModule(t *testing.T) map[string]pkgInfo {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Name}} {{join .Deps \" \"}}", module+"...")
-	cmd.Dir = "../.."
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	pkgs := map[string]pkgInfo{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{.Name}} {{join .Deps \" \"}}", module+"...") {
+		f := strings.Fields(line)
 		info := pkgInfo{name: f[1]}
 		for _, d := range f[2:] {
 			if strings.HasPrefix(d, module) {
@@ -49,8 +51,8 @@ func listModule(t *testing.T) map[string]pkgInfo {
 		}
 		pkgs[strings.TrimPrefix(f[0], module)] = info
 	}
-	if err := sc.Err(); err != nil || len(pkgs) < 20 {
-		t.Fatalf("go list found %d packages (%v)", len(pkgs), err)
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages", len(pkgs))
 	}
 	return pkgs
 }

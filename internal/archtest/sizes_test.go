@@ -1,10 +1,8 @@
 package archtest
 
 import (
-	"bufio"
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,16 +16,9 @@ import (
 //
 //	go test -v -run TestPackageSizes ./internal/archtest
 func TestPackageSizes(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \" \"}}", module+"...")
-	cmd.Dir = "../.."
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	total := 0
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \" \"}}", module+"...") {
+		f := strings.Fields(line)
 		if len(f) < 3 {
 			continue // no non-test Go file
 		}

@@ -147,15 +147,8 @@ func Verify(body []byte, timestamp, sign, privateKey string, now time.Time, tole
 	if timestamp == "" || sign == "" {
 		return ErrMissingHeaders
 	}
-	if tolerance <= 0 {
-		tolerance = DefaultTolerance
-	}
-	ts, err := ParseTimestamp(timestamp)
-	if err != nil {
+	if err := checkFresh(timestamp, now, tolerance); err != nil {
 		return err
-	}
-	if d := now.Sub(ts); d > tolerance || d < -tolerance {
-		return fmt.Errorf("%w: X-Timestamp is %s from now, more than %s", ErrStaleTimestamp, d.Round(time.Second), tolerance)
 	}
 	if privateKey == "" {
 		return fmt.Errorf("%w: no private key configured", ErrBadSignature)
@@ -174,6 +167,23 @@ func Verify(body []byte, timestamp, sign, privateKey string, now time.Time, tole
 	return nil
 }
 
+// checkFresh checks that timestamp is unix seconds within ±tolerance of now
+// (DefaultTolerance when tolerance ≤ 0): Verify's and VerifyKeys' one
+// rule for the time.
+func checkFresh(timestamp string, now time.Time, tolerance time.Duration) error {
+	if tolerance <= 0 {
+		tolerance = DefaultTolerance
+	}
+	ts, err := ParseTimestamp(timestamp)
+	if err != nil {
+		return err
+	}
+	if d := now.Sub(ts); d > tolerance || d < -tolerance {
+		return fmt.Errorf("%w: X-Timestamp is %s from now, more than %s", ErrStaleTimestamp, d.Round(time.Second), tolerance)
+	}
+	return nil
+}
+
 // VerifyKeys checks a callback against any of keys: X-Sign and each entry of
 // X-Signatures (signatures, space-separated; may be empty) are compared with
 // the signature of each key, every pair in constant time and without
@@ -184,15 +194,8 @@ func VerifyKeys(body []byte, timestamp, sign, signatures string, keys []string, 
 	if timestamp == "" || (sign == "" && signatures == "") {
 		return ErrMissingHeaders
 	}
-	if tolerance <= 0 {
-		tolerance = DefaultTolerance
-	}
-	ts, err := ParseTimestamp(timestamp)
-	if err != nil {
+	if err := checkFresh(timestamp, now, tolerance); err != nil {
 		return err
-	}
-	if d := now.Sub(ts); d > tolerance || d < -tolerance {
-		return fmt.Errorf("%w: X-Timestamp is %s from now, more than %s", ErrStaleTimestamp, d.Round(time.Second), tolerance)
 	}
 	if len(keys) == 0 || len(keys) > KeysMax {
 		return fmt.Errorf("%w: 1 to %d keys are needed", ErrBadSignature, KeysMax)
