@@ -33,7 +33,7 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 
 build:
 	$(GO) build -ldflags "-X main.buildCommit=$(COMMIT)" -o bin/gateway ./cmd/gateway
-	$(GO) build -o bin/bench ./cmd/bench
+	$(GO) build -o bin/bench ./tools/bench
 	$(GO) build -o bin/ha ./cmd/ha
 
 # pg makes sure the PostgreSQL server binaries (initdb, postgres) and the OS
@@ -134,9 +134,9 @@ test-ha: pg-ha
 # (built from ./cmd/gateway), drives every scenario over HTTPS beside the
 # plain-SQL ceiling measured in the same run, prints one table and writes it
 # to bench-results/latest.json. About 6 minutes on 2 cores; docs/performance.md
-# explains the rows; `go run ./cmd/bench -help` lists the flags.
+# explains the rows; `go run ./tools/bench -help` lists the flags.
 bench: pg
-	$(GO) run ./cmd/bench $(BENCH_ARGS)
+	$(GO) run ./tools/bench $(BENCH_ARGS)
 
 # chaos builds the gateway, starts its own durable PostgreSQL and injects
 # faults into real `gateway serve` processes: kill -9 under load, a database
@@ -147,10 +147,10 @@ bench: pg
 # HA scenarios alone.
 CHAOS_ARGS ?=
 chaos: pg pg-ha
-	$(GO) run ./cmd/chaos -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
+	$(GO) run ./tools/chaos -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
 
 chaos-ha: pg pg-ha
-	$(GO) run ./cmd/chaos -only primary,standby,restore -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
+	$(GO) run ./tools/chaos -only primary,standby,restore -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
 
 lint: vet lint-openapi
 	@lint=$$(command -v golangci-lint || echo "$(CURDIR)/bin/golangci-lint"); \

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/paygate/gateway/internal/httplimits"
 )
 
 // Connections per client (docs/security.md, "Connections per client"): a
@@ -33,7 +35,7 @@ func LimitConnsPerClient(ln net.Listener, max int, proxies []netip.Prefix, log *
 		return ln
 	}
 	if max == 0 {
-		max = ConnsPerClientMaxDefault
+		max = httplimits.ConnsPerClientMaxDefault
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -12,7 +12,8 @@ import (
 // limitHeaders answers 431 in the envelope when the request line and the
 // headers are larger than n bytes. net/http has its own bound
 // (http.Server.MaxHeaderBytes) but answers it in plain text; it is set far
-// above n (headerBytesBackstop), so that this is the bound clients meet.
+// above n (httplimits.HeaderBytesBackstop), so that this is the bound
+// clients meet.
 func limitHeaders(n int) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if requestHeaderBytes(c.Request) > n {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/paygate/gateway/internal/httplimits"
 )
 
 // NewHTTPServer returns the http.Server that serves h within lim: the
@@ -27,7 +29,7 @@ import (
 // MaxHeaderBytes is a backstop far above lim.HeaderBytesMax, which the
 // handler answers in the envelope.
 func NewHTTPServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -35,9 +37,9 @@ func NewHTTPServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
 		Handler:           h,
 		ReadHeaderTimeout: lim.HeaderTimeout,
 		ReadTimeout:       lim.RequestBudget - lim.WriteReserve,
-		WriteTimeout:      lim.writeTimeout(),
+		WriteTimeout:      lim.WriteTimeout(),
 		IdleTimeout:       lim.IdleTimeout,
-		MaxHeaderBytes:    headerBytesBackstop,
+		MaxHeaderBytes:    httplimits.HeaderBytesBackstop,
 		ErrorLog:          serverErrorLog(log),
 	}
 }
@@ -49,7 +51,7 @@ func NewHTTPServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
 // plain HTTP; list the proxy in proxies, or every client behind it shares
 // one bound.
 func WrapListener(ln net.Listener, tlsCfg *tls.Config, lim Limits, proxies []netip.Prefix, log *slog.Logger) net.Listener {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	ln = LimitConnsPerClient(ln, lim.ConnsPerClientMax, proxies, log)
 	if tlsCfg != nil {
 		ln = tls.NewListener(RefusePlainHTTP(ln, log), tlsCfg)

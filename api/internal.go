@@ -52,9 +52,9 @@ func NewInternalServer(d InternalDeps) http.Handler {
 	if d.Log == nil {
 		d.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	}
-	d.Limits = d.Limits.withDefaults()
+	d.Limits = d.Limits.WithDefaults()
 	if d.RequestTimeout <= 0 {
-		d.RequestTimeout = d.Limits.handlerTimeout()
+		d.RequestTimeout = d.Limits.HandlerTimeout()
 	}
 	if d.BodyBytesMax <= 0 {
 		d.BodyBytesMax = BodyBytesMaxDefault

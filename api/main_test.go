@@ -99,7 +99,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	srv.Config = NewHTTPServer(h, opts.limits, log)
 	// WrapListener's chain, but for TLS, which httptest adds with its own
 	// certificate when it starts.
-	lim := opts.limits.withDefaults()
+	lim := opts.limits.WithDefaults()
 	srv.Listener = RefusePlainHTTP(LimitConnsPerClient(srv.Listener, lim.ConnsPerClientMax, opts.proxies, log), log)
 	srv.TLS = TLSConfig()
 	srv.StartTLS()

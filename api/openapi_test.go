@@ -24,6 +24,7 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/internal/httplimits"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -701,7 +702,7 @@ func TestOpenAPITransportFailures(t *testing.T) {
 	s := newTestServer(t, serverOptions{})
 	c := newContract(t, s)
 	sh := s.fundedShop()
-	pad := strings.Repeat("p", HeaderBytesMaxDefault)
+	pad := strings.Repeat("p", httplimits.HeaderBytesMaxDefault)
 	c.call(&sh, "GET", "/shop/account", "", "X-Pad", pad).must(t, 431, 431)
 	c.call(&sh, "POST", "/shop/card/create", `{"bin":"453201","currency":"USD","amount":1}`, "X-Pad", pad).must(t, 431, 431)
 	for golden, component := range map[string]string{

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
+	"github.com/paygate/gateway/internal/httplimits"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -19,12 +20,6 @@ import (
 // N times the budget. A limiter shared through the database or a cache is
 // future work.
 
-// Defaults of RateLimit (GATEWAY_RATE_LIMIT_RPS, GATEWAY_RATE_LIMIT_BURST).
-const (
-	RateLimitRPSDefault   = 200
-	RateLimitBurstDefault = 400
-)
-
 // rateBucketsMax bounds the buckets kept at once. Only authenticated
 // merchants get one, so the bound is reached only by a gateway with that
 // many merchants active within a couple of seconds; past it, the bucket
@@ -34,23 +29,10 @@ const rateBucketsMax = 100_000
 // reasonRateLimited is the reason of the 429 (api/envelope.go).
 const reasonRateLimited = "rate_limited"
 
-// RateLimit sizes each merchant's token bucket on /shop: RPS requests per
-// second sustained, Burst requests at once on top of an idle bucket. The
-// zero value means the defaults (200 and 400); a negative RPS turns the
-// limit off.
-type RateLimit struct {
-	RPS   float64
-	Burst int
-}
-
-func (r *RateLimit) setDefaults() {
-	if r.RPS == 0 {
-		r.RPS = RateLimitRPSDefault
-	}
-	if r.Burst <= 0 {
-		r.Burst = RateLimitBurstDefault
-	}
-}
+// RateLimit sizes each merchant's token bucket on /shop. It is declared
+// with the other bounds of the surface in internal/httplimits, which the
+// configuration reads without linking the HTTP server.
+type RateLimit = httplimits.RateLimit
 
 // bucket is one merchant's token bucket, golang.org/x/time/rate's, and
 // when it was last used (for eviction).
@@ -78,7 +60,7 @@ type rateLimiter struct {
 
 // newRateLimiter returns nil when the limit is off.
 func newRateLimiter(r RateLimit, now func() time.Time) *rateLimiter {
-	r.setDefaults()
+	r = r.WithDefaults()
 	if r.RPS < 0 {
 		return nil
 	}

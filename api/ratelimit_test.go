@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/httplimits"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -79,7 +80,7 @@ func TestRateLimiterOff(t *testing.T) {
 		t.Fatal("a negative RPS must turn the limit off")
 	}
 	rl := newRateLimiter(RateLimit{}, time.Now)
-	if float64(rl.rate) != RateLimitRPSDefault || rl.burst != RateLimitBurstDefault {
+	if float64(rl.rate) != httplimits.RateLimitRPSDefault || rl.burst != httplimits.RateLimitBurstDefault {
 		t.Fatalf("defaults: %v/s burst %v", rl.rate, rl.burst)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/httplimits"
 )
 
 // Pinger is what readiness needs: the database answers.
@@ -27,7 +28,7 @@ const (
 	// RequestTimeoutDefault is the deadline of the body and the handler:
 	// the spec's 60 seconds less the headers' 10 and the answer's 5
 	// (Limits).
-	RequestTimeoutDefault = RequestBudgetDefault - HeaderTimeoutDefault - WriteReserveDefault
+	RequestTimeoutDefault = httplimits.RequestBudgetDefault - httplimits.HeaderTimeoutDefault - httplimits.WriteReserveDefault
 	BodyBytesMaxDefault   = 64 << 10
 )
 
@@ -85,9 +86,9 @@ func (d *Deps) setDefaults() {
 	if d.Log == nil {
 		d.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	}
-	d.Limits = d.Limits.withDefaults()
+	d.Limits = d.Limits.WithDefaults()
 	if d.RequestTimeout <= 0 {
-		d.RequestTimeout = d.Limits.handlerTimeout()
+		d.RequestTimeout = d.Limits.HandlerTimeout()
 	}
 	if d.BodyBytesMax <= 0 {
 		d.BodyBytesMax = BodyBytesMaxDefault

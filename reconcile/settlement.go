@@ -10,21 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
-
-// SettlementSource is what settlement reconciliation needs: the clearings
-// the network side booked (*network.Service).
-type SettlementSource interface {
-	// SettlementsByAuth returns, for each authorization id, its CARD_SETTLE
-	// entry if it has one and its status.
-	SettlementsByAuth(ctx context.Context, authIDs []string) ([]network.Settlement, error)
-	// SettlementsBetween pages through the CARD_SETTLE entries of a period.
-	SettlementsBetween(ctx context.Context, from, to time.Time, after network.SettlementCursor, limit int) ([]network.Settlement, error)
-}
-
-var _ SettlementSource = (*network.Service)(nil)
 
 // The categories of a settlement reconciliation. Every file row is exactly
 // one of matched, amount_differs, missing_in_ledger, duplicate_in_file or
@@ -48,7 +35,7 @@ var settlementRowsMax int64 = 1_000_000
 const (
 	settlementLineBytesMax = 4096   // one line of the file
 	settlementItemsMax     = 10_000 // the items a report lists; the rest are counted
-	settlementBatch        = network.SettlementBatchMax
+	settlementBatch        = SettlementBatch
 )
 
 // SettlementReport is what a reconciliation found: counts per category,
@@ -149,7 +136,7 @@ type settlementRow struct {
 // entry records (txn_amount, txn_currency); then every CARD_SETTLE entry
 // created on the file's days (UTC) that no row names is missing_in_file.
 //
-// The file is streamed and the ledger read SettlementBatchMax rows at a
+// The file is streamed and the ledger read SettlementBatch rows at a
 // time. What grows with the file is the set of its authorization ids
 // (bounded by the row limit, 1,000,000) and the listed items (10,000).
 // A *FileError means the file as a whole cannot be read.

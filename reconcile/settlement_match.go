@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -55,9 +54,9 @@ func notSettledDetail(status string) string {
 	switch status {
 	case "":
 		return "no such authorization in the ledger"
-	case network.AuthOpen:
+	case AuthOpen:
 		return "the authorization is open: the ledger has no clearing for it yet"
-	case network.AuthReversed, network.AuthExpired:
+	case AuthReversed, AuthExpired:
 		return fmt.Sprintf("the authorization was %s, never cleared", strings.ToLower(status))
 	default:
 		return fmt.Sprintf("the authorization is %s but the ledger has no CARD_SETTLE entry for it", status)
@@ -66,7 +65,7 @@ func notSettledDetail(status string) string {
 
 // compareSettlement compares the file's amount with the network's amount
 // recorded on the entry; detail is empty when they are equal.
-func compareSettlement(file postings.Money, s *network.Settlement) (*postings.Money, string) {
+func compareSettlement(file postings.Money, s *LedgerSettlement) (*postings.Money, string) {
 	cur, err := postings.LookupCurrency(s.TxnCurrency)
 	if err != nil {
 		return nil, fmt.Sprintf("the ledger entry does not record the network's currency (txn_currency %q)", truncateText(s.TxnCurrency, 8))
@@ -87,7 +86,7 @@ func compareSettlement(file postings.Money, s *network.Settlement) (*postings.Mo
 }
 
 // describeEntry copies the entry's identity into the item.
-func (it *SettlementItem) describeEntry(s *network.Settlement) {
+func (it *SettlementItem) describeEntry(s *LedgerSettlement) {
 	it.ShopNo, it.Seq, it.CardNo, it.LedgerMessageID = s.ShopNo, s.Seq, s.CardNo, s.MessageID
 	it.LedgerCurrency = s.TxnCurrency
 	ts := s.CreatedAt
@@ -106,7 +105,7 @@ func (r *SettlementReport) missingInFile(ctx context.Context, src SettlementSour
 		return err
 	}
 	to = to.AddDate(0, 0, 1)
-	var cursor network.SettlementCursor
+	var cursor SettlementCursor
 	for {
 		page, err := src.SettlementsBetween(ctx, from, to, cursor, settlementBatch)
 		if err != nil {
@@ -132,6 +131,6 @@ func (r *SettlementReport) missingInFile(ctx context.Context, src SettlementSour
 			return nil
 		}
 		last := page[len(page)-1]
-		cursor = network.SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
 	}
 }

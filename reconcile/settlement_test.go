@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/reconcile"
 )
 
@@ -56,7 +55,7 @@ func TestSettlementReconciliation(t *testing.T) {
 		"net-9,auth_x,1.00,USD,2030-3-1",
 		"net-10,auth_y,1.00,USD,0000-01-01", // parses, but PostgreSQL has no year 0
 	}, "\n") + "\n"
-	rep, err := reconcile.Settlement(ctx, f.l.Network, strings.NewReader(file))
+	rep, err := reconcile.Settlement(ctx, f.l.Settlements(), strings.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +121,7 @@ func TestSettlementReconciliation(t *testing.T) {
 	clean := "message_id,auth_id,amount,currency,date\nnet-1," + matched + ",10.00,USD,2030-03-01\nnet-4," + crossBorder + ",7.00,EUR,2030-03-01\n" +
 		"net-x," + partial + ",18.50,USD,2030-03-01\nnet-y," + otherCurrency + ",5.00,USD,2030-03-01\n" +
 		"net-z," + notInFile + ",4.00,USD,2030-03-01\nnet-w," + badRow + ",1.00,USD,2030-03-01\n"
-	if rep, err := reconcile.Settlement(ctx, f.l.Network, strings.NewReader(clean)); err != nil || !rep.OK() || rep.Counts.Matched != 6 {
+	if rep, err := reconcile.Settlement(ctx, f.l.Settlements(), strings.NewReader(clean)); err != nil || !rep.OK() || rep.Counts.Matched != 6 {
 		t.Errorf("a matching file: %v, %+v", err, rep)
 	}
 }
@@ -130,18 +129,18 @@ func TestSettlementReconciliation(t *testing.T) {
 // fakeSettlements is a ledger in memory, to test the file handling,
 // batches and pages without a database.
 type fakeSettlements struct {
-	entries      []network.Settlement // by CreatedAt, then EntryID
+	entries      []reconcile.LedgerSettlement // by CreatedAt, then EntryID
 	byAuthCalls  int
 	betweenCalls int
 	batchMax     int
 }
 
-func (s *fakeSettlements) SettlementsByAuth(_ context.Context, ids []string) ([]network.Settlement, error) {
+func (s *fakeSettlements) SettlementsByAuth(_ context.Context, ids []string) ([]reconcile.LedgerSettlement, error) {
 	s.byAuthCalls++
 	s.batchMax = max(s.batchMax, len(ids))
-	out := make([]network.Settlement, len(ids))
+	out := make([]reconcile.LedgerSettlement, len(ids))
 	for i, id := range ids {
-		out[i] = network.Settlement{AuthID: id}
+		out[i] = reconcile.LedgerSettlement{AuthID: id}
 		for _, e := range s.entries {
 			if e.AuthID == id {
 				out[i] = e
@@ -151,9 +150,9 @@ func (s *fakeSettlements) SettlementsByAuth(_ context.Context, ids []string) ([]
 	return out, nil
 }
 
-func (s *fakeSettlements) SettlementsBetween(_ context.Context, from, to time.Time, after network.SettlementCursor, limit int) ([]network.Settlement, error) {
+func (s *fakeSettlements) SettlementsBetween(_ context.Context, from, to time.Time, after reconcile.SettlementCursor, limit int) ([]reconcile.LedgerSettlement, error) {
 	s.betweenCalls++
-	var out []network.Settlement
+	var out []reconcile.LedgerSettlement
 	for _, e := range s.entries {
 		later := e.CreatedAt.After(after.CreatedAt) || (e.CreatedAt.Equal(after.CreatedAt) && e.EntryID > after.EntryID)
 		if !e.CreatedAt.Before(from) && e.CreatedAt.Before(to) && later && len(out) < limit {
@@ -163,8 +162,8 @@ func (s *fakeSettlements) SettlementsBetween(_ context.Context, from, to time.Ti
 	return out, nil
 }
 
-func fakeEntry(i int, day time.Time) network.Settlement {
-	return network.Settlement{AuthID: fmt.Sprintf("auth_%06d", i), AuthStatus: network.AuthCleared, Found: true,
+func fakeEntry(i int, day time.Time) reconcile.LedgerSettlement {
+	return reconcile.LedgerSettlement{AuthID: fmt.Sprintf("auth_%06d", i), AuthStatus: reconcile.AuthCleared, Found: true,
 		EntryID: int64(i + 1), Merchant: 1, ShopNo: "SH1", Seq: int64(i + 1), CardNo: "crd_1",
 		CreatedAt: day.Add(time.Duration(i%7) * time.Second), // several entries share a time: the cursor needs the id
 		MessageID: fmt.Sprintf("clr-%d", i), TxnAmount: fmt.Sprint(100 + i), TxnCurrency: "USD", Captured: int64(100 + i), Currency: "USD"}
@@ -195,9 +194,9 @@ func TestSettlementBatchesAndPages(t *testing.T) {
 	if rep.Counts.Matched != 2500 || rep.Counts.MissingInFile != 100 || rep.Rows != 2500 || len(rep.Items) != 100 {
 		t.Fatalf("counts %+v over %d rows, %d items", rep.Counts, rep.Rows, len(rep.Items))
 	}
-	if src.byAuthCalls != 3 || src.batchMax != network.SettlementBatchMax || src.betweenCalls != 3 {
+	if src.byAuthCalls != 3 || src.batchMax != reconcile.SettlementBatch || src.betweenCalls != 3 {
 		t.Errorf("%d batches of at most %d, %d pages: want 3 of %d and 3 pages", src.byAuthCalls, src.batchMax,
-			src.betweenCalls, network.SettlementBatchMax)
+			src.betweenCalls, reconcile.SettlementBatch)
 	}
 	missing := map[string]bool{}
 	for _, it := range rep.Items {

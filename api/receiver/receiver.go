@@ -1,204 +1,68 @@
 // Package receiver is the reference receiver for the gateway's signed
 // callbacks (docs/callbacks.md; merchant-gateway-service.md section 6). It
-// uses only the standard library, so that a merchant can copy it.
+// uses only the standard library and its signature package, so that a
+// merchant can copy it.
 //
-// Every callback is a POST with a JSON body and two headers:
-//
-//	X-Timestamp: the time of the attempt, in unix seconds
-//	X-Sign:      hex(SHA-256(raw body ‖ X-Timestamp ‖ private key))
-//
-// Sign computes X-Sign (the gateway signs with this same function), Verify
-// checks it in constant time and refuses a stale timestamp, and Handler is a
-// complete http.Handler: it verifies, decodes the Event, de-duplicates on
+// The signature format is package signature's (api/receiver/signature),
+// which the gateway signs with: X-Timestamp, X-Sign =
+// hex(SHA-256(raw body ‖ X-Timestamp ‖ private key)), and X-Signatures
+// during a roll of the signing key. This package re-exports its names so
+// that a receiver needs one import, and adds Handler: a complete
+// http.Handler that verifies, decodes the Event, de-duplicates on
 // event_id, calls the merchant's function and answers {"code":200,...}.
-//
-// During a roll of the signing key (docs/callbacks.md, "Rolling the signing
-// key") the gateway signs each callback with both keys: X-Sign with the
-// older one, and X-Signatures lists every signature, space-separated.
-// VerifyKeys and HandlerKeys accept a callback that any of the receiver's
-// keys signed, so a receiver given both keys never rejects a genuine
-// callback, whichever key the gateway puts in X-Sign.
 //
 // Verify over the raw bytes received. Never re-encode the JSON before
 // verifying: key order and spacing are not part of the contract.
 package receiver
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
+
+	"github.com/paygate/gateway/api/receiver/signature"
 )
 
-// The callback headers.
+// The callback headers (package signature).
 const (
-	HeaderSign      = "X-Sign"
-	HeaderTimestamp = "X-Timestamp"
-	// HeaderSignatures is the gateway's addition: one signature per signing
-	// key in force, space-separated (one outside a roll).
-	HeaderSignatures = "X-Signatures"
+	HeaderSign       = signature.HeaderSign
+	HeaderTimestamp  = signature.HeaderTimestamp
+	HeaderSignatures = signature.HeaderSignatures
 )
 
-// Bounds of VerifyKeys: a callback carries at most this many signatures,
-// and a receiver holds at most this many keys (the current one and the
-// one it replaces are all a roll needs).
+// Bounds of VerifyKeys (package signature): signatures per callback, keys
+// per receiver.
 const (
-	SignaturesMax = 4
-	KeysMax       = 4
+	SignaturesMax = signature.SignaturesMax
+	KeysMax       = signature.KeysMax
 )
 
 // DefaultTolerance is how far X-Timestamp may be from the receiver's clock,
 // either way, when no tolerance is given.
-const DefaultTolerance = 5 * time.Minute
+const DefaultTolerance = signature.DefaultTolerance
 
-// The errors of Verify. Handler answers ErrMissingHeaders with 400 and the
-// other two with 401. Verify wraps them with the reason; test with errors.Is.
+// The errors of Verify, the same values as package signature's: test with
+// errors.Is. Handler answers ErrMissingHeaders with 400 and the other two
+// with 401.
 var (
-	// ErrMissingHeaders: X-Sign or X-Timestamp is missing or empty.
-	ErrMissingHeaders = errors.New("receiver: missing X-Sign or X-Timestamp")
-	// ErrStaleTimestamp: X-Timestamp is not unix seconds, or is further
-	// from now than the tolerance.
-	ErrStaleTimestamp = errors.New("receiver: stale timestamp")
-	// ErrBadSignature: X-Sign is not 64 hex digits, or does not match.
-	ErrBadSignature = errors.New("receiver: bad signature")
+	ErrMissingHeaders = signature.ErrMissingHeaders
+	ErrStaleTimestamp = signature.ErrStaleTimestamp
+	ErrBadSignature   = signature.ErrBadSignature
 )
 
-// timestampDigitsMax bounds X-Timestamp: unix seconds fit in 11 digits
-// until the year 5138; 12 leaves room and keeps the parse far from
-// overflow.
-const timestampDigitsMax = 12
-
-// Sign returns X-Sign for a body and timestamp: the lowercase hex SHA-256 of
-// the raw body, then the timestamp, then the merchant's private key, with
-// nothing in between.
+// Sign returns X-Sign for a body and timestamp (signature.Sign).
 func Sign(body []byte, timestamp string, privateKey string) string {
-	sum := digest(body, timestamp, privateKey)
-	return hex.EncodeToString(sum[:])
+	return signature.Sign(body, timestamp, privateKey)
 }
 
-func digest(body []byte, timestamp, privateKey string) [sha256.Size]byte {
-	h := sha256.New()
-	h.Write(body)
-	h.Write([]byte(timestamp))
-	h.Write([]byte(privateKey))
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
-}
+// ParseTimestamp reads X-Timestamp strictly (signature.ParseTimestamp).
+func ParseTimestamp(s string) (time.Time, error) { return signature.ParseTimestamp(s) }
 
-// ParseTimestamp reads X-Timestamp strictly: decimal unix seconds, digits
-// only (no sign, space or leading zero), at most 12 of them. The strictness
-// matters because the signed string has no separator between the body and
-// the timestamp.
-func ParseTimestamp(s string) (time.Time, error) {
-	if s == "" || len(s) > timestampDigitsMax {
-		return time.Time{}, fmt.Errorf("%w: X-Timestamp is not unix seconds", ErrStaleTimestamp)
-	}
-	if s[0] == '0' && len(s) > 1 {
-		return time.Time{}, fmt.Errorf("%w: X-Timestamp is not unix seconds", ErrStaleTimestamp)
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return time.Time{}, fmt.Errorf("%w: X-Timestamp is not unix seconds", ErrStaleTimestamp)
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return time.Unix(n, 0), nil
-}
-
-// Verify checks a callback: both headers present, timestamp within
-// ±tolerance of now (DefaultTolerance when tolerance ≤ 0), and sign equal to
-// Sign(body, timestamp, privateKey), compared in constant time. sign may be
-// lowercase or uppercase hex. An empty privateKey never verifies.
+// Verify checks a callback's X-Sign (signature.Verify).
 func Verify(body []byte, timestamp, sign, privateKey string, now time.Time, tolerance time.Duration) error {
-	if timestamp == "" || sign == "" {
-		return ErrMissingHeaders
-	}
-	if tolerance <= 0 {
-		tolerance = DefaultTolerance
-	}
-	ts, err := ParseTimestamp(timestamp)
-	if err != nil {
-		return err
-	}
-	if d := now.Sub(ts); d > tolerance || d < -tolerance {
-		return fmt.Errorf("%w: X-Timestamp is %s from now, more than %s", ErrStaleTimestamp, d.Round(time.Second), tolerance)
-	}
-	if privateKey == "" {
-		return fmt.Errorf("%w: no private key configured", ErrBadSignature)
-	}
-	var got [sha256.Size]byte
-	if len(sign) != hex.EncodedLen(sha256.Size) {
-		return fmt.Errorf("%w: X-Sign is not %d hex digits", ErrBadSignature, hex.EncodedLen(sha256.Size))
-	}
-	if _, err := hex.Decode(got[:], []byte(sign)); err != nil {
-		return fmt.Errorf("%w: X-Sign is not hex", ErrBadSignature)
-	}
-	want := digest(body, timestamp, privateKey)
-	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		return ErrBadSignature
-	}
-	return nil
+	return signature.Verify(body, timestamp, sign, privateKey, now, tolerance)
 }
 
-// VerifyKeys checks a callback against any of keys: X-Sign and each entry of
-// X-Signatures (signatures, space-separated; may be empty) are compared with
-// the signature of each key, every pair in constant time and without
-// stopping at the first match. The timestamp is checked as Verify does. It
-// is what a receiver runs during a roll of the signing key, with the old
-// and the new key.
+// VerifyKeys checks a callback against any of keys (signature.VerifyKeys):
+// what a receiver runs during a roll of the signing key.
 func VerifyKeys(body []byte, timestamp, sign, signatures string, keys []string, now time.Time, tolerance time.Duration) error {
-	if timestamp == "" || (sign == "" && signatures == "") {
-		return ErrMissingHeaders
-	}
-	if tolerance <= 0 {
-		tolerance = DefaultTolerance
-	}
-	ts, err := ParseTimestamp(timestamp)
-	if err != nil {
-		return err
-	}
-	if d := now.Sub(ts); d > tolerance || d < -tolerance {
-		return fmt.Errorf("%w: X-Timestamp is %s from now, more than %s", ErrStaleTimestamp, d.Round(time.Second), tolerance)
-	}
-	if len(keys) == 0 || len(keys) > KeysMax {
-		return fmt.Errorf("%w: 1 to %d keys are needed", ErrBadSignature, KeysMax)
-	}
-	given := strings.Fields(signatures)
-	if sign != "" {
-		given = append(given, sign)
-	}
-	if len(given) > SignaturesMax+1 {
-		return fmt.Errorf("%w: more than %d signatures", ErrBadSignature, SignaturesMax)
-	}
-	sums := make([][sha256.Size]byte, 0, len(given))
-	for _, g := range given {
-		var got [sha256.Size]byte
-		if len(g) != hex.EncodedLen(sha256.Size) {
-			return fmt.Errorf("%w: a signature is not %d hex digits", ErrBadSignature, hex.EncodedLen(sha256.Size))
-		}
-		if _, err := hex.Decode(got[:], []byte(g)); err != nil {
-			return fmt.Errorf("%w: a signature is not hex", ErrBadSignature)
-		}
-		sums = append(sums, got)
-	}
-	match := 0
-	for _, k := range keys {
-		if k == "" {
-			continue // an empty key never verifies
-		}
-		want := digest(body, timestamp, k)
-		for i := range sums {
-			match |= subtle.ConstantTimeCompare(sums[i][:], want[:])
-		}
-	}
-	if match != 1 {
-		return ErrBadSignature
-	}
-	return nil
+	return signature.VerifyKeys(body, timestamp, sign, signatures, keys, now, tolerance)
 }

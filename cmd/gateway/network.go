@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/api/client"
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/httplimits"
 	"github.com/paygate/gateway/internal/netclient"
 )
 
@@ -75,7 +75,7 @@ func newNetworkClient(e *env, addr string, plain bool) (*netclient.Client, error
 		}
 	}
 	hc := client.NewHTTPClient(pool, 2)
-	hc.Timeout = api.RequestBudgetDefault + 10*time.Second // the server answers within its budget
+	hc.Timeout = httplimits.RequestBudgetDefault + 10*time.Second // the server answers within its budget
 	return netclient.New(netclient.Config{BaseURL: u.Scheme + "://" + u.Host, Token: token, HTTPClient: hc})
 }
 

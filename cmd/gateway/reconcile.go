@@ -135,7 +135,7 @@ func cmdReconcileSettlement(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.Close()
 	defer l.Close()
-	rep, err := reconcile.Settlement(ctx, l.Network, bufio.NewReaderSize(f, 64<<10))
+	rep, err := reconcile.Settlement(ctx, l.Settlements(), bufio.NewReaderSize(f, 64<<10))
 	var fe *reconcile.FileError
 	if errors.As(err, &fe) {
 		return &exitError{code: 2, msg: fmt.Sprintf("%s: %s", path, fe)}

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 
-	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/httplimits"
 )
 
 // startPprof serves Go's profiles (net/http/pprof) on addr when
@@ -39,7 +39,7 @@ func startPprof(log *slog.Logger, addr string) (func(), error) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: api.HeaderTimeoutDefault}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: httplimits.HeaderTimeoutDefault}
 	log.Info("pprof listening", "addr", ln.Addr().String())
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -21,11 +21,14 @@ var allowed = map[string][]string{
 	"postings":                  {},
 	"internal/remittance/rules": {"postings"},
 	"internal/callbackurl":      {},
-	"api/receiver":              {}, // merchants import it: it imports nothing of ours
+	"api/receiver":              {"api/receiver/signature"}, // merchants import it: nothing else of ours
+	"api/receiver/signature":    {},                         // the callbacks' signature: the sender's and the receiver's
 	// The typed client merchants import: the receiver's verification only.
 	"api/client":             {"api/receiver"},
 	"docs/examples/goclient": {"api/client"},
 	"sql":                    {},
+	// The HTTP surface's bounds as values: config reads them, api enforces them.
+	"internal/httplimits": {"postings"},
 
 	// The journal core and its PostgreSQL tooling.
 	"ledger":           {"postings", "sql"},
@@ -40,20 +43,24 @@ var allowed = map[string][]string{
 	"internal/cards":      {"ledger", "postings", "internal/fx"},
 	"internal/network":    {"ledger", "postings", "internal/fx", "internal/cards"},
 	"internal/remittance": {"ledger", "postings", "internal/cards", "internal/remittance/rules"},
-	"internal/delivery":   {"ledger", "postings", "internal/callbackurl", "api/receiver"},
+	"internal/delivery":   {"ledger", "postings", "internal/callbackurl", "api/receiver/signature"},
 	"internal/railsim":    {"internal/remittance"},
 
 	// Above the domains: the workers, reconciliation, the HTTP surface.
 	"internal/workers": {"ledger", "internal/network", "internal/remittance", "internal/delivery"},
-	"reconcile":        {"ledger", "postings", "internal/network"},
+	"reconcile":        {"ledger", "postings"}, // its settlement source is its own type: app/services adapts the network
 	"api": {"ledger", "postings", "internal/cards", "internal/network", "internal/remittance",
-		"internal/remittance/rules", "internal/callbackurl", "internal/delivery"},
+		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
-	"internal/config": {"api", "postings", "internal/callbackurl", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
+	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
+	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/httplimits", "internal/app/services", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
+	// The domains built on one ledger: the one constructor of serve, the
+	// operator's commands and the tests (internal/gatewaytest).
+	"internal/app/services": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance", "internal/delivery",
+		"reconcile"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
 	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile",
@@ -61,18 +68,19 @@ var allowed = map[string][]string{
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
 
 	// Test support and test-only packages.
-	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/fx", "internal/cards", "internal/network",
-		"internal/remittance", "internal/delivery"},
-	"internal/sim": {},
-	// The internal API's client, and the harness of cmd/bench and cmd/chaos.
-	"internal/netclient":    {"api/client"},
-	"internal/harness":      {"api/client", "internal/netclient", "ledger/pgcluster"},
-	"internal/contracttest": {},
-	"internal/archtest":     {},
+	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/app/services", "internal/network"},
+	"internal/sim":         {},
+	// The internal API's client, and the harness of tools/bench and tools/chaos.
+	"internal/netclient":     {"api/client"},
+	"tools/internal/harness": {"api/client", "internal/netclient", "ledger/pgcluster"},
+	"internal/contracttest":  {},
+	"internal/archtest":      {},
 }
 
 // The commands wire everything: they may import any package of the module.
-var commands = []string{"cmd/", "api/receiver/cmd/"}
+// The load and fault tools (tools/bench, tools/chaos) are commands too;
+// nothing of the product imports them (layers_test.go).
+var commands = []string{"cmd/", "api/receiver/cmd/", "tools/bench", "tools/chaos"}
 
 // upwardImports returns, for a graph of direct imports (module-relative
 // paths), every import the table does not allow.
@@ -158,6 +166,7 @@ func TestThirdPartyImports(t *testing.T) {
 		"internal/remittance/rules": func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/text/") },
 		"internal/callbackurl":      func(string) bool { return false },
 		"api/receiver":              func(string) bool { return false },
+		"api/receiver/signature":    func(string) bool { return false },
 		"api": func(imp string) bool {
 			return !strings.HasPrefix(imp, "github.com/uptrace/bun") && !strings.HasPrefix(imp, "github.com/jackc/pgx")
 		},

@@ -11,15 +11,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/httplimits"
 	"github.com/paygate/gateway/postings"
 )
 
-// The bounds of api.Limits, which the API enforces.
+// The bounds of httplimits.Limits, which the API enforces.
 const (
-	headerBytesMin    = api.HeaderBytesMin
-	headerBytesMax    = api.HeaderBytesLimit
-	connsPerClientMax = api.ConnsPerClientLimit
+	headerBytesMin    = httplimits.HeaderBytesMin
+	headerBytesMax    = httplimits.HeaderBytesLimit
+	connsPerClientMax = httplimits.ConnsPerClientLimit
 )
 
 func nonEmpty(v string) error {

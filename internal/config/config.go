@@ -16,8 +16,8 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/httplimits"
 	"github.com/paygate/gateway/internal/network"
 )
 
@@ -55,8 +55,8 @@ type Config struct {
 	ConsoleAddressTries int           // GATEWAY_CONSOLE_ADDRESS_TRIES
 
 	// The HTTP surface's bounds.
-	RateLimit api.RateLimit // GATEWAY_RATE_LIMIT_RPS, GATEWAY_RATE_LIMIT_BURST
-	Limits    api.Limits    // GATEWAY_REQUEST_TIMEOUT and the others of api.Limits
+	RateLimit httplimits.RateLimit // GATEWAY_RATE_LIMIT_RPS, GATEWAY_RATE_LIMIT_BURST
+	Limits    httplimits.Limits    // GATEWAY_REQUEST_TIMEOUT and the others of httplimits.Limits
 
 	// Callbacks: the addresses a callback URL may reach.
 	CallbackAllow callbackurl.AllowList // GATEWAY_CALLBACK_ALLOW_PRIVATE, GATEWAY_CALLBACK_ALLOW_PREFIXES

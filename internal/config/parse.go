@@ -149,7 +149,7 @@ func (c *Config) errorOf(env, reason string) error {
 }
 
 // fieldError turns another package's refusal of a setting (a
-// postings.Error whose field is the variable, as api.Limits.Check's) into
+// postings.Error whose field is the variable, as httplimits.Limits.Check's) into
 // an *Error.
 func (c *Config) fieldError(err error) error {
 	var pe *postings.Error

@@ -102,7 +102,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.ledger = &gatedLedger{Ledger: g.Ledger}
 	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: f.ledger, Cards: g.Cards,
-		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Settlements: g.Network, Now: f.clock.Now, LockoutFailures: f.lockFailures})
+		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Settlements: g.Settlements(), Now: f.clock.Now, LockoutFailures: f.lockFailures})
 	if err != nil {
 		t.Fatal(err)
 	}

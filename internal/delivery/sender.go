@@ -13,11 +13,10 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/api/receiver/signature"
 	"github.com/paygate/gateway/internal/callbackurl"
 )
 
@@ -124,13 +123,15 @@ func (s *Sender) CloseIdleConnections() { s.client.CloseIdleConnections() }
 
 // Send POSTs one attempt of a callback: body as is, Content-Type
 // application/json, User-Agent UserAgent, X-Timestamp = unix seconds now,
-// X-Sign = receiver.Sign(body, X-Timestamp, keys[0]) and X-Signatures = the
-// signature of each key, space-separated, all computed afresh for this
-// attempt. keys are the signing keys in force, oldest first: during a roll
-// the replaced key, then the new one (docs/callbacks.md, "Rolling the
-// signing key"), so that X-Sign stays what receivers already check. It succeeds only on HTTP 200 with a JSON object whose code
-// is 200 (the number, or the string "200") within the time-out; redirects
-// are not followed and at most ResponseBytesMax bytes of the answer are read.
+// X-Sign = the signature with keys[0] and X-Signatures = the signature with
+// each key, space-separated (signature.SetHeaders, the format the reference
+// receiver verifies), all computed afresh for this attempt. keys are the
+// signing keys in force, oldest first: during a roll the replaced key, then
+// the new one (docs/callbacks.md, "Rolling the signing key"), so that
+// X-Sign stays what receivers already check. It succeeds only on HTTP 200
+// with a JSON object whose code is 200 (the number, or the string "200")
+// within the time-out; redirects are not followed and at most
+// ResponseBytesMax bytes of the answer are read.
 func (s *Sender) Send(ctx context.Context, rawURL string, body []byte, keys ...string) Result {
 	start := time.Now()
 	res := s.send(ctx, rawURL, body, keys)
@@ -145,14 +146,6 @@ func (s *Sender) send(ctx context.Context, rawURL string, body []byte, keys []st
 	if err := ValidateURL(rawURL, s.allow); err != nil {
 		return Result{Error: trimPrefix(err.Error())}
 	}
-	if len(keys) == 0 || len(keys) > receiver.SignaturesMax {
-		return Result{Error: "no private key to sign with"}
-	}
-	for _, k := range keys {
-		if k == "" {
-			return Result{Error: "no private key to sign with"}
-		}
-	}
 	attemptCtx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(attemptCtx, http.MethodPost, rawURL, bytes.NewReader(body))
@@ -162,13 +155,9 @@ func (s *Sender) send(ctx context.Context, rawURL string, body []byte, keys []st
 	ts := strconv.FormatInt(s.now().Unix(), 10)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
-	req.Header.Set(receiver.HeaderTimestamp, ts)
-	sigs := make([]string, len(keys))
-	for i, k := range keys {
-		sigs[i] = receiver.Sign(body, ts, k)
+	if err := signature.SetHeaders(req.Header, body, ts, keys...); err != nil {
+		return Result{Error: "no private key to sign with"} // none, an empty one, or more than a receiver takes
 	}
-	req.Header.Set(receiver.HeaderSign, sigs[0])
-	req.Header.Set(receiver.HeaderSignatures, strings.Join(sigs, " "))
 
 	resp, err := s.client.Do(req)
 	if err != nil {

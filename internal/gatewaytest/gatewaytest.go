@@ -11,25 +11,16 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/paygate/gateway/internal/cards"
-	"github.com/paygate/gateway/internal/delivery"
-	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/app/services"
 	"github.com/paygate/gateway/internal/network"
-	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
-// Gateway is a ledger with the domains on it. The ledger is embedded, so
-// that its own operations read g.CreateMerchant, g.Deposit.
-type Gateway struct {
-	*ledger.Ledger
-	FX         *fx.Service
-	Cards      *cards.Service
-	Network    *network.Service
-	Remit      *remittance.Service
-	Deliveries *delivery.Store
-}
+// Gateway is a ledger with the domains on it, as the gateway builds them
+// (internal/app/services). The ledger is embedded, so that its own
+// operations read g.CreateMerchant, g.Deposit.
+type Gateway = services.Services
 
 // Options tune New; the zero value gives the defaults.
 type Options struct {
@@ -56,18 +47,10 @@ func New(t testing.TB, db *bun.DB, o Options) *Gateway {
 	return Build(l, o)
 }
 
-// Build builds the domains on an open ledger.
+// Build builds the domains on an open ledger with the gateway's own
+// constructor, so that a test sees every domain serve has.
 func Build(l *ledger.Ledger, o Options) *Gateway {
-	rates := fx.New(l, o.FXRateMaxAge)
-	c := cards.New(l, rates)
-	return &Gateway{
-		Ledger:     l,
-		FX:         rates,
-		Cards:      c,
-		Network:    network.New(l, c, rates, o.Network),
-		Remit:      remittance.New(l),
-		Deliveries: delivery.NewStore(l),
-	}
+	return services.New(l, services.Settings{FXRateMaxAge: o.FXRateMaxAge, Network: o.Network})
 }
 
 // NewSealer returns a sealer with a random data key.

@@ -24,10 +24,10 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/fx"
-	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
+	"github.com/paygate/gateway/tools/internal/harness"
 )
 
 // bench is one run: the PostgreSQL cluster, the gateway under test, the
@@ -227,7 +227,7 @@ func (b *bench) newDatabase() (string, error) {
 	return b.cluster.URL(name), nil
 }
 
-// gateway is the `gateway serve` subprocess (internal/harness), with the
+// gateway is the `gateway serve` subprocess (tools/internal/harness), with the
 // sampler of its resident memory.
 type gateway struct {
 	*harness.Gateway

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/tools/internal/harness"
 )
 
 type outageOptions struct {

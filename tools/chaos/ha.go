@@ -17,11 +17,11 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/paygate/gateway/internal/cards"
-	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/tools/internal/harness"
 )
 
 // The high-availability scenarios (issue 19, docs/ha.md "Chaos"): a

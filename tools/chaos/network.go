@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api/client"
-	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/internal/netclient"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
+	"github.com/paygate/gateway/tools/internal/harness"
 )
 
 // netAnswer is the final answer to a network message, in minor units of the

@@ -16,17 +16,17 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/fx"
-	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
+	"github.com/paygate/gateway/tools/internal/harness"
 )
 
 // env is what every scenario shares: the gateway binary, the durable
 // PostgreSQL cluster (which the outage scenario kills and restarts), the
 // data key and the internal API token. Processes run through
-// internal/harness, as the bench's do.
+// tools/internal/harness, as the bench's do.
 type env struct {
 	tmp      string
 	bin      string

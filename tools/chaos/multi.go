@@ -13,10 +13,10 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
-	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/tools/internal/harness"
 )
 
 type multiOptions struct {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/paygate/gateway/api/client"
 	"github.com/paygate/gateway/internal/cards"
-	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
+	"github.com/paygate/gateway/tools/internal/harness"
 )
 
 // merchant is a merchant the scenario created with the ledger library, with

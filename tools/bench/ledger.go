@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/paygate/gateway/internal/harness"
+	"github.com/paygate/gateway/tools/internal/harness"
 
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"

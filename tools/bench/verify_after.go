@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 
-	"github.com/paygate/gateway/internal/harness"
+	"github.com/paygate/gateway/tools/internal/harness"
 )
 
 // verifyAfter runs `gateway audit verify` once more after every round

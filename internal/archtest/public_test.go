@@ -1,0 +1,151 @@
+package archtest
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// merchantFacing are the packages merchants import: the typed client, the
+// reference receiver and its signature format. They are the module's public
+// API, kept stable, and they link nothing of the module but each other.
+var merchantFacing = []string{"api/client", "api/receiver", "api/receiver/signature"}
+
+// publicByLayout are outside internal/ only because the design card lays
+// the tree out so (docs/architecture.md, "Public packages"). Merchants do
+// not import them and nothing promises their API stays; a new package
+// outside internal/ fails TestPublicPackagesArePlaced until it is one or
+// the other.
+var publicByLayout = []string{"api", "ledger", "ledger/pgcluster", "ledger/pgtest", "postings", "reconcile", "sql"}
+
+// goList runs go list in the module's root and returns its lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+// pkgInfo is what go list says of one package of the module.
+type pkgInfo struct {
+	name string   // the package clause: main for a command
+	deps []string // every package it links, of the module, module-relative
+}
+
+// listModule lists every package of the module with its name and deps.
+func listModule(t *testing.T) map[string]pkgInfo {
+	t.Helper()
+	pkgs := map[string]pkgInfo{}
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{.Name}} {{join .Deps \" \"}}", module+"...") {
+		f := strings.Fields(line)
+		info := pkgInfo{name: f[1]}
+		for _, d := range f[2:] {
+			if strings.HasPrefix(d, module) {
+				info.deps = append(info.deps, strings.TrimPrefix(d, module))
+			}
+		}
+		pkgs[strings.TrimPrefix(f[0], module)] = info
+	}
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func TestPublicPackagesArePlaced(t *testing.T) {
+	for _, why := range publicProblems(listModule(t)) {
+		t.Error(why)
+	}
+}
+
+// publicProblems finds a library outside internal/ that is neither
+// merchant-facing nor public by layout, and a merchant-facing package that
+// links any package of the module that is not merchant-facing.
+func publicProblems(pkgs map[string]pkgInfo) []string {
+	var out []string
+	for pkg, info := range pkgs {
+		if info.name == "main" || isInternal(pkg) {
+			continue
+		}
+		switch {
+		case slices.Contains(merchantFacing, pkg):
+			for _, d := range info.deps {
+				if !slices.Contains(merchantFacing, d) {
+					out = append(out, pkg+" is merchant-facing but links "+d)
+				}
+			}
+		case !slices.Contains(publicByLayout, pkg):
+			out = append(out, pkg+" is public but neither merchant-facing nor public by layout (internal/archtest public_test.go, docs/architecture.md)")
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// isInternal reports a package Go's internal rule hides from other modules.
+func isInternal(pkg string) bool {
+	return strings.HasPrefix(pkg, "internal/") || strings.Contains(pkg, "/internal/") || strings.HasSuffix(pkg, "/internal")
+}
+
+// The check finds each problem, or the test above passes whatever the tree
+// is.
+func TestPublicProblemsAreFound(t *testing.T) {
+	got := publicProblems(map[string]pkgInfo{
+		"api/client":             {name: "client", deps: []string{"api/receiver", "api/receiver/signature", "internal/netclient"}},
+		"api/receiver":           {name: "receiver", deps: []string{"api/receiver/signature"}},
+		"api/receiver/signature": {name: "signature"},
+		"ledger":                 {name: "ledger", deps: []string{"postings"}},
+		"webhook":                {name: "webhook"},
+		"tools/internal/harness": {name: "harness", deps: []string{"ledger"}},
+		"cmd/gateway":            {name: "main", deps: []string{"internal/app"}},
+	})
+	want := []string{"api/client is merchant-facing but links internal/netclient",
+		"webhook is public but neither merchant-facing nor public by layout (internal/archtest public_test.go, docs/architecture.md)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// The load and fault tools sit apart from the product: no package outside
+// tools/ imports one under it (tools/internal is also closed to the rest
+// of the module by Go's internal rule; this holds for whatever is added to
+// tools/ beside it).
+func TestProductImportsNoTool(t *testing.T) {
+	for _, why := range toolImports(moduleGraph(t)) {
+		t.Error(why)
+	}
+}
+
+func toolImports(graph map[string][]string) []string {
+	var out []string
+	for pkg, imports := range graph {
+		if strings.HasPrefix(pkg, "tools/") {
+			continue
+		}
+		for _, imp := range imports {
+			if strings.HasPrefix(imp, "tools/") {
+				out = append(out, pkg+" imports the tool "+imp)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestToolImportsAreFound(t *testing.T) {
+	got := toolImports(map[string][]string{
+		"tools/bench":     {"tools/internal/harness", "ledger"},
+		"internal/app":    {"ledger", "tools/loadgen"},
+		"tools/loadgen":   {"api/client"},
+		"cmd/gateway":     {"internal/app"},
+		"internal/tooled": {"internal/toolsy"},
+	})
+	if want := []string{"internal/app imports the tool tools/loadgen"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,47 @@
+package archtest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPackageSizes prints, with -v, every package's non-test Go files and
+// lines, its largest file and the median: the sizes docs/architecture.md
+// no longer writes by hand, where they went stale. It checks nothing but
+// that it could count.
+//
+//	go test -v -run TestPackageSizes ./internal/archtest
+func TestPackageSizes(t *testing.T) {
+	total := 0
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \" \"}}", module+"...") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue // no non-test Go file
+		}
+		var sizes []int
+		largest, sum := "", 0
+		for _, name := range f[2:] {
+			b, err := os.ReadFile(filepath.Join(f[1], name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := bytes.Count(b, []byte("\n"))
+			if len(sizes) == 0 || n > slices.Max(sizes) {
+				largest = name
+			}
+			sizes, sum = append(sizes, n), sum+n
+		}
+		slices.Sort(sizes)
+		t.Logf("%-34s %3d files %6d lines, largest %s (%d), median %d",
+			strings.TrimPrefix(f[0], module), len(sizes), sum, largest, sizes[len(sizes)-1], sizes[len(sizes)/2])
+		total += sum
+	}
+	if total == 0 {
+		t.Fatal("counted no line")
+	}
+	t.Logf("module: %d non-test lines", total)
+}
