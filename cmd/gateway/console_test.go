@@ -18,7 +18,7 @@ import (
 
 var (
 	consoleRe   = regexp.MustCompile(`console on (https?)://(\S+)`)
-	demoLoginRe = regexp.MustCompile(`console demo login \((\w+)\): (\S+) / ([a-z2-7]+)(?:, TOTP secret ([A-Z2-7]+))?`)
+	demoLoginRe = regexp.MustCompile(`console demo login \((\w+)\): (\S+) / ([a-z2-7]+)(?:, shop number ([A-Za-z0-9_-]+))?(?:, TOTP secret ([A-Z2-7]+))?`)
 	csrfRe      = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 )
 
@@ -42,14 +42,16 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 	for _, l := range demoLoginRe.FindAllStringSubmatch(out, -1) {
 		logins[l[1]] = l[2:]
 	}
-	if len(logins["admin"]) == 0 || len(logins["operator"]) == 0 || logins["operator"][2] == "" {
+	if len(logins["admin"]) == 0 || len(logins["operator"]) == 0 || logins["operator"][3] == "" || logins["admin"][2] == "" {
 		t.Fatalf("demo logins printed: %v\n%s", logins, out)
 	}
 	if _, err := os.Stat(filepath.Join(g.env["GATEWAY_DATA_DIR"], "demo-console.json")); err != nil {
 		t.Errorf("demo-console.json: %v", err)
 	}
 	base := "https://" + m[2]
-	signIn := func(login, pw, code, want string) *http.Client {
+	// A merchant's user names the merchant by its shop number (logins
+	// are per scope); the house's leave it empty.
+	signIn := func(shop, login, pw, code, want string) *http.Client {
 		t.Helper()
 		jar, _ := cookiejar.New(nil)
 		c := &http.Client{Timeout: 30 * time.Second, Jar: jar, Transport: &http.Transport{TLSClientConfig: g.pinnedTLS(s)}}
@@ -63,7 +65,7 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 		if tok == nil {
 			t.Fatalf("no CSRF field on the login page:\n%s", body)
 		}
-		res, err = c.PostForm(base+"/login", url.Values{"csrf": {tok[1]}, "login": {login}, "password": {pw}, "totp": {code}})
+		res, err = c.PostForm(base+"/login", url.Values{"csrf": {tok[1]}, "shopNo": {shop}, "login": {login}, "password": {pw}, "totp": {code}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,12 +80,13 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 		}
 		return c
 	}
-	signIn(logins["admin"][0], logins["admin"][1], "", "/balances")
-	code, err := console.TOTPCode(logins["operator"][2], time.Now())
+	admin := logins["admin"]
+	signIn(admin[2], admin[0], admin[1], "", "/balances")
+	code, err := console.TOTPCode(logins["operator"][3], time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := signIn(logins["operator"][0], logins["operator"][1], code, "/operator/merchants")
+	op := signIn("", logins["operator"][0], logins["operator"][1], code, "/operator/merchants")
 	// With GATEWAY_CALLBACK_ALLOW_PRIVATE the console accepts a loopback
 	// callback URL, which it refuses by default (internal/console's
 	// TestOperatorSetsCallbackURL): serve hands it the allow list.
@@ -115,8 +118,8 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 	}
 	// GATEWAY_CONSOLE_LOCKOUT_TRIES=1: one wrong password locks the admin,
 	// and the right one is then refused (the default, 5, would let it in).
-	signIn(logins["admin"][0], "wrong password!", "", "/login")
-	signIn(logins["admin"][0], logins["admin"][1], "", "/login")
+	signIn(admin[2], admin[0], "wrong password!", "", "/login")
+	signIn(admin[2], admin[0], admin[1], "", "/login")
 }
 
 func TestConsoleUserCreateCommand(t *testing.T) {
