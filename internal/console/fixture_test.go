@@ -151,3 +151,17 @@ func (f *fixture) auditActions(t *testing.T) []string {
 	}
 	return out
 }
+
+// shopOf is the shop number of the merchant of the user login ("" for a
+// house user or an unknown login); the tests make no two users of one
+// login but where they say so.
+func (f *fixture) shopOf(t *testing.T, login string) string {
+	t.Helper()
+	var shop string
+	err := f.g.DB().DB.QueryRow(`select coalesce(min(m.shop_no), '') from console_users u
+		left join merchants m on m.id = u.merchant_id where u.login = $1`, login).Scan(&shop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shop
+}
