@@ -22,8 +22,8 @@ import (
 //  4. exactly one argon2 hash whatever the state (unknown, locked,
 //     disabled, wrong, right): the user's, or the dummy one, so that the
 //     time of a refusal does not tell the state;
-//  5. a success clears the count only if no other try of the user began
-//     meanwhile (store.succeed).
+//  5. a success clears the count only if no other try of the user ran
+//     beside it (bursts.go, store.succeed).
 
 // hashWait is how long a check waits for a place among the hashes before
 // it is answered 503: a few hashes' time, so that logins arriving together
@@ -91,6 +91,15 @@ func (s *Server) checkUser(ctx context.Context, find func(context.Context) (*use
 		CheckPassword(dummyHash(), pw) // locked: not checked, at the same cost
 		return checkOutcome{user: u, reason: "locked"}, nil
 	}
+	try := s.tries.begin(u.ID)
+	defer s.tries.end(u.ID, try)
+	return s.checkSlot(ctx, u, slot, try, pw, code, now)
+}
+
+// checkSlot checks the password and code of a try that holds the user's
+// slot number slot, and clears the count when they are right and the try
+// ran alone.
+func (s *Server) checkSlot(ctx context.Context, u *userRow, slot int, try *userTry, pw, code string, now time.Time) (checkOutcome, error) {
 	if testBeforeHash != nil {
 		testBeforeHash()
 	}
@@ -109,6 +118,12 @@ func (s *Server) checkUser(ctx context.Context, find func(context.Context) (*use
 	}
 	if step < 0 {
 		out.reason = "bad_totp"
+		return out, nil
+	}
+	if s.tries.crowded(try) {
+		// Right, but sent beside another try of the user: refused, its
+		// slot still counted (bursts.go).
+		out.reason = "concurrent"
 		return out, nil
 	}
 	if out.reason, err = s.store.succeed(ctx, u.ID, slot, step); err != nil || out.reason != "" {

@@ -77,6 +77,8 @@ type Server struct {
 	// hashSlots are the places of the password checks hashing at once
 	// (lockout.go).
 	hashSlots chan struct{}
+	// tries are the password checks running per user (bursts.go).
+	tries tryTracker
 }
 
 // New builds the console.
