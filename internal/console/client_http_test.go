@@ -132,3 +132,12 @@ func (f *fixture) count(t *testing.T, query string, args ...any) int {
 	}
 	return n
 }
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}

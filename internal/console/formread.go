@@ -32,7 +32,14 @@ func formError(err error) (int, string) {
 
 // parseForm reads the form and, when it cannot, answers and returns false.
 func (s *Server) parseForm(w http.ResponseWriter, r *http.Request) bool {
-	status, msg := formError(r.ParseMultipartForm(formBytesMax))
+	// ParseForm first: ParseMultipartForm answers a form that is not
+	// multipart with ErrNotMultipart and drops ParseForm's error, a
+	// stalled or oversized body's among them.
+	err := r.ParseForm()
+	if err == nil {
+		err = r.ParseMultipartForm(formBytesMax)
+	}
+	status, msg := formError(err)
 	if status == 0 {
 		return true
 	}
