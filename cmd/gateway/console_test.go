@@ -2,14 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +37,9 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 	g.env["GATEWAY_CONSOLE_LOCKOUT_TRIES"] = "1"
 	// The callback allow list reaches the console too (below).
 	g.env["GATEWAY_CALLBACK_ALLOW_PRIVATE"] = "true"
+	// The API's bound of connections per client reaches the console's
+	// listener too (below).
+	g.env["GATEWAY_CONNS_PER_CLIENT_MAX"] = strconv.Itoa(consoleConnsMax)
 	s := g.serve("--demo")
 	out := s.stdout.String()
 	m := consoleRe.FindStringSubmatch(out)
@@ -120,6 +128,46 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 	// and the right one is then refused (the default, 5, would let it in).
 	signIn(admin[2], admin[0], "wrong password!", "", "/login")
 	signIn(admin[2], admin[0], admin[1], "", "/login")
+	consoleConnsBounded(t, m[2])
+}
+
+const consoleConnsMax = 16
+
+// consoleConnsBounded opens 40 connections to the console at addr and
+// sends nothing: the listener keeps at most GATEWAY_CONNS_PER_CLIENT_MAX of
+// them (issue 27, point 2; it held 300 before) and resets the rest at
+// once, where a kept one waits for its TLS handshake until the header
+// timeout (10 s).
+func consoleConnsBounded(t *testing.T, addr string) {
+	t.Helper()
+	const n = 40
+	var conns []net.Conn
+	for i := 0; i < n; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			continue // reset before the dial returned: refused
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	var wg sync.WaitGroup
+	var kept atomic.Int32
+	deadline := time.Now().Add(8 * time.Second) // far above a reset's time, below the header timeout
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = c.SetReadDeadline(deadline)
+			var b [1]byte
+			if _, err := c.Read(b[:]); errors.Is(err, os.ErrDeadlineExceeded) {
+				kept.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if k := kept.Load(); k > consoleConnsMax || k == 0 {
+		t.Errorf("the console kept %d of %d connections from one client, want at most %d", k, n, consoleConnsMax)
+	}
 }
 
 func TestConsoleUserCreateCommand(t *testing.T) {
