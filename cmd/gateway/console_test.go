@@ -2,14 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,7 +23,7 @@ import (
 
 var (
 	consoleRe   = regexp.MustCompile(`console on (https?)://(\S+)`)
-	demoLoginRe = regexp.MustCompile(`console demo login \((\w+)\): (\S+) / ([a-z2-7]+)(?:, TOTP secret ([A-Z2-7]+))?`)
+	demoLoginRe = regexp.MustCompile(`console demo login \((\w+)\): (\S+) / ([a-z2-7]+)(?:, shop number ([A-Za-z0-9_-]+))?(?:, TOTP secret ([A-Z2-7]+))?`)
 	csrfRe      = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 )
 
@@ -32,6 +37,9 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 	g.env["GATEWAY_CONSOLE_LOCKOUT_TRIES"] = "1"
 	// The callback allow list reaches the console too (below).
 	g.env["GATEWAY_CALLBACK_ALLOW_PRIVATE"] = "true"
+	// The API's bound of connections per client reaches the console's
+	// listener too (below).
+	g.env["GATEWAY_CONNS_PER_CLIENT_MAX"] = strconv.Itoa(consoleConnsMax)
 	s := g.serve("--demo")
 	out := s.stdout.String()
 	m := consoleRe.FindStringSubmatch(out)
@@ -42,14 +50,16 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 	for _, l := range demoLoginRe.FindAllStringSubmatch(out, -1) {
 		logins[l[1]] = l[2:]
 	}
-	if len(logins["admin"]) == 0 || len(logins["operator"]) == 0 || logins["operator"][2] == "" {
+	if len(logins["admin"]) == 0 || len(logins["operator"]) == 0 || logins["operator"][3] == "" || logins["admin"][2] == "" {
 		t.Fatalf("demo logins printed: %v\n%s", logins, out)
 	}
 	if _, err := os.Stat(filepath.Join(g.env["GATEWAY_DATA_DIR"], "demo-console.json")); err != nil {
 		t.Errorf("demo-console.json: %v", err)
 	}
 	base := "https://" + m[2]
-	signIn := func(login, pw, code, want string) *http.Client {
+	// A merchant's user names the merchant by its shop number (logins
+	// are per scope); the house's leave it empty.
+	signIn := func(shop, login, pw, code, want string) *http.Client {
 		t.Helper()
 		jar, _ := cookiejar.New(nil)
 		c := &http.Client{Timeout: 30 * time.Second, Jar: jar, Transport: &http.Transport{TLSClientConfig: g.pinnedTLS(s)}}
@@ -63,7 +73,7 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 		if tok == nil {
 			t.Fatalf("no CSRF field on the login page:\n%s", body)
 		}
-		res, err = c.PostForm(base+"/login", url.Values{"csrf": {tok[1]}, "login": {login}, "password": {pw}, "totp": {code}})
+		res, err = c.PostForm(base+"/login", url.Values{"csrf": {tok[1]}, "shopNo": {shop}, "login": {login}, "password": {pw}, "totp": {code}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,12 +88,13 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 		}
 		return c
 	}
-	signIn(logins["admin"][0], logins["admin"][1], "", "/balances")
-	code, err := console.TOTPCode(logins["operator"][2], time.Now())
+	admin := logins["admin"]
+	signIn(admin[2], admin[0], admin[1], "", "/balances")
+	code, err := console.TOTPCode(logins["operator"][3], time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := signIn(logins["operator"][0], logins["operator"][1], code, "/operator/merchants")
+	op := signIn("", logins["operator"][0], logins["operator"][1], code, "/operator/merchants")
 	// With GATEWAY_CALLBACK_ALLOW_PRIVATE the console accepts a loopback
 	// callback URL, which it refuses by default (internal/console's
 	// TestOperatorSetsCallbackURL): serve hands it the allow list.
@@ -115,8 +126,48 @@ func TestServeStartsTheConsoleWithDemoLogins(t *testing.T) {
 	}
 	// GATEWAY_CONSOLE_LOCKOUT_TRIES=1: one wrong password locks the admin,
 	// and the right one is then refused (the default, 5, would let it in).
-	signIn(logins["admin"][0], "wrong password!", "", "/login")
-	signIn(logins["admin"][0], logins["admin"][1], "", "/login")
+	signIn(admin[2], admin[0], "wrong password!", "", "/login")
+	signIn(admin[2], admin[0], admin[1], "", "/login")
+	consoleConnsBounded(t, m[2])
+}
+
+const consoleConnsMax = 16
+
+// consoleConnsBounded opens 40 connections to the console at addr and
+// sends nothing: the listener keeps at most GATEWAY_CONNS_PER_CLIENT_MAX of
+// them (issue 27, point 2; it held 300 before) and resets the rest at
+// once, where a kept one waits for its TLS handshake until the header
+// timeout (10 s).
+func consoleConnsBounded(t *testing.T, addr string) {
+	t.Helper()
+	const n = 40
+	var conns []net.Conn
+	for i := 0; i < n; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			continue // reset before the dial returned: refused
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	var wg sync.WaitGroup
+	var kept atomic.Int32
+	deadline := time.Now().Add(8 * time.Second) // far above a reset's time, below the header timeout
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = c.SetReadDeadline(deadline)
+			var b [1]byte
+			if _, err := c.Read(b[:]); errors.Is(err, os.ErrDeadlineExceeded) {
+				kept.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if k := kept.Load(); k > consoleConnsMax || k == 0 {
+		t.Errorf("the console kept %d of %d connections from one client, want at most %d", k, n, consoleConnsMax)
+	}
 }
 
 func TestConsoleUserCreateCommand(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/console"
 	"github.com/paygate/gateway/ledger"
 )
@@ -41,15 +42,20 @@ func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.C
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}
-	a.consoleLn = tcp
+	// The API's bound of connections per client (128 by default,
+	// GATEWAY_CONNS_PER_CLIENT_MAX), before TLS so that a refused connection
+	// costs no handshake; no proxy is trusted, the console reads none.
+	a.consoleLn = api.LimitConnsPerClient(tcp, a.cfg.Limits.ConnsPerClientMax, nil, a.log)
 	scheme := "http"
 	if tlsCfg != nil {
-		a.consoleLn, scheme = tls.NewListener(tcp, tlsCfg), "https"
+		a.consoleLn, scheme = tls.NewListener(a.consoleLn, tlsCfg), "https"
 	}
 	a.closers = append(a.closers, func() { a.consoleLn.Close() })
 	// Its own timeouts: a page is quick, but a CSV of a year or an audit
 	// verify run from the page is not (the verify is bounded at 10 minutes).
-	a.console = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+	// A body has the API's deadlines (idle pause, whole body), answered
+	// 408 by the console (api.GuardBodyHandler).
+	a.console = &http.Server{Handler: api.GuardBodyHandler(h, a.cfg.Limits), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: 11 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
 	fmt.Fprintf(stdout, "console on %s://%s\n", scheme, a.consoleLn.Addr())
 	a.log.Info("console started", "addr", a.consoleLn.Addr().String(), "scheme", scheme)
@@ -69,6 +75,7 @@ type demoConsoleUser struct {
 	Login      string `json:"login"`
 	Password   string `json:"password"`
 	Role       string `json:"role"`
+	ShopNo     string `json:"shopNo,omitempty"` // a merchant's user signs in with it (logins are per scope)
 	TOTPSecret string `json:"totpSecret,omitempty"`
 }
 
@@ -105,7 +112,8 @@ func ensureDemoConsole(ctx context.Context, stdout io.Writer, dataDir string, l 
 	}{{"demo-operator", console.RoleOperator, 0}, {"demo-admin", console.RoleAdmin, m.ID}}
 	for _, w := range want {
 		var known bool
-		err := l.DB().DB.QueryRowContext(ctx, `select exists (select 1 from console_users where login = $1)`, w.login).Scan(&known)
+		err := l.DB().DB.QueryRowContext(ctx, `select exists (select 1 from console_users where login = $1 and coalesce(merchant_id, 0) = $2)`,
+			w.login, w.merchant).Scan(&known)
 		if err != nil {
 			return err
 		}
@@ -125,7 +133,11 @@ func ensureDemoConsole(ctx context.Context, stdout io.Writer, dataDir string, l 
 		if err != nil {
 			return err
 		}
-		d.Users = append(d.Users, demoConsoleUser{Login: w.login, Password: pw, Role: string(w.role), TOTPSecret: c.TOTPSecret})
+		shopNo := ""
+		if w.merchant != 0 {
+			shopNo = shop.ShopNo
+		}
+		d.Users = append(d.Users, demoConsoleUser{Login: w.login, Password: pw, Role: string(w.role), ShopNo: shopNo, TOTPSecret: c.TOTPSecret})
 	}
 	d.URL = url
 	out, err := json.MarshalIndent(d, "", "  ")
@@ -137,6 +149,9 @@ func ensureDemoConsole(ctx context.Context, stdout io.Writer, dataDir string, l 
 	}
 	for _, u := range d.Users {
 		extra := ""
+		if u.ShopNo != "" {
+			extra = ", shop number " + u.ShopNo
+		}
 		if u.TOTPSecret != "" {
 			extra = fmt.Sprintf(", TOTP secret %s (gateway console totp --secret %s prints the current code)", u.TOTPSecret, u.TOTPSecret)
 		}

@@ -76,42 +76,12 @@ func (s *Server) accountPassword(w http.ResponseWriter, r *http.Request, sess *s
 		s.accountRefuse(w, r, sess, http.StatusBadRequest, fieldMessage(err))
 		return
 	}
+	refuse := func(status int, msg string) { s.accountRefuse(w, r, sess, status, msg) }
+	if !s.confirmUser(w, r, sess, "account.password", "account_", cur, code, refuse) {
+		return
+	}
 	ctx := r.Context()
 	now, addr := s.now(), clientAddr(r)
-	// An address past the login limit is refused before any hash, as
-	// /login refuses it.
-	n, err := s.store.addressFailures(ctx, addr, now.Add(-s.cfg.LockoutFor))
-	if err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	if n >= s.cfg.AddressFailures {
-		w.Header().Set("Retry-After", "60")
-		s.accountDenied(w, r, sess, http.StatusTooManyRequests, "address_limited")
-		return
-	}
-	u, err := s.store.userByLogin(ctx, sess.user.Login)
-	if err != nil || u == nil || u.ID != sess.user.ID {
-		s.internal(w, r, errors.Join(err, errors.New("console: the session's user is not found")))
-		return
-	}
-	if u.lockedUntil.Valid && u.lockedUntil.Time.After(now) {
-		s.accountDenied(w, r, sess, http.StatusBadRequest, "locked")
-		return
-	}
-	if !CheckPassword(u.passwordHash, cur) {
-		s.accountFailure(w, r, sess, "bad_password")
-		return
-	}
-	step, err := s.totpStepOf(u, code, now)
-	if err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	if step < 0 {
-		s.accountFailure(w, r, sess, "bad_totp")
-		return
-	}
 	hash, err := HashPassword(pw)
 	if err != nil {
 		s.internal(w, r, err)
@@ -122,12 +92,10 @@ func (s *Server) accountPassword(w http.ResponseWriter, r *http.Request, sess *s
 		s.internal(w, r, err)
 		return
 	}
-	ended, err := s.store.changePassword(ctx, passwordChange{user: u.ID, hash: hash, step: step,
+	// The TOTP step was taken by the check (store.succeed): 0 here.
+	ended, err := s.store.changePassword(ctx, passwordChange{user: sess.user.ID, hash: hash,
 		oldToken: tokenHash(cookieValue(r, sessionCookie)), newToken: tokenHash(tok), now: now, addr: addr})
 	switch {
-	case errors.Is(err, errTOTPReplayed):
-		s.accountFailure(w, r, sess, "totp_replayed")
-		return
 	case errors.Is(err, errSessionGone): // ended between the guard and here
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
@@ -136,49 +104,6 @@ func (s *Server) accountPassword(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	setCookie(w, sessionCookie, tok)
-	s.record(r, sess, "ok", 0, "account.password", u.Login, "other sessions ended: "+strconv.FormatInt(ended, 10))
+	s.record(r, sess, "ok", 0, "account.password", sess.user.Login, "other sessions ended: "+strconv.FormatInt(ended, 10))
 	http.Redirect(w, r, "/account?changed=1", http.StatusSeeOther)
-}
-
-// accountFailure counts a wrong current password or code as a failed login
-// would be, and refuses. The failure that locks the user ends this
-// session too: a session guessing its own user's password is likely not
-// that user's.
-func (s *Server) accountFailure(w http.ResponseWriter, r *http.Request, sess *session, reason string) {
-	locked, err := s.store.loginFailed(r.Context(), sess.user.ID, s.cfg.LockoutFailures, s.now().Add(s.cfg.LockoutFor))
-	if err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	if !locked {
-		s.accountDenied(w, r, sess, http.StatusBadRequest, reason)
-		return
-	}
-	if err := s.store.recordAttempt(r.Context(), sess.user.Login, clientAddr(r), false, "account_"+reason, s.now()); err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	s.record(r, sess, "refused", 0, "account.password", sess.user.Login, reason+"; locked, session ended")
-	if err := s.store.deleteSession(r.Context(), tokenHash(cookieValue(r, sessionCookie))); err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	clearCookie(w, sessionCookie)
-	http.Redirect(w, r, "/login", http.StatusSeeOther)
-}
-
-// accountDenied records a refused change (in the login attempts, which the
-// address limit counts, and the audit trail) and answers it with one
-// message whatever the reason, as the login form does.
-func (s *Server) accountDenied(w http.ResponseWriter, r *http.Request, sess *session, status int, reason string) {
-	if err := s.store.recordAttempt(r.Context(), sess.user.Login, clientAddr(r), false, "account_"+reason, s.now()); err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	s.record(r, sess, "refused", 0, "account.password", sess.user.Login, reason)
-	msg := "currentPassword: wrong, or too many attempts: wait and try again."
-	if sess.user.Role.needsTOTP() {
-		msg = "currentPassword: the password or the code is wrong, or too many attempts: wait and try again."
-	}
-	s.accountRefuse(w, r, sess, status, msg)
 }

@@ -170,6 +170,7 @@ func jsString(s string) string {
 func (b *browser) login(t *testing.T, f *fixture, login, code string) {
 	t.Helper()
 	b.open(t, f.url("/login"))
+	b.fillShopNo(t, f, login)
 	b.do(t, chromedp.SendKeys(chromedp.ID("login"), login), chromedp.SendKeys(chromedp.ID("password"), password))
 	if code != "" {
 		b.do(t, chromedp.SendKeys(chromedp.ID("totp"), code))
@@ -177,11 +178,22 @@ func (b *browser) login(t *testing.T, f *fixture, login, code string) {
 	b.do(t, chromedp.Click(chromedp.ID("submit")), chromedp.WaitVisible(chromedp.ID("who")))
 }
 
+// fillShopNo types the shop number of the login's merchant, as its user
+// would (logins are per scope); a house user's, or an unknown login's,
+// stays empty.
+func (b *browser) fillShopNo(t *testing.T, f *fixture, login string) {
+	t.Helper()
+	if shop := f.shopOf(t, login); shop != "" {
+		b.do(t, chromedp.SendKeys(chromedp.ID("shopNo"), shop))
+	}
+}
+
 // tryLogin submits the form and returns the message the page then shows
 // ("" when it signed in).
 func (b *browser) tryLogin(t *testing.T, f *fixture, login, pw, code string) string {
 	t.Helper()
 	b.open(t, f.url("/login"))
+	b.fillShopNo(t, f, login)
 	b.do(t, chromedp.SendKeys(chromedp.ID("login"), login), chromedp.SendKeys(chromedp.ID("password"), pw))
 	if code != "" {
 		b.do(t, chromedp.SendKeys(chromedp.ID("totp"), code))

@@ -24,3 +24,31 @@ func SetHoldsPageMax(n int) (restore func()) {
 	holdsPageMax = n
 	return func() { holdsPageMax = old }
 }
+
+// HashChecks is the number of argon2 computations of password checks so
+// far (a test of equal cost counts them rather than timing them).
+func HashChecks() int64 { return hashChecks.Load() }
+
+// HoldBeforeHash makes every check that has taken its user's slot call
+// arrived, then wait for gate to close, before its hash: a test holds the
+// tries of a burst there. It returns the function that removes the hook.
+func HoldBeforeHash(gate <-chan struct{}, arrived func()) (restore func()) {
+	testBeforeHash = func() {
+		arrived()
+		<-gate
+	}
+	return func() { testBeforeHash = nil }
+}
+
+// FillHashSlots takes every place among the password hashes of h, as a
+// burst of checks would; it returns the function that gives them back.
+func FillHashSlots(h *Server) (release func()) {
+	for i := 0; i < cap(h.hashSlots); i++ {
+		h.hashSlots <- struct{}{}
+	}
+	return func() {
+		for i := 0; i < cap(h.hashSlots); i++ {
+			<-h.hashSlots
+		}
+	}
+}

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -47,9 +48,15 @@ type fixture struct {
 	deposits     int               // funding lines of A besides its cards'
 	lockFailures int
 	ledger       *gatedLedger // the console's ledger: a test may hold its Verify
+	console      *console.Server
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { t.Helper(); return newFixtureWith(t, nil) }
+
+// newFixtureWith is newFixture with the console's configuration changed by
+// configure (nil: as it is), and the handler the server serves wrapped by
+// wrap (nil: as it is).
+func newFixtureWith(t *testing.T, configure func(*console.Config), wrap ...func(http.Handler) http.Handler) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	t.Cleanup(console.UseCheapHashes())
@@ -101,12 +108,21 @@ func newFixture(t *testing.T) *fixture {
 		f.secrets[u.Login] = cr.TOTPSecret
 	}
 	f.ledger = &gatedLedger{Ledger: g.Ledger}
-	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: f.ledger, Cards: g.Cards,
-		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Settlements: g.Settlements(), Now: f.clock.Now, LockoutFailures: f.lockFailures})
+	cfg := console.Config{DB: db, Sealer: g.Sealer(), Ledger: f.ledger, Cards: g.Cards,
+		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Settlements: g.Settlements(), Now: f.clock.Now, LockoutFailures: f.lockFailures}
+	if configure != nil {
+		configure(&cfg)
+	}
+	h, err := console.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.srv = httptest.NewTLSServer(h)
+	f.console = h
+	var served http.Handler = h
+	for _, w := range wrap {
+		served = w(served)
+	}
+	f.srv = httptest.NewTLSServer(served)
 	t.Cleanup(f.srv.Close)
 	return f
 }
@@ -150,4 +166,18 @@ func (f *fixture) auditActions(t *testing.T) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// shopOf is the shop number of the merchant of the user login ("" for a
+// house user or an unknown login); the tests make no two users of one
+// login but where they say so.
+func (f *fixture) shopOf(t *testing.T, login string) string {
+	t.Helper()
+	var shop string
+	err := f.g.DB().DB.QueryRow(`select coalesce(min(m.shop_no), '') from console_users u
+		left join merchants m on m.id = u.merchant_id where u.login = $1`, login).Scan(&shop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shop
 }

@@ -19,6 +19,7 @@ import (
 func (b *browser) houseCreate(t *testing.T, f *fixture, login, role string) (pw, secret, uri string) {
 	t.Helper()
 	b.open(t, f.url("/house/users"))
+	b.typeConfirmation(t, f, "olga.operator")
 	b.do(t, chromedp.SendKeys(chromedp.ID("login"), login), chromedp.SetValue(chromedp.ID("role"), role),
 		chromedp.Click(chromedp.ID("create")), chromedp.WaitVisible(chromedp.ID("new-pw")))
 	return b.text(t, "#new-pw"), b.text(t, "#new-totp-secret"), b.text(t, "#new-totp-uri")
@@ -81,12 +82,13 @@ func TestOperatorManagesHouseUsers(t *testing.T) {
 	if n.open(t, f.url("/operator/merchants")); !strings.HasSuffix(n.location(t), "/login") {
 		t.Errorf("a disabled operator's session still opens the merchants (at %s)", n.location(t))
 	}
-	b.do(t, chromedp.Click(chromedp.CSS(row+` button.enable`)))
-	b.waitJS(t, `document.querySelector('`+row+` td.status').textContent === 'active'`)
+	b.clickConfirmed(t, f, "olga.operator", row+` button.enable`)
+	b.waitJS(t, `(document.querySelector('`+row+` td.status') || {}).textContent === 'active'`)
 
 	// Reset: a new password shown once, no new secret; the old password
 	// refused, the new one with the same secret signs in.
-	b.do(t, chromedp.Click(chromedp.CSS(row+` button.reset`)), chromedp.WaitVisible(chromedp.ID("new-pw")))
+	b.clickConfirmed(t, f, "olga.operator", row+` button.reset`)
+	b.do(t, chromedp.WaitVisible(chromedp.ID("new-pw")))
 	pw2 := b.text(t, "#new-pw")
 	if pw2 == pw || b.text(t, "#new-login") != "ivan.ops" {
 		t.Fatalf("reset shows %q for %q", pw2, b.text(t, "#new-login"))
@@ -188,8 +190,8 @@ func TestHouseUsersRefusals(t *testing.T) {
 		}
 	}
 	// A merchant added to the form is never read: the user is the house's.
-	if got := b.post(t, "/house/users", map[string]string{"csrf": tok, "login": "eve.house", "role": "auditor",
-		"shopNo": f.a.ShopNo, "merchantId": strconv.FormatInt(f.a.ID, 10)}); got != 200 {
+	if got := b.post(t, "/house/users", f.withConfirm(t, "olga.operator", map[string]string{"csrf": tok, "login": "eve.house", "role": "auditor",
+		"shopNo": f.a.ShopNo, "merchantId": strconv.FormatInt(f.a.ID, 10)})); got != 200 {
 		t.Errorf("create with an added merchant: %d", got)
 	}
 	if _, m, _, _, ok := f.consoleUser(t, "eve.house"); !ok || m != 0 {
@@ -198,7 +200,7 @@ func TestHouseUsersRefusals(t *testing.T) {
 	if status, msg := b.postForm(t, "/house/users", map[string]string{"csrf": tok, "login": "Ёve\x01", "role": "operator"}); status != 400 || !strings.HasPrefix(msg, "login:") {
 		t.Errorf("a bad login: %d %q, want 400 naming login", status, msg)
 	}
-	if got := b.post(t, "/house/users", map[string]string{"csrf": tok, "login": "olga.operator", "role": "operator"}); got != 409 {
+	if got := b.post(t, "/house/users", f.withConfirm(t, "olga.operator", map[string]string{"csrf": tok, "login": "olga.operator", "role": "operator"})); got != 409 {
 		t.Errorf("a login taken: %d, want 409", got)
 	}
 	if got := b.post(t, "/house/users", map[string]string{"login": "nocsrf", "role": "operator"}); got != 403 {

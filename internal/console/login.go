@@ -1,13 +1,17 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/paygate/gateway/postings"
 )
 
-// Login (docs/console.md, "Signing in"). One form: login, password, and the
-// TOTP code for the roles that need one. Every answer to a failed attempt is
+// Login (docs/console.md, "Signing in"). One form: login, the shop number
+// of a merchant's user, password, and the TOTP code for the roles that
+// need one; the check is checkCredentials (lockout.go). Every answer to a failed attempt is
 // the same sentence, whether the login exists, the password is wrong, the
 // code is wrong or the user is locked, so that the form tells an attacker
 // nothing; the reason is in console_login_attempts.
@@ -15,101 +19,89 @@ import (
 type loginData struct {
 	LoginCSRF string
 	Login     string
+	ShopNo    string
 	Message   string
 }
 
-const loginFailed = "Wrong login, password or code, or too many attempts: wait and try again."
+const (
+	loginFailed = "Wrong login, password or code, or too many attempts: wait and try again."
+	loginBusy   = "The console is busy: try again in a moment."
+)
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 	if sess, err := s.loadSession(r); err == nil && sess != nil {
 		http.Redirect(w, r, homeOf(sess.user), http.StatusSeeOther)
 		return
 	}
-	s.showLogin(w, r, http.StatusOK, "", "")
+	s.showLogin(w, r, http.StatusOK, loginData{})
 }
 
 // showLogin renders the form with a fresh login CSRF token in its cookie.
-func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, status int, login, msg string) {
+func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, status int, d loginData) {
 	tok, err := newToken()
 	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
 	setCookie(w, loginCookie, tok)
-	s.render(w, r, status, "login", "Sign in", loginData{LoginCSRF: tok, Login: login, Message: msg})
+	d.LoginCSRF = tok
+	s.render(w, r, status, "login", "Sign in", d)
 }
 
+// A login names its scope (logins are unique per scope, sql/0017): the
+// shop number of the user's merchant, or nothing for the house's users.
+// shopNoMax bounds it as the API bounds a reference.
+const shopNoMax = 64
+
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !s.parseForm(w, r) {
+		return
+	}
 	if !sameToken(r.PostFormValue(csrfField), cookieValue(r, loginCookie)) {
 		s.fail(w, r, http.StatusForbidden, "This form has no valid CSRF token. Reload the page and try again.")
 		return
 	}
 	ctx := r.Context()
 	login := strings.TrimSpace(r.PostFormValue("login"))
+	shop := strings.TrimSpace(r.PostFormValue("shopNo"))
 	pw := r.PostFormValue("password")
 	code := strings.TrimSpace(r.PostFormValue("totp"))
 	addr := clientAddr(r)
-	now := s.now()
-	if len(login) > 64 || !loginRE.MatchString(login) {
-		s.refuseLogin(w, r, clip(login, 64), "bad_login")
+	if !loginRE.MatchString(login) || len(shop) > shopNoMax || (shop != "" && !postings.IsRefText(shop)) {
+		// No login can be this (invalid UTF-8, NUL, a surrogate, a
+		// character outside the logins' alphabet): the form's one refusal,
+		// a 400, counted against the address like any failed try. What was
+		// typed is neither stored nor shown again.
+		if err := s.store.recordAttempt(ctx, "", addr, false, "bad_login", s.now()); err != nil {
+			s.internal(w, r, err)
+			return
+		}
+		s.showLogin(w, r, http.StatusBadRequest, loginData{Message: loginFailed})
 		return
 	}
-	// Too many failures from this address: refused before any hash is
-	// computed, so that a flood costs the server nothing.
-	n, err := s.store.addressFailures(ctx, addr, now.Add(-s.cfg.LockoutFor))
+	out, err := s.checkCredentials(ctx, addr, "", func(ctx context.Context) (*userRow, error) {
+		return s.store.userInScope(ctx, shop, login)
+	}, pw, code)
 	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
-	if n >= s.cfg.AddressFailures {
+	d := loginData{Login: login, ShopNo: shop, Message: loginFailed}
+	switch {
+	case out.status == http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "1")
+		d.Message = loginBusy
+		s.showLogin(w, r, out.status, d)
+		return
+	case out.status == http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", "60")
-		s.refuseLogin(w, r, login, "address_limited")
+		s.showLogin(w, r, out.status, d)
+		return
+	case !out.ok:
+		s.showLogin(w, r, http.StatusUnauthorized, d)
 		return
 	}
-	u, err := s.store.userByLogin(ctx, login)
-	if err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	if u == nil {
-		CheckPassword(dummyHash(), pw) // the same cost as a known login
-		s.refuseLogin(w, r, login, "unknown_login")
-		return
-	}
-	if u.lockedUntil.Valid && u.lockedUntil.Time.After(now) {
-		s.refuseLogin(w, r, login, "locked")
-		return
-	}
-	if !CheckPassword(u.passwordHash, pw) {
-		s.loginFailure(w, r, u, "bad_password")
-		return
-	}
-	if u.disabled {
-		s.refuseLogin(w, r, login, "disabled")
-		return
-	}
-	step, err := s.totpStepOf(u, code, now)
-	if err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	if step < 0 {
-		s.loginFailure(w, r, u, "bad_totp")
-		return
-	}
-	fresh, err := s.store.loginSucceeded(ctx, u.ID, step)
-	if err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	if !fresh {
-		s.loginFailure(w, r, u, "totp_replayed")
-		return
-	}
-	if err := s.store.recordAttempt(ctx, login, addr, true, "ok", now); err != nil {
-		s.internal(w, r, err)
-		return
-	}
+	u := out.user
 	if err := s.startSession(w, r, u.ID); err != nil {
 		s.internal(w, r, err)
 		return
@@ -138,28 +130,6 @@ func (s *Server) totpStepOf(u *userRow, code string, now time.Time) (int64, erro
 		return step, nil
 	}
 	return -1, nil
-}
-
-// loginFailure counts a failure against a known user (locking it at the
-// limit) and refuses.
-func (s *Server) loginFailure(w http.ResponseWriter, r *http.Request, u *userRow, reason string) {
-	if _, err := s.store.loginFailed(r.Context(), u.ID, s.cfg.LockoutFailures, s.now().Add(s.cfg.LockoutFor)); err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	s.refuseLogin(w, r, u.Login, reason)
-}
-
-func (s *Server) refuseLogin(w http.ResponseWriter, r *http.Request, login, reason string) {
-	if err := s.store.recordAttempt(r.Context(), login, clientAddr(r), false, reason, s.now()); err != nil {
-		s.internal(w, r, err)
-		return
-	}
-	status := http.StatusUnauthorized
-	if reason == "address_limited" {
-		status = http.StatusTooManyRequests
-	}
-	s.showLogin(w, r, status, login, loginFailed)
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request, sess *session) {

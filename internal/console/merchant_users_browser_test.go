@@ -39,6 +39,7 @@ func TestMerchantAdminManagesUsers(t *testing.T) {
 	if got := eval[string](t, b, `[...document.querySelectorAll('#role option')].map(o => o.value).join(',')`); got != "admin,finance,readonly" {
 		t.Errorf("roles offered: %s", got)
 	}
+	b.typeConfirmation(t, f, "ann.admin")
 	b.do(t, chromedp.SendKeys(chromedp.ID("login"), "nina@acme"), chromedp.SetValue(chromedp.ID("role"), "finance"),
 		chromedp.Click(chromedp.ID("create")), chromedp.WaitVisible(chromedp.ID("new-pw")))
 	pw := b.text(t, "#new-pw")
@@ -80,11 +81,12 @@ func TestMerchantAdminManagesUsers(t *testing.T) {
 	if msg := n.tryLogin(t, f, "nina@acme", pw, ""); msg == "" {
 		t.Error("a disabled user signed in")
 	}
-	b.do(t, chromedp.Click(chromedp.CSS(row+` button.enable`)))
-	b.waitJS(t, `document.querySelector('`+row+` td.status').textContent === 'active'`)
+	b.clickConfirmed(t, f, "ann.admin", row+` button.enable`)
+	b.waitJS(t, `(document.querySelector('`+row+` td.status') || {}).textContent === 'active'`)
 
 	// Reset: a new password shown once, the old one refused.
-	b.do(t, chromedp.Click(chromedp.CSS(row+` button.reset`)), chromedp.WaitVisible(chromedp.ID("new-pw")))
+	b.clickConfirmed(t, f, "ann.admin", row+` button.reset`)
+	b.do(t, chromedp.WaitVisible(chromedp.ID("new-pw")))
 	pw2 := b.text(t, "#new-pw")
 	if pw2 == pw || b.text(t, "#new-login") != "nina@acme" {
 		t.Fatalf("reset shows %q for %q", pw2, b.text(t, "#new-login"))
@@ -157,8 +159,8 @@ func TestMerchantUsersRefusals(t *testing.T) {
 	b.open(t, f.url("/users"))
 	tok := b.csrf(t)
 	// The form edited to name merchant B: the user is A's, whatever it says.
-	if got := b.post(t, "/users", map[string]string{"csrf": tok, "login": "eve@bolt", "role": "admin",
-		"shopNo": f.b.ShopNo, "merchant": f.b.ShopNo, "merchantId": strconv.FormatInt(f.b.ID, 10), "merchant_id": strconv.FormatInt(f.b.ID, 10)}); got != 200 {
+	if got := b.post(t, "/users", f.withConfirm(t, "ann.admin", map[string]string{"csrf": tok, "login": "eve@bolt", "role": "admin",
+		"shopNo": f.b.ShopNo, "merchant": f.b.ShopNo, "merchantId": strconv.FormatInt(f.b.ID, 10), "merchant_id": strconv.FormatInt(f.b.ID, 10)})); got != 200 {
 		t.Errorf("create with an edited merchant: %d", got)
 	}
 	if _, m, _, _, ok := f.consoleUser(t, "eve@bolt"); !ok || m != f.a.ID {

@@ -10,10 +10,8 @@ package console
 
 import (
 	"database/sql"
-	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/paygate/gateway/internal/callbackurl"
@@ -49,6 +47,9 @@ type Config struct {
 	LockoutFailures int           // consecutive failed logins that lock a user (5)
 	LockoutFor      time.Duration // how long a lockout lasts (15 min)
 	AddressFailures int           // failed logins from one address within LockoutFor that refuse it (20)
+	// HashConcurrency bounds the password checks hashing at once (lockout.go);
+	// 0: one per CPU.
+	HashConcurrency int
 }
 
 // The defaults (docs/console.md).
@@ -73,6 +74,11 @@ type Server struct {
 	// pendingLoads are the uploaded sanctions lists waiting for their
 	// confirmation (sanctions_pending.go).
 	pendingLoads pendingLoads
+	// hashSlots are the places of the password checks hashing at once
+	// (lockout.go).
+	hashSlots chan struct{}
+	// tries are the password checks running per user (bursts.go).
+	tries tryTracker
 }
 
 // New builds the console.
@@ -98,6 +104,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AddressFailures <= 0 {
 		cfg.AddressFailures = AddressFailuresDefault
 	}
+	if cfg.HashConcurrency <= 0 {
+		cfg.HashConcurrency = hashSlotsDefault()
+	}
 	if sl, ok := cfg.Remittances.(Sanctions); ok && cfg.Sanctions == nil {
 		cfg.Sanctions = sl
 	}
@@ -105,7 +114,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: &store{db: cfg.DB}, mux: http.NewServeMux(), pages: p}
+	s := &Server{cfg: cfg, store: &store{db: cfg.DB}, mux: http.NewServeMux(), pages: p,
+		hashSlots: make(chan struct{}, cfg.HashConcurrency)}
 	s.routes()
 	return s, nil
 }
@@ -168,16 +178,14 @@ func (s *Server) guard(p perm, h func(http.ResponseWriter, *http.Request, *sessi
 		}
 		r = r.WithContext(withSession(r.Context(), sess))
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			// The body is read before the token is looked at: one that
+			// is too large or stalled is said so, not taken for a missing
+			// token (formread.go).
+			if !s.parseForm(w, r) {
+				return
+			}
 			tok := r.Header.Get(csrfHeader)
 			if tok == "" {
-				// A body past its bound is said so, not taken for a
-				// missing token.
-				if err := r.ParseMultipartForm(formBytesMax); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-					if mb := (*http.MaxBytesError)(nil); errors.As(err, &mb) {
-						s.fail(w, r, http.StatusRequestEntityTooLarge, "The form is larger than "+strconv.FormatInt(mb.Limit>>10, 10)+" KiB.")
-						return
-					}
-				}
 				tok = r.PostFormValue(csrfField)
 			}
 			if !sameToken(tok, sess.csrf) {

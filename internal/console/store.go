@@ -34,15 +34,33 @@ type userRow struct {
 
 type store struct{ db *sql.DB }
 
-func (s *store) userByLogin(ctx context.Context, login string) (*userRow, error) {
+// userColumns are a userRow's, from console_users u left join merchants m.
+const userColumns = `u.id, u.login, u.role, u.merchant_id, m.shop_no, m.name, u.password_hash, u.totp_sealed,
+	u.totp_last_step, u.failed_count, u.locked_until, u.disabled`
+
+// userInScope is the user of login in a scope: the merchant whose shop
+// number is shopNo, or the house's when shopNo is empty (logins are unique
+// per scope, sql/0017). nil when there is none; an unknown shop number is
+// a scope with no users. The condition is the unique index's expression,
+// so the lookup is one index probe.
+func (s *store) userInScope(ctx context.Context, shopNo, login string) (*userRow, error) {
+	return scanUserRow(s.db.QueryRowContext(ctx, `select `+userColumns+`
+		from console_users u left join merchants m on m.id = u.merchant_id
+		where coalesce(u.merchant_id, 0) = coalesce((select id from merchants where shop_no = $2), case when $2 = '' then 0 else -1 end)
+		  and u.login = $1`, login, shopNo))
+}
+
+// userByID is the user with id; nil when there is none.
+func (s *store) userByID(ctx context.Context, id int64) (*userRow, error) {
+	return scanUserRow(s.db.QueryRowContext(ctx, `select `+userColumns+`
+		from console_users u left join merchants m on m.id = u.merchant_id where u.id = $1`, id))
+}
+
+func scanUserRow(row *sql.Row) (*userRow, error) {
 	var u userRow
 	var mid sql.NullInt64
 	var shop, name sql.NullString
-	err := s.db.QueryRowContext(ctx, `
-		select u.id, u.login, u.role, u.merchant_id, m.shop_no, m.name, u.password_hash, u.totp_sealed,
-		       u.totp_last_step, u.failed_count, u.locked_until, u.disabled
-		from console_users u left join merchants m on m.id = u.merchant_id
-		where u.login = $1`, login).Scan(&u.ID, &u.Login, &u.Role, &mid, &shop, &name, &u.passwordHash, &u.totpSealed,
+	err := row.Scan(&u.ID, &u.Login, &u.Role, &mid, &shop, &name, &u.passwordHash, &u.totpSealed,
 		&u.totpLastStep, &u.failedCount, &u.lockedUntil, &u.disabled)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -51,44 +69,13 @@ func (s *store) userByLogin(ctx context.Context, login string) (*userRow, error)
 	return &u, err
 }
 
+// recordAttempt writes an attempt that took no slot (a malformed form, an
+// address at its limit): it checked nothing. login is stored only when it
+// names a user (finishAttempt).
 func (s *store) recordAttempt(ctx context.Context, login, addr string, ok bool, reason string, at time.Time) error {
-	if len(login) > 64 {
-		login = login[:64]
-	}
 	_, err := s.db.ExecContext(ctx, `insert into console_login_attempts (login, address, ok, reason, created_at)
-		values ($1, $2, $3, $4, $5)`, login, addr, ok, reason, at)
+		values ($1, $2, $3, $4, $5)`, clip(login, 64), addr, ok, reason, at)
 	return err
-}
-
-// addressFailures counts the failed logins from addr since since.
-func (s *store) addressFailures(ctx context.Context, addr string, since time.Time) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `select count(*) from console_login_attempts
-		where address = $1 and created_at >= $2 and not ok`, addr, since).Scan(&n)
-	return n, err
-}
-
-// loginFailed counts a failure and locks the user once it is the
-// lockAfter-th in a row; locked says whether the user is now locked.
-func (s *store) loginFailed(ctx context.Context, user int64, lockAfter int, until time.Time) (locked bool, err error) {
-	err = s.db.QueryRowContext(ctx, `update console_users
-		set failed_count = failed_count + 1,
-		    locked_until = case when failed_count + 1 >= $2 then $3 else locked_until end
-		where id = $1 returning failed_count >= $2`, user, lockAfter, until).Scan(&locked)
-	return locked, err
-}
-
-// loginSucceeded clears the failures and, when step > 0, takes the TOTP
-// step; false when the step was already used (a replayed code).
-func (s *store) loginSucceeded(ctx context.Context, user, step int64) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `update console_users
-		set failed_count = 0, locked_until = null, totp_last_step = greatest(totp_last_step, $2)
-		where id = $1 and ($2 = 0 or totp_last_step < $2)`, user, step)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
 }
 
 func (s *store) createSession(ctx context.Context, hash []byte, user int64, now, expires time.Time, addr string) error {

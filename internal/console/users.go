@@ -65,10 +65,14 @@ func CreateUser(ctx context.Context, db *sql.DB, sealer *ledger.Sealer, u NewUse
 		mid = u.MerchantID
 	}
 	err = db.QueryRowContext(ctx, `insert into console_users (login, merchant_id, role, password_hash, totp_sealed)
-		values ($1, $2, $3, $4, $5) on conflict (login) do nothing returning id`,
+		values ($1, $2, $3, $4, $5) on conflict ((coalesce(merchant_id, 0)), login) do nothing returning id`,
 		u.Login, mid, string(u.Role), hash, sealed).Scan(&out.ID)
 	if err == sql.ErrNoRows {
-		return nil, postings.Errorf(postings.ECONFLICT, "a console user %s exists", u.Login)
+		// Logins are unique per scope (sql/0017): this is one of the same
+		// merchant's (or the house's), which the creator can list anyway;
+		// another scope's user of that login is no conflict and so is never
+		// revealed.
+		return nil, postings.Errorf(postings.ECONFLICT, "a console user %s exists in this scope", u.Login)
 	}
 	if err != nil {
 		return nil, err

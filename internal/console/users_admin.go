@@ -43,6 +43,13 @@ func (d *userDirectory) gives(r Role) bool {
 // userActions are the actions on one user.
 var userActions = map[string]string{"disable": "user.disable", "enable": "user.enable", "password": "user.password_reset"}
 
+// stepUpActions are those that give lasting power back or anew (a user
+// who can sign in again; a password the actor learns), so they ask for the
+// actor's password again (stepup.go). Disabling takes power away: a stolen
+// session doing it harms no more than it could by other means, and asking
+// would slow down the response to a leak.
+var stepUpActions = map[string]bool{"enable": true, "password": true}
+
 type usersData struct {
 	Path  string // the page's URL, the forms' base
 	Note  string
@@ -53,6 +60,10 @@ type usersData struct {
 	NewLogin, NewPassword string
 	TOTPSecret, TOTPURI   string
 	Created               bool
+	// The create form's confirmation (step-up): the TOTP field for the
+	// roles that have one, and a refusal naming the field.
+	NeedsTOTP bool
+	Error     string
 }
 
 func (s *Server) renderDirectory(w http.ResponseWriter, r *http.Request, sess *session, dir *userDirectory, status int, d usersData) {
@@ -62,6 +73,7 @@ func (s *Server) renderDirectory(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	d.Path, d.Note, d.Users, d.Roles = dir.path, dir.note, us, dir.roles
+	d.NeedsTOTP = sess.user.Role.needsTOTP()
 	s.render(w, r, status, "users", dir.title, d)
 }
 
@@ -90,6 +102,13 @@ func (s *Server) directoryCreate(w http.ResponseWriter, r *http.Request, sess *s
 	}
 	if n >= dir.usersMax {
 		s.fail(w, r, http.StatusConflict, "There are at most "+strconv.Itoa(dir.usersMax)+" "+dir.userLabel+"; disable or reuse one.")
+		return
+	}
+	// Lasting power: the acting user's password (and code) again, checked
+	// as a login is (stepup.go), once the form itself is known good.
+	if !s.stepUp(w, r, sess, "user.create", func(status int, msg string) {
+		s.renderDirectory(w, r, sess, dir, status, usersData{Error: msg})
+	}) {
 		return
 	}
 	pw, err := newPassword()
@@ -139,6 +158,9 @@ func (s *Server) directoryAction(w http.ResponseWriter, r *http.Request, sess *s
 		s.fail(w, r, http.StatusConflict, dir.selfMsg)
 		return
 	}
+	if stepUpActions[r.PathValue("action")] && !s.confirmAction(w, r, sess, dir, u, action) {
+		return
+	}
 	var d usersData
 	switch r.PathValue("action") {
 	case "disable", "enable":
@@ -162,4 +184,29 @@ func (s *Server) directoryAction(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	s.renderDirectory(w, r, sess, dir, http.StatusOK, d)
+}
+
+type confirmData struct {
+	Path, Action, Login string // the action's URL, what it does, to whom
+	NeedsTOTP           bool
+	Error               string
+}
+
+// confirmAction asks for the actor's password (and code) before a
+// step-up action: the list's button brings the action without it, and the
+// answer is a page that asks for it (nothing done, nothing counted); the
+// page's form brings it, and the check is the login's. True when the
+// action may go on.
+func (s *Server) confirmAction(w http.ResponseWriter, r *http.Request, sess *session, dir *userDirectory, u *listedUser, action string) bool {
+	d := confirmData{Path: dir.path + "/" + strconv.FormatInt(u.ID, 10) + "/" + r.PathValue("action"),
+		Action: r.PathValue("action"), Login: u.Login, NeedsTOTP: sess.user.Role.needsTOTP()}
+	show := func(status int, msg string) {
+		d.Error = msg
+		s.render(w, r, status, "stepup", "Confirm with your password", d)
+	}
+	if _, asked := r.PostForm["currentPassword"]; !asked {
+		show(http.StatusOK, "")
+		return false
+	}
+	return s.stepUp(w, r, sess, action, show)
 }
