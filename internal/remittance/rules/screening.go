@@ -217,6 +217,9 @@ func ParseSanctionsList(r io.Reader) (*SanctionsList, error) {
 		if !utf8.ValidString(e.Name) || utf8.RuneCountInString(e.Name) > sanctionsNameRunesMax {
 			return nil, postings.FieldErrorf("sanctions_list", "line %d: the name is not UTF-8 text of at most %d characters", line, sanctionsNameRunesMax)
 		}
+		if r, found := invisibleInText(e.Name); found {
+			return nil, postings.FieldErrorf("sanctions_list", "line %d: the name %s", line, invisibleMessage(r))
+		}
 		if e.Country != "" && !IsCountryCode(e.Country) {
 			return nil, postings.FieldErrorf("sanctions_list", "line %d: %q is not an ISO 3166-1 alpha-2 country code", line, truncate(e.Country, 8))
 		}
