@@ -3,7 +3,8 @@
 package rules
 
 // confusablePrototype maps a character to the prototype of its Unicode
-// confusables class (UTS #39), in NFD: the whole table, less the
+// confusables class (UTS #39), put through NFKC, NFD and the table again
+// until stable (tools/confusables resolve): the whole table, less the
 // characters NFKC or NFD change (screening applies both first) and ASCII
 // punctuation, which stays a word separator.
 var confusablePrototype = map[rune]string{
@@ -298,7 +299,7 @@ var confusablePrototype = map[rune]string{
 	0x047C:  "Ѡ҆҇",           // CYRILLIC CAPITAL LETTER OMEGA WITH TITLO
 	0x047D:  "w҆҇",           // CYRILLIC SMALL LETTER OMEGA WITH TITLO
 	0x048A:  "Ѝ̦",           // CYRILLIC CAPITAL LETTER SHORT I WITH TAIL
-	0x048B:  "й̦",           // CYRILLIC SMALL LETTER SHORT I WITH TAIL
+	0x048B:  "ᴎ̦̆",           // CYRILLIC SMALL LETTER SHORT I WITH TAIL
 	0x048C:  "b̵",            // CYRILLIC CAPITAL LETTER SEMISOFT SIGN
 	0x048D:  "b̵",            // CYRILLIC SMALL LETTER SEMISOFT SIGN
 	0x0490:  "Γ'",            // CYRILLIC CAPITAL LETTER GHE WITH UPTURN
@@ -409,8 +410,8 @@ var confusablePrototype = map[rune]string{
 	0x05F2:  "''",            // HEBREW LIGATURE YIDDISH DOUBLE YOD
 	0x05F3:  "'",             // HEBREW PUNCTUATION GERESH
 	0x05F4:  "''",            // HEBREW PUNCTUATION GERSHAYIM
-	0x0609:  "º/₀₀",          // ARABIC-INDIC PER MILLE SIGN
-	0x060A:  "º/₀₀₀",         // ARABIC-INDIC PER TEN THOUSAND SIGN
+	0x0609:  "o/OO",          // ARABIC-INDIC PER MILLE SIGN
+	0x060A:  "o/OOO",         // ARABIC-INDIC PER TEN THOUSAND SIGN
 	0x060D:  ",",             // ARABIC DATE SEPARATOR
 	0x060F:  "ع",             // ARABIC SIGN MISRA
 	0x0618:  "́",             // ARABIC SMALL FATHA
@@ -442,7 +443,7 @@ var confusablePrototype = map[rune]string{
 	0x0665:  "o",             // ARABIC-INDIC DIGIT FIVE
 	0x0667:  "V",             // ARABIC-INDIC DIGIT SEVEN
 	0x0668:  "Ʌ",             // ARABIC-INDIC DIGIT EIGHT
-	0x066A:  "º/₀",           // ARABIC PERCENT SIGN
+	0x066A:  "o/O",           // ARABIC PERCENT SIGN
 	0x066B:  ",",             // ARABIC DECIMAL SEPARATOR
 	0x066C:  "،",             // ARABIC THOUSANDS SEPARATOR
 	0x066D:  "*",             // ARABIC FIVE POINTED STAR
@@ -1558,8 +1559,8 @@ var confusablePrototype = map[rune]string{
 	0x2027:  "·",             // HYPHENATION POINT
 	0x2028:  " ",             // LINE SEPARATOR
 	0x2029:  " ",             // PARAGRAPH SEPARATOR
-	0x2030:  "º/₀₀",          // PER MILLE SIGN
-	0x2031:  "º/₀₀₀",         // PER TEN THOUSAND SIGN
+	0x2030:  "o/OO",          // PER MILLE SIGN
+	0x2031:  "o/OOO",         // PER TEN THOUSAND SIGN
 	0x2032:  "'",             // PRIME
 	0x2035:  "'",             // REVERSED PRIME
 	0x2039:  "<",             // SINGLE LEFT-POINTING ANGLE QUOTATION MARK
@@ -1568,7 +1569,7 @@ var confusablePrototype = map[rune]string{
 	0x2043:  "-",             // HYPHEN BULLET
 	0x2044:  "/",             // FRACTION SLASH
 	0x204E:  "*",             // LOW ASTERISK
-	0x2052:  "º/₀",           // COMMERCIAL MINUS SIGN
+	0x2052:  "o/O",           // COMMERCIAL MINUS SIGN
 	0x2053:  "~",             // SWUNG DASH
 	0x205A:  ":",             // TWO DOT PUNCTUATION
 	0x205D:  "ⵗ",             // TRICOLON
@@ -1691,7 +1692,7 @@ var confusablePrototype = map[rune]string{
 	0x23C2:  "⍎",             // DENTISTRY SYMBOL LIGHT UP AND HORIZONTAL WITH CIRCLE
 	0x23C3:  "⍋",             // DENTISTRY SYMBOL LIGHT VERTICAL WITH TRIANGLE
 	0x23C6:  "⍭",             // DENTISTRY SYMBOL LIGHT VERTICAL AND WAVE
-	0x23E8:  "₁₀",            // DECIMAL EXPONENT SYMBOL
+	0x23E8:  "lO",            // DECIMAL EXPONENT SYMBOL
 	0x23FC:  "⏻",             // POWER ON-OFF SYMBOL
 	0x23FD:  "l",             // POWER ON SYMBOL
 	0x23FE:  "☾",             // POWER SLEEP SYMBOL
@@ -1790,7 +1791,7 @@ var confusablePrototype = map[rune]string{
 	0x2A24:  "+̃",            // PLUS SIGN WITH TILDE ABOVE
 	0x2A25:  "+̣",            // PLUS SIGN WITH DOT BELOW
 	0x2A26:  "+̰",            // PLUS SIGN WITH TILDE BELOW
-	0x2A27:  "+₂",            // PLUS SIGN WITH SUBSCRIPT TWO
+	0x2A27:  "+2",            // PLUS SIGN WITH SUBSCRIPT TWO
 	0x2A29:  "-̓",            // MINUS SIGN WITH COMMA ABOVE
 	0x2A2A:  "-̣",            // MINUS SIGN WITH DOT BELOW
 	0x2A2F:  "x",             // VECTOR OR CROSS PRODUCT
@@ -2732,7 +2733,7 @@ var confusablePrototype = map[rune]string{
 	0x1E8CC: "∂",             // MENDE KIKAKUI DIGIT SIX
 	0x1E8CD: "∂̵",            // MENDE KIKAKUI DIGIT SEVEN
 	0x1F10F: "$⃠",            // CIRCLED DOLLAR SIGN WITH OVERLAID BACKSLASH
-	0x1F16D: "㏄\t⃝",          // CIRCLED CC
+	0x1F16D: "cc\t⃝",         // CIRCLED CC
 	0x1F16E: "C⃠",            // CIRCLED C WITH OVERLAID BACKSLASH
 	0x1F312: "☽",             // WAXING CRESCENT MOON SYMBOL
 	0x1F318: "☾",             // WANING CRESCENT MOON SYMBOL
