@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -82,6 +83,15 @@ func skeletonWords(name string, c keyCase) []string {
 	s = norm.NFD.String(s)
 	var k keyBuilder
 	for _, r := range s {
+		if r < utf8.RuneSelf {
+			// What follows, precomputed: most listed names are ASCII.
+			if a := &asciiKeys[r]; a.sep {
+				k.flush()
+			} else {
+				k.b.WriteString(a.s)
+			}
+			continue
+		}
 		if p, ok := confusablePrototype[r]; ok {
 			// The prototype's characters are read like the name's: its
 			// letters kept (small), its apostrophes deleted, anything
@@ -95,6 +105,35 @@ func skeletonWords(name string, c keyCase) []string {
 	}
 	return k.done()
 }
+
+// asciiKeys is what skeletonWords does with each ASCII character, taken
+// from the general path once: the letters it appends to the word (its
+// prototype's, small), or that it separates words.
+var asciiKeys = func() (t [utf8.RuneSelf]struct {
+	s   string
+	sep bool
+}) {
+	for r := range rune(utf8.RuneSelf) {
+		var k keyBuilder
+		k.b.WriteByte('x') // a word in progress, to see whether r ends it
+		if p, ok := confusablePrototype[r]; ok {
+			for _, q := range p {
+				k.add(q)
+			}
+		} else {
+			k.add(r)
+		}
+		switch {
+		case len(k.words) > 0 && (len(k.words) > 1 || k.b.Len() > 0):
+			panic("rules: an ASCII character's prototype both separates and adds letters")
+		case len(k.words) > 0:
+			t[r].sep = true
+		default:
+			t[r].s = k.b.String()[1:]
+		}
+	}
+	return t
+}()
 
 // foldLetters drops the default-ignorable characters and reads the Latin
 // small capitals and the modifier letters named after Latin letters as
