@@ -128,7 +128,7 @@ func readSanctions(r io.Reader, each func(SanctionsEntry, *[keyCases][]string) e
 	for {
 		rec, err := cr.Read()
 		if limited.N <= 0 {
-			return n, postings.FieldErrorf("sanctions_list", "is larger than %d MiB", sanctionsBytesLimit>>20)
+			return n, postings.FieldErrorf("sanctions_list", "is larger than %s, the largest list accepted", sizeText(sanctionsBytesLimit))
 		}
 		if err == io.EOF {
 			return n, nil
@@ -232,4 +232,12 @@ func (l *lineLimitReader) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// sizeText writes a size in MiB when it is whole MiB, else in bytes.
+func sizeText(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
