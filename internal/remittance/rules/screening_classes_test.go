@@ -174,6 +174,7 @@ func TestScreenOrdinaryNames(t *testing.T) {
 		"김민준", "محمد علي", "דוד כהן", "Nguyễn Văn An", "Łukasz Żółć", "Søren Kierkegaard",
 		"José Núñez", "Chloë O'Neil", "राम शर्मा", "สมชาย ใจดี", "Ἀλέξανδρος", "Ṭhākur Singh",
 		"ქეთევან ბერიძე", "Արամ Խաչատրյան", "トーマス・エジソン", "Acme Трейдинг", "Kʻanakʻaʻi Oʻahu",
+		"Acme\u2010Холдинг", // a hyphen look-alike separates, it does not join two alphabets into one word
 	}
 	l := mustParse(t, classesSanctions)
 	var list strings.Builder
