@@ -254,6 +254,7 @@ func TestSanctionsLoadPage(t *testing.T) {
 		{"name,country\nGood Name,US\nBad Country,XX1\n", `file: line 3: "XX1" is not an ISO 3166-1 alpha-2 country code`},
 		{"name,country\na,US,b,c,d\n", "file: line 2 has 5 fields"},
 		{"name,country\n!!!,US\n", "file: line 2: the name has no letters or digits"},
+		{"name,country\nIvan\u3164Petrov,RU\n", "file: line 2: the name must not contain invisible characters (found U+3164"}, // issue 27.1
 		{"name,country\n\"open quote,US\n", "file: line 2"},
 		{"name,country\n" + strings.Repeat("A", 5000) + ",US\n", "file: line 2 is longer than"},
 	} {
