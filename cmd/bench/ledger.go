@@ -244,7 +244,7 @@ func (b *bench) auditVerifyCmd(logName string) (cmd *exec.Cmd, logPath string, c
 // output appended to b.dir/logName.
 func (b *bench) gatewayCmd(logName string, args ...string) (cmd *exec.Cmd, logPath string, closeLog func(), err error) {
 	logPath = filepath.Join(b.dir, logName)
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, "", nil, err
 	}
