@@ -7,7 +7,6 @@ import (
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/remittance"
-	"github.com/paygate/gateway/internal/remittance/rules"
 )
 
 // cmdSanctionsLoad replaces the sanctions list that remittance screening
@@ -23,19 +22,13 @@ func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 			return usageError(err.Error())
 		}
 		defer f.Close()
-		list, err := rules.ParseSanctionsList(f)
+		// Read as a stream and inserted as read, one transaction: memory
+		// holds a batch, not the list (docs/remittances.md).
+		version, n, err := l.Remit.LoadSanctions(ctx, f)
 		if err != nil {
 			return err
 		}
-		entries := make([]remittance.SanctionsEntry, 0, list.Len())
-		for _, x := range list.Entries() {
-			entries = append(entries, remittance.SanctionsEntry{Name: x.Name, Country: x.Country, List: x.List, Ref: x.ID})
-		}
-		version, err := l.Remit.ReplaceSanctions(ctx, entries)
-		if err != nil {
-			return err
-		}
-		return printJSON(e, map[string]any{"entries": len(entries), "version": version})
+		return printJSON(e, map[string]any{"entries": n, "version": version})
 	})
 }
 

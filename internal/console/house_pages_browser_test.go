@@ -254,6 +254,7 @@ func TestSanctionsLoadPage(t *testing.T) {
 		{"name,country\nGood Name,US\nBad Country,XX1\n", `file: line 3: "XX1" is not an ISO 3166-1 alpha-2 country code`},
 		{"name,country\na,US,b,c,d\n", "file: line 2 has 5 fields"},
 		{"name,country\n!!!,US\n", "file: line 2: the name has no letters or digits"},
+		{"name,country\nIvan\u3164Petrov,RU\n", "file: line 2: the name must not contain invisible characters (found U+3164"}, // issue 27.1
 		{"name,country\n\"open quote,US\n", "file: line 2"},
 		{"name,country\n" + strings.Repeat("A", 5000) + ",US\n", "file: line 2 is longer than"},
 	} {
@@ -326,9 +327,9 @@ func TestSanctionsLoadPage(t *testing.T) {
 		t.Errorf("GET the confirmation: at %s", loc)
 	}
 	acts := strings.Join(f.auditActions(t), " ")
-	if strings.Count(acts, "sanctions.load:ok") != 4 || strings.Count(acts, "sanctions.load:failed") != 5 ||
+	if strings.Count(acts, "sanctions.load:ok") != 4 || strings.Count(acts, "sanctions.load:failed") != 6 ||
 		strings.Count(acts, "sanctions.load:refused") != 3 {
-		t.Errorf("audit trail %s: want 4 sanctions.load:ok (2 loads, 2 replays), 5 failed, 3 refused", acts)
+		t.Errorf("audit trail %s: want 4 sanctions.load:ok (2 loads, 2 replays), 6 failed, 3 refused", acts)
 	}
 }
 

@@ -1,8 +1,10 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -14,11 +16,14 @@ import (
 // The sanctions list for the operator (the CLI's `sanctions load FILE`):
 // the page shows the list remittance screening reads (its version, size,
 // first entries, and who loaded it from the console), and takes a new one
-// as an upload. The file is parsed by rules.ParseSanctionsList, the CLI's
-// parser (one malformed line refuses the whole file, naming the line), and
-// loaded by remittance.Service.ReplaceSanctions, the CLI's command, which
-// replaces the whole list. Since it replaces everything, the upload leads
-// to a confirmation page first (sanctions_pending.go).
+// as an upload. The file is checked by rules.ReadSanctionsList, the CLI's
+// parser (one malformed line refuses the whole file, naming the line), as
+// a stream that keeps only a count and a sample, and kept as its bytes
+// (at most sanctionsUploadMax) until the confirmation, which loads them
+// with remittance.Service.LoadSanctions, the CLI's command: read again as
+// a stream and inserted in batches, one load at a time, replacing the
+// whole list. Since it replaces everything, the upload leads to a
+// confirmation page first (sanctions_pending.go).
 
 const (
 	sanctionsPath        = "/operator/sanctions"
@@ -30,7 +35,7 @@ const (
 
 // Sanctions replaces the sanctions list (*remittance.Service).
 type Sanctions interface {
-	ReplaceSanctions(ctx context.Context, entries []remittance.SanctionsEntry) (int64, error)
+	LoadSanctions(ctx context.Context, r io.Reader) (version int64, n int, err error)
 }
 
 var _ Sanctions = (*remittance.Service)(nil)
@@ -81,16 +86,12 @@ func (s *Server) sanctionsUpload(w http.ResponseWriter, r *http.Request, sess *s
 	if hasControl(name) {
 		name = "(the file)"
 	}
-	list, err := rules.ParseSanctionsList(f)
+	data, count, sample, err := readSanctionsUpload(f)
 	if err != nil {
 		msg := "file: " + postings.AsError(err).Message
 		s.record(r, sess, "failed", 0, "sanctions.load", name, clip(msg, 1000))
 		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: msg})
 		return
-	}
-	entries := make([]remittance.SanctionsEntry, 0, list.Len())
-	for _, x := range list.Entries() {
-		entries = append(entries, remittance.SanctionsEntry{Name: x.Name, Country: x.Country, List: x.List, Ref: x.ID})
 	}
 	in, err := s.sanctionsInfo(r.Context())
 	if err != nil {
@@ -102,8 +103,8 @@ func (s *Server) sanctionsUpload(w http.ResponseWriter, r *http.Request, sess *s
 		s.internal(w, r, err)
 		return
 	}
-	s.pendingLoads.add(key, &pendingLoad{userID: sess.user.ID, made: s.now(), file: name, entries: entries, count: len(entries)})
-	d := sanctionsConfirmData{Now: in, File: name, Count: len(entries), Sample: entries[:min(len(entries), sanctionsSampleMax)],
+	s.pendingLoads.add(key, &pendingLoad{userID: sess.user.ID, made: s.now(), file: name, data: data, count: count})
+	d := sanctionsConfirmData{Now: in, File: name, Count: count, Sample: sample,
 		Key: key, Minutes: int(sanctionsPendingFor.Minutes())}
 	s.render(w, r, http.StatusOK, "sanctions_confirm", "Confirm: replace the sanctions list", d)
 }
@@ -140,9 +141,9 @@ func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *
 	// Detached from the request: a client gone mid-load must not leave
 	// the key claimed with no result for the confirmation sent again. It
 	// has its own bound instead. Two loads at once (two consoles, a CLI)
-	// are serialised by ReplaceSanctions itself.
+	// are serialised by LoadSanctions itself.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), sanctionsLoadTimeout)
-	version, err := s.cfg.Sanctions.ReplaceSanctions(ctx, l.entries)
+	version, _, err := s.cfg.Sanctions.LoadSanctions(ctx, bytes.NewReader(l.data))
 	cancel()
 	s.pendingLoads.finish(l, version, err)
 	if err != nil {
@@ -152,6 +153,26 @@ func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *
 	}
 	s.record(r, sess, "ok", 0, "sanctions.load", sanctionsTarget(version), strconv.Itoa(l.count)+" entries from "+l.file+", key "+key)
 	http.Redirect(w, r, sanctionsPath+"?loaded="+strconv.FormatInt(version, 10), http.StatusSeeOther)
+}
+
+// readSanctionsUpload checks an uploaded list as a stream and returns its
+// bytes, its number of entries and its first sanctionsSampleMax entries.
+func readSanctionsUpload(f io.Reader) ([]byte, int, []remittance.SanctionsEntry, error) {
+	data, err := io.ReadAll(io.LimitReader(f, sanctionsUploadMax+1))
+	if err != nil {
+		return nil, 0, nil, postings.FieldErrorf("file", "cannot be read: %v", err)
+	}
+	if len(data) > sanctionsUploadMax {
+		return nil, 0, nil, postings.FieldErrorf("file", "is larger than %d MiB; load a larger list with the CLI (gateway sanctions load)", sanctionsUploadMax>>20)
+	}
+	var sample []remittance.SanctionsEntry
+	count, err := rules.ReadSanctionsList(bytes.NewReader(data), func(e rules.SanctionsEntry) error {
+		if len(sample) < sanctionsSampleMax {
+			sample = append(sample, remittance.SanctionsEntry{Name: e.Name, Country: e.Country, List: e.List, Ref: e.ID})
+		}
+		return nil
+	})
+	return data, count, sample, err
 }
 
 // sanctionsFailed answers a load that did not happen.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
-	"github.com/paygate/gateway/internal/remittance"
 )
 
 // Uploaded sanctions lists waiting for their confirmation. Loading
@@ -14,8 +12,9 @@ import (
 // confirmation does) naming the parsed list kept here. The first
 // confirmation with a key loads it; the same key again (a double click, a
 // reload that re-posts) waits for that load and answers its result, never
-// loading twice. The ledger keeps the deposit's key; ReplaceSanctions has
-// no idempotency of its own, so the console keeps this one, in memory: a
+// loading twice. The ledger keeps the deposit's key; LoadSanctions has
+// no idempotency of its own, so the console keeps this one, in memory (the
+// file's bytes, at most sanctionsUploadMax each, not its entries): a
 // restart forgets the uploads (upload again), never a load.
 
 const (
@@ -31,11 +30,11 @@ const (
 )
 
 type pendingLoad struct {
-	userID  int64 // only the user who uploaded confirms
-	made    time.Time
-	file    string
-	entries []remittance.SanctionsEntry // dropped once loaded
-	count   int
+	userID int64 // only the user who uploaded confirms
+	made   time.Time
+	file   string
+	data   []byte // the file, checked; dropped once loaded
+	count  int
 
 	taken   bool          // the first confirmation came
 	done    chan struct{} // closed when its load ended
@@ -94,7 +93,7 @@ func (p *pendingLoads) take(key string, user int64, now time.Time) (l *pendingLo
 // finish records the load's result and wakes the confirmations waiting.
 func (p *pendingLoads) finish(l *pendingLoad, version int64, err error) {
 	p.mu.Lock()
-	l.version, l.err, l.entries = version, err, nil
+	l.version, l.err, l.data = version, err, nil
 	p.mu.Unlock()
 	close(l.done)
 }

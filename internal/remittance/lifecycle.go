@@ -1,9 +1,7 @@
 package remittance
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"sync"
 	"time"
@@ -121,17 +119,7 @@ func (w *Lifecycle) screen(ctx context.Context, d DueRemittance) (bool, string, 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if version != w.listVers || w.list == nil {
-		entries, v, err := w.s.Sanctions(ctx)
-		if err != nil {
-			return false, "", err
-		}
-		var buf bytes.Buffer
-		cw := csv.NewWriter(&buf)
-		for _, e := range entries {
-			_ = cw.Write([]string{e.Name, e.Country, e.List, e.Ref})
-		}
-		cw.Flush()
-		list, err := rules.ParseSanctionsList(&buf)
+		list, v, err := w.s.SanctionsList(ctx)
 		if err != nil {
 			return false, "", err
 		}

@@ -237,12 +237,18 @@ func (b *bench) benchLedger(name string, merchantsN, cardsPer int, kind postings
 // auditVerifyCmd is `gateway audit verify` over the bench's database, its
 // output going to logName in the bench's directory (scenario 7 and row V).
 func (b *bench) auditVerifyCmd(logName string) (cmd *exec.Cmd, logPath string, closeLog func(), err error) {
+	return b.gatewayCmd(logName, "audit", "verify")
+}
+
+// gatewayCmd is a gateway command (args) on the bench's database, its
+// output appended to b.dir/logName.
+func (b *bench) gatewayCmd(logName string, args ...string) (cmd *exec.Cmd, logPath string, closeLog func(), err error) {
 	logPath = filepath.Join(b.dir, logName)
-	f, err := os.Create(logPath)
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	cmd = exec.CommandContext(b.ctx, b.gatewayBin, "audit", "verify")
+	cmd = exec.CommandContext(b.ctx, b.gatewayBin, args...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+b.dbURL, "GATEWAY_DATA_KEY="+b.dataKey,
 		"GATEWAY_DATA_DIR="+filepath.Join(b.dir, "verify"))
 	cmd.Stdout, cmd.Stderr = f, f

@@ -30,6 +30,7 @@ func scenarios() []scenario {
 		{"H", "transfers with a synchronous standby, an asynchronous one, none", scenarioStandby},
 		{"L", "ledger.Append in process (no HTTP)", scenarioLedger},
 		{"S", "one merchant against sixteen (issue 20)", scenarioSpread},
+		{"U", "/shop/account during an 8 MiB sanctions load (issue 27)", scenarioSanctionsLoad},
 	}
 }
 

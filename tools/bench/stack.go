@@ -179,9 +179,9 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 }
 
 // needsGateway: every scenario but the in-process ledger rows drives it
-// (S: spread.go; 8: the filtered bill).
+// (S: spread.go; 8: the filtered bill; U: sanctions_load.go).
 func (o *options) needsGateway() bool {
-	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "H", "S"} {
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "H", "S", "U"} {
 		if o.selected(id) {
 			return true
 		}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -28,20 +29,26 @@ import (
 // An entry is indexed under both of its keys; a screened name hits when
 // either of its keys finds the entry under the same kind of key. Before the
 // skeleton the name goes through NFKC, which folds full-width forms,
-// mathematical letters (𝐀𝐂𝐌𝐄), ligatures, circled and other compatibility
-// variants to plain letters. Then, character by character:
+// mathematical letters (𝐀𝐂𝐌𝐄), superscripts (ᴵᵛᵃⁿ), ligatures, circled and
+// other compatibility variants to plain letters, and then foldLetters,
+// which drops the default-ignorable characters (the Hangul fillers among
+// them: letters that show as nothing) and reads Latin small capitals
+// (ɪᴠᴀɴ) and the modifier letters named after Latin letters as those
+// letters. Then, character by character:
 //
+//   - a character of the confusables table (confusables_table.go, the
+//     whole of UTS #39's, from tools/confusables) is replaced by its
+//     prototype, whose characters are then read as below;
 //   - combining marks (accents, once NFD has split them off) and invisible
-//     format characters (zero-width space and joiners, soft hyphen, bidi
-//     controls) are dropped: "Mu\u0308ller" is "Muller", "Ac\u200bme" is
+//     characters (format characters and every default-ignorable code
+//     point) are dropped: "Mu\u0308ller" is "Muller", "Ac\u200bme" is
 //     "Acme";
 //   - apostrophes and dots are dropped and do not separate words (O'Neil →
-//     oneil, S.A. → sa);
-//   - a character of the confusables table (confusables_table.go, from
-//     tools/confusables) becomes its ASCII prototype; other letters and
-//     digits are lower-cased, with the Latin letters NFD cannot split
-//     (ø, æ, ß, ł, đ, þ, œ) spelled in ASCII;
-//   - anything else (spaces, punctuation, symbols) separates words.
+//     oneil, S.A. → sa; ʼ and ˈ are apostrophes by the table);
+//   - letters and digits are lower-cased, with the Latin letters NFD cannot
+//     split (ø, æ, ß, ł, đ, þ, œ) spelled in ASCII;
+//   - anything else (spaces, punctuation, symbols, and the modifier
+//     letters no table folds, such as ˌ) separates words.
 //
 // Trailing legal-form words (ltd, llc, gmbh, co, inc, …) are then dropped,
 // compared by their own keys.
@@ -67,51 +74,168 @@ func screenKey(name string, c keyCase) []string {
 
 // skeletonWords is screenKey before the legal forms are dropped.
 func skeletonWords(name string, c keyCase) []string {
-	s := norm.NFKC.String(name)
+	s := foldLetters(norm.NFKC.String(name))
 	if c == keyUpper {
 		s = strings.ToUpper(s)
 	} else {
 		s = strings.ToLower(s)
 	}
 	s = norm.NFD.String(s)
-	var words []string
-	var b strings.Builder
+	var k keyBuilder
 	for _, r := range s {
-		switch {
-		case invisibleInName(r), deletedInName(r):
-			continue
-		}
-		if p, ok := confusableASCII[r]; ok {
-			b.WriteString(strings.ToLower(p))
-			continue
-		}
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			r = unicode.ToLower(r)
-			if f, ok := latinFolds[r]; ok {
-				b.WriteString(f)
+		if r < utf8.RuneSelf {
+			// What follows, precomputed: most listed names are ASCII.
+			if a := &asciiKeys[r]; a.sep {
+				k.flush()
 			} else {
-				b.WriteRune(r)
+				k.b.WriteString(a.s)
 			}
 			continue
 		}
-		if b.Len() > 0 {
-			words = append(words, b.String())
-			b.Reset()
+		if p, ok := confusablePrototype[r]; ok {
+			// The prototype's characters are read like the name's: its
+			// letters kept (small), its apostrophes deleted, anything
+			// else a word break.
+			for _, q := range p {
+				k.add(q)
+			}
+			continue
+		}
+		k.add(r)
+	}
+	return k.done()
+}
+
+// asciiKeys is what skeletonWords does with each ASCII character, taken
+// from the general path once: the letters it appends to the word (its
+// prototype's, small), or that it separates words.
+var asciiKeys = func() (t [utf8.RuneSelf]struct {
+	s   string
+	sep bool
+}) {
+	for r := range rune(utf8.RuneSelf) {
+		var k keyBuilder
+		k.b.WriteByte('x') // a word in progress, to see whether r ends it
+		if p, ok := confusablePrototype[r]; ok {
+			for _, q := range p {
+				k.add(q)
+			}
+		} else {
+			k.add(r)
+		}
+		switch {
+		case len(k.words) > 0 && (len(k.words) > 1 || k.b.Len() > 0):
+			panic("rules: an ASCII character's prototype both separates and adds letters")
+		case len(k.words) > 0:
+			t[r].sep = true
+		default:
+			t[r].s = k.b.String()[1:]
 		}
 	}
-	if b.Len() > 0 {
-		words = append(words, b.String())
+	return t
+}()
+
+// foldLetters drops the default-ignorable characters and reads the Latin
+// small capitals and the modifier letters named after Latin letters as
+// those letters (letterFolds, name_classes_table.go). It runs before case
+// mapping, which would otherwise turn "ɪ" into "Ɪ" (U+A7AE), and before
+// the confusables table, which reads small capital M as turned w.
+func foldLetters(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			plain = false
+			break
+		}
 	}
-	return words
+	if plain {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch f, ok := letterFolds[r]; {
+		case ok:
+			b.WriteString(f)
+		case unicode.Is(defaultIgnorable, r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// keyBuilder splits a skeleton into the words of a key.
+type keyBuilder struct {
+	words []string
+	b     strings.Builder
+}
+
+// add reads one character of the skeleton: small capitals as their
+// letters (letterFolds), marks, invisible characters,
+// apostrophes and dots are dropped; letters (but modifier letters) and
+// digits are kept, small, with the Latin letters NFD cannot split spelled
+// in ASCII; anything else, modifier letters no table folds (ˌ ˈ ˑ ー ـ)
+// among them, ends a word. A modifier letter that is left is a mark of
+// length, stress, tone or repetition, and looks like the punctuation it
+// sits among, so it separates as punctuation does rather than gluing two
+// words into one that matches neither.
+func (k *keyBuilder) add(r rune) {
+	if f, ok := letterFolds[r]; ok {
+		// A prototype may be a small capital (Cyrillic т is ᴛ).
+		k.b.WriteString(f)
+		return
+	}
+	switch {
+	case invisibleInName(r), deletedInName(r):
+	case unicode.IsDigit(r) || (unicode.IsLetter(r) && !unicode.Is(unicode.Lm, r)):
+		r = unicode.ToLower(r)
+		if f, ok := latinFolds[r]; ok {
+			k.b.WriteString(f)
+		} else {
+			k.b.WriteRune(r)
+		}
+	default:
+		k.flush()
+	}
+}
+
+func (k *keyBuilder) flush() {
+	if k.b.Len() > 0 {
+		k.words = append(k.words, k.b.String())
+		k.b.Reset()
+	}
+}
+
+// done returns the words.
+func (k *keyBuilder) done() []string {
+	k.flush()
+	return k.words
 }
 
 // invisibleInName reports a character that changes nothing a reader sees:
-// combining marks and format characters (Cf: zero-width space and joiners,
-// soft hyphen, bidi controls, the byte order mark).
+// combining marks, format characters (Cf: zero-width space and joiners,
+// soft hyphen, bidi controls, the byte order mark) and every other
+// default-ignorable code point (the Hangul fillers, variation selectors,
+// the combining grapheme joiner, tag characters).
 func invisibleInName(r rune) bool {
 	return unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Cf, r) ||
-		unicode.Is(unicode.Variation_Selector, r)
+		unicode.Is(defaultIgnorable, r)
 }
+
+// alnumPrototype holds the characters of confusablePrototype whose
+// prototype has a letter or digit: they belong to a word even when they
+// are not letters themselves (¢ is c), unlike those that read as
+// punctuation (‐ is -).
+var alnumPrototype = func() map[rune]bool {
+	m := map[rune]bool{}
+	for r, p := range confusablePrototype {
+		if strings.IndexFunc(p, func(q rune) bool { return unicode.IsLetter(q) || unicode.IsDigit(q) }) >= 0 {
+			m[r] = true
+		}
+	}
+	return m
+}()
 
 // deletedInName reports the punctuation dropped without separating words.
 func deletedInName(r rune) bool {
@@ -188,8 +312,8 @@ func mixedScriptWord(name string) (string, []string) {
 		return "", nil
 	}
 	for i, r := range s {
-		_, mapped := confusableASCII[r]
-		if invisibleInName(r) || deletedInName(r) || mapped || unicode.IsLetter(r) || unicode.IsDigit(r) {
+		_, folded := letterFolds[r]
+		if invisibleInName(r) || deletedInName(r) || alnumPrototype[r] || folded || unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if start < 0 {
 				start = i
 			}
@@ -241,7 +365,7 @@ var allScripts = func() []string {
 // scriptOf returns the Unicode script of a letter, or "" for a character
 // of no particular script (Common, Inherited) or that is not a letter.
 func scriptOf(r rune) string {
-	if !unicode.IsLetter(r) {
+	if !unicode.IsLetter(r) || unicode.Is(defaultIgnorable, r) {
 		return ""
 	}
 	for _, name := range commonScripts {

@@ -49,12 +49,12 @@ func TestScreenKey(t *testing.T) {
 		{"S.A.", "sa", "sa"}, // a legal form alone is kept
 		{"Banco X S.A.", "banco x", "banco x"},
 		{"Banco X LIMITED", "banco x", "banco x"},        // legal forms compared by their own keys
-		{"АСМЕ ТRADING", "acme tradlng", "acмe тrading"}, // Cyrillic capitals: the upper key reads them
-		{"асме", "acme", "acмe"},                         // Cyrillic м is no m, but its capital М is M
-		{"νιnε", "nlne", "vinε"},                         // Greek ν is v in small letters, N in capitals
+		{"АСМЕ ТRADING", "acme tradlng", "acʍe trading"}, // Cyrillic capitals: the upper key reads them; т is ᴛ, a small capital t
+		{"асме", "acme", "acʍe"},                         // Cyrillic м is no m (its prototype is ʍ), but its capital М is M
+		{"νιnε", "nlne", "vinꞓ"},                         // Greek ν is v in small letters, N in capitals
 		{"Ac\u200bme\u00ad", "acme", "acrne"},            // invisible characters dropped
 		{"lVANOV", "lvanov", "lvanov"},                   // l for I
-		{"ИВАНОВ Петр", "иbahob пetp", "ивaнoв пeтp"},    // Cyrillic is read as the Latin it looks like
+		{"ИВАНОВ Петр", "иbahob πetp", "ᴎbahob πetp"},    // Cyrillic is read as the Latin (or Greek) it looks like
 		{"中华贸易", "中华贸易", "中华贸易"},
 		{"---", "", ""},
 		{"", "", ""},

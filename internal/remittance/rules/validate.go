@@ -13,7 +13,9 @@ import (
 //
 //   - payer_id: 1 to 64 characters of [A-Za-z0-9_.:-];
 //   - beneficiary.name: 1 to 140 characters, valid UTF-8, printable (no
-//     control, format or invisible characters), at least one letter, no
+//     control, format or invisible characters: no default-ignorable code
+//     point, name_text.go, not even the Hangul fillers that are letters),
+//     at least one letter, no
 //     surrounding spaces. SWIFT guidance: the FIN "x" character set is
 //     A-Z a-z 0-9 / - ? : ( ) . , ' + and space; other characters (accents,
 //     non-Latin scripts) are accepted here because ISO 20022 and the local
@@ -97,6 +99,9 @@ func validateBeneficiaryName(s string) error {
 	// ones of a name that is screened and carried by payment rails.
 	if err := postings.CheckText("", s, BeneficiaryNameMax); err != nil {
 		return &postings.Error{Code: postings.EINVALID, Message: postings.AsError(err).Message}
+	}
+	if r, found := invisibleInText(s); found {
+		return postings.Errorf(postings.EINVALID, "%s", invisibleMessage(r))
 	}
 	n, letter := 0, false
 	for _, r := range s {
