@@ -821,6 +821,7 @@ func (s *sim) opRemit(m *mMerchant) *op {
 	if s.chance(80) {
 		fee = s.between(1, 15_00)
 	}
+	s.checkCallbackClass()
 	benef, _ := json.Marshal(map[string]string{"name": s.remitName(), "country": "DE",
 		"bank_swift": "COBADEFFXXX", "account_no": fmt.Sprintf("DE%020d", s.rng.Int64N(1e18))})
 	in := remittance.RemittanceInput{PayerID: "payer-1", Beneficiary: benef, Amount: amount, Fee: fee,
