@@ -64,7 +64,7 @@ func (s *sim) checkCallbackClass() {
 	var refused bool
 	switch r := s.rng.IntN(100); {
 	case r < 40:
-		host, refused = simReservedForms[s.rng.IntN(len(simReservedForms))](pick(simEmbeddedPublic)), false
+		host, refused = simReservedForms[s.rng.IntN(len(simReservedForms))](pick(simEmbeddedPublic)), true
 	case r < 70:
 		host, refused = simEmbeddingForms[s.rng.IntN(len(simEmbeddingForms))](pick(simEmbeddedReserved)), true
 	default:
