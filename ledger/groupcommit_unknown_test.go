@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,36 +30,15 @@ func TestGroupCommitUnknownOutcomeIsNotRerun(t *testing.T) {
 	m := newMerchant(t, l, "USD")
 	deposit(t, l, m.ID, "USD", 100_00)
 
-	// The first batch (a deposit) is held at its COMMIT while the commands
-	// queue behind it, so that they are one batch however slow the machine
-	// is; the second batch, theirs, loses its connection at its COMMIT.
-	var batchNo atomic.Int32
-	hold, held := make(chan struct{}), make(chan struct{})
-	var releaseOnce sync.Once
-	release := func() { releaseOnce.Do(func() { close(hold) }) }
-	t.Cleanup(release)
+	// The commands are gathered into one batch behind a held one; theirs
+	// loses its connection at its COMMIT.
 	killed := make(chan error, 1)
-	ledger.SetBeforeCommit(l, func([]int64) {
-		switch batchNo.Add(1) {
-		case 1:
-			close(held)
-			<-hold
-		case 2:
+	h := holdFirstBatch(t, l, m.ID, "USD", func(batch int32) {
+		if batch == 2 {
 			killed <- terminateIdleInTransaction(l)
 		}
 	})
-	const wait = time.Minute
-	blocker := make(chan error, 1)
-	go func() {
-		_, err := l.Deposit(ctx, m.ID, "USD", 1_00, nil)
-		blocker <- err
-	}()
-	select {
-	case <-held:
-	case <-time.After(wait):
-		t.Fatal("the first batch never reached its COMMIT")
-	}
-	before := l.Stats()
+	before := h.before
 
 	const n = 6
 	var wg sync.WaitGroup
@@ -81,15 +59,7 @@ func TestGroupCommitUnknownOutcomeIsNotRerun(t *testing.T) {
 			_, errs[i] = l.Append(ctx, ledger.Batch{Merchant: m.ID, Entries: []postings.Entry{entryOf(i)}, Idempotency: keyOf(i)})
 		}(i)
 	}
-	for start := time.Now(); l.Stats().Deferred-before.Deferred < n; time.Sleep(time.Millisecond) {
-		if time.Since(start) > wait {
-			t.Fatalf("%d of %d commands queued behind the held batch", l.Stats().Deferred-before.Deferred, n)
-		}
-	}
-	release()
-	if err := <-blocker; err != nil {
-		t.Fatalf("the held deposit: %v", err)
-	}
+	h.releaseAfter(t, n)
 	wg.Wait()
 	select {
 	case err := <-killed:
@@ -110,7 +80,7 @@ func TestGroupCommitUnknownOutcomeIsNotRerun(t *testing.T) {
 		t.Errorf("a COMMIT of unknown outcome was rerun: %d splits, %d retries",
 			after.Splits-before.Splits, after.Retries-before.Retries)
 	}
-	if got := batchNo.Load(); got != 2 {
+	if got := h.batches.Load(); got != 2 {
 		t.Errorf("%d batches reached their COMMIT, want 2 (the held one, the commands' one)", got)
 	}
 	// The batch is not in: the funding lost only the held deposit's gain.
