@@ -16,12 +16,8 @@ import (
 func TestGroupCommitIsolatesFailingCommand(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	l := newLedger(t, ledger.Config{Shards: 1, BatchesInFlight: 2})
-	m := newMerchant(t, l, "USD")
-	deposit(t, l, m.ID, "USD", 100_00)
-
-	h := holdFirstBatch(t, l, m.ID, "USD", nil)
-	before := h.before
+	h := holdFirstBatch(t, nil)
+	l, m, before := h.l, h.m, h.before
 
 	const n = 20
 	var wg sync.WaitGroup

@@ -26,19 +26,16 @@ import (
 func TestGroupCommitUnknownOutcomeIsNotRerun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	l := newLedger(t, ledger.Config{Shards: 1, BatchesInFlight: 2})
-	m := newMerchant(t, l, "USD")
-	deposit(t, l, m.ID, "USD", 100_00)
-
 	// The commands are gathered into one batch behind a held one; theirs
 	// loses its connection at its COMMIT.
 	killed := make(chan error, 1)
-	h := holdFirstBatch(t, l, m.ID, "USD", func(batch int32) {
+	var h *heldBatch
+	h = holdFirstBatch(t, func(batch int32) {
 		if batch == 2 {
-			killed <- terminateIdleInTransaction(l)
+			killed <- terminateIdleInTransaction(h.l)
 		}
 	})
-	before := h.before
+	l, m, before := h.l, h.m, h.before
 
 	const n = 6
 	var wg sync.WaitGroup

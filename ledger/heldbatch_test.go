@@ -14,13 +14,14 @@ import (
 // of the merchant (a deposit) is held at its COMMIT by the hook while the
 // commands queue behind it (the shard sets them aside, Stats().Deferred
 // counts them), so that they are one batch however slow the machine is;
-// the deadline only turns a hang into a failure. The ledger needs two
-// batches in flight (Config.BatchesInFlight), so that the shard goes on
-// taking commands while the first waits.
+// the deadline only turns a hang into a failure. The ledger has one shard
+// and two batches in flight, so that the shard goes on taking commands
+// while the first waits.
 type heldBatch struct {
 	l       *ledger.Ledger
-	before  ledger.Stats // the stats once the first batch is held
-	batches atomic.Int32 // batches that reached their COMMIT, the held one first
+	m       *ledger.Merchant // in USD, funded with 100_00 before the held deposit of 1_00
+	before  ledger.Stats     // the stats once the first batch is held
+	batches atomic.Int32     // batches that reached their COMMIT, the held one first
 	hold    chan struct{}
 	opened  sync.Once
 	blocker chan error
@@ -28,12 +29,14 @@ type heldBatch struct {
 
 const heldBatchWait = time.Minute
 
-// holdFirstBatch holds the merchant's next batch at its COMMIT; each later
-// batch calls then (nil: nothing) with its number, 2 onwards, right before
-// its COMMIT.
-func holdFirstBatch(t *testing.T, l *ledger.Ledger, merchant int64, currency string, then func(batch int32)) *heldBatch {
+// holdFirstBatch makes the ledger and the merchant and holds the
+// merchant's next batch at its COMMIT; each later batch calls then (nil:
+// nothing) with its number, 2 onwards, right before its COMMIT.
+func holdFirstBatch(t *testing.T, then func(batch int32)) *heldBatch {
 	t.Helper()
-	h := &heldBatch{l: l, hold: make(chan struct{}), blocker: make(chan error, 1)}
+	l := newLedger(t, ledger.Config{Shards: 1, BatchesInFlight: 2})
+	h := &heldBatch{l: l, m: newMerchant(t, l, "USD"), hold: make(chan struct{}), blocker: make(chan error, 1)}
+	deposit(t, l, h.m.ID, "USD", 100_00)
 	held := make(chan struct{})
 	t.Cleanup(h.open) // on a failure, before the ledger closes
 	ledger.SetBeforeCommit(l, func([]int64) {
@@ -46,7 +49,7 @@ func holdFirstBatch(t *testing.T, l *ledger.Ledger, merchant int64, currency str
 		}
 	})
 	go func() {
-		_, err := l.Deposit(context.Background(), merchant, currency, 1_00, nil)
+		_, err := l.Deposit(context.Background(), h.m.ID, "USD", 1_00, nil)
 		h.blocker <- err
 	}()
 	select {

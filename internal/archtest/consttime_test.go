@@ -5,8 +5,6 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -94,29 +92,9 @@ type secretComparison struct {
 func secretComparisons(t *testing.T, root string) []secretComparison {
 	t.Helper()
 	var out []secretComparison
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "bin" || d.Name() == "var" ||
-			d.Name() == "testdata" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		out = append(out, secretComparisonsIn(fset, filepath.ToSlash(rel), f)...)
-		return nil
+	eachGoFile(t, root, func(fset *token.FileSet, rel string, f *ast.File) {
+		out = append(out, secretComparisonsIn(fset, rel, f)...)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	slices.SortFunc(out, func(a, b secretComparison) int { return strings.Compare(a.pos, b.pos) })
 	return out
 }
