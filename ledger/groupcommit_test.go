@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -12,44 +11,13 @@ import (
 
 // Concurrent appends for one hot merchant are committed together, and one
 // that would overdraw fails alone: the others commit, it leaves no trace, and
-// the sequence stays gapless. The commands are gathered without timing: a
-// batch of the merchant is held at its COMMIT by a hook while all twenty
-// queue behind it (the shard sets them aside, Stats().Deferred counts them),
-// so that they are one batch however slow the machine is; the deadline only
-// turns a hang into a failure.
+// the sequence stays gapless. The twenty commands are gathered into one
+// batch without timing, behind a held one (holdFirstBatch).
 func TestGroupCommitIsolatesFailingCommand(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	// Two batches in flight: while the held one waits for its COMMIT the
-	// shard goes on taking commands, and sets the merchant's aside.
-	l := newLedger(t, ledger.Config{Shards: 1, BatchesInFlight: 2})
-	m := newMerchant(t, l, "USD")
-	deposit(t, l, m.ID, "USD", 100_00)
-
-	hold, held := make(chan struct{}), make(chan struct{})
-	var holdOnce, releaseOnce sync.Once
-	release := func() { releaseOnce.Do(func() { close(hold) }) }
-	t.Cleanup(release) // on a failure, before the ledger closes
-	ledger.SetBeforeCommit(l, func([]int64) {
-		first := false
-		holdOnce.Do(func() { first = true })
-		if first {
-			close(held)
-			<-hold
-		}
-	})
-	const wait = time.Minute
-	blocker := make(chan error, 1)
-	go func() {
-		_, err := l.Deposit(ctx, m.ID, "USD", 1_00, nil)
-		blocker <- err
-	}()
-	select {
-	case <-held:
-	case <-time.After(wait):
-		t.Fatal("the first batch never reached its COMMIT")
-	}
-	before := l.Stats()
+	h := holdFirstBatch(t, nil)
+	l, m, before := h.l, h.m, h.before
 
 	const n = 20
 	var wg sync.WaitGroup
@@ -67,15 +35,7 @@ func TestGroupCommitIsolatesFailingCommand(t *testing.T) {
 				move(m.ID, postings.KindCardFund, fund(m.ID, "USD"), card, amount)}})
 		}(i)
 	}
-	for start := time.Now(); l.Stats().Deferred-before.Deferred < n; time.Sleep(time.Millisecond) {
-		if time.Since(start) > wait {
-			t.Fatalf("%d of %d commands queued behind the held batch", l.Stats().Deferred-before.Deferred, n)
-		}
-	}
-	release()
-	if err := <-blocker; err != nil {
-		t.Fatalf("the held deposit: %v", err)
-	}
+	h.releaseAfter(t, n)
 	wg.Wait()
 	for i, err := range errs {
 		if i == 7 {

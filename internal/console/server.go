@@ -66,7 +66,7 @@ const (
 type Server struct {
 	cfg   Config
 	store *store
-	mux   *http.ServeMux
+	mux   *routeMux
 	pages *pages
 	// verifyRuns are the audit verify runs started from the page, one
 	// going at a time (verify_run.go).
@@ -114,7 +114,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: &store{db: cfg.DB}, mux: http.NewServeMux(), pages: p,
+	s := &Server{cfg: cfg, store: &store{db: cfg.DB}, mux: newRouteMux(), pages: p,
 		hashSlots: make(chan struct{}, cfg.HashConcurrency)}
 	s.routes()
 	return s, nil
