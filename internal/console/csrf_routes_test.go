@@ -155,7 +155,7 @@ func (f *fixture) httpLogin(t *testing.T, login string) *http.Client {
 	if m == nil {
 		t.Fatalf("the login page has no CSRF token: %s", page)
 	}
-	form := url.Values{"csrf": {m[1]}, "login": {login}, "password": {password}}
+	form := url.Values{"csrf": {m[1]}, "login": {login}, "password": {password}, "shopNo": {f.shopOf(t, login)}}
 	if login == "olga.operator" || login == "aldo.auditor" {
 		form.Set("totp", f.code(t, login))
 	}
