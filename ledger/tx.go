@@ -224,6 +224,10 @@ func (tx *Tx) end() {
 		ctx, cancel := context.WithTimeout(context.Background(), discardTimeout)
 		_ = tx.pg.Close(ctx)
 		cancel()
+		// pgx may already have marked it closed when the deadline fired,
+		// leaving the socket to a goroutine that sends a cancel request
+		// and waits up to 15 s for a silent server: close it now.
+		_ = tx.pg.PgConn().Conn().Close()
 		tx.began = false
 	case tx.began:
 		ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
