@@ -150,7 +150,7 @@ chaos: pg pg-ha
 	$(GO) run ./tools/chaos -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
 
 chaos-ha: pg pg-ha
-	$(GO) run ./tools/chaos -only primary,standby,restore -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
+	$(GO) run ./tools/chaos -only primary,frozen,standby,restore -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
 
 lint: vet lint-openapi
 	@lint=$$(command -v golangci-lint || echo "$(CURDIR)/bin/golangci-lint"); \

@@ -45,12 +45,33 @@ func handleInternalHealthz(workers func() []WorkerHealth) gin.HandlerFunc {
 // readyTimeout bounds the database check of /readyz.
 const readyTimeout = 2 * time.Second
 
-// handleReadyz answers 200 only when the database answers: readiness, for a
-// load balancer to stop sending traffic during an outage.
-func handleReadyz(db Pinger) gin.HandlerFunc {
+// NotReady is a reason for /readyz to answer 503 (Deps.Ready): what the
+// body says, with no host names or errors in it (it needs no token).
+type NotReady string
+
+func (r NotReady) Error() string { return string(r) }
+
+// handleReadyz answers 200 only when the gateway can take writes:
+// readiness, for a load balancer to stop sending traffic during an outage,
+// while the database is read-only, and while the gateway drains before it
+// stops. ready decides when set (serve: the database Watch's cached verdict
+// and the drain); otherwise the database must answer a ping.
+func handleReadyz(db Pinger, ready func(context.Context) error) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), readyTimeout)
 		defer cancel()
+		if ready != nil {
+			if err := ready(ctx); err != nil {
+				why := "unavailable"
+				if nr, ok := err.(NotReady); ok {
+					why = string(nr)
+				}
+				c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "reason": why})
+				return
+			}
+			c.JSON(http.StatusOK, gin.H{"status": "ok"})
+			return
+		}
 		if err := db.PingContext(ctx); err != nil {
 			c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "database": "unreachable"})
 			return

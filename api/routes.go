@@ -32,7 +32,7 @@ func addRoutes(r *gin.Engine, d Deps) {
 	r.NoMethod(hideSandbox(d.Merchants), handleNoMethod())
 
 	r.GET("/healthz", handleHealthz())
-	r.GET("/readyz", handleReadyz(d.DB))
+	r.GET("/readyz", handleReadyz(d.DB, d.Ready))
 	r.GET("/metrics", handleMetrics(d.Metrics, inflight))
 
 	rate := limitRate(newRateLimiter(d.RateLimit, d.Now))

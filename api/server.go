@@ -36,6 +36,9 @@ const (
 type Deps struct {
 	Log *slog.Logger
 	DB  Pinger
+	// Ready, when set, is /readyz's verdict instead of pinging DB: nil
+	// means ready, an error says why not (health.go).
+	Ready func(context.Context) error
 	// The services, one interface per area (deps.go).
 	Merchants   Merchants
 	Accounts    Accounts

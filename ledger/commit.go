@@ -76,6 +76,14 @@ func (w *writer) commit(batch []*request) ([]result, error) {
 // request time-out of the API.
 const batchTimeout = 20 * time.Second
 
+// CommitTimeoutDefault is Config.CommitTimeout's default: a COMMIT is one
+// WAL flush on the primary and one on the synchronous standby, milliseconds
+// even on a loaded machine (p99 of a whole request 1.1 s at a load average
+// of 27, docs/ha.md), so 5 s without an answer means a server that is gone
+// or frozen. It also bounds what a silent primary costs a batch already at
+// its COMMIT, whatever the Watch finds.
+const CommitTimeoutDefault = 5 * time.Second
+
 // outcomeUnknownError is a failure of COMMIT itself: the transaction may or
 // may not have committed, so it is never retried blindly.
 type outcomeUnknownError struct{ err error }

@@ -27,6 +27,14 @@ type DBOptions struct {
 	// multi-host URL tries them in turn). Default: the URL's
 	// connect_timeout, else 2s, so that an outage fails fast.
 	ConnectTimeout time.Duration
+	// TCP are the keepalives and TCP_USER_TIMEOUT of every connection
+	// (dial.go); zero fields take their defaults.
+	TCP TCPOptions
+	// Watch, when set, probes the URL's hosts, cuts the connections to a
+	// silent or read-only one and orders the hosts of each new connection
+	// (dbwatch.go). OpenDB starts it; the caller closes it after the
+	// database.
+	Watch *Watch
 }
 
 func (o *DBOptions) defaults() {
@@ -45,6 +53,7 @@ func (o *DBOptions) defaults() {
 		// short, so that an outage is answered 503 in seconds.
 		o.ConnectTimeout = 2 * time.Second
 	}
+	o.TCP.defaults()
 }
 
 // openTimeout bounds the start-up connection check of OpenDB.
@@ -89,7 +98,14 @@ func OpenDBLazy(databaseURL string, o DBOptions) (*bun.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	sqldb := stdlib.OpenDB(*cfg)
+	conns := newConnSet()
+	cfg.DialFunc = dialer(o.TCP, conns)
+	var opts []stdlib.OptionOpenDB
+	if o.Watch != nil {
+		o.Watch.start(cfg, o.TCP, conns)
+		opts = append(opts, stdlib.OptionBeforeConnect(o.Watch.order))
+	}
+	sqldb := stdlib.OpenDB(*cfg, opts...)
 	sqldb.SetMaxOpenConns(o.ConnsMax)
 	sqldb.SetMaxIdleConns(o.ConnsMax)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
@@ -118,6 +134,9 @@ func connConfig(databaseURL string, o DBOptions) (*pgx.ConnConfig, DBOptions, er
 	// that is gone costs this much before the next host is tried.
 	cfg.ConnectTimeout = o.ConnectTimeout
 	cfg.OnPgError = dropConnOnError
+	// Keepalives and TCP_USER_TIMEOUT on every connection, whoever opens
+	// it (OpenDBLazy adds the record of the pool's connections).
+	cfg.DialFunc = dialer(o.TCP, nil)
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
 	}

@@ -53,6 +53,11 @@ type Config struct {
 	// (batchtrace.go). For tests, which hold the writer to a number of
 	// statements per batch; it is called on the writer's goroutine.
 	BatchTrace func(BatchTrace)
+	// CommitTimeout bounds the wait for a COMMIT's answer, below the
+	// batch's 20 s: past it the outcome is unknown (503 outcome_unknown,
+	// resolved by the Idempotency-Key) and the connection is discarded.
+	// Default CommitTimeoutDefault.
+	CommitTimeout time.Duration
 }
 
 // Ledger is the journal on PostgreSQL.
@@ -89,6 +94,9 @@ type CommitInfo struct {
 func New(db *bun.DB, cfg Config) *Ledger {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.CommitTimeout == 0 {
+		cfg.CommitTimeout = CommitTimeoutDefault
 	}
 	if cfg.Shards <= 0 {
 		// Few shards make big batches: a transaction's fixed cost (lock,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uptrace/bun"
+
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -16,7 +18,12 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // newLedger returns a ledger on a fresh database.
 func newLedger(t testing.TB, cfg ledger.Config) *ledger.Ledger {
 	t.Helper()
-	db := pgtest.NewDB(t)
+	return newLedgerOn(t, pgtest.NewDB(t), cfg)
+}
+
+// newLedgerOn returns a ledger on db.
+func newLedgerOn(t testing.TB, db *bun.DB, cfg ledger.Config) *ledger.Ledger {
+	t.Helper()
 	if cfg.Sealer == nil {
 		key := make([]byte, ledger.DataKeyBytes)
 		if _, err := rand.Read(key); err != nil {

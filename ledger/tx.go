@@ -27,8 +27,11 @@ type Tx struct {
 	// the first pipeline begins (commit in writer.go).
 	idb   bun.IDB
 	began bool // the transaction was begun and is not over yet
-	l     *Ledger
-	now   time.Time
+	// unknown: the COMMIT was sent and not answered; end discards the
+	// connection.
+	unknown bool
+	l       *Ledger
+	now     time.Time
 
 	heads    map[int64]*head
 	accounts map[string]*acctState // by address
@@ -183,8 +186,11 @@ func (tx *Tx) begin(p *Pipeline) {
 // unknown (the COMMIT may have been applied), except when PostgreSQL
 // answered that it rolled back.
 func (tx *Tx) commitTx() error {
-	tag, err := tx.pg.Exec(tx.ctx, "commit")
+	ctx, cancel := context.WithTimeout(tx.ctx, tx.l.cfg.CommitTimeout)
+	defer cancel()
+	tag, err := tx.pg.Exec(ctx, "commit")
 	if err != nil {
+		tx.unknown = true
 		return &outcomeUnknownError{err: err}
 	}
 	if tx.trace != nil {
@@ -201,11 +207,29 @@ func (tx *Tx) commitTx() error {
 // rollbackTimeout bounds the ROLLBACK of an abandoned batch.
 const rollbackTimeout = 5 * time.Second
 
+// discardTimeout bounds the goodbye to a server when a connection is
+// discarded: pgx closes the socket when it ends, answered or not.
+const discardTimeout = 100 * time.Millisecond
+
 // end rolls back a transaction that is still open and returns the
-// connection to the pool. A connection left inside a transaction (the
-// rollback failed) is discarded by the pool, not reused.
+// connection to the pool. A connection whose COMMIT went unanswered is
+// closed instead, never rolled back or reused: its server may be frozen or
+// gone (a ROLLBACK would wait rollbackTimeout more on it), and its session's
+// state is unknown. A closed pgx connection is not valid, and database/sql
+// discards it instead of pooling it again; so is one left inside a
+// transaction (the rollback failed).
 func (tx *Tx) end() {
-	if tx.began {
+	switch {
+	case tx.unknown:
+		ctx, cancel := context.WithTimeout(context.Background(), discardTimeout)
+		_ = tx.pg.Close(ctx)
+		cancel()
+		// pgx may already have marked it closed when the deadline fired,
+		// leaving the socket to a goroutine that sends a cancel request
+		// and waits up to 15 s for a silent server: close it now.
+		_ = tx.pg.PgConn().Conn().Close()
+		tx.began = false
+	case tx.began:
 		ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
 		_, _ = tx.pg.Exec(ctx, "rollback")
 		cancel()

@@ -74,6 +74,9 @@ func newGateway(t *testing.T) *gateway {
 		// parallel each take a free one.
 		"GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
 		"GATEWAY_CONSOLE_ADDR":  "127.0.0.1:0",
+		// No drain on stop: a test stops many gateways (TestServeDrains
+		// sets its own).
+		"GATEWAY_SHUTDOWN_DRAIN": "0s",
 	}}
 }
 

@@ -145,17 +145,25 @@ type haFixture struct {
 
 func newHAFixture(ctx context.Context, t *testing.T) *haFixture {
 	t.Helper()
+	return newHAFixtureOn(ctx, t, func(p *pgha.Pair) string { return p.URL("gateway") })
+}
+
+// newHAFixtureOn is newHAFixture with the gateway's DATABASE_URL made from
+// the pair by dbURL (a proxy in front of a node).
+func newHAFixtureOn(ctx context.Context, t *testing.T, dbURL func(*pgha.Pair) string) *haFixture {
+	t.Helper()
 	p := pghatest.StartPair(t)
 	if err := p.CreateDatabase(ctx, "gateway"); err != nil {
 		t.Fatal(err)
 	}
 	g := &gateway{t: t, env: map[string]string{
-		"DATABASE_URL":          p.URL("gateway"),
-		"GATEWAY_DATA_DIR":      t.TempDir(),
-		"GATEWAY_ADDR":          "127.0.0.1:0",
-		"GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
-		"GATEWAY_CONSOLE_ADDR":  "127.0.0.1:0",
-		"GATEWAY_LOG_LEVEL":     "error",
+		"DATABASE_URL":           dbURL(p),
+		"GATEWAY_SHUTDOWN_DRAIN": "0s",
+		"GATEWAY_DATA_DIR":       t.TempDir(),
+		"GATEWAY_ADDR":           "127.0.0.1:0",
+		"GATEWAY_INTERNAL_ADDR":  "127.0.0.1:0",
+		"GATEWAY_CONSOLE_ADDR":   "127.0.0.1:0",
+		"GATEWAY_LOG_LEVEL":      "error",
 	}}
 	c := g.createMerchant("HA Shop", "USD")
 	g.deposit(c.ShopNo, "USD", "100000.00")
@@ -425,9 +433,12 @@ func TestServeLeavesADemotedPrimary(t *testing.T) {
 			t.Fatalf("a transfer before the demotion: %v %s", err, a.raw)
 		}
 	}
+	f.waitReady(true)
 	if err := f.p.Fence(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Readiness fails while the only primary is read-only.
+	f.waitReady(false)
 	fencedKey := f.newKey("fenced")
 	if a, err := f.transfer(fencedKey); err != nil || a.status != http.StatusServiceUnavailable || a.retryAfter == "" {
 		t.Errorf("a transfer on the read-only primary: %v HTTP %d %q %s; want 503 with Retry-After", err, a.status, a.retryAfter, a.raw)
@@ -436,6 +447,7 @@ func TestServeLeavesADemotedPrimary(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.retryUntilOK(fencedKey)
+	f.waitReady(true)
 	for i := 0; i < 5; i++ {
 		f.retryUntilOK(f.newKey("after"))
 	}

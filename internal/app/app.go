@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/paygate/gateway/api"
@@ -73,6 +74,8 @@ type App struct {
 	console   *http.Server // nil with ConsoleAddr "off"
 	consoleLn net.Listener
 	workers   *workers.Group // nil with NoWorkers
+	watch     *ledger.Watch  // the database hosts' probe (readiness, silent hosts)
+	draining  atomic.Bool    // Run is draining: /readyz answers 503
 	closers   []func()       // in the order to run them
 
 	closeOnce sync.Once
@@ -103,11 +106,16 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	} else {
 		a.log.Warn("serving plain HTTP: only do this behind a proxy that terminates TLS")
 	}
-	if a.store, err = OpenStore(ctx, cfg, o.Stderr, ledger.DBOptions{ConnsMax: serveConnsMax}); err != nil {
+	// The Watch stops after the store closes (closers run in reverse).
+	a.watch = ledger.NewWatch(ledger.WatchOptions{ProbeTimeout: cfg.DBProbeTimeout, Log: a.log})
+	a.closers = append(a.closers, a.watch.Close)
+	if a.store, err = OpenStore(ctx, cfg, o.Stderr, ledger.DBOptions{ConnsMax: serveConnsMax, Watch: a.watch,
+		TCP: ledger.TCPOptions{UserTimeout: cfg.DBTCPUserTimeout}}); err != nil {
 		return a, err
 	}
 	a.closers = append(a.closers, a.store.Close)
-	l := ledger.New(a.store.DB, ledger.Config{Sealer: sealer, Logger: a.log, Shards: cfg.LedgerShards, BatchWindow: cfg.LedgerBatchWindow})
+	l := ledger.New(a.store.DB, ledger.Config{Sealer: sealer, Logger: a.log, Shards: cfg.LedgerShards,
+		BatchWindow: cfg.LedgerBatchWindow, CommitTimeout: cfg.DBCommitTimeout})
 	// The ledger stops before the store closes: closers run in reverse.
 	a.closers = append(a.closers, l.Close)
 	closeReads, err := AttachReadRoute(a.log, l, cfg.ReadURL, ReadWait(cfg.ReadWaitMs), ledger.DBOptions{ConnsMax: readConnsMax})
@@ -133,7 +141,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	}
 	metrics := api.NewMetrics(mo)
 	s := a.Services
-	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Merchants: l, Accounts: s.Cards, Cards: s.Cards,
+	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Ready: a.ready, Merchants: l, Accounts: s.Cards, Cards: s.Cards,
 		ReadKeys: l, Bills: l, Remittances: s.Remit, Stats: l,
 		WebhookSettings: l, Webhooks: s.Deliveries, Keys: l, Network: s.Network, Rails: s.Remit,
 		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
@@ -242,6 +250,7 @@ func (a *App) Run(ctx context.Context) error {
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
+		err = a.drain(errc)
 		a.log.Info("gateway stopping")
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
@@ -267,6 +276,38 @@ func (a *App) Run(ctx context.Context) error {
 		return err
 	}
 	return shutdownErr
+}
+
+// drain is the start of a shutdown: /readyz answers 503 at once while
+// every listener keeps serving for GATEWAY_SHUTDOWN_DRAIN, so that a load
+// balancer polling readiness stops sending new requests before the
+// listeners close (a client would otherwise meet connection refused).
+func (a *App) drain(errc <-chan error) error {
+	a.draining.Store(true)
+	if a.cfg.ShutdownDrain <= 0 {
+		return nil
+	}
+	a.log.Info("gateway draining: /readyz answers 503", "drain", a.cfg.ShutdownDrain.String())
+	select {
+	case <-time.After(a.cfg.ShutdownDrain):
+		return nil
+	case err := <-errc: // a listener failed: nothing left to drain
+		return err
+	}
+}
+
+// ready is /readyz's verdict: not while draining, and only while the
+// Watch's probe of a moment ago found a database host that takes writes
+// (not in recovery, not read-only), so that a load balancer takes the
+// gateway out while it cannot write.
+func (a *App) ready(context.Context) error {
+	if a.draining.Load() {
+		return api.NotReady("draining")
+	}
+	if !a.watch.Writable() {
+		return api.NotReady("database not writable")
+	}
+	return nil
 }
 
 // Close releases what Build made: the listeners, the ledger's writer, the

@@ -65,6 +65,12 @@ type Config struct {
 	LedgerShards      int           // GATEWAY_LEDGER_SHARDS; 0: one per two CPUs
 	LedgerBatchWindow time.Duration // GATEWAY_LEDGER_BATCH_WINDOW
 
+	// A silent database and shutdown (docs/ha.md, docs/operations.md).
+	DBCommitTimeout  time.Duration // GATEWAY_DB_COMMIT_TIMEOUT
+	DBProbeTimeout   time.Duration // GATEWAY_DB_PROBE_TIMEOUT
+	DBTCPUserTimeout time.Duration // GATEWAY_DB_TCP_USER_TIMEOUT
+	ShutdownDrain    time.Duration // GATEWAY_SHUTDOWN_DRAIN
+
 	// The domains.
 	FXRateMaxAge  time.Duration  // GATEWAY_FX_RATE_MAX_AGE
 	HoldExpiry    time.Duration  // GATEWAY_HOLD_EXPIRY

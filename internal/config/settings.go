@@ -102,6 +102,15 @@ func (c *Config) settings() []*setting {
 		duration(&c.LedgerBatchWindow, "GATEWAY_LEDGER_BATCH_WINDOW", "0s",
 			"how long a writer shard waits for more commands once it has one; 0: take what is queued", nonNegative),
 
+		duration(&c.DBCommitTimeout, "GATEWAY_DB_COMMIT_TIMEOUT", "5s",
+			"how long a COMMIT may go unanswered; past it the outcome is unknown and the connection discarded", positive),
+		duration(&c.DBProbeTimeout, "GATEWAY_DB_PROBE_TIMEOUT", "3s",
+			"a database host that does not answer the once-a-second probe within this is silent: its connections are cut", positive),
+		duration(&c.DBTCPUserTimeout, "GATEWAY_DB_TCP_USER_TIMEOUT", "5s",
+			"TCP_USER_TIMEOUT of database connections: data unacknowledged this long closes the connection", positive),
+		duration(&c.ShutdownDrain, "GATEWAY_SHUTDOWN_DRAIN", "5s",
+			"on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close", nonNegative),
+
 		duration(&c.FXRateMaxAge, "GATEWAY_FX_RATE_MAX_AGE", "24h", "FX rates older than this are refused", positive),
 		duration(&c.HoldExpiry, "GATEWAY_HOLD_EXPIRY", "168h", "authorization holds not cleared within this are released", positive),
 		currencyAmounts(&c.NetworkBounds.MessageMax, "GATEWAY_NETWORK_MESSAGE_MAX",

@@ -105,6 +105,23 @@ func (f *Formation) Kill(k *Keeper) {
 	k.cmd = nil
 }
 
+// Freeze stops (SIGSTOP) every process of k's node, keeper and PostgreSQL,
+// as a hung machine or a partition looks from outside: connections stay
+// open, nothing answers, nothing is reset. Thaw resumes them.
+func (f *Formation) Freeze(k *Keeper) { f.signalNode(k, syscall.SIGSTOP) }
+
+// Thaw resumes a node that Freeze stopped: the keeper finds its node
+// demoted by the monitor and rejoins it as the standby.
+func (f *Formation) Thaw(k *Keeper) { f.signalNode(k, syscall.SIGCONT) }
+
+func (f *Formation) signalNode(k *Keeper, sig syscall.Signal) {
+	if k.cmd == nil {
+		return
+	}
+	pgcluster.SignalServer(k.PGData, sig)
+	_ = syscall.Kill(-k.cmd.Process.Pid, sig)
+}
+
 // Restart runs k's keeper again after Kill or Stop: a data node rejoins as
 // a standby (pg_rewind, or a new base backup when that fails).
 func (f *Formation) Restart(k *Keeper) error {

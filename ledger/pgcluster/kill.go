@@ -17,7 +17,13 @@ import (
 // its WAL sender still ships to the standby (seen in the chaos run of
 // docs/ha.md: a write acknowledged 145 ms after the "kill"). The children
 // are found before anything is killed, and killed first.
-func KillServer(dataDir string) {
+func KillServer(dataDir string) { SignalServer(dataDir, syscall.SIGKILL) }
+
+// SignalServer sends sig to the postmaster of the server in dataDir and to
+// every process it started, children first (KillServer). SIGSTOP freezes
+// the whole server as a hung machine or a partition would look to its
+// clients (connections open, nothing answered, no RST); SIGCONT resumes it.
+func SignalServer(dataDir string, sig syscall.Signal) {
 	raw, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid")) //nolint:gosec // the server's own pid file
 	if err != nil {
 		return
@@ -28,7 +34,7 @@ func KillServer(dataDir string) {
 	}
 	victims := append(children(pm), pm)
 	for _, p := range victims {
-		_ = syscall.Kill(p, syscall.SIGKILL)
+		_ = syscall.Kill(p, sig)
 	}
 }
 

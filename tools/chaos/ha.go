@@ -534,6 +534,10 @@ func runHAScenarios(ctx context.Context, e *env, want map[string]bool, ports []i
 			report(runHALoss(ctx, e, h, s, losePrimary, o))
 		}
 	}
+	if want["frozen"] && ctx.Err() == nil {
+		e.logf("primary frozen: seed %d", seeds[0])
+		report(runHALoss(ctx, e, h, seeds[0], freezePrimary, o))
+	}
 	if want["standby"] && ctx.Err() == nil {
 		e.logf("standby lost: seed %d", seeds[0])
 		report(runHALoss(ctx, e, h, seeds[0], loseStandby, o))

@@ -13,6 +13,10 @@ import (
 const (
 	losePrimary = "primary lost"
 	loseStandby = "standby lost"
+	// freezePrimary stops every process of the primary (SIGSTOP: no RST,
+	// connections open, nothing answered) and continues them once the
+	// standby is promoted: the old primary must come back demoted.
+	freezePrimary = "primary frozen"
 )
 
 // runHALoss is the primary-lost or standby-lost scenario for one seed: load
@@ -23,14 +27,16 @@ const (
 // rejoins as the standby. Then every check.
 func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which string, o haOptions) *result {
 	start := time.Now()
-	short := "primary"
-	if which == loseStandby {
-		short = "standby"
+	short := map[string]string{losePrimary: "primary", loseStandby: "standby", freezePrimary: "frozen"}[which]
+	how := "SIGKILL"
+	if which == freezePrimary {
+		how = "SIGSTOP (SIGCONT after the promotion)"
 	}
 	res := &result{fault: which, seed: seed,
-		injected: fmt.Sprintf("SIGKILL of the %s's pg_autoctl and PostgreSQL under load from %d gateways", short, o.instances),
+		injected: fmt.Sprintf("%s of the %s's pg_autoctl and PostgreSQL under load from %d gateways", how,
+			map[bool]string{true: "standby", false: "primary"}[which == loseStandby], o.instances),
 		reproduce: fmt.Sprintf("make chaos-ha CHAOS_ARGS='-only %s -seeds %d -instances %d -ops %d -remittances %d'",
-			map[string]string{losePrimary: "primary", loseStandby: "standby"}[which], seed, o.instances, o.ops, o.remits)}
+			short, seed, o.instances, o.ops, o.remits)}
 	add := func(format string, args ...any) {
 		res.violations = append(res.violations, fmt.Sprintf(format, args...))
 	}
@@ -89,6 +95,23 @@ func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which s
 		}
 		killedAt = time.Now()
 		ld.setFault(killedAt)
+		if which == freezePrimary {
+			h.f.Freeze(victim)
+			// Continued once the other node is promoted (or after a
+			// bound): the keeper must find itself demoted.
+			wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			werr := h.f.WaitState(wctx, standby.Name, "wait_primary", "primary")
+			cancel()
+			h.f.Thaw(victim)
+			if werr != nil {
+				killed <- fmt.Errorf("the standby was not promoted while the primary was frozen: %w", werr)
+				return
+			}
+			e.debugf("%s seed %d: froze %s, promoted %s after %s", which, seed, victim.Name, standby.Name,
+				time.Since(killedAt).Round(time.Millisecond))
+			killed <- nil
+			return
+		}
 		h.f.Kill(victim)
 		e.debugf("%s seed %d: killed %s after %d answers", which, seed, victim.Name, ld.r.answered.Load())
 		killed <- nil
@@ -165,7 +188,7 @@ func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which s
 	if err != nil {
 		add("what the workers did after the kill: %v", err)
 	}
-	if which == losePrimary && wf.Created > 0 && wf.RemitSteps == 0 {
+	if which != loseStandby && wf.Created > 0 && wf.RemitSteps == 0 {
 		add("%d remittances were created after the kill, but no worker moved any remittance after it", wf.Created)
 	}
 	ld.mu.Lock()

@@ -48,8 +48,8 @@ func main() {
 
 func run() int {
 	fs := flag.NewFlagSet("chaos", flag.ExitOnError)
-	only := fs.String("only", "crash,outage,multi,primary,standby,restore",
-		"scenarios to run, comma-separated: crash, outage, multi; primary, standby, restore (the HA scenarios, `make chaos-ha`)")
+	only := fs.String("only", "crash,outage,multi,primary,frozen,standby,restore",
+		"scenarios to run, comma-separated: crash, outage, multi; primary, frozen, standby, restore (the HA scenarios, `make chaos-ha`)")
 	seedsFlag := fs.String("seeds", "", "comma-separated seeds of the crash runs (default: -runs fresh seeds); the outage and multi scenarios use the first")
 	runs := fs.Int("runs", 3, "crash runs (seeds) when -seeds is not given")
 	ops := fs.Int("ops", 1200, "money operations per crash run and per outage run")
@@ -172,7 +172,7 @@ func run() int {
 			auths: *auths, remits: *remits}))
 	}
 
-	if (want["primary"] || want["standby"] || want["restore"]) && ctx.Err() == nil {
+	if (want["primary"] || want["frozen"] || want["standby"] || want["restore"]) && ctx.Err() == nil {
 		ports, err := parsePorts(*haPorts)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "chaos: -ha-ports:", err)
