@@ -97,6 +97,12 @@ func (s *Server) merchantStatus(w http.ResponseWriter, r *http.Request, sess *se
 		s.domainError(w, r, err)
 		return
 	}
+	if status == ledger.MerchantDisabled {
+		if err := s.store.endMerchantSessions(r.Context(), m.ID); err != nil {
+			s.internal(w, r, err)
+			return
+		}
+	}
 	s.record(r, sess, "ok", m.ID, "merchant."+r.PathValue("action"), shop, "")
 	http.Redirect(w, r, "/operator/merchants", http.StatusSeeOther)
 }

@@ -40,7 +40,7 @@ func (s *store) userByLogin(ctx context.Context, login string) (*userRow, error)
 	var shop, name sql.NullString
 	err := s.db.QueryRowContext(ctx, `
 		select u.id, u.login, u.role, u.merchant_id, m.shop_no, m.name, u.password_hash, u.totp_sealed,
-		       u.totp_last_step, u.failed_count, u.locked_until, u.disabled
+		       u.totp_last_step, u.failed_count, u.locked_until, u.disabled or `+merchantDisabledSQL+`
 		from console_users u left join merchants m on m.id = u.merchant_id
 		where u.login = $1`, login).Scan(&u.ID, &u.Login, &u.Role, &mid, &shop, &name, &u.passwordHash, &u.totpSealed,
 		&u.totpLastStep, &u.failedCount, &u.lockedUntil, &u.disabled)
@@ -108,21 +108,25 @@ func (s *store) purgeSessions(ctx context.Context, now time.Time, idle time.Dura
 
 // touchSession returns the user of a live session and marks it seen now;
 // nil when the session is unknown, past its absolute or idle end, or its
-// user is disabled.
+// user is disabled; a session of a disabled merchant's user is deleted.
 func (s *store) touchSession(ctx context.Context, hash []byte, now time.Time, idle time.Duration) (*User, error) {
 	var u User
 	var mid sql.NullInt64
 	var shop, name sql.NullString
+	var merchantOff bool
 	err := s.db.QueryRowContext(ctx, `
 		with s as (
 			update console_sessions set last_seen_at = $2
 			where token_sha256 = $1 and expires_at > $2 and last_seen_at > $3
 			returning user_id)
-		select u.id, u.login, u.role, u.merchant_id, m.shop_no, m.name
+		select u.id, u.login, u.role, u.merchant_id, m.shop_no, m.name, `+merchantDisabledSQL+`
 		from s join console_users u on u.id = s.user_id left join merchants m on m.id = u.merchant_id
-		where not u.disabled`, hash, now, now.Add(-idle)).Scan(&u.ID, &u.Login, &u.Role, &mid, &shop, &name)
+		where not u.disabled`, hash, now, now.Add(-idle)).Scan(&u.ID, &u.Login, &u.Role, &mid, &shop, &name, &merchantOff)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
+	}
+	if err == nil && merchantOff {
+		return nil, s.deleteSession(ctx, hash) // the session ends (merchant_active.go)
 	}
 	u.MerchantID, u.ShopNo, u.Merchant = mid.Int64, shop.String, name.String
 	return &u, err
