@@ -5,6 +5,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
+	"net/textproto"
 	"net/url"
 	"regexp"
 	"strings"
@@ -90,7 +91,12 @@ func (u *webUser) upload(t *testing.T, path, name, content string, fields map[st
 	for k, v := range fields {
 		_ = w.WriteField(k, v)
 	}
-	fw, err := w.CreateFormFile("file", name)
+	// The name goes percent-encoded (RFC 2231's filename*), as a client
+	// sends bytes a header cannot hold; Go's parser decodes them.
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="file"; filename*=UTF-8''`+url.PathEscape(name))
+	h.Set("Content-Type", "text/csv")
+	fw, err := w.CreatePart(h)
 	if err != nil {
 		t.Fatal(err)
 	}

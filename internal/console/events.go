@@ -47,6 +47,9 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, sess *session) {
 		s.notFound(w, r)
 		return
 	}
+	if !s.auditReady(w, r, sess, 0, "event.replay", id) {
+		return
+	}
 	if _, err := s.cfg.Deliveries.ReplayEvent(r.Context(), sess.user.MerchantID, id); err != nil {
 		s.domainError(w, r, err)
 		return

@@ -61,6 +61,9 @@ func (s *Server) merchantCreate(w http.ResponseWriter, r *http.Request, sess *se
 			return
 		}
 	}
+	if !s.auditReady(w, r, sess, 0, "merchant.create", "") {
+		return
+	}
 	m, creds, err := s.cfg.Ledger.CreateMerchant(r.Context(), ledger.MerchantSpec{Name: name, Currencies: curs})
 	if err != nil {
 		s.domainError(w, r, err)
@@ -91,6 +94,9 @@ func (s *Server) merchantStatus(w http.ResponseWriter, r *http.Request, sess *se
 	m, err := s.cfg.Ledger.MerchantByShopNo(r.Context(), shop)
 	if err != nil {
 		s.domainError(w, r, err)
+		return
+	}
+	if !s.auditReady(w, r, sess, m.ID, "merchant."+r.PathValue("action"), shop) {
 		return
 	}
 	if err := s.cfg.Ledger.SetMerchantStatus(r.Context(), m.ID, status); err != nil {

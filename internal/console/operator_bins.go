@@ -69,6 +69,9 @@ func (s *Server) binUpsert(w http.ResponseWriter, r *http.Request, sess *session
 		return
 	}
 	b := cards.BIN{Bin: v["bin"], Currency: v["currency"], Network: v["network"], Type: "VIRTUAL", Enabled: v["enabled"] == "on"}
+	if !s.auditReady(w, r, sess, 0, "bin.upsert", b.Bin+"/"+b.Currency) {
+		return
+	}
 	if err := s.cfg.Cards.UpsertBIN(r.Context(), b); err != nil {
 		if postings.ErrorCode(err) == postings.EINVALID {
 			refuse(postings.AsError(err).Error())

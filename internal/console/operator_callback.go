@@ -36,6 +36,9 @@ func (s *Server) merchantCallbackURL(w http.ResponseWriter, r *http.Request, ses
 			return
 		}
 	}
+	if !s.auditReady(w, r, sess, m.ID, "merchant.callback_url", m.ShopNo) {
+		return
+	}
 	if err := s.cfg.Ledger.SetCallbackURL(r.Context(), m.ID, url); err != nil {
 		s.commandError(w, r, m, "callback_url", value, err)
 		return

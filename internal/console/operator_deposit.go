@@ -97,6 +97,9 @@ func (s *Server) deposit(w http.ResponseWriter, r *http.Request, sess *session) 
 		s.refuse(w, r, m, "deposit", "idempotencyKey: missing or malformed; start the deposit again from this page", value)
 		return
 	}
+	if !s.auditReady(w, r, sess, m.ID, "merchant.deposit", m.ShopNo) {
+		return
+	}
 	rec, err := s.cfg.Ledger.Deposit(r.Context(), m.ID, cur.Code, minor, &ledger.Idempotency{Key: key})
 	if err != nil {
 		if postings.ErrorCode(err) != postings.ENOTFOUND {

@@ -56,6 +56,9 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 	}
 	overlap := time.Duration(hours) * time.Hour
 	key := &ledger.Idempotency{Key: idem, Scope: ledger.ScopeLedger}
+	if !s.auditReady(w, r, sess, m.ID, "merchant.roll_key", m.ShopNo) {
+		return
+	}
 	var roll *ledger.KeyRoll
 	if kind == ledger.KeyPublic {
 		roll, err = s.cfg.Ledger.RollPublicKey(r.Context(), m.ID, overlap, false, key)

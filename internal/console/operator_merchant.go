@@ -201,6 +201,9 @@ func (s *Server) merchantWhitelist(w http.ResponseWriter, r *http.Request, sess 
 		s.commandError(w, r, m, "whitelist", value, err)
 		return
 	}
+	if !s.auditReady(w, r, sess, m.ID, "merchant.whitelist", m.ShopNo) {
+		return
+	}
 	if err := s.cfg.Ledger.SetIPWhitelist(r.Context(), m.ID, list); err != nil {
 		s.commandError(w, r, m, "whitelist", value, err)
 		return
@@ -221,6 +224,9 @@ func (s *Server) merchantKYB(w http.ResponseWriter, r *http.Request, sess *sessi
 	}
 	if !known {
 		s.refuse(w, r, m, "kyb", "tier: must be one of TIER_1, TIER_2, TIER_3", value)
+		return
+	}
+	if !s.auditReady(w, r, sess, m.ID, "merchant.kyb", m.ShopNo) {
 		return
 	}
 	if err := s.cfg.Cards.SetKYBTier(r.Context(), m.ID, tier); err != nil {
@@ -260,6 +266,9 @@ func (s *Server) merchantLimits(w http.ResponseWriter, r *http.Request, sess *se
 		}
 		amounts[f] = n
 	}
+	if !s.auditReady(w, r, sess, m.ID, "merchant.limits", m.ShopNo) {
+		return
+	}
 	if err := s.cfg.Cards.SetLimit(r.Context(), m.ID, cur.Code, amounts["cardBalanceMax"], amounts["dailyCardIssueMax"]); err != nil {
 		s.commandError(w, r, m, "limits", value, err)
 		return
@@ -297,6 +306,9 @@ func (s *Server) merchantBINAccess(w http.ResponseWriter, r *http.Request, sess 
 	}
 	if !found {
 		s.refuse(w, r, m, "bins", "bin: "+clip(bin, 16)+" in "+clip(currency, 8)+" is not in the BIN catalogue", value)
+		return
+	}
+	if !s.auditReady(w, r, sess, m.ID, "merchant.bins", m.ShopNo) {
 		return
 	}
 	if err := s.cfg.Cards.SetBINAccess(r.Context(), m.ID, bin, currency, allowed); err != nil {

@@ -92,6 +92,9 @@ func (s *Server) rateSet(w http.ResponseWriter, r *http.Request, sess *session) 
 		refuse("spreadBps: a whole number of basis points from 0 to 9999")
 		return
 	}
+	if !s.auditReady(w, r, sess, 0, "fx.set", base+"/"+quote) {
+		return
+	}
 	rate, err := s.cfg.Rates.Set(r.Context(), base, quote, v["rate"], spread)
 	if err != nil {
 		if pe := postings.AsError(err); pe.Code == postings.EINVALID {

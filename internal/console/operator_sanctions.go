@@ -77,10 +77,7 @@ func (s *Server) sanctionsUpload(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	defer f.Close()
-	name := clip(hdr.Filename, 200)
-	if hasControl(name) {
-		name = "(the file)"
-	}
+	name := safeValue(hdr.Filename, auditTargetMax) // what was sent, never dropped (audit_trail.go)
 	list, err := rules.ParseSanctionsList(f)
 	if err != nil {
 		msg := "file: " + postings.AsError(err).Message
@@ -117,6 +114,9 @@ func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *
 	}
 	if s.cfg.Sanctions == nil {
 		s.internal(w, r, errors.New("console: built without a sanctions store"))
+		return
+	}
+	if !s.auditReady(w, r, sess, 0, "sanctions.load", "") { // before the key is spent
 		return
 	}
 	l, found, first := s.pendingLoads.take(key, sess.user.ID, s.now())

@@ -153,14 +153,7 @@ type auditEntry struct {
 }
 
 func (s *store) audit(ctx context.Context, e auditEntry) error {
-	var mid any
-	if e.MerchantID != 0 {
-		mid = e.MerchantID
-	}
-	_, err := s.db.ExecContext(ctx, `insert into console_audit (at, user_id, login, role, merchant_id, action, target, detail, outcome, address)
-		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		e.At, e.UserID, e.Login, e.Role, mid, e.Action, clip(e.Target, 200), clip(e.Detail, 1000), e.Outcome, e.Address)
-	return err
+	return insertAudit(ctx, s.db, e) // its values made safe by entryOf (audit_trail.go)
 }
 
 // auditTrail lists the newest entries with id below before (0: the newest).
