@@ -99,6 +99,9 @@ func (s *Server) directoryCreate(w http.ResponseWriter, r *http.Request, sess *s
 	}
 	// The scope is the session's: a merchant field added to the form is
 	// never read.
+	if !s.auditReady(w, r, sess, 0, "user.create", login) { // audit_trail.go
+		return
+	}
 	c, err := CreateUser(ctx, s.cfg.DB, s.cfg.Sealer, NewUser{Login: login, Role: role, MerchantID: scope, Password: pw})
 	if err != nil {
 		if postings.ErrorCode(err) == postings.ECONFLICT {
@@ -137,6 +140,9 @@ func (s *Server) directoryAction(w http.ResponseWriter, r *http.Request, sess *s
 	if u.ID == sess.user.ID {
 		s.record(r, sess, "refused", 0, action, u.Login, "on oneself")
 		s.fail(w, r, http.StatusConflict, dir.selfMsg)
+		return
+	}
+	if !s.auditReady(w, r, sess, 0, action, u.Login) { // audit_trail.go
 		return
 	}
 	var d usersData
