@@ -39,11 +39,14 @@ func (b *browser) postPage(t *testing.T, path string, form map[string]string) (i
 	return n, body
 }
 
-// formError is the refusal a page shows above its form ("" for none).
+// formError is the refusal a page shows above its form, or the refusal of
+// a field at the door (formtext.go), which is the error page ("" for none).
 func formError(body string) string {
 	_, after, ok := strings.Cut(body, `id="form-error">`)
 	if !ok {
-		return ""
+		if _, after, ok = strings.Cut(body, `id="error">`); !ok {
+			return ""
+		}
 	}
 	msg, _, _ := strings.Cut(after, "</p>")
 	return html.UnescapeString(msg)
