@@ -27,11 +27,9 @@ import (
 //     (SQLSTATE 22021), the trail shows what was sent without being
 //     reordered by it, and the hash tells two values apart when the cut
 //     made them look the same.
-//   - An action does not run unless its row can be written: auditReady
-//     writes the action's row in a transaction it rolls back, before the
-//     action; when that fails the action is refused (503) and nothing
-//     happens. The row itself is written after the action, with the
-//     action's outcome.
+//   - No action without its row: how depends on whose transaction the
+//     action runs in (audit_atomic.go for the console's own tables,
+//     audit_intent.go for a domain's command).
 
 // auditTargetMax and auditDetailMax are the columns' bounds (characters).
 const (
@@ -63,6 +61,9 @@ func safeValue(v string, max int) string {
 	sum := sha256.Sum256([]byte(v))
 	suffix := " [sha256 " + hex.EncodeToString(sum[:]) + "]"
 	keep := max - utf8.RuneCountInString(suffix)
+	if keep < 0 {
+		keep = 0 // a bound shorter than the hash: the hash alone, past it
+	}
 	if n := utf8.RuneCountInString(esc); n > keep {
 		esc = string([]rune(esc)[:keep])
 	}
@@ -79,52 +80,37 @@ func (s *Server) entryOf(r *http.Request, sess *session, outcome string, merchan
 		Detail: safeValue(detail, auditDetailMax), Outcome: outcome, Address: safeValue(clientAddr(r), 64)}
 }
 
-// record writes one row of the audit trail. A row that cannot be written
-// (the database gone between auditReady and now) is logged whole at ERROR,
-// so that it is not lost.
+// record writes one row of the audit trail that goes with no action — a
+// refusal, a read, a sign-in — so that nothing waits for it. A row that
+// cannot be written is logged whole at ERROR, so that it is not lost.
 func (s *Server) record(r *http.Request, sess *session, outcome string, merchant int64, action, target, detail string) {
 	e := s.entryOf(r, sess, outcome, merchant, action, target, detail)
-	if err := s.store.audit(r.Context(), e); err != nil {
+	if _, err := insertAudit(r.Context(), s.store.db, e); err != nil {
 		s.cfg.Log.Error("console audit trail write failed", "err", err, "at", e.At, "user", e.UserID, "login", e.Login,
 			"merchant", e.MerchantID, "action", e.Action, "target", e.Target, "detail", e.Detail, "outcome", e.Outcome, "address", e.Address)
 	}
 }
 
-// auditReady proves, before an action, that its row can be written: the
-// row is inserted in a transaction that is rolled back. False after
-// answering 503 (the action must not run without its row). A rolled-back
-// insert takes an id, so the trail's ids have gaps; they never had none.
-func (s *Server) auditReady(w http.ResponseWriter, r *http.Request, sess *session, merchant int64, action, target string) bool {
-	e := s.entryOf(r, sess, "ok", merchant, action, target, "")
-	if err := s.store.auditProbe(r.Context(), e); err != nil {
-		s.cfg.Log.Error("console audit trail cannot be written: action refused", "action", action, "err", err)
-		w.Header().Set("Retry-After", "5")
-		s.fail(w, r, http.StatusServiceUnavailable, "The audit trail cannot be written now, so nothing was done. Try again in a moment.")
-		return false
-	}
-	return true
+// auditUnavailable answers an action refused because its row cannot be
+// written: nothing was done, 503 with Retry-After.
+func (s *Server) auditUnavailable(w http.ResponseWriter, r *http.Request, action string, err error) {
+	s.cfg.Log.Error("console audit trail cannot be written: action refused", "action", action, "err", err)
+	w.Header().Set("Retry-After", "5")
+	s.fail(w, r, http.StatusServiceUnavailable, "The audit trail cannot be written now, so nothing was done. Try again in a moment.")
 }
 
-// auditProbe inserts e in a transaction it rolls back.
-func (s *store) auditProbe(ctx context.Context, e auditEntry) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	return insertAudit(ctx, tx, e)
-}
-
-// insertAudit writes e through db (the pool, or the probe's transaction).
+// insertAudit writes e through db (the pool, or an action's transaction)
+// and gives the row's id.
 func insertAudit(ctx context.Context, db interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, e auditEntry) error {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, e auditEntry) (int64, error) {
 	var mid any
 	if e.MerchantID != 0 {
 		mid = e.MerchantID
 	}
-	_, err := db.ExecContext(ctx, `insert into console_audit (at, user_id, login, role, merchant_id, action, target, detail, outcome, address)
-		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		e.At, e.UserID, e.Login, e.Role, mid, e.Action, e.Target, e.Detail, e.Outcome, e.Address)
-	return err
+	var id int64
+	err := db.QueryRowContext(ctx, `insert into console_audit (at, user_id, login, role, merchant_id, action, target, detail, outcome, address)
+		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning id`,
+		e.At, e.UserID, e.Login, e.Role, mid, e.Action, e.Target, e.Detail, e.Outcome, e.Address).Scan(&id)
+	return id, err
 }

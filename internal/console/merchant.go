@@ -157,7 +157,8 @@ func (s *Server) cardAction(w http.ResponseWriter, r *http.Request, sess *sessio
 		s.fail(w, r, http.StatusBadRequest, fieldMessage(err))
 		return
 	}
-	if !s.auditReady(w, r, sess, 0, "card."+action, no) {
+	a, ok := s.auditBegin(w, r, sess, 0, "card."+action, no, reason) // audit_intent.go
+	if !ok {
 		return
 	}
 	ctx, m := r.Context(), sess.user.MerchantID
@@ -170,14 +171,11 @@ func (s *Server) cardAction(w http.ResponseWriter, r *http.Request, sess *sessio
 	case "cancel":
 		_, err = s.cfg.Cards.CancelCard(ctx, m, no, nil)
 	}
+	a.finish(err, 0, "", "")
 	if err != nil {
-		if postings.ErrorCode(err) != postings.ENOTFOUND {
-			s.record(r, sess, "failed", 0, "card."+action, no, postings.AsError(err).Error())
-		}
 		s.domainError(w, r, err)
 		return
 	}
-	s.record(r, sess, "ok", 0, "card."+action, no, reason)
 	http.Redirect(w, r, "/cards/"+no, http.StatusSeeOther)
 }
 

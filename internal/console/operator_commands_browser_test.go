@@ -288,7 +288,10 @@ func TestOperatorDeposits(t *testing.T) {
 		}
 		got = append(got, o+" "+d)
 	}
-	if len(got) != 3 || got[0] != got[1] || !strings.HasPrefix(got[0], "ok 250.75 USD, seq ") || !strings.HasPrefix(got[2], "failed ") {
+	// The pending row named the amount and the key before the deposit;
+	// its outcome appended the entry's sequence (audit_intent.go).
+	if len(got) != 3 || got[0] != got[1] || !strings.HasPrefix(got[0], "ok 250.75 USD, key console-deposit-") ||
+		!strings.Contains(got[0], ", seq ") || !strings.HasPrefix(got[2], "failed ") {
 		t.Errorf("deposit audit rows: %q", got)
 	}
 }

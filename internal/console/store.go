@@ -150,15 +150,20 @@ type auditEntry struct {
 	Detail     string
 	Outcome    string
 	Address    string
+	ErrorCode  string // a failed domain command's postings.Code
+	// Shown is the outcome as the trail page says it: "unknown" for a row
+	// pending longer than auditPendingFor (audit_intent.go).
+	Shown string
 }
 
 func (s *store) audit(ctx context.Context, e auditEntry) error {
-	return insertAudit(ctx, s.db, e) // its values made safe by entryOf (audit_trail.go)
+	_, err := insertAudit(ctx, s.db, e) // its values made safe by entryOf (audit_trail.go)
+	return err
 }
 
 // auditTrail lists the newest entries with id below before (0: the newest).
 func (s *store) auditTrail(ctx context.Context, before int64, limit int) ([]auditEntry, error) {
-	rows, err := s.db.QueryContext(ctx, `select id, at, user_id, login, role, coalesce(merchant_id, 0), action, target, detail, outcome, address
+	rows, err := s.db.QueryContext(ctx, `select id, at, user_id, login, role, coalesce(merchant_id, 0), action, target, detail, outcome, address, error_code
 		from console_audit where ($1 = 0 or id < $1) order by id desc limit $2`, before, limit)
 	if err != nil {
 		return nil, err
@@ -167,7 +172,7 @@ func (s *store) auditTrail(ctx context.Context, before int64, limit int) ([]audi
 	var out []auditEntry
 	for rows.Next() {
 		var e auditEntry
-		if err := rows.Scan(&e.ID, &e.At, &e.UserID, &e.Login, &e.Role, &e.MerchantID, &e.Action, &e.Target, &e.Detail, &e.Outcome, &e.Address); err != nil {
+		if err := rows.Scan(&e.ID, &e.At, &e.UserID, &e.Login, &e.Role, &e.MerchantID, &e.Action, &e.Target, &e.Detail, &e.Outcome, &e.Address, &e.ErrorCode); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
