@@ -109,3 +109,20 @@ func TestAuditFailureStopsTheAction(t *testing.T) {
 		t.Errorf("an action ran without its row: card %s, merchant %s, entries %d→%d", c, status, entries, f.count(t, "entries"))
 	}
 }
+
+// An action refused at the door for its bytes is a 'refused' row naming the
+// field, as a refusal for the role is (formtext.go).
+func TestDoorRefusalIsAudited(t *testing.T) {
+	f := newFixture(t)
+	ann := newWebUser(t, f, "ann.admin")
+	if status, _ := ann.post(t, "/cards/"+f.cardsA[0]+"/freeze", url.Values{"reason": {"ab\xffcd"}}); status != http.StatusBadRequest {
+		t.Fatalf("freeze with %%FF: %d, want 400", status)
+	}
+	target, detail, ok := f.auditRow(t, "request.refused", "refused")
+	if !ok || target != "/cards/"+f.cardsA[0]+"/freeze" || !strings.HasPrefix(detail, "reason: ") {
+		t.Errorf("door refusal row: %q %q (found %v)", target, detail, ok)
+	}
+	if f.cardStatus(t, f.cardsA[0]) != "ACTIVE" {
+		t.Error("the refused freeze ran")
+	}
+}

@@ -119,8 +119,13 @@ func checkField(field, v string) error {
 
 // fieldsAdmitted answers 400 naming the field when a value of r is refused;
 // false then. The guard calls it for every page and action, after the role.
+// A refused action (anything but GET) is a 'refused' row of the audit trail,
+// as a refusal for the role is: someone sent an action bytes no form makes.
 func (s *Server) fieldsAdmitted(w http.ResponseWriter, r *http.Request) bool {
 	if err := checkFields(r); err != nil {
+		if sess := sessionOf(r.Context()); sess != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			s.record(r, sess, "refused", 0, "request.refused", r.URL.Path, fieldMessage(err))
+		}
 		s.fail(w, r, http.StatusBadRequest, fieldMessage(err))
 		return false
 	}
