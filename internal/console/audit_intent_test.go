@@ -26,21 +26,8 @@ func (f *fixture) installTrigger(t *testing.T, name, timing, cond string) {
 // (read through jsonb, so that the test runs on the schema before 0017).
 func (f *fixture) auditRows(t *testing.T, action, target string) []string {
 	t.Helper()
-	rows, err := f.g.DB().DB.Query(`select outcome || '|' || detail || '|' || coalesce(to_jsonb(a) ->> 'error_code', '') from console_audit a
+	return f.column(t, `select outcome || '|' || detail || '|' || coalesce(to_jsonb(a) ->> 'error_code', '') from console_audit a
 		where action = $1 and target = $2 order by id`, action, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
 }
 
 // A domain command's row is written before it runs: when the database
