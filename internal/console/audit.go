@@ -117,8 +117,9 @@ func (s *Server) entry(w http.ResponseWriter, r *http.Request, sess *session) {
 }
 
 type trailData struct {
-	Entries []auditEntry
-	Next    string
+	Entries    []auditEntry
+	Next       string
+	PendingFor string
 }
 
 const trailPageMax = 100
@@ -134,7 +135,10 @@ func (s *Server) trail(w http.ResponseWriter, r *http.Request, sess *session) {
 		s.internal(w, r, err)
 		return
 	}
-	d := trailData{Entries: es}
+	for i := range es {
+		es[i].Shown = shownOutcome(es[i], s.now())
+	}
+	d := trailData{Entries: es, PendingFor: strconv.Itoa(int(auditPendingFor.Minutes())) + " minutes"}
 	if len(es) == trailPageMax {
 		d.Next = "/audit/trail?before=" + strconv.FormatInt(es[len(es)-1].ID, 10)
 	}

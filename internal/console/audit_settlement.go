@@ -49,10 +49,7 @@ func (s *Server) settlement(w http.ResponseWriter, r *http.Request, sess *sessio
 		return
 	}
 	defer f.Close()
-	name := clip(hdr.Filename, 200)
-	if hasControl(name) {
-		name = "(the file)"
-	}
+	name := safeValue(hdr.Filename, auditTargetMax) // what was sent, never dropped (audit_trail.go)
 	rep, err := reconcile.Settlement(r.Context(), s.cfg.Settlements, f)
 	var fe *reconcile.FileError
 	if errors.As(err, &fe) {

@@ -47,11 +47,16 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, sess *session) {
 		s.notFound(w, r)
 		return
 	}
-	if _, err := s.cfg.Deliveries.ReplayEvent(r.Context(), sess.user.MerchantID, id); err != nil {
+	a, ok := s.auditBegin(w, r, sess, 0, "event.replay", id, "") // audit_intent.go
+	if !ok {
+		return
+	}
+	_, err := s.cfg.Deliveries.ReplayEvent(r.Context(), sess.user.MerchantID, id)
+	a.finish(err, 0, "", "")
+	if err != nil {
 		s.domainError(w, r, err)
 		return
 	}
-	s.record(r, sess, "ok", 0, "event.replay", id, "")
 	http.Redirect(w, r, "/events", http.StatusSeeOther)
 }
 

@@ -152,7 +152,13 @@ func (f *fixture) cardStatus(t *testing.T, cardNo string) string {
 // auditActions lists the console audit trail's actions, oldest first.
 func (f *fixture) auditActions(t *testing.T) []string {
 	t.Helper()
-	rows, err := f.g.DB().DB.Query(`select action || ':' || outcome from console_audit order by id`)
+	return f.column(t, `select action || ':' || outcome from console_audit order by id`)
+}
+
+// column is the one text column of query's rows.
+func (f *fixture) column(t *testing.T, query string, args ...any) []string {
+	t.Helper()
+	rows, err := f.g.DB().DB.Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +170,9 @@ func (f *fixture) auditActions(t *testing.T) []string {
 			t.Fatal(err)
 		}
 		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -112,7 +112,7 @@ func TestAuditStatementPage(t *testing.T) {
 	for _, tt := range []struct{ path, want string }{
 		{q("SHOP_UNKNOWN_1", day, day), `shopNo: no merchant has the shop number "SHOP_UNKNOWN_1"`},
 		{q(strings.Repeat("S", 65), day, day), "shopNo: is not a shop number"},
-		{q("SH\x01", day, day), "shopNo: is not a shop number"},
+		{q("SH\x01", day, day), "shopNo: must not contain control characters"}, // the door's (formtext.go)
 		{q("", day, day), "shopNo: required"},
 		{"/audit/statement?shopNo=" + f.a.ShopNo + "&shopNo=" + f.b.ShopNo, "shopNo: appears more than once"},
 		{q(f.a.ShopNo, "2026-02-30", day), "startDate: "},

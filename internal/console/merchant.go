@@ -134,7 +134,8 @@ func (s *Server) confirmCard(w http.ResponseWriter, r *http.Request, sess *sessi
 	s.render(w, r, http.StatusOK, "confirm", "Confirm: "+action+" "+c.CardNo, cardData{Card: c, Action: action})
 }
 
-// freezeReasonMax is the bound of a freeze reason (cards.freeze_reason).
+// freezeReasonMax is the bound of a freeze reason in characters, the API's
+// (reasonCharsMax).
 const freezeReasonMax = 255
 
 // cardAction runs a card command through the card domain, as the API does.
@@ -150,8 +151,14 @@ func (s *Server) cardAction(w http.ResponseWriter, r *http.Request, sess *sessio
 		return
 	}
 	reason := strings.TrimSpace(r.PostFormValue("reason"))
-	if len(reason) > freezeReasonMax || hasControl(reason) {
-		s.fail(w, r, http.StatusBadRequest, "reason: at most 255 bytes, without control characters")
+	// The API's rule of a freeze reason (api/card_action.go), from its one
+	// home; the door (formtext.go) has checked it already.
+	if err := postings.CheckText("reason", reason, freezeReasonMax); err != nil {
+		s.fail(w, r, http.StatusBadRequest, fieldMessage(err))
+		return
+	}
+	a, ok := s.auditBegin(w, r, sess, 0, "card."+action, no, reason) // audit_intent.go
+	if !ok {
 		return
 	}
 	ctx, m := r.Context(), sess.user.MerchantID
@@ -164,14 +171,11 @@ func (s *Server) cardAction(w http.ResponseWriter, r *http.Request, sess *sessio
 	case "cancel":
 		_, err = s.cfg.Cards.CancelCard(ctx, m, no, nil)
 	}
+	a.finish(err, 0, "", "")
 	if err != nil {
-		if postings.ErrorCode(err) != postings.ENOTFOUND {
-			s.record(r, sess, "failed", 0, "card."+action, no, postings.AsError(err).Error())
-		}
 		s.domainError(w, r, err)
 		return
 	}
-	s.record(r, sess, "ok", 0, "card."+action, no, reason)
 	http.Redirect(w, r, "/cards/"+no, http.StatusSeeOther)
 }
 

@@ -61,12 +61,19 @@ func (s *Server) merchantCreate(w http.ResponseWriter, r *http.Request, sess *se
 			return
 		}
 	}
+	// The shop number is the command's: the pending row has none yet, its
+	// outcome fills it in (audit_intent.go).
+	a, ok := s.auditBegin(w, r, sess, 0, "merchant.create", "", name+" "+strings.Join(curs, ","))
+	if !ok {
+		return
+	}
 	m, creds, err := s.cfg.Ledger.CreateMerchant(r.Context(), ledger.MerchantSpec{Name: name, Currencies: curs})
 	if err != nil {
+		a.finish(err, 0, "", "")
 		s.domainError(w, r, err)
 		return
 	}
-	s.record(r, sess, "ok", m.ID, "merchant.create", m.ShopNo, name)
+	a.finish(nil, m.ID, m.ShopNo, "")
 	ms, err := s.store.merchants(r.Context(), 0)
 	if err != nil {
 		s.internal(w, r, err)
@@ -93,11 +100,22 @@ func (s *Server) merchantStatus(w http.ResponseWriter, r *http.Request, sess *se
 		s.domainError(w, r, err)
 		return
 	}
-	if err := s.cfg.Ledger.SetMerchantStatus(r.Context(), m.ID, status); err != nil {
+	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant."+r.PathValue("action"), shop, "") // audit_intent.go
+	if !ok {
+		return
+	}
+	err = s.cfg.Ledger.SetMerchantStatus(r.Context(), m.ID, status)
+	a.finish(err, 0, "", "")
+	if err != nil {
 		s.domainError(w, r, err)
 		return
 	}
-	s.record(r, sess, "ok", m.ID, "merchant."+r.PathValue("action"), shop, "")
+	if status == ledger.MerchantDisabled {
+		if err := s.store.endMerchantSessions(r.Context(), m.ID); err != nil {
+			s.internal(w, r, err)
+			return
+		}
+	}
 	http.Redirect(w, r, "/operator/merchants", http.StatusSeeOther)
 }
 

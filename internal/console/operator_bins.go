@@ -69,7 +69,17 @@ func (s *Server) binUpsert(w http.ResponseWriter, r *http.Request, sess *session
 		return
 	}
 	b := cards.BIN{Bin: v["bin"], Currency: v["currency"], Network: v["network"], Type: "VIRTUAL", Enabled: v["enabled"] == "on"}
-	if err := s.cfg.Cards.UpsertBIN(r.Context(), b); err != nil {
+	state := "enabled"
+	if !b.Enabled {
+		state = "disabled"
+	}
+	a, ok := s.auditBegin(w, r, sess, 0, "bin.upsert", b.Bin+"/"+b.Currency, b.Network+" "+state) // audit_intent.go
+	if !ok {
+		return
+	}
+	err := s.cfg.Cards.UpsertBIN(r.Context(), b)
+	a.finish(err, 0, "", "")
+	if err != nil {
 		if postings.ErrorCode(err) == postings.EINVALID {
 			refuse(postings.AsError(err).Error())
 			return
@@ -77,10 +87,5 @@ func (s *Server) binUpsert(w http.ResponseWriter, r *http.Request, sess *session
 		s.domainError(w, r, err)
 		return
 	}
-	state := "enabled"
-	if !b.Enabled {
-		state = "disabled"
-	}
-	s.record(r, sess, "ok", 0, "bin.upsert", b.Bin+"/"+b.Currency, b.Network+" "+state)
 	http.Redirect(w, r, "/operator/bins?saved=1", http.StatusSeeOther)
 }

@@ -36,13 +36,19 @@ func (s *Server) merchantCallbackURL(w http.ResponseWriter, r *http.Request, ses
 			return
 		}
 	}
-	if err := s.cfg.Ledger.SetCallbackURL(r.Context(), m.ID, url); err != nil {
-		s.commandError(w, r, m, "callback_url", value, err)
-		return
-	}
 	detail := url
 	if url == "" {
 		detail = "removed"
 	}
-	s.changed(w, r, sess, m, "callback_url", detail)
+	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant.callback_url", m.ShopNo, detail) // audit_intent.go
+	if !ok {
+		return
+	}
+	err := s.cfg.Ledger.SetCallbackURL(r.Context(), m.ID, url)
+	a.finish(err, 0, "", "")
+	if err != nil {
+		s.commandError(w, r, m, "callback_url", value, err)
+		return
+	}
+	s.changed(w, r, m, "callback_url")
 }

@@ -97,17 +97,22 @@ func (s *Server) deposit(w http.ResponseWriter, r *http.Request, sess *session) 
 		s.refuse(w, r, m, "deposit", "idempotencyKey: missing or malformed; start the deposit again from this page", value)
 		return
 	}
+	// The pending row names the key: with it, the entry of a deposit whose
+	// outcome went unrecorded is found (docs/audit.md).
+	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant.deposit", m.ShopNo, postings.FormatMinor(minor, cur)+" "+cur.Code+", key "+key)
+	if !ok {
+		return
+	}
 	rec, err := s.cfg.Ledger.Deposit(r.Context(), m.ID, cur.Code, minor, &ledger.Idempotency{Key: key})
 	if err != nil {
-		if postings.ErrorCode(err) != postings.ENOTFOUND {
-			s.record(r, sess, "failed", m.ID, "merchant.deposit", m.ShopNo, clip(postings.AsError(err).Error(), 500))
-		}
+		a.finish(err, 0, "", "")
 		s.commandError(w, r, m, "deposit", value, err)
 		return
 	}
 	// A replayed key answers the first deposit's entry: the row says which
 	// entry, so a double submit shows as two rows of one seq.
-	s.changed(w, r, sess, m, "deposit", postings.FormatMinor(minor, cur)+" "+cur.Code+", seq "+strconv.FormatInt(rec.Seq, 10)+", key "+key)
+	a.finish(nil, 0, "", "seq "+strconv.FormatInt(rec.Seq, 10))
+	s.changed(w, r, m, "deposit")
 }
 
 // funding lists the merchant's funding balance in each of its currencies.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/ledger"
-	"github.com/paygate/gateway/postings"
 )
 
 // Rolling a merchant's key on the operator's merchant page: the CLI's
@@ -56,6 +55,10 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 	}
 	overlap := time.Duration(hours) * time.Hour
 	key := &ledger.Idempotency{Key: idem, Scope: ledger.ScopeLedger}
+	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant.roll_key", m.ShopNo, kind+", overlap "+strconv.Itoa(hours)+" h, key "+idem) // audit_intent.go
+	if !ok {
+		return
+	}
 	var roll *ledger.KeyRoll
 	if kind == ledger.KeyPublic {
 		roll, err = s.cfg.Ledger.RollPublicKey(r.Context(), m.ID, overlap, false, key)
@@ -63,17 +66,15 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 		roll, err = s.cfg.Ledger.RollSigningKey(r.Context(), m.ID, overlap, key)
 	}
 	if err != nil {
-		if postings.ErrorCode(err) != postings.ENOTFOUND {
-			s.record(r, sess, "failed", m.ID, "merchant.roll_key", m.ShopNo, kind)
-		}
+		a.finish(err, 0, "", "")
 		s.commandError(w, r, m, "roll_key", value, err)
 		return
 	}
 	replayed := roll.Replayed || roll.Key == ""
-	detail := kind + ", overlap " + strconv.Itoa(hours) + " h"
 	if replayed {
-		detail += ", replayed (no new key)"
+		a.finish(nil, 0, "", "replayed (no new key)")
+	} else {
+		a.finish(nil, 0, "", "") // never the key
 	}
-	s.record(r, sess, "ok", m.ID, "merchant.roll_key", m.ShopNo, detail)
 	s.render(w, r, http.StatusOK, "key_rolled", "New "+kind+" key of "+m.ShopNo, keyRolledData{M: m, Roll: roll, Overlap: hours, Replayed: replayed})
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -157,10 +158,28 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, m *ledger.Mercha
 	s.renderMerchant(w, r, http.StatusBadRequest, m, d)
 }
 
-// changed records the change and sends the browser back to the page.
-func (s *Server) changed(w http.ResponseWriter, r *http.Request, sess *session, m *ledger.Merchant, form, detail string) {
-	s.record(r, sess, "ok", m.ID, "merchant."+form, m.ShopNo, clip(detail, 500))
+// changed sends the browser back to the page after a change (its row
+// resolved by the handler, audit_intent.go).
+func (s *Server) changed(w http.ResponseWriter, r *http.Request, m *ledger.Merchant, form string) {
 	http.Redirect(w, r, "/operator/merchants/"+m.ShopNo+"?saved="+form, http.StatusSeeOther)
+}
+
+// merchantCommand runs one of the merchant page's domain commands between
+// its write-ahead row and that row's outcome (audit_intent.go), then
+// answers: back to the page, or the command's refusal.
+func (s *Server) merchantCommand(w http.ResponseWriter, r *http.Request, sess *session, m *ledger.Merchant, form string,
+	value map[string]string, detail string, run func(context.Context) error) {
+	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant."+form, m.ShopNo, clip(detail, 500))
+	if !ok {
+		return
+	}
+	err := run(r.Context())
+	a.finish(err, 0, "", "")
+	if err != nil {
+		s.commandError(w, r, m, form, value, err)
+		return
+	}
+	s.changed(w, r, m, form)
 }
 
 // commandError answers a domain command's refusal: the user's mistake
@@ -201,11 +220,9 @@ func (s *Server) merchantWhitelist(w http.ResponseWriter, r *http.Request, sess 
 		s.commandError(w, r, m, "whitelist", value, err)
 		return
 	}
-	if err := s.cfg.Ledger.SetIPWhitelist(r.Context(), m.ID, list); err != nil {
-		s.commandError(w, r, m, "whitelist", value, err)
-		return
-	}
-	s.changed(w, r, sess, m, "whitelist", strings.Join(list, ","))
+	s.merchantCommand(w, r, sess, m, "whitelist", value, strings.Join(list, ","), func(ctx context.Context) error {
+		return s.cfg.Ledger.SetIPWhitelist(ctx, m.ID, list)
+	})
 }
 
 func (s *Server) merchantKYB(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -223,11 +240,9 @@ func (s *Server) merchantKYB(w http.ResponseWriter, r *http.Request, sess *sessi
 		s.refuse(w, r, m, "kyb", "tier: must be one of TIER_1, TIER_2, TIER_3", value)
 		return
 	}
-	if err := s.cfg.Cards.SetKYBTier(r.Context(), m.ID, tier); err != nil {
-		s.commandError(w, r, m, "kyb", value, err)
-		return
-	}
-	s.changed(w, r, sess, m, "kyb", tier)
+	s.merchantCommand(w, r, sess, m, "kyb", value, tier, func(ctx context.Context) error {
+		return s.cfg.Cards.SetKYBTier(ctx, m.ID, tier)
+	})
 }
 
 func (s *Server) merchantLimits(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -260,11 +275,10 @@ func (s *Server) merchantLimits(w http.ResponseWriter, r *http.Request, sess *se
 		}
 		amounts[f] = n
 	}
-	if err := s.cfg.Cards.SetLimit(r.Context(), m.ID, cur.Code, amounts["cardBalanceMax"], amounts["dailyCardIssueMax"]); err != nil {
-		s.commandError(w, r, m, "limits", value, err)
-		return
-	}
-	s.changed(w, r, sess, m, "limits", cur.Code+" cardBalanceMax="+value["cardBalanceMax"]+" dailyCardIssueMax="+value["dailyCardIssueMax"])
+	detail := cur.Code + " cardBalanceMax=" + value["cardBalanceMax"] + " dailyCardIssueMax=" + value["dailyCardIssueMax"]
+	s.merchantCommand(w, r, sess, m, "limits", value, detail, func(ctx context.Context) error {
+		return s.cfg.Cards.SetLimit(ctx, m.ID, cur.Code, amounts["cardBalanceMax"], amounts["dailyCardIssueMax"])
+	})
 }
 
 func (s *Server) merchantBINAccess(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -299,9 +313,7 @@ func (s *Server) merchantBINAccess(w http.ResponseWriter, r *http.Request, sess 
 		s.refuse(w, r, m, "bins", "bin: "+clip(bin, 16)+" in "+clip(currency, 8)+" is not in the BIN catalogue", value)
 		return
 	}
-	if err := s.cfg.Cards.SetBINAccess(r.Context(), m.ID, bin, currency, allowed); err != nil {
-		s.commandError(w, r, m, "bins", value, err)
-		return
-	}
-	s.changed(w, r, sess, m, "bins", bin+" "+currency+" "+mode)
+	s.merchantCommand(w, r, sess, m, "bins", value, bin+" "+currency+" "+mode, func(ctx context.Context) error {
+		return s.cfg.Cards.SetBINAccess(ctx, m.ID, bin, currency, allowed)
+	})
 }

@@ -92,7 +92,12 @@ func (s *Server) rateSet(w http.ResponseWriter, r *http.Request, sess *session) 
 		refuse("spreadBps: a whole number of basis points from 0 to 9999")
 		return
 	}
-	rate, err := s.cfg.Rates.Set(r.Context(), base, quote, v["rate"], spread)
+	a, ok := s.auditBegin(w, r, sess, 0, "fx.set", base+"/"+quote, "rate "+v["rate"]+", spread "+sp+" bps") // audit_intent.go
+	if !ok {
+		return
+	}
+	_, err = s.cfg.Rates.Set(r.Context(), base, quote, v["rate"], spread)
+	a.finish(err, 0, "", "")
 	if err != nil {
 		if pe := postings.AsError(err); pe.Code == postings.EINVALID {
 			field := rateFieldOf[pe.Field]
@@ -105,6 +110,5 @@ func (s *Server) rateSet(w http.ResponseWriter, r *http.Request, sess *session) 
 		s.domainError(w, r, err)
 		return
 	}
-	s.record(r, sess, "ok", 0, "fx.set", rate.Base+"/"+rate.Quote, "rate "+rate.MidRate+", spread "+sp+" bps")
 	http.Redirect(w, r, "/operator/rates?saved=1", http.StatusSeeOther)
 }

@@ -82,10 +82,7 @@ func (s *Server) sanctionsUpload(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	defer f.Close()
-	name := clip(hdr.Filename, 200)
-	if hasControl(name) {
-		name = "(the file)"
-	}
+	name := safeValue(hdr.Filename, auditTargetMax) // what was sent, never dropped (audit_trail.go)
 	data, count, sample, err := readSanctionsUpload(f)
 	if err != nil {
 		msg := "file: " + postings.AsError(err).Message
@@ -120,9 +117,15 @@ func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *
 		s.internal(w, r, errors.New("console: built without a sanctions store"))
 		return
 	}
+	// The row is committed before the key is spent (audit_intent.go); the
+	// version it loads is its target once known.
+	a, ok := s.auditBegin(w, r, sess, 0, "sanctions.load", "", "key "+key)
+	if !ok {
+		return
+	}
 	l, found, first := s.pendingLoads.take(key, sess.user.ID, s.now())
 	if !found {
-		s.record(r, sess, "refused", 0, "sanctions.load", "", "unknown or expired key "+key)
+		a.refuse("unknown or expired key")
 		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: "idempotencyKey: this upload is unknown or older than " +
 			strconv.Itoa(int(sanctionsPendingFor.Minutes())) + " minutes (or the console restarted); upload the file again"})
 		return
@@ -131,10 +134,13 @@ func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *
 		// The same confirmation again: the first one's result, no load.
 		version, err := s.pendingLoads.wait(r.Context(), l)
 		if err != nil {
+			// This request loads nothing whatever the first one's end:
+			// that one has its own row.
+			a.finish(nil, 0, l.file, "the same confirmation again: nothing loaded; the first: "+postings.AsError(err).Error())
 			s.sanctionsFailed(w, r, err)
 			return
 		}
-		s.record(r, sess, "ok", 0, "sanctions.load", sanctionsTarget(version), "the same confirmation again (key "+key+"): nothing loaded")
+		a.finish(nil, 0, sanctionsTarget(version), "the same confirmation again: nothing loaded")
 		http.Redirect(w, r, sanctionsPath+"?loaded="+strconv.FormatInt(version, 10), http.StatusSeeOther)
 		return
 	}
@@ -147,11 +153,11 @@ func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *
 	cancel()
 	s.pendingLoads.finish(l, version, err)
 	if err != nil {
-		s.record(r, sess, "failed", 0, "sanctions.load", l.file, clip(postings.AsError(err).Error(), 1000))
+		a.finish(err, 0, l.file, "")
 		s.sanctionsFailed(w, r, err)
 		return
 	}
-	s.record(r, sess, "ok", 0, "sanctions.load", sanctionsTarget(version), strconv.Itoa(l.count)+" entries from "+l.file+", key "+key)
+	a.finish(nil, 0, sanctionsTarget(version), strconv.Itoa(l.count)+" entries from "+l.file)
 	http.Redirect(w, r, sanctionsPath+"?loaded="+strconv.FormatInt(version, 10), http.StatusSeeOther)
 }
 

@@ -199,17 +199,3 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	_, _ = w.Write(b)
 }
-
-// record writes one row of the audit trail; a failure to write it is
-// logged (the action itself has happened).
-func (s *Server) record(r *http.Request, sess *session, outcome string, merchant int64, action, target, detail string) {
-	if merchant == 0 {
-		merchant = sess.user.MerchantID
-	}
-	err := s.store.audit(r.Context(), auditEntry{At: s.now(), UserID: sess.user.ID, Login: sess.user.Login,
-		Role: string(sess.user.Role), MerchantID: merchant, Action: action, Target: target, Detail: detail,
-		Outcome: outcome, Address: clientAddr(r)})
-	if err != nil {
-		s.cfg.Log.Error("console audit trail write failed", "action", action, "err", err)
-	}
-}

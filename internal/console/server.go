@@ -200,6 +200,9 @@ func (s *Server) guard(p perm, h func(http.ResponseWriter, *http.Request, *sessi
 			s.fail(w, r, http.StatusForbidden, "Your role does not allow this.")
 			return
 		}
+		if !s.fieldsAdmitted(w, r) { // formtext.go
+			return
+		}
 		h(w, r, sess)
 	}
 }

@@ -36,7 +36,7 @@ type store struct{ db *sql.DB }
 
 // userColumns are a userRow's, from console_users u left join merchants m.
 const userColumns = `u.id, u.login, u.role, u.merchant_id, m.shop_no, m.name, u.password_hash, u.totp_sealed,
-	u.totp_last_step, u.failed_count, u.locked_until, u.disabled`
+	u.totp_last_step, u.failed_count, u.locked_until, u.disabled or `+merchantDisabledSQL
 
 // userInScope is the user of login in a scope: the merchant whose shop
 // number is shopNo, or the house's when shopNo is empty (logins are unique
@@ -95,21 +95,25 @@ func (s *store) purgeSessions(ctx context.Context, now time.Time, idle time.Dura
 
 // touchSession returns the user of a live session and marks it seen now;
 // nil when the session is unknown, past its absolute or idle end, or its
-// user is disabled.
+// user is disabled; a session of a disabled merchant's user is deleted.
 func (s *store) touchSession(ctx context.Context, hash []byte, now time.Time, idle time.Duration) (*User, error) {
 	var u User
 	var mid sql.NullInt64
 	var shop, name sql.NullString
+	var merchantOff bool
 	err := s.db.QueryRowContext(ctx, `
 		with s as (
 			update console_sessions set last_seen_at = $2
 			where token_sha256 = $1 and expires_at > $2 and last_seen_at > $3
 			returning user_id)
-		select u.id, u.login, u.role, u.merchant_id, m.shop_no, m.name
+		select u.id, u.login, u.role, u.merchant_id, m.shop_no, m.name, `+merchantDisabledSQL+`
 		from s join console_users u on u.id = s.user_id left join merchants m on m.id = u.merchant_id
-		where not u.disabled`, hash, now, now.Add(-idle)).Scan(&u.ID, &u.Login, &u.Role, &mid, &shop, &name)
+		where not u.disabled`, hash, now, now.Add(-idle)).Scan(&u.ID, &u.Login, &u.Role, &mid, &shop, &name, &merchantOff)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
+	}
+	if err == nil && merchantOff {
+		return nil, s.deleteSession(ctx, hash) // the session ends (merchant_active.go)
 	}
 	u.MerchantID, u.ShopNo, u.Merchant = mid.Int64, shop.String, name.String
 	return &u, err
@@ -133,22 +137,20 @@ type auditEntry struct {
 	Detail     string
 	Outcome    string
 	Address    string
+	ErrorCode  string // a failed domain command's postings.Code
+	// Shown is the outcome as the trail page says it: "unknown" for a row
+	// pending longer than auditPendingFor (audit_intent.go).
+	Shown string
 }
 
 func (s *store) audit(ctx context.Context, e auditEntry) error {
-	var mid any
-	if e.MerchantID != 0 {
-		mid = e.MerchantID
-	}
-	_, err := s.db.ExecContext(ctx, `insert into console_audit (at, user_id, login, role, merchant_id, action, target, detail, outcome, address)
-		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		e.At, e.UserID, e.Login, e.Role, mid, e.Action, clip(e.Target, 200), clip(e.Detail, 1000), e.Outcome, e.Address)
+	_, err := insertAudit(ctx, s.db, e) // its values made safe by entryOf (audit_trail.go)
 	return err
 }
 
 // auditTrail lists the newest entries with id below before (0: the newest).
 func (s *store) auditTrail(ctx context.Context, before int64, limit int) ([]auditEntry, error) {
-	rows, err := s.db.QueryContext(ctx, `select id, at, user_id, login, role, coalesce(merchant_id, 0), action, target, detail, outcome, address
+	rows, err := s.db.QueryContext(ctx, `select id, at, user_id, login, role, coalesce(merchant_id, 0), action, target, detail, outcome, address, error_code
 		from console_audit where ($1 = 0 or id < $1) order by id desc limit $2`, before, limit)
 	if err != nil {
 		return nil, err
@@ -157,7 +159,7 @@ func (s *store) auditTrail(ctx context.Context, before int64, limit int) ([]audi
 	var out []auditEntry
 	for rows.Next() {
 		var e auditEntry
-		if err := rows.Scan(&e.ID, &e.At, &e.UserID, &e.Login, &e.Role, &e.MerchantID, &e.Action, &e.Target, &e.Detail, &e.Outcome, &e.Address); err != nil {
+		if err := rows.Scan(&e.ID, &e.At, &e.UserID, &e.Login, &e.Role, &e.MerchantID, &e.Action, &e.Target, &e.Detail, &e.Outcome, &e.Address, &e.ErrorCode); err != nil {
 			return nil, err
 		}
 		out = append(out, e)

@@ -1,10 +1,13 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"time"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // The console users one page manages: a merchant's (its admin's /users)
@@ -107,43 +110,36 @@ func (s *store) countScopedUsers(ctx context.Context, merchant int64) (int, erro
 	return n, err
 }
 
-// setUserDisabled disables or enables a user of the scope; disabling also
-// ends the user's sessions (they would stop at their next request anyway).
-func (s *store) setUserDisabled(ctx context.Context, merchant, id int64, disabled bool) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
+// errNotInScope is a change to a user the scope does not hold (gone
+// between the page's read and the change): nothing is done.
+var errNotInScope error = postings.Errorf(postings.ENOTFOUND, "no such user")
+
+// setUserDisabled disables or enables a user of the scope in tx (with its
+// audit row, audit_atomic.go); disabling also ends the user's sessions
+// (they would stop at their next request anyway).
+func setUserDisabled(ctx context.Context, tx *sql.Tx, merchant, id int64, disabled bool) error {
 	res, err := tx.ExecContext(ctx, queriesOf(merchant).disable, merchant, id, disabled)
-	if n, err2 := rowsOf(res, err); err2 != nil || n == 0 {
-		return err2 // not in the scope: nothing done, no session ended
+	if n, err := rowsOf(res, err); err != nil || n == 0 {
+		return cmp.Or(err, errNotInScope)
 	}
 	if disabled {
 		if _, err := tx.ExecContext(ctx, `delete from console_sessions where user_id = $1`, id); err != nil {
 			return err
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
-// setUserPassword replaces the password of a user of the scope, clears a
-// lockout and ends the user's sessions: a reset usually follows a password
-// that got out.
-func (s *store) setUserPassword(ctx context.Context, merchant, id int64, hash string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
+// setUserPassword replaces the password of a user of the scope in tx,
+// clears a lockout and ends the user's sessions: a reset usually follows a
+// password that got out.
+func setUserPassword(ctx context.Context, tx *sql.Tx, merchant, id int64, hash string) error {
 	res, err := tx.ExecContext(ctx, queriesOf(merchant).password, merchant, id, hash)
-	if n, err2 := rowsOf(res, err); err2 != nil || n == 0 {
-		return err2
+	if n, err := rowsOf(res, err); err != nil || n == 0 {
+		return cmp.Or(err, errNotInScope)
 	}
-	if _, err := tx.ExecContext(ctx, `delete from console_sessions where user_id = $1`, id); err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err = tx.ExecContext(ctx, `delete from console_sessions where user_id = $1`, id)
+	return err
 }
 
 // rowsOf is the number of rows a statement changed, or its error.

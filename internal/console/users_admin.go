@@ -1,11 +1,10 @@
 package console
 
 import (
+	"database/sql"
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/paygate/gateway/postings"
 )
 
 // One set of handlers serves both pages that manage console users: a
@@ -117,16 +116,15 @@ func (s *Server) directoryCreate(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	// The scope is the session's: a merchant field added to the form is
-	// never read.
-	c, err := CreateUser(ctx, s.cfg.DB, s.cfg.Sealer, NewUser{Login: login, Role: role, MerchantID: scope, Password: pw})
-	if err != nil {
-		if postings.ErrorCode(err) == postings.ECONFLICT {
-			s.record(r, sess, "failed", 0, "user.create", login, "login taken")
-		}
-		s.domainError(w, r, err)
+	// never read. The user and its row are one transaction (audit_atomic.go).
+	var c *Created
+	create := func(tx *sql.Tx) (err error) {
+		c, err = CreateUser(ctx, tx, s.cfg.Sealer, NewUser{Login: login, Role: role, MerchantID: scope, Password: pw})
+		return err
+	}
+	if !s.atomicAction(w, r, sess, "user.create", login, "role "+string(role), create, func(err error) { s.domainError(w, r, err) }) {
 		return
 	}
-	s.record(r, sess, "ok", 0, "user.create", login, "role "+string(role))
 	s.renderDirectory(w, r, sess, dir, http.StatusOK, usersData{NewLogin: login, NewPassword: pw, Created: true,
 		TOTPSecret: c.TOTPSecret, TOTPURI: c.TOTPURI})
 }
@@ -162,23 +160,28 @@ func (s *Server) directoryAction(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	var d usersData
+	var change func(*sql.Tx) error
 	switch r.PathValue("action") {
 	case "disable", "enable":
-		err = s.store.setUserDisabled(ctx, scope, id, r.PathValue("action") == "disable")
+		off := r.PathValue("action") == "disable"
+		change = func(tx *sql.Tx) error { return setUserDisabled(ctx, tx, scope, id, off) }
 	case "password":
-		var pw, hash string
-		if pw, err = newPassword(); err == nil {
-			if hash, err = HashPassword(pw); err == nil {
-				err = s.store.setUserPassword(ctx, scope, id, hash)
-			}
+		pw, err := newPassword()
+		var hash string
+		if err == nil {
+			hash, err = HashPassword(pw)
 		}
+		if err != nil {
+			s.internal(w, r, err)
+			return
+		}
+		change = func(tx *sql.Tx) error { return setUserPassword(ctx, tx, scope, id, hash) }
 		d.NewLogin, d.NewPassword = u.Login, pw
 	}
-	if err != nil {
-		s.internal(w, r, err)
+	// The change and its row are one transaction (audit_atomic.go).
+	if !s.atomicAction(w, r, sess, action, u.Login, "", change, func(err error) { s.domainError(w, r, err) }) {
 		return
 	}
-	s.record(r, sess, "ok", 0, action, u.Login, "")
 	if d.NewPassword == "" {
 		http.Redirect(w, r, dir.path, http.StatusSeeOther)
 		return

@@ -71,6 +71,10 @@ func (s *Service) declineUnknownCard(ctx context.Context, req AuthRequest) (*Aut
 	return res, nil
 }
 
+// merchantDisabledReason is the recorded reason of an authorization on a
+// disabled merchant's card.
+const merchantDisabledReason = "do not honour: the card's merchant is disabled"
+
 func truncateRef(s string) string {
 	if len(s) > 64 {
 		return s[:64]
@@ -96,6 +100,11 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 		return res, recordAttempt(tx, m, req, res)
 	}
 	switch {
+	case m.Status == ledger.MerchantDisabled:
+		// The merchant is the card programme: a disabled one's cards are
+		// declined as an issuer declines a suspended programme's, with
+		// 05 and nothing about why to the acceptor (docs/network.md).
+		return decline(RespDoNotHonour, merchantDisabledReason)
 	case c.Status() == cards.CardCancelled:
 		return decline(RespCancelled, "card cancelled")
 	case c.Status() == cards.CardFrozen:

@@ -11,7 +11,10 @@
 //     the seed and sequences of partial reversals, clearings and refunds
 //     that close a hold in pieces (fx_test.go), creates and moves
 //     remittances, reports rail outcomes, and expires holds on an injected
-//     clock;
+//     clock; it disables a merchant now and then and enables it again
+//     (disabled_test.go): meanwhile its /shop requests, sent to the real
+//     API on loopback, are 403 and change nothing, and its cards'
+//     authorizations are declined 05;
 //   - between steps it injects failures: an answer lost after a commit, a
 //     caller that gives up while the writer commits (EUNAVAILABLE
 //     outcome_unknown), a slow database (a concurrent transaction holding the

@@ -219,6 +219,10 @@ func (s *sim) txnCurrencyFor(m *mMerchant) string {
 // after the conversion) the card amount and fee.
 func (s *sim) authDecision(c *mCard, amount int64, txnCur string) (code string, cardAmt, fee int64, rate mRate) {
 	m := c.m
+	if m.disabled { // first, as the network checks it (disabled_test.go)
+		s.stats["authorizations of a disabled merchant's card"]++
+		return network.RespDoNotHonour, 0, 0, rate
+	}
 	switch c.status {
 	case cards.CardCancelled:
 		return network.RespCancelled, 0, 0, rate

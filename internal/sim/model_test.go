@@ -31,6 +31,10 @@ type mMerchant struct {
 	remits []*mRemit
 	// network message ids already answered, for conflicting reuse
 	netDone []netAnswer
+	// Disabled mid-run (disabled_test.go), with the credentials its
+	// refused /shop requests are sent under.
+	disabled bool
+	creds    *ledger.Credentials
 }
 
 // netAnswer is a network message id and when the ledger answered it: its

@@ -60,6 +60,7 @@ type sim struct {
 	queue   []*netMsg
 	answers map[string]string // answerKey → the first answer, encoded
 	stats   map[string]int
+	dis     *disabling // the disabled merchants' /shop (disabled_test.go)
 }
 
 func envInt(name string) int64 {
@@ -180,7 +181,7 @@ func (s *sim) newKey(prefix string) string {
 func (s *sim) setup() {
 	ctx := context.Background()
 	for i, cur := range []string{"USD", "USD", "EUR"} {
-		m, _, err := s.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: fmt.Sprintf("Sim shop %d", i+1), Currencies: []string{cur}})
+		m, creds, err := s.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: fmt.Sprintf("Sim shop %d", i+1), Currencies: []string{cur}})
 		if err != nil {
 			s.fail("CreateMerchant: %v", err)
 		}
@@ -197,7 +198,7 @@ func (s *sim) setup() {
 		if err != nil {
 			s.fail("Profile: %v", err)
 		}
-		mm := &mMerchant{id: m.ID, cur: cur, other: other}
+		mm := &mMerchant{id: m.ID, cur: cur, other: other, creds: creds}
 		for _, lim := range p.Limits {
 			if lim.Currency == cur {
 				mm.lim = lim
@@ -227,6 +228,9 @@ func (s *sim) setup() {
 // runStep draws one step from the seed and runs it.
 func (s *sim) runStep() {
 	m := s.md.merchants[s.rng.IntN(len(s.md.merchants))]
+	if s.disabledStep(m) { // disabled_test.go
+		return
+	}
 	live := 0
 	for _, c := range m.cards {
 		if c.status != cards.CardCancelled {
