@@ -36,7 +36,7 @@ type store struct{ db *sql.DB }
 
 // userColumns are a userRow's, from console_users u left join merchants m.
 const userColumns = `u.id, u.login, u.role, u.merchant_id, m.shop_no, m.name, u.password_hash, u.totp_sealed,
-	u.totp_last_step, u.failed_count, u.locked_until, u.disabled or `+merchantDisabledSQL
+	u.totp_last_step, u.failed_count, u.locked_until, u.disabled or ` + merchantDisabledSQL
 
 // userInScope is the user of login in a scope: the merchant whose shop
 // number is shopNo, or the house's when shopNo is empty (logins are unique
