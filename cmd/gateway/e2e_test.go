@@ -77,8 +77,6 @@ func newGateway(t *testing.T) *gateway {
 	}}
 }
 
-func (g *gateway) getenv(name string) string { return g.env[name] }
-
 // result is what a finished command left.
 type result struct {
 	stdout, stderr string
