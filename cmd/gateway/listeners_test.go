@@ -61,7 +61,8 @@ func TestFixedPortSettingsAreFound(t *testing.T) {
 			t.Errorf("%s is not among the settings with a fixed default port %v", name, keys(fixedPortSettings))
 		}
 	}
-	g := &gateway{t: t, env: map[string]string{"GATEWAY_ADDR": "[::1]:0"}}
+	g := &gateway{t: t, env: map[string]string{}}
+	g.env["GATEWAY_ADDR"] = "[::1]:0"
 	if got := g.getenv("GATEWAY_CONSOLE_ADDR"); got != freeListenAddr {
 		t.Errorf("an unset console address reads %q, want %q", got, freeListenAddr)
 	}
