@@ -219,7 +219,7 @@ func (f *fakeServices) FilteredBillStream(ctx context.Context, m int64, _ ledger
 func fakeRemittance(txID string) *remittance.Remittance {
 	return &remittance.Remittance{TxID: txID, MerchantID: fakeMerchantID, PayerID: "payer-1",
 		Beneficiary: []byte(`{"name":"Erika Mustermann","country":"DE","iban":"DE89370400440532013000"}`),
-		Amount: 10000, Fee: 150, Currency: "EUR", Rail: "SEPA", Status: "SCREENING", CreatedAt: fakeAt, UpdatedAt: fakeAt}
+		Amount:      10000, Fee: 150, Currency: "EUR", Rail: "SEPA", Status: "SCREENING", CreatedAt: fakeAt, UpdatedAt: fakeAt}
 }
 
 func (f *fakeServices) CreateRemittance(ctx context.Context, m int64, in remittance.RemittanceInput, idem *ledger.Idempotency) (*remittance.Remittance, error) {
