@@ -218,7 +218,7 @@ func (f *fakeServices) FilteredBillStream(ctx context.Context, m int64, _ ledger
 // Remittances and Rails.
 func fakeRemittance(txID string) *remittance.Remittance {
 	return &remittance.Remittance{TxID: txID, MerchantID: fakeMerchantID, PayerID: "payer-1",
-		Beneficiary: []byte(`{"name":"Erika Mustermann","country":"DE","iban":"DE89370400440532013000"}`),
+		Beneficiary: []byte(`{"name":"Erika Mustermann","country":"DE","account_no":"DE89370400440532013000"}`),
 		Amount:      10000, Fee: 150, Currency: "EUR", Rail: "SEPA", Status: "SCREENING", CreatedAt: fakeAt, UpdatedAt: fakeAt}
 }
 
