@@ -48,6 +48,8 @@ type fakeServices struct {
 	mu    sync.Mutex
 	calls []fakeCall
 	err   error
+	// errOn names the one method that answers err; "": every one.
+	errOn string
 	// replayed marks the Idempotency-Key of a call as the stored answer of
 	// an earlier request, as the ledger does.
 	replayed bool
@@ -62,6 +64,9 @@ func (f *fakeServices) answer(ctx context.Context, method string, merchant int64
 	f.mu.Lock()
 	f.calls = append(f.calls, fakeCall{method: method, merchant: merchant, in: in, idem: idem})
 	err, block, entered := f.err, f.block, f.entered
+	if f.errOn != "" && f.errOn != method {
+		err = nil
+	}
 	if idem != nil && err == nil {
 		idem.Replayed = f.replayed
 	}
@@ -237,16 +242,16 @@ func (f *fakeServices) ReportRemittance(ctx context.Context, messageID, txID, st
 // Network.
 func (f *fakeServices) Authorize(ctx context.Context, req network.AuthRequest) (*network.AuthResult, error) {
 	r := &network.AuthResult{AuthID: "auth_1", Approved: true, Code: "00", Reason: "approved", CardNo: req.CardNo,
-		Amount: req.Amount, Currency: req.Currency}
+		Amount: req.Amount, Currency: req.Currency, CreatedAt: fakeAt}
 	return r, f.answer(ctx, "Authorize", 0, req, nil)
 }
 
 func (f *fakeServices) Clear(ctx context.Context, req network.ClearRequest) (*network.HoldResult, error) {
-	return &network.HoldResult{AuthID: req.AuthID, CardNo: "crd_1", Status: "CLEARED", Currency: "USD"}, f.answer(ctx, "Clear", 0, req, nil)
+	return &network.HoldResult{AuthID: req.AuthID, CardNo: "crd_1", Status: "CLEARED", Currency: "USD", CreatedAt: fakeAt}, f.answer(ctx, "Clear", 0, req, nil)
 }
 
 func (f *fakeServices) Reverse(ctx context.Context, req network.ReverseRequest) (*network.HoldResult, error) {
-	return &network.HoldResult{AuthID: req.AuthID, CardNo: "crd_1", Status: "REVERSED", Currency: "USD"}, f.answer(ctx, "Reverse", 0, req, nil)
+	return &network.HoldResult{AuthID: req.AuthID, CardNo: "crd_1", Status: "REVERSED", Currency: "USD", CreatedAt: fakeAt}, f.answer(ctx, "Reverse", 0, req, nil)
 }
 
 func (f *fakeServices) Refund(ctx context.Context, req network.RefundRequest) (*network.RefundResult, error) {
@@ -254,7 +259,9 @@ func (f *fakeServices) Refund(ctx context.Context, req network.RefundRequest) (*
 }
 
 func (f *fakeServices) Authorization(ctx context.Context, authID string) (*network.Authorization, error) {
-	return &network.Authorization{}, f.answer(ctx, "Authorization", 0, authID, nil)
+	a := &network.Authorization{AuthID: authID, CardNo: "crd_1", MessageID: "msg_0", Status: "OPEN", TxnAmount: 1000, TxnCurrency: "USD",
+		Currency: "USD", Held: 1000, ExpiresAt: fakeAt, CreatedAt: fakeAt, UpdatedAt: fakeAt}
+	return a, f.answer(ctx, "Authorization", 0, authID, nil)
 }
 
 func (f *fakeServices) AuthAttempts(ctx context.Context, cardNo string, limit int) ([]network.AuthAttempt, error) {

@@ -72,6 +72,20 @@ func (g *fakeGateway) serve(h http.Handler, req *http.Request) *answer {
 	return a
 }
 
+// internalRequest is a request of the internal API, with its bearer token
+// when auth.
+func (g *fakeGateway) internalRequest(auth bool, method, target, body string, headers ...string) *answer {
+	g.t.Helper()
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	if auth {
+		req.Header.Set("Authorization", "Bearer "+fakeInternalToken)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Add(headers[i], headers[i+1])
+	}
+	return g.serve(g.internal, req)
+}
+
 // shopRequest is a /shop request with the given shop's credentials ("":
 // none) and extra headers as name, value pairs.
 func (g *fakeGateway) shopRequest(shopNo, method, target, body string, headers ...string) *answer {
@@ -95,6 +109,8 @@ type handlerCase struct {
 	headers []string // extra headers, name, value pairs
 	shop    string   // the caller; "": fakeShopNo
 	err     error    // what the service answers
+	errOn   string   // the one method that answers err; "": each
+	noAuth  bool     // internal API: no bearer token
 	status  int      // the HTTP status; 0: 200
 	code    int      // the envelope's code; 0: 200
 	message string   // the envelope's message exactly; "": success's
@@ -104,18 +120,34 @@ type handlerCase struct {
 	in      any      // the last one's decoded input, when not nil
 }
 
-// runShopCases runs each case against method path on a fresh gateway.
+// runShopCases runs each case against method path of /shop on a fresh
+// gateway; runInternalCases of the internal API, with its token.
 func runShopCases(t *testing.T, method, path string, cases []handlerCase) {
+	t.Helper()
+	runCases(t, false, method, path, cases)
+}
+
+func runInternalCases(t *testing.T, method, path string, cases []handlerCase) {
+	t.Helper()
+	runCases(t, true, method, path, cases)
+}
+
+func runCases(t *testing.T, internal bool, method, path string, cases []handlerCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newFakeGateway(t)
-			g.f.err = tc.err
-			shop := tc.shop
-			if shop == "" {
-				shop = fakeShopNo
+			g.f.err, g.f.errOn = tc.err, tc.errOn
+			var a *answer
+			if internal {
+				a = g.internalRequest(!tc.noAuth, method, path+tc.query, tc.body, tc.headers...)
+			} else {
+				shop := tc.shop
+				if shop == "" {
+					shop = fakeShopNo
+				}
+				a = g.shopRequest(shop, method, path+tc.query, tc.body, tc.headers...)
 			}
-			a := g.shopRequest(shop, method, path+tc.query, tc.body, tc.headers...)
 			checkCase(t, tc, a, g.f.recorded())
 		})
 	}
