@@ -259,7 +259,11 @@ func (f *fakeServices) Refund(ctx context.Context, req network.RefundRequest) (*
 }
 
 func (f *fakeServices) Authorization(ctx context.Context, authID string) (*network.Authorization, error) {
-	a := &network.Authorization{AuthID: authID, CardNo: "crd_1", MessageID: "msg_0", Status: "OPEN", TxnAmount: 1000, TxnCurrency: "USD",
+	owner := int64(fakeMerchantID)
+	if authID == "auth_other" {
+		owner = fakeMerchantID + 1 // another merchant's
+	}
+	a := &network.Authorization{AuthID: authID, MerchantID: owner, CardNo: "crd_1", MessageID: "msg_0", Status: "OPEN", TxnAmount: 1000, TxnCurrency: "USD",
 		Currency: "USD", Held: 1000, ExpiresAt: fakeAt, CreatedAt: fakeAt, UpdatedAt: fakeAt}
 	return a, f.answer(ctx, "Authorization", 0, authID, nil)
 }
