@@ -193,3 +193,55 @@ func TestHandleBodyTooLarge(t *testing.T) {
 	a := g.shopRequest(fakeShopNo, http.MethodPost, "/shop/card/cancel", big)
 	checkCase(t, handlerCase{status: 413}, a, g.f.recorded())
 }
+
+// Every /shop POST (and PUT) hands its Idempotency-Key on: to the command
+// itself, or, for a request with no effect of its own, to the read-key
+// claim before anything is read. A handler that dropped it would run a
+// retry twice.
+func TestHandleKeyReachesTheService(t *testing.T) {
+	t.Parallel()
+	for _, r := range []struct {
+		method, path, body, shop, holder string
+	}{
+		{http.MethodPost, "/shop/card/create", `{"bin":"453201","currency":"USD","amount":1}`, "", "CreateCard"},
+		{http.MethodPost, "/shop/card/freeze", `{"cardNo":"crd_1"}`, "", "FreezeCard"},
+		{http.MethodPost, "/shop/card/unfreeze", `{"cardNo":"crd_1"}`, "", "UnfreezeCard"},
+		{http.MethodPost, "/shop/card/cancel", `{"cardNo":"crd_1"}`, "", "CancelCard"},
+		{http.MethodPost, "/shop/card/transfer", `{"cardNo":"crd_1","amount":1,"currency":"USD","direction":"OUT"}`, "", "Transfer"},
+		{http.MethodPost, "/shop/remittance/create", remitBody(benDE, `1`, "EUR", ""), "", "CreateRemittance"},
+		{http.MethodPost, "/shop/keys/public/roll", `{}`, "", "RollPublicKey"},
+		{http.MethodPost, "/shop/keys/signing/roll", `{}`, "", "RollSigningKey"},
+		{http.MethodPost, "/shop/card/balance/batch", `{"cardNos":["crd_1"]}`, "", "ClaimReadIdempotency"},
+		{http.MethodPut, "/shop/webhook", `{}`, "", "ClaimReadIdempotency"},
+		{http.MethodPost, "/shop/webhook/events/replay", `{"eventId":"evt_1"}`, "", "ClaimReadIdempotency"},
+		{http.MethodPost, "/shop/webhook/events/replay-failed", `{"from":"2026-11-25T00:00:00Z","to":"2026-11-26T00:00:00Z"}`, "",
+			"ClaimReadIdempotency"},
+		{http.MethodPost, "/shop/sandbox/authorize", `{"cardNo":"crd_1","amount":1,"currency":"USD"}`, fakeTestShopNo, "ClaimReadIdempotency"},
+		{http.MethodPost, "/shop/sandbox/capture", `{"authId":"auth_1","amount":1}`, fakeTestShopNo, "ClaimReadIdempotency"},
+		{http.MethodPost, "/shop/sandbox/reverse", `{"authId":"auth_1"}`, fakeTestShopNo, "ClaimReadIdempotency"},
+		{http.MethodPost, "/shop/sandbox/refund", `{"cardNo":"crd_1","amount":1,"currency":"USD"}`, fakeTestShopNo, "ClaimReadIdempotency"},
+		{http.MethodPost, "/shop/sandbox/remittance/settle", `{"txId":"rmt_1"}`, fakeTestShopNo, "ClaimReadIdempotency"},
+		{http.MethodPost, "/shop/sandbox/remittance/return", `{"txId":"rmt_1","reason":"AC01"}`, fakeTestShopNo, "ClaimReadIdempotency"},
+	} {
+		t.Run(r.path, func(t *testing.T) {
+			g := newFakeGateway(t)
+			shop := r.shop
+			if shop == "" {
+				shop = fakeShopNo
+			}
+			if a := g.shopRequest(shop, r.method, r.path, r.body, headerIdempotencyKey, "k-route"); a.Code != codeOK {
+				t.Fatalf("%d %s", a.Code, a.Message)
+			}
+			want := fingerprint(r.method, r.path, []byte(r.body))
+			for _, c := range g.f.recorded() {
+				if c.method == r.holder {
+					if c.idem == nil || c.idem.Key != "k-route" || c.idem.Fingerprint != want {
+						t.Errorf("%s was given %+v, want the key k-route with the request's fingerprint", c.method, c.idem)
+					}
+					return
+				}
+			}
+			t.Errorf("%s was never called: %v", r.holder, g.f.recorded())
+		})
+	}
+}
