@@ -5,6 +5,8 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +95,35 @@ func TestHandleRemittanceDynamicFields(t *testing.T) {
 		{name: "bad currency", query: "?country=DE&currency=eur", field: "currency"},
 		{name: "bad country", query: "?country=ZZ&currency=EUR", field: "country"},
 	})
+}
+
+// The bill as CSV (Accept: text/csv): unpaged, it reads the range and
+// streams it; a failure before the answer starts is still the envelope.
+func TestHandleBillCSV(t *testing.T) {
+	t.Parallel()
+	g := newFakeGateway(t)
+	req := httptest.NewRequest(http.MethodGet, "/shop/bill/list?startDate=2026-03-01&endDate=2026-03-02", nil)
+	req.Header.Set(headerShopNo, fakeShopNo)
+	req.Header.Set(headerPublicKey, fakePublicKey)
+	req.Header.Set("Accept", "text/csv")
+	w := httptest.NewRecorder()
+	g.shop.ServeHTTP(w, req)
+	var called []string
+	for _, c := range g.f.recorded() {
+		called = append(called, c.method)
+	}
+	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "text/csv; charset=utf-8" ||
+		w.Header().Get("X-Total-Count") != "0" || strings.Join(called, ",") != "BillRange,BillStream" ||
+		!strings.HasPrefix(w.Body.String(), strings.Join(billCSVHeader, ",")+"\n") {
+		t.Errorf("CSV: %d %v calls %v\n%s", w.Code, w.Header(), called, w.Body)
+	}
+	if cd := w.Header().Get("Content-Disposition"); cd != `attachment; filename=bill_SH0000000001_2026-03-01_2026-03-02.csv` {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+
+	g = newFakeGateway(t)
+	g.f.err = mapUnavailable.err
+	req.Header.Set("Accept", "text/csv")
+	a := g.serve(g.shop, req.Clone(req.Context()))
+	checkCase(t, handlerCase{status: 503, code: 503, message: messageUnavailable, call: "BillRange"}, a, g.f.recorded())
 }
