@@ -25,7 +25,7 @@ PG_LIB ?= /usr/lib/postgresql
 # sudo only when we are not root and it exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
 
-.PHONY: build pg pg-ha chromium run run-ha backup-ha restore-ha test test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
+.PHONY: build pg pg-ha chromium run run-ha backup-ha restore-ha test test-short test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
 
 # COMMIT is stamped into bin/gateway for `gateway version` where the go
 # command does not record vcs.revision itself (git worktrees, -buildvcs=false).
@@ -123,6 +123,19 @@ test: pg pg-ha chromium
 		$(GO) build -o bin/gateway ./cmd/gateway; \
 		./bin/gateway devdb -- $(GO) test $(TEST_FLAGS) ./...; \
 	fi
+
+# test-short is the fast tier (docs/architecture.md, "Test tiers"): every
+# test that needs neither PostgreSQL nor a browser — the pure rules, the
+# handlers against fakes, the decoders' fuzz seeds, the architecture —
+# with the race detector, in about a minute on two cores. -short is the
+# switch: ledger/pgtest, internal/pgha/pghatest and the console's browser
+# helper skip under it, so nothing starts a server, and a new database test
+# is out of the tier without a list to keep. The REQUIRE variables of
+# make test would turn those skips into failures: they are unset here, and
+# so is DATABASE_URL, which the tier never needs.
+test-short:
+	env -u DATABASE_URL -u GATEWAY_TEST_REQUIRE_HA_TOOLS -u GATEWAY_TEST_REQUIRE_BROWSER \
+		$(GO) test -race -short -count=1 -timeout 5m ./...
 
 # test-ha runs the high-availability tests, including the pg_auto_failover
 # formation's (a minute or two of most of the machine, so not in make test).

@@ -80,8 +80,6 @@ func newGateway(t *testing.T) *gateway {
 	}}
 }
 
-func (g *gateway) getenv(name string) string { return g.env[name] }
-
 // result is what a finished command left.
 type result struct {
 	stdout, stderr string
@@ -248,7 +246,14 @@ func (g *gateway) serve(args ...string) *server {
 		if time.Now().After(deadline) {
 			g.t.Fatalf("GET /healthz did not answer 200 within %s: %v", commandTimeout, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		// serve may stop after its first listener (another one's port taken):
+		// say so at once, with its error, rather than wait out the deadline.
+		select {
+		case err := <-s.done:
+			s.done <- err // for stop
+			g.t.Fatalf("serve exited before it answered /healthz: %v\nstderr:\n%s", err, s.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
 

@@ -25,6 +25,10 @@ const (
 
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		// The fast tier (make test-short) starts no browser.
+		t.Skip("drives Chromium: skipped under -short (make test-short); make test runs it")
+	}
 	for _, p := range []string{os.Getenv("GATEWAY_TEST_CHROMIUM"), "/usr/lib/chromium/chromium", "/usr/bin/chromium"} {
 		if p == "" {
 			continue

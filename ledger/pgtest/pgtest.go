@@ -138,8 +138,15 @@ func buildTemplate(ctx context.Context, admin *sql.DB, adminURL, name string) er
 
 // NewDatabase creates a fresh migrated database for t, dropped when t ends,
 // and returns its URL.
+//
+// Under -short (make test-short, the fast tier) it skips t instead: that
+// tier runs on a machine with nothing but Go and must not start a server,
+// and every test that needs PostgreSQL comes here (NewDB, the api test
+// server, gatewaytest, the cmd/gateway installations), so this one skip
+// keeps them all out of it. make test runs them.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
+	SkipShort(t)
 	u, err := server()
 	if err != nil {
 		t.Fatalf("pgtest: no PostgreSQL: %v", err)
@@ -220,4 +227,15 @@ func randomHex(n int) string {
 		panic(err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// SkipShort skips t under -short: t needs PostgreSQL, which the fast tier
+// (make test-short) neither has nor starts (docs/architecture.md, "Test
+// tiers"). For a test that reaches the database other than through
+// NewDatabase.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs PostgreSQL: skipped under -short (make test-short); make test runs it")
+	}
 }

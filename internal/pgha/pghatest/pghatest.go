@@ -26,6 +26,7 @@ func StartPair(t testing.TB) *pgha.Pair {
 // empty.
 func StartPairWith(t testing.TB, opts pgha.PairOptions) *pgha.Pair {
 	t.Helper()
+	skipShort(t)
 	if opts.Dir == "" {
 		opts.Dir = Dir(t)
 	}
@@ -46,8 +47,12 @@ func StartPairWith(t testing.TB, opts pgha.PairOptions) *pgha.Pair {
 // (the servers' user when the test runs as root) must be able to reach it,
 // and t.TempDir's parent is private. Cleanups run last-in first-out, so
 // servers started in it after this call are stopped before it is removed.
+//
+// Every HA test starts its servers in such a directory, so it skips t under
+// -short: the fast tier (make test-short) starts no PostgreSQL.
 func Dir(t testing.TB) string {
 	t.Helper()
+	skipShort(t)
 	dir, err := os.MkdirTemp("", "pgha-test-")
 	if err != nil {
 		t.Fatal(err)
@@ -79,5 +84,14 @@ func NeedTool(t testing.TB, find func() (string, error)) {
 			t.Fatalf("%v (%s is set: this run must have it)", err, RequireEnv)
 		}
 		t.Skipf("%v; `make test` installs it and runs this test", err)
+	}
+}
+
+// skipShort skips t under -short, as ledger/pgtest.SkipShort does (this
+// package may not import pgtest: internal/archtest).
+func skipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers: skipped under -short (make test-short); make test runs it")
 	}
 }

@@ -20,7 +20,7 @@ func TestGatewayEnv(t *testing.T) {
 	}
 	env := strings.Join(g.Env(), "\n")
 	for _, want := range []string{"DATABASE_URL=postgres://x", "GATEWAY_ADDR=" + g.Addr(), "GATEWAY_INTERNAL_ADDR=" + g.InternalAddr(),
-		"GATEWAY_PLAIN_HTTP=true", "GATEWAY_CONNS_PER_CLIENT_MAX=off"} {
+		"GATEWAY_CONSOLE_ADDR=off", "GATEWAY_PLAIN_HTTP=true", "GATEWAY_CONNS_PER_CLIENT_MAX=off"} {
 		if !strings.Contains(env, want+"\n") && !strings.HasSuffix(env, want) {
 			t.Errorf("env lacks %s:\n%s", want, env)
 		}
