@@ -122,7 +122,7 @@ func TestValidEntriesBalanceOnTheirAccounts(t *testing.T) {
 		return a
 	}
 	accepted := 0
-	for i := 0; i < 200_000; i++ {
+	for i := 0; i < runs(200_000); i++ {
 		e := Entry{Merchant: 7, Kind: KindFX}
 		for n := 1 + rng.IntN(3); n > 0; n-- {
 			src, dst := account(), account()

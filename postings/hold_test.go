@@ -55,7 +55,7 @@ func splitWhole(rng *rand.Rand, n int64) []int64 {
 // unit each.
 func TestNewHoldRoundsAgainstTheCardholder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 6))
-	for i := 0; i < 20_000; i++ {
+	for i := 0; i < runs(20_000); i++ {
 		h := randomHold(t, rng)
 		if h.Txn.Code == h.Card.Code {
 			if h.Amount != h.TxnAmount || h.Fee != 0 {
@@ -86,7 +86,7 @@ func TestNewHoldRoundsAgainstTheCardholder(t *testing.T) {
 // whole hold, fee included, with nothing left.
 func TestHoldWholeReversalReleasesEverything(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 7))
-	for i := 0; i < 20_000; i++ {
+	for i := 0; i < runs(20_000); i++ {
 		h := randomHold(t, rng)
 		var reversed, released, releasedFee int64
 		for _, piece := range splitWhole(rng, h.TxnAmount) {
@@ -123,7 +123,7 @@ func TestHoldWholeReversalReleasesEverything(t *testing.T) {
 // captured + released is the whole hold.
 func TestHoldPiecesThenClearingLeaveNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 8))
-	for i := 0; i < 20_000; i++ {
+	for i := 0; i < runs(20_000); i++ {
 		h := randomHold(t, rng)
 		pieces := splitWhole(rng, h.TxnAmount)
 		var reversed int64

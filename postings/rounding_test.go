@@ -206,7 +206,7 @@ func TestShareMatchesExactArithmetic(t *testing.T) {
 			}
 		}
 	}
-	for i := 0; i < 50_000; i++ {
+	for i := 0; i < runs(50_000); i++ {
 		whole := randomAmount(rng)
 		check(2*randomAmount(rng), rng.Int64N(whole+1), whole)
 	}
@@ -252,7 +252,7 @@ func TestFeeBpsRoundsUpFromOneMinorUnit(t *testing.T) {
 			check(amount, bps)
 		}
 	}
-	for i := 0; i < 50_000; i++ {
+	for i := 0; i < runs(50_000); i++ {
 		check(randomAmount(rng), rng.Int64N(10_001))
 	}
 	for amount := int64(1); amount <= 66; amount++ {
