@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/http"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -49,5 +51,44 @@ func TestServeDrainsBeforeStopping(t *testing.T) {
 		}
 	case <-time.After(drain + time.Minute):
 		t.Fatal("serve did not stop after the drain")
+	}
+}
+
+// TestServeSecondInterruptEndsTheDrain: Ctrl-C twice at a terminal stops
+// the gateway at once instead of waiting out the drain. Not parallel: it
+// signals the test process itself, which the drain's handler takes.
+func TestServeSecondInterruptEndsTheDrain(t *testing.T) {
+	g := newGateway(t)
+	const drain = 2 * time.Minute
+	g.env["GATEWAY_SHUTDOWN_DRAIN"] = drain.String()
+	s := g.serve()
+	s.mustBeHealthy()
+
+	s.cancel() // the first interrupt
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := s.client.Get(s.url("/readyz"))
+		if err != nil {
+			t.Fatalf("GET /readyz during the drain: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			break // the drain's handler is in place
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz still %d after the drain began", resp.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	second := time.Now()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.done:
+		s.done <- err // for the cleanup's stop
+		t.Logf("stopped %s after the second interrupt", time.Since(second).Round(time.Millisecond))
+	case <-time.After(drain / 2):
+		t.Fatalf("serve still draining %s after the second interrupt", drain/2)
 	}
 }

@@ -14,9 +14,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/paygate/gateway/api"
@@ -283,13 +286,25 @@ func (a *App) Run(ctx context.Context) error {
 // balancer polling readiness stops sending new requests before the
 // listeners close (a client would otherwise meet connection refused).
 func (a *App) drain(errc <-chan error) error {
-	a.draining.Store(true)
 	if a.cfg.ShutdownDrain <= 0 {
+		a.draining.Store(true)
 		return nil
 	}
-	a.log.Info("gateway draining: /readyz answers 503", "drain", a.cfg.ShutdownDrain.String())
+	// A second interrupt ends the drain at once: someone at a terminal
+	// (make run) who presses Ctrl-C twice wants the gateway gone now, and
+	// the embedded PostgreSQL still stops cleanly after it. The handler is
+	// in place before readiness fails, so a signal sent once /readyz says
+	// "draining" always reaches it.
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	a.draining.Store(true)
+	a.log.Info("gateway draining: /readyz answers 503; interrupt again to stop at once", "drain", a.cfg.ShutdownDrain.String())
 	select {
 	case <-time.After(a.cfg.ShutdownDrain):
+		return nil
+	case <-again:
+		a.log.Info("gateway drain cut short by a second interrupt")
 		return nil
 	case err := <-errc: // a listener failed: nothing left to drain
 		return err
