@@ -79,9 +79,9 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer closeReads()
-	m, err := l.MerchantByShopNo(ctx, *shopNo)
+	m, err := merchantOfFlag(ctx, l, *shopNo)
 	if err != nil {
-		return cliError(err)
+		return err
 	}
 	rep, err := reconcile.Statement(ctx, l, m.ID, from, to.AddDate(0, 0, 1))
 	if err != nil {
