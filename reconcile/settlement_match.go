@@ -56,6 +56,8 @@ func (m *matcher) match(ctx context.Context, rows []settlementRow) error {
 			FileAmount: &row.amount, FileCurrency: row.amount.Currency.Code}
 		if s.Found {
 			item.describeEntry(s)
+		} else {
+			item.ShopNo = s.ShopNo // a test merchant's authorization names its shop
 		}
 		category, detail := m.classify(row, s, claims, &item)
 		if category != CategoryMatched {
