@@ -34,7 +34,9 @@ func TestSettlementPeriodDatesAndSecondClaims(t *testing.T) {
 	file := func(period string, rows ...string) string {
 		return "# period: " + period + "\n" + header + strings.Join(rows, "")
 	}
-	row := func(msg, auth, amount, date string) string { return msg + "," + auth + "," + amount + ",USD," + date + "\n" }
+	row := func(msg, auth, amount, date string) string {
+		return msg + "," + auth + "," + amount + ",USD," + date + "\n"
+	}
 	for _, tt := range []struct {
 		name, fileName, file string
 		status               int
