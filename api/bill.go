@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/csv"
-	"fmt"
 	"mime"
 	"net/http"
 	"slices"
@@ -358,12 +357,13 @@ func writeBillCSV(c *gin.Context, l Bills, m *ledger.Merchant, q billQuery) {
 		writeError(c, err)
 		return
 	}
-	name := fmt.Sprintf("bill_%s_%s_%s", m.ShopNo, q.start.Format(dateLayout), q.end.Format(dateLayout))
+	page := 0 // the whole range
 	if q.paged {
-		name += fmt.Sprintf("_p%d_s%d", q.page, q.size)
+		page = q.page
 	}
 	c.Header("Content-Type", "text/csv; charset=utf-8")
-	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name + ".csv"}))
+	c.Header("Content-Disposition", mime.FormatMediaType("attachment",
+		map[string]string{"filename": postings.BillFileName(m.ShopNo, q.start, q.end, page, q.size)}))
 	c.Header("X-Total-Count", strconv.FormatInt(a.total, 10))
 	echoVersion(c, nil) // the CSV's columns do not change with the version
 	setOutcome(c, codeOK)

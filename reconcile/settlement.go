@@ -2,7 +2,8 @@ package reconcile
 
 import (
 	"context"
-	"encoding/csv"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,15 +15,21 @@ import (
 )
 
 // The categories of a settlement reconciliation. Every file row is exactly
-// one of matched, amount_differs, missing_in_ledger, duplicate_in_file or
-// invalid_row; missing_in_file is a ledger entry.
+// one of matched, amount_differs, date_differs, outside_period,
+// already_reconciled, test_merchant, missing_in_ledger, duplicate_in_file or
+// invalid_row; missing_in_file is a ledger clearing, empty_file the file.
 const (
-	CategoryMatched         = "matched"           // same authorization, amount and currency
-	CategoryAmountDiffers   = "amount_differs"    // same authorization, another amount or currency
-	CategoryMissingInLedger = "missing_in_ledger" // no CARD_SETTLE entry for the row's authorization
-	CategoryMissingInFile   = "missing_in_file"   // a CARD_SETTLE entry of the file's days that the file lacks
-	CategoryDuplicateInFile = "duplicate_in_file" // a second row for one authorization
-	CategoryInvalidRow      = "invalid_row"       // a row that cannot be read: named field, not matched
+	CategoryMatched           = "matched"            // same authorization, amount, currency and day, not claimed before
+	CategoryAmountDiffers     = "amount_differs"     // same authorization, another amount or currency
+	CategoryDateDiffers       = "date_differs"       // the row's date is not the day the ledger cleared it
+	CategoryOutsidePeriod     = "outside_period"     // the row's date is not a day of the file's period
+	CategoryAlreadyReconciled = "already_reconciled" // another file accounted for the clearing: billed twice
+	CategoryTestMerchant      = "test_merchant"      // a test merchant's authorization: never the network's
+	CategoryMissingInLedger   = "missing_in_ledger"  // no CARD_SETTLE entry for the row's authorization
+	CategoryMissingInFile     = "missing_in_file"    // a clearing of the period that the file lacks
+	CategoryDuplicateInFile   = "duplicate_in_file"  // a second row for one authorization
+	CategoryInvalidRow        = "invalid_row"        // a row that cannot be read: named field, not matched
+	CategoryEmptyFile         = "empty_file"         // no rows, while the ledger has clearings in the period
 )
 
 // settlementHeader is the settlement file's header, column by column.
@@ -33,54 +40,83 @@ var settlementHeader = []string{"message_id", "auth_id", "amount", "currency", "
 var settlementRowsMax int64 = 1_000_000
 
 const (
-	settlementLineBytesMax = 4096   // one line of the file
-	settlementItemsMax     = 10_000 // the items a report lists; the rest are counted
-	settlementBatch        = SettlementBatch
+	settlementItemsMax = 10_000 // the items a report lists; the rest are counted
+	settlementBatch    = SettlementBatch
 )
 
-// SettlementReport is what a reconciliation found: counts per category,
-// totals per currency, and each row or entry that needs a person.
+// SettlementReport is what a reconciliation found: the file and its
+// period, totals per currency, counts per category, each row or clearing
+// that needs a person, what was recorded, and the verdict.
 type SettlementReport struct {
-	Rows   int64             `json:"rows"`           // data rows read, the header excluded
-	From   string            `json:"from,omitempty"` // the file's first date (YYYY-MM-DD)
-	To     string            `json:"to,omitempty"`   // the file's last date, included
-	Counts SettlementCounts  `json:"counts"`
+	File   SettlementFile    `json:"file"`
+	Rows   int64             `json:"rows"` // data rows read, the header excluded
+	From   string            `json:"from"` // the period reconciled (YYYY-MM-DD, UTC), first day
+	To     string            `json:"to"`   // and last day, included
 	Totals []SettlementTotal `json:"totals"`
-	// Items lists every row and entry that is not matched, in the order
-	// found, up to settlementItemsMax; ItemsOmitted counts the rest.
+	Counts SettlementCounts  `json:"counts"`
+	// Items lists every row and clearing that is not matched, up to
+	// settlementItemsMax; ItemsOmitted counts the rest.
 	Items        []SettlementItem `json:"items"`
 	ItemsOmitted int64            `json:"itemsOmitted"`
+	// Recorded is the run that accounts for the file's clearings: made by
+	// this reconciliation, or by an earlier one of the same file
+	// (AlreadyRecorded). Nil when nothing was recorded (discrepancies).
+	Recorded        *Run    `json:"recorded"`
+	AlreadyRecorded bool    `json:"alreadyRecorded"`
+	Verdict         Verdict `json:"verdict"`
 
-	totals map[string]*settlementSum
+	totals  map[string]*settlementSum
+	matched []matchedRow // what a run records
 }
 
-// SettlementCounts counts the rows and entries of each category.
+// SettlementFile names the file reconciled.
+type SettlementFile struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// SettlementCounts counts the rows and clearings of each category.
 type SettlementCounts struct {
-	Matched         int64 `json:"matched"`
-	AmountDiffers   int64 `json:"amount_differs"`
-	MissingInLedger int64 `json:"missing_in_ledger"`
-	MissingInFile   int64 `json:"missing_in_file"`
-	DuplicateInFile int64 `json:"duplicate_in_file"`
-	InvalidRow      int64 `json:"invalid_row"`
+	Matched           int64 `json:"matched"`
+	AmountDiffers     int64 `json:"amount_differs"`
+	DateDiffers       int64 `json:"date_differs"`
+	OutsidePeriod     int64 `json:"outside_period"`
+	AlreadyReconciled int64 `json:"already_reconciled"`
+	TestMerchant      int64 `json:"test_merchant"`
+	MissingInLedger   int64 `json:"missing_in_ledger"`
+	MissingInFile     int64 `json:"missing_in_file"`
+	DuplicateInFile   int64 `json:"duplicate_in_file"`
+	InvalidRow        int64 `json:"invalid_row"`
+	EmptyFile         int64 `json:"empty_file"`
 }
 
-// SettlementTotal sums the file's readable, distinct rows of one currency
-// and those of them that matched. Amounts are decimal numbers in the
-// currency's units; a sum may exceed what one posting can hold, so it is
-// computed exactly without a bound.
+// ToAct is every count but matched.
+func (c SettlementCounts) ToAct() int64 {
+	return c.AmountDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled + c.TestMerchant +
+		c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow + c.EmptyFile
+}
+
+// SettlementTotal is one currency's totals, file against ledger: the
+// file's readable, distinct rows; the ledger's clearings of the period (in
+// the network's amounts, as the file has them); the rows that matched.
+// Amounts are exact decimals in the currency's units, summed without a
+// bound.
 type SettlementTotal struct {
 	Currency      string      `json:"currency"`
 	FileRows      int64       `json:"fileRows"`
 	FileAmount    json.Number `json:"fileAmount"`
+	LedgerRows    int64       `json:"ledgerRows"`
+	LedgerAmount  json.Number `json:"ledgerAmount"`
+	Difference    json.Number `json:"difference"` // file − ledger
 	MatchedRows   int64       `json:"matchedRows"`
 	MatchedAmount json.Number `json:"matchedAmount"`
 }
 
-// SettlementItem is one row of the file or one entry of the ledger that
+// SettlementItem is one row of the file or one clearing of the ledger that
 // did not match, with what finance needs to chase it.
 type SettlementItem struct {
 	Category  string `json:"category"`
-	Line      int64  `json:"line,omitempty"` // the file's line; 0 for missing_in_file
+	Line      int64  `json:"line,omitempty"` // the file's line; 0 for missing_in_file and empty_file
 	MessageID string `json:"messageId,omitempty"`
 	AuthID    string `json:"authId,omitempty"`
 	Date      string `json:"date,omitempty"` // the file's date
@@ -99,14 +135,12 @@ type SettlementItem struct {
 	Detail          string     `json:"detail"`
 }
 
-// OK reports whether every row matched and the file lacks no entry.
-func (r *SettlementReport) OK() bool {
-	c := r.Counts
-	return c.AmountDiffers+c.MissingInLedger+c.MissingInFile+c.DuplicateInFile+c.InvalidRow == 0
-}
+// OK reports whether every row matched and the ledger lacks nothing.
+func (r *SettlementReport) OK() bool { return r.Counts.ToAct() == 0 }
 
-// FileError is a settlement file that cannot be reconciled at all: a wrong
-// header, a line or a file beyond the limits, an unreadable stream.
+// FileError is input that cannot be reconciled at all: a wrong header or
+// period, a line or a file beyond the limits, a byte that is not UTF-8, an
+// unreadable stream. Its verdict is UNUSABLE, exit status 2.
 type FileError struct {
 	Line int64
 	Msg  string
@@ -126,84 +160,146 @@ type settlementRow struct {
 	authID    string
 	amount    postings.Money
 	date      string
+	day       time.Time
+}
+
+// SettlementInput is a settlement file to reconcile.
+type SettlementInput struct {
+	// File is read twice: once for its SHA-256, which names the run, then
+	// to match it.
+	File io.ReadSeeker
+	Name string // the file's name, as recorded and shown
+	// Period is the caller's (--day, --from/--to); zero when the file
+	// states its own (settlement_period.go). Both: they must agree.
+	Period Period
+	Actor  string // who reconciles, as recorded: "cli:alice", "console:aldo.auditor"
 }
 
 // Settlement reconciles a card network settlement file against the
-// journal's CARD_SETTLE entries. The file is CSV with the header
-// message_id,auth_id,amount,currency,date: amount is a decimal in the
-// currency's units, date is YYYY-MM-DD (UTC). Rows are matched by auth_id
-// and compared, amount and currency, with the network's amount that the
-// entry records (txn_amount, txn_currency); then every CARD_SETTLE entry
-// created on the file's days (UTC) that no row names is missing_in_file.
+// journal's CARD_SETTLE entries of the file's period (docs/audit.md, "gateway
+// reconcile settlement"). Rows are matched by auth_id with the network's
+// amount that the entry records (txn_amount, txn_currency) and with the
+// day the ledger cleared it; every clearing of the period that no row names
+// is missing_in_file; a clearing that another file accounted for is
+// already_reconciled. A report whose verdict is MATCHED is recorded in rec
+// (records.go) unless the same file was; rec nil records and reads nothing.
 //
-// The file is streamed and the ledger read SettlementBatch rows at a
-// time. What grows with the file is the set of its authorization ids
-// (bounded by the row limit, 1,000,000) and the listed items (10,000).
-// A *FileError means the file as a whole cannot be read.
-func Settlement(ctx context.Context, src SettlementSource, file io.Reader) (*SettlementReport, error) {
-	rep := &SettlementReport{Items: []SettlementItem{}, Totals: []SettlementTotal{}, totals: map[string]*settlementSum{}}
-	lr := &lineLimitReader{r: file}
-	cr := csv.NewReader(lr)
-	cr.FieldsPerRecord = len(settlementHeader)
-	cr.ReuseRecord = true
-	if err := readSettlementHeader(cr, lr); err != nil {
+// The file is streamed and the ledger read SettlementBatch rows at a time.
+// What grows with the file is the set of its authorization ids and of its
+// matched clearings (bounded by the row limit, 1,000,000) and the listed
+// items (10,000). A *FileError means the input as a whole cannot be read.
+func Settlement(ctx context.Context, src SettlementSource, rec *Records, in SettlementInput) (*SettlementReport, error) {
+	sum, err := fileSHA256(in.File)
+	if err != nil {
 		return nil, err
 	}
-	seen := map[string]int64{} // authorization id → the line that named it first
+	p, err := newSettlementParser(in.File)
+	if err != nil {
+		return nil, err
+	}
+	period, err := resolvePeriod(p.period, in.Period, 1)
+	if err != nil {
+		return nil, err
+	}
+	rep := &SettlementReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
+		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
+		Items: []SettlementItem{}, Totals: []SettlementTotal{}, totals: map[string]*settlementSum{}}
+	m := &matcher{rep: rep, src: src, rec: rec, period: period, seen: map[string]int64{}}
+	if rec != nil {
+		if m.sameRun, err = rec.RunByFile(ctx, KindCardClearing, sum); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.readRows(ctx, p); err != nil {
+		return nil, err
+	}
+	if err := m.missingInFile(ctx); err != nil {
+		return nil, err
+	}
+	rep.finishTotals()
+	if rep.OK() {
+		if err := m.record(ctx, in, sum); err != nil {
+			return nil, err
+		}
+	}
+	rep.sortItems()
+	rep.Verdict = rep.verdict()
+	return rep, nil
+}
+
+// readRows reads the file's rows and matches them, a batch at a time.
+func (m *matcher) readRows(ctx context.Context, p *settlementParser) error {
 	var pending []settlementRow
-	var first, last string
 	for {
-		rec, err := cr.Read()
+		row, problem, err := p.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, streamErr := recordLine(cr, rec, err)
-		if streamErr != nil {
-			return nil, lr.fileError(streamErr)
+		if err != nil {
+			return err
 		}
-		rep.Rows++
-		if rep.Rows > settlementRowsMax {
-			return nil, &FileError{Line: line, Msg: fmt.Sprintf("more than %d rows: split the file", settlementRowsMax)}
+		if m.rep.Rows++; m.rep.Rows > settlementRowsMax {
+			return &FileError{Line: row.line, Msg: fmt.Sprintf("more than %d rows: split the file", settlementRowsMax)}
 		}
-		row, problem := parseSettlementRow(line, rec, err)
-		if problem != "" {
-			if postings.IsRefText(row.authID) && seen[row.authID] == 0 {
-				seen[strings.Clone(row.authID)] = row.line // the row's entry is this row's matter, not missing_in_file
-			}
-			rep.add(SettlementItem{Category: CategoryInvalidRow, Line: row.line, MessageID: row.messageID,
-				AuthID: row.authID, Date: row.date, Detail: problem})
+		row, ok := m.screen(row, problem)
+		if !ok {
 			continue
 		}
-		if prev := seen[row.authID]; prev != 0 {
-			rep.add(SettlementItem{Category: CategoryDuplicateInFile, Line: row.line, MessageID: row.messageID,
-				AuthID: row.authID, Date: row.date, FileAmount: &row.amount, FileCurrency: row.amount.Currency.Code,
-				Detail: fmt.Sprintf("authorization already on line %d; this row is not matched", prev)})
-			continue
-		}
-		// A clone: the field shares its memory with the whole line.
-		seen[strings.Clone(row.authID)] = row.line
-		rep.sum(row.amount).addFile(row.amount.Minor)
-		if first == "" || row.date < first {
-			first = row.date
-		}
-		last = max(last, row.date)
 		if pending = append(pending, row); len(pending) == settlementBatch {
-			if err := rep.match(ctx, src, pending); err != nil {
-				return nil, err
+			if err := m.match(ctx, pending); err != nil {
+				return err
 			}
 			pending = pending[:0]
 		}
 	}
-	if err := rep.match(ctx, src, pending); err != nil {
-		return nil, err
+	return m.match(ctx, pending)
+}
+
+// fileSHA256 hashes the whole file and rewinds it.
+func fileSHA256(f io.ReadSeeker) ([]byte, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, &FileError{Msg: err.Error()}
 	}
-	rep.From, rep.To = first, last
-	if first != "" {
-		if err := rep.missingInFile(ctx, src, seen); err != nil {
-			return nil, err
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, &FileError{Msg: err.Error()}
+	}
+	return h.Sum(nil), nil
+}
+
+// screen handles what the file alone decides about a row: invalid,
+// duplicate, outside the period. It reports whether the row goes on to the
+// ledger, with its authorization id the seen map's copy.
+func (m *matcher) screen(row settlementRow, problem string) (settlementRow, bool) {
+	r := m.rep
+	// The row's authorization is this row's matter, not missing_in_file.
+	// A clone: the field shares its memory with the whole line.
+	claim := func() {
+		if row.authID != "" && m.seen[row.authID] == 0 {
+			row.authID = strings.Clone(row.authID)
+			m.seen[row.authID] = row.line
 		}
 	}
-	rep.finishTotals()
-	rep.sortItems()
-	return rep, nil
+	item := SettlementItem{Line: row.line, MessageID: row.messageID, AuthID: row.authID, Date: row.date}
+	if problem != "" {
+		claim()
+		item.Category, item.Detail = CategoryInvalidRow, problem
+		r.add(item)
+		return row, false
+	}
+	item.FileAmount, item.FileCurrency = &row.amount, row.amount.Currency.Code
+	if prev := m.seen[row.authID]; prev != 0 {
+		item.Category, item.Detail = CategoryDuplicateInFile, fmt.Sprintf("authorization already on line %d; this row is not matched", prev)
+		r.add(item)
+		return row, false
+	}
+	claim()
+	r.sum(row.amount).addFile(row.amount.Minor)
+	if !m.period.contains(row.day) {
+		item.Category = CategoryOutsidePeriod
+		item.Detail = fmt.Sprintf("dated %s, outside the file's period %s: not matched", row.date, m.period)
+		r.add(item)
+		return row, false
+	}
+	return row, true
 }

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -9,6 +10,95 @@ import (
 
 	"github.com/paygate/gateway/postings"
 )
+
+// The settlement file's parser: the period line, the header, then one row
+// at a time, each with its line in the file. A fault of the whole file (no
+// header, a line too long, a byte that is not UTF-8, an unreadable stream)
+// is a *FileError naming the line; a row that cannot be read is the row's
+// problem, reported as invalid_row, and the rest goes on.
+
+// settlementParser reads a settlement file.
+type settlementParser struct {
+	lr *lineReader
+	cr *csv.Reader
+	// base is the lines before the CSV (the period line): the CSV reader
+	// counts from its own first line.
+	base int64
+	// period is the file's own period line, if it has one.
+	period Period
+}
+
+// newSettlementParser reads the period line, if any, and the header.
+func newSettlementParser(file io.Reader) (*settlementParser, error) {
+	p := &settlementParser{lr: &lineReader{r: file}}
+	br := bufio.NewReaderSize(p.lr, 64<<10)
+	if bom, _ := br.Peek(3); string(bom) == "\ufeff" {
+		_, _ = br.Discard(3) // a spreadsheet's byte order mark, before the period line or the header
+	}
+	if first, _ := br.Peek(1); len(first) == 1 && first[0] == '#' {
+		line, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, p.lr.fileError(err)
+		}
+		if p.lr.fault != nil { // the line itself was refused (length, UTF-8)
+			return nil, p.lr.fault
+		}
+		period, problem := parsePeriodLine(line)
+		if problem != "" {
+			return nil, &FileError{Line: 1, Msg: problem}
+		}
+		p.period, p.base = period, 1
+	}
+	p.cr = csv.NewReader(br)
+	p.cr.FieldsPerRecord = len(settlementHeader)
+	p.cr.ReuseRecord = true
+	if err := p.readHeader(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// readHeader checks the header row, tolerating the case and spacing of the
+// names.
+func (p *settlementParser) readHeader() error {
+	rec, err := p.cr.Read()
+	if errors.Is(err, io.EOF) {
+		if p.lr.fault != nil {
+			return p.lr.fault
+		}
+		return &FileError{Msg: "the file is empty: want the header " + strings.Join(settlementHeader, ",")}
+	}
+	var pe *csv.ParseError
+	if err != nil && !errors.As(err, &pe) {
+		return p.lr.fileError(err)
+	}
+	ok := err == nil
+	for i := 0; ok && i < len(settlementHeader); i++ {
+		ok = strings.ToLower(strings.TrimSpace(rec[i])) == settlementHeader[i]
+	}
+	if !ok {
+		return &FileError{Line: p.base + 1, Msg: "the header must be " + strings.Join(settlementHeader, ",")}
+	}
+	return nil
+}
+
+// next reads one row: io.EOF after the last, a *FileError when the file
+// cannot be read on, else the row and, when it is not valid, its problem.
+func (p *settlementParser) next() (settlementRow, string, error) {
+	rec, err := p.cr.Read()
+	if errors.Is(err, io.EOF) {
+		if p.lr.fault != nil { // the last line, without a newline, was refused
+			return settlementRow{}, "", p.lr.fault
+		}
+		return settlementRow{}, "", io.EOF
+	}
+	line, streamErr := recordLine(p.cr, rec, err)
+	if streamErr != nil {
+		return settlementRow{}, "", p.lr.fileError(streamErr)
+	}
+	row, problem := parseSettlementRow(p.base+line, rec, err)
+	return row, problem, nil
+}
 
 // recordLine is the line where the record just read starts. An error
 // other than a CSV syntax error (which only spoils its record) is returned.
@@ -25,30 +115,9 @@ func recordLine(cr *csv.Reader, rec []string, err error) (int64, error) {
 	}
 }
 
-// readSettlementHeader checks the header row, tolerating a byte order mark
-// and the case and spacing of the names.
-func readSettlementHeader(cr *csv.Reader, lr *lineLimitReader) error {
-	rec, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return &FileError{Msg: "the file is empty: want the header " + strings.Join(settlementHeader, ",")}
-	}
-	var pe *csv.ParseError
-	if err != nil && !errors.As(err, &pe) {
-		return lr.fileError(err)
-	}
-	ok := err == nil
-	for i := 0; ok && i < len(settlementHeader); i++ {
-		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(rec[i], "\ufeff")))
-		ok = name == settlementHeader[i]
-	}
-	if !ok {
-		return &FileError{Line: 1, Msg: "the header must be " + strings.Join(settlementHeader, ",")}
-	}
-	return nil
-}
-
 // parseSettlementRow reads one record; problem is empty when it is valid.
-// What could be read is returned either way, for the report.
+// What could be read is returned either way, for the report; a field that
+// is not what it should be is never echoed raw (%q escapes it).
 func parseSettlementRow(line int64, rec []string, readErr error) (row settlementRow, problem string) {
 	row.line = line
 	if readErr != nil {
@@ -56,74 +125,54 @@ func parseSettlementRow(line int64, rec []string, readErr error) (row settlement
 		if errors.As(readErr, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
 			return row, fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(settlementHeader), strings.Join(settlementHeader, ","))
 		}
-		return row, "not valid CSV: " + readErr.Error()
+		if errors.As(readErr, &pe) {
+			return row, "not valid CSV: " + pe.Err.Error()
+		}
+		return row, "not valid CSV"
 	}
 	for i := range rec {
 		rec[i] = strings.TrimSpace(rec[i])
 	}
-	row.messageID, row.authID, row.date = rec[0], rec[1], rec[4]
+	if postings.IsRefText(rec[0]) {
+		row.messageID = rec[0]
+	}
+	if postings.IsRefText(rec[1]) {
+		row.authID = rec[1]
+	}
 	switch {
-	case !postings.IsRefText(row.messageID):
+	case row.messageID == "":
 		return row, "message_id: must be 1 to 64 characters of [A-Za-z0-9_.:-]"
-	case !postings.IsRefText(row.authID):
+	case row.authID == "":
 		return row, "auth_id: must be 1 to 64 characters of [A-Za-z0-9_.:-]"
 	}
 	cur, err := postings.LookupCurrency(rec[3])
 	if err != nil {
-		return row, "currency: " + postings.AsError(err).Message
+		return row, fmt.Sprintf("currency %q: %s", truncateText(rec[3], 8), postings.AsError(err).Message)
 	}
 	minor, err := postings.ParseAmount(rec[2], cur)
 	if err != nil {
 		return row, fmt.Sprintf("amount %q: %s", truncateText(rec[2], 40), postings.AsError(err).Message)
 	}
 	row.amount = money(minor, cur)
-	// In range before it reaches SQL: the file's first and last dates
-	// bound the ledger's side of the match (postings.ParseDay).
-	if _, err := postings.ParseDay("date", row.date); err != nil {
-		return row, fmt.Sprintf("date %q: %s", truncateText(row.date, 40), postings.AsError(err).Message)
+	// In range before it reaches SQL or the period's comparison
+	// (postings.ParseDay).
+	day, err := postings.ParseDay("date", rec[4])
+	if err != nil {
+		return row, fmt.Sprintf("date %q: %s", truncateText(rec[4], 40), postings.AsError(err).Message)
 	}
+	row.day, row.date = day, rec[4]
 	return row, ""
 }
 
+// truncateText shortens s to n bytes, on a rune boundary.
 func truncateText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
+	if len(s) <= n {
+		return s
 	}
-	return s
-}
-
-// lineLimitReader refuses a line longer than settlementLineBytesMax, so
-// that a file without newlines cannot make the CSV reader buffer it whole,
-// and counts lines for the errors it reports.
-type lineLimitReader struct {
-	r       io.Reader
-	lineLen int
-	lines   int64
-	tooLong bool
-}
-
-var errLineTooLong = errors.New("line too long")
-
-func (l *lineLimitReader) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	for i := 0; i < n; i++ {
-		if p[i] == '\n' {
-			l.lines++
-			l.lineLen = 0
-			continue
-		}
-		if l.lineLen++; l.lineLen > settlementLineBytesMax {
-			l.tooLong = true
-			return i, errLineTooLong
-		}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
 	}
-	return n, err
+	return s[:n] + "…"
 }
 
-// fileError turns an error of the underlying stream into a FileError.
-func (l *lineLimitReader) fileError(err error) error {
-	if l.tooLong {
-		return &FileError{Line: l.lines + 1, Msg: fmt.Sprintf("longer than %d bytes", settlementLineBytesMax)}
-	}
-	return &FileError{Msg: err.Error()}
-}
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -10,8 +10,28 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-// match compares a batch of rows with their CARD_SETTLE entries.
-func (r *SettlementReport) match(ctx context.Context, src SettlementSource, rows []settlementRow) error {
+// matcher is one reconciliation's state between the file and the ledger.
+type matcher struct {
+	rep    *SettlementReport
+	src    SettlementSource
+	rec    *Records // nil: no claims are read and nothing is recorded
+	period Period
+	seen   map[string]int64 // authorization id → the line that named it first
+	// sameRun is the run that recorded this very file before, if any: its
+	// claims are this file's own, not a second claim.
+	sameRun *Run
+}
+
+// matchedRow is a matched row, kept for the run that records it.
+type matchedRow struct {
+	entryID, line int64
+	authID        string // shares the seen map's string
+	amount        postings.Money
+}
+
+// match compares a batch of rows with their CARD_SETTLE entries and with
+// the records of earlier runs.
+func (m *matcher) match(ctx context.Context, rows []settlementRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -19,34 +39,87 @@ func (r *SettlementReport) match(ctx context.Context, src SettlementSource, rows
 	for i, row := range rows {
 		ids[i] = row.authID
 	}
-	found, err := src.SettlementsByAuth(ctx, ids)
+	found, err := m.src.SettlementsByAuth(ctx, ids)
 	if err != nil {
 		return err
 	}
 	if len(found) != len(rows) {
 		return fmt.Errorf("reconcile: asked for %d authorizations, the ledger answered %d", len(rows), len(found))
 	}
+	claims, err := m.claims(ctx, found)
+	if err != nil {
+		return err
+	}
 	for i, row := range rows {
 		s := &found[i]
 		item := SettlementItem{Line: row.line, MessageID: row.messageID, AuthID: row.authID, Date: row.date,
 			FileAmount: &row.amount, FileCurrency: row.amount.Currency.Code}
-		if !s.Found {
-			item.Category, item.Detail = CategoryMissingInLedger, notSettledDetail(s.AuthStatus)
-			r.add(item)
+		if s.Found {
+			item.describeEntry(s)
+		} else {
+			item.ShopNo = s.ShopNo // a test merchant's authorization names its shop
+		}
+		category, detail := m.classify(row, s, claims, &item)
+		if category != CategoryMatched {
+			item.Category, item.Detail = category, detail
+			m.rep.add(item)
 			continue
 		}
-		item.describeEntry(s)
-		ledgerAmount, detail := compareSettlement(row.amount, s)
-		item.LedgerAmount = ledgerAmount
-		if detail != "" {
-			item.Category, item.Detail = CategoryAmountDiffers, detail
-			r.add(item)
-			continue
-		}
-		r.Counts.Matched++
-		r.sum(row.amount).addMatched(row.amount.Minor)
+		m.rep.Counts.Matched++
+		m.rep.sum(row.amount).addMatched(row.amount.Minor)
+		m.rep.matched = append(m.rep.matched, matchedRow{entryID: s.EntryID, line: row.line,
+			authID: row.authID, amount: row.amount})
 	}
 	return nil
+}
+
+// claims reads the records of the batch's clearings.
+func (m *matcher) claims(ctx context.Context, found []LedgerSettlement) (map[int64]Claim, error) {
+	if m.rec == nil {
+		return nil, nil
+	}
+	var entries []int64
+	for i := range found {
+		if found[i].Found && !found[i].Test {
+			entries = append(entries, found[i].EntryID)
+		}
+	}
+	return m.rec.Claims(ctx, KindCardClearing, entries)
+}
+
+// classify decides a row the ledger has seen: the most serious finding
+// first. A clearing billed by another file is double-billing whatever its
+// amount; a test merchant's is not the network's at all.
+func (m *matcher) classify(row settlementRow, s *LedgerSettlement, claims map[int64]Claim, item *SettlementItem) (string, string) {
+	switch {
+	case s.Test:
+		return CategoryTestMerchant, fmt.Sprintf("a test merchant's authorization (shop %s): its clearings come from the sandbox, "+
+			"never from the card network", s.ShopNo)
+	case !s.Found:
+		return CategoryMissingInLedger, notSettledDetail(s.AuthStatus)
+	}
+	if c, ok := claims[s.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+		return CategoryAlreadyReconciled, claimedDetail(c)
+	}
+	ledgerAmount, detail := compareSettlement(row.amount, s)
+	item.LedgerAmount = ledgerAmount
+	if detail != "" {
+		return CategoryAmountDiffers, detail
+	}
+	if cleared := s.CreatedAt.UTC().Format(time.DateOnly); cleared != row.date {
+		where := ""
+		if !m.period.contains(s.CreatedAt.UTC().Truncate(24 * time.Hour)) {
+			where = ", outside the file's period"
+		}
+		return CategoryDateDiffers, fmt.Sprintf("the file dates it %s, the ledger cleared it on %s%s", row.date, cleared, where)
+	}
+	return CategoryMatched, ""
+}
+
+// claimedDetail names the run that accounted for a clearing before.
+func claimedDetail(c Claim) string {
+	return fmt.Sprintf("already reconciled by %s (sha256 %s…), line %d, recorded %s by %s: billed twice?",
+		printable(c.Run.FileName), c.Run.FileSHA256[:16], c.Line, c.Run.RecordedAt.Format(time.RFC3339), printable(c.Run.Actor))
 }
 
 // notSettledDetail says why an authorization has no CARD_SETTLE entry.
@@ -66,23 +139,32 @@ func notSettledDetail(status string) string {
 // compareSettlement compares the file's amount with the network's amount
 // recorded on the entry; detail is empty when they are equal.
 func compareSettlement(file postings.Money, s *LedgerSettlement) (*postings.Money, string) {
-	cur, err := postings.LookupCurrency(s.TxnCurrency)
-	if err != nil {
-		return nil, fmt.Sprintf("the ledger entry does not record the network's currency (txn_currency %q)", truncateText(s.TxnCurrency, 8))
+	ledgerAmount, ok := networkAmount(s)
+	if !ok {
+		return nil, fmt.Sprintf("the ledger entry does not record the network's amount (txn_amount %q, txn_currency %q)",
+			truncateText(s.TxnAmount, 24), truncateText(s.TxnCurrency, 8))
 	}
-	minor, err := strconv.ParseInt(s.TxnAmount, 10, 64)
-	if err != nil || minor <= 0 {
-		return nil, fmt.Sprintf("the ledger entry does not record the network's amount (txn_amount %q)", truncateText(s.TxnAmount, 24))
-	}
-	ledgerAmount := money(minor, cur)
 	switch {
-	case cur.Code != file.Currency.Code:
+	case ledgerAmount.Currency.Code != file.Currency.Code:
 		return &ledgerAmount, fmt.Sprintf("currency differs: the file has %s, the ledger %s", file, ledgerAmount)
-	case minor != file.Minor:
-		diff := money(file.Minor-minor, cur) // both are at most AmountMinorMax: no overflow
+	case ledgerAmount.Minor != file.Minor:
+		diff := money(file.Minor-ledgerAmount.Minor, ledgerAmount.Currency) // both are at most AmountMinorMax: no overflow
 		return &ledgerAmount, fmt.Sprintf("amount differs: the file has %s, the ledger %s (file − ledger = %s)", file, ledgerAmount, diff)
 	}
 	return &ledgerAmount, ""
+}
+
+// networkAmount is the network's amount the entry records.
+func networkAmount(s *LedgerSettlement) (postings.Money, bool) {
+	cur, err := postings.LookupCurrency(s.TxnCurrency)
+	if err != nil {
+		return postings.Money{}, false
+	}
+	minor, err := strconv.ParseInt(s.TxnAmount, 10, 64)
+	if err != nil || minor <= 0 {
+		return postings.Money{}, false
+	}
+	return money(minor, cur), true
 }
 
 // describeEntry copies the entry's identity into the item.
@@ -93,44 +175,45 @@ func (it *SettlementItem) describeEntry(s *LedgerSettlement) {
 	it.LedgerTime = &ts
 }
 
-// missingInFile pages through the CARD_SETTLE entries of the file's days
-// and reports those whose authorization no row named.
-func (r *SettlementReport) missingInFile(ctx context.Context, src SettlementSource, seen map[string]int64) error {
-	from, err := time.Parse(time.DateOnly, r.From)
-	if err != nil {
-		return err
-	}
-	to, err := time.Parse(time.DateOnly, r.To)
-	if err != nil {
-		return err
-	}
-	to = to.AddDate(0, 0, 1)
+// missingInFile pages through every clearing of the period: it sums the
+// ledger's side of the totals and reports each clearing no row named.
+// A file without rows while the ledger has clearings is empty_file too.
+func (m *matcher) missingInFile(ctx context.Context) error {
 	var cursor SettlementCursor
+	var clearings int64
 	for {
-		page, err := src.SettlementsBetween(ctx, from, to, cursor, settlementBatch)
+		page, err := m.src.SettlementsBetween(ctx, m.period.From, m.period.end(), cursor, settlementBatch)
 		if err != nil {
 			return err
 		}
 		for i := range page {
 			s := &page[i]
-			if seen[s.AuthID] != 0 {
+			clearings++
+			amount, ok := networkAmount(s)
+			if ok {
+				m.rep.sum(amount).addLedger(amount.Minor)
+			}
+			if m.seen[s.AuthID] != 0 {
 				continue
 			}
 			item := SettlementItem{Category: CategoryMissingInFile, AuthID: s.AuthID,
-				Detail: fmt.Sprintf("cleared in the ledger on %s; the file has no row for it", s.CreatedAt.Format(time.DateOnly))}
+				Detail: fmt.Sprintf("cleared in the ledger on %s; the file has no row for it", s.CreatedAt.UTC().Format(time.DateOnly))}
 			item.describeEntry(s)
-			if cur, err := postings.LookupCurrency(s.TxnCurrency); err == nil {
-				if minor, err := strconv.ParseInt(s.TxnAmount, 10, 64); err == nil {
-					m := money(minor, cur)
-					item.LedgerAmount = &m
-				}
+			if ok {
+				item.LedgerAmount = &amount
 			}
-			r.add(item)
+			m.rep.add(item)
 		}
 		if len(page) < settlementBatch {
-			return nil
+			break
 		}
 		last := page[len(page)-1]
 		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
 	}
+	if m.rep.Rows == 0 && clearings > 0 {
+		m.rep.add(SettlementItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
+			"the file has no rows, but the ledger has %d clearings in the period %s (each missing_in_file): a truncated export?",
+			clearings, m.period)})
+	}
+	return nil
 }

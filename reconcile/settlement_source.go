@@ -24,10 +24,13 @@ type SettlementSource interface {
 // authorization, with the network's own amount and message id recorded on
 // it.
 type LedgerSettlement struct {
-	AuthID      string
-	AuthStatus  string // the authorization's status (AuthOpen, …); "" when there is no such authorization
-	Found       bool   // a CARD_SETTLE entry exists; the fields below are set only then
-	EntryID     int64  // the entry's id: the cursor of SettlementsBetween
+	AuthID     string
+	AuthStatus string // the authorization's status (AuthOpen, …); "" when there is no such authorization
+	// Test: the authorization is a test merchant's (its sandbox's, never
+	// the network's); ShopNo is then set, Found or not.
+	Test        bool
+	Found       bool  // a CARD_SETTLE entry exists; the fields below are set only then
+	EntryID     int64 // the entry's id: the cursor of SettlementsBetween
 	Merchant    int64
 	ShopNo      string
 	Seq         int64

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paygate/gateway/reconcile"
 )
@@ -43,11 +44,12 @@ func TestSettlementReconciliation(t *testing.T) {
 	f.clear(t, f.authorize(t, card, 2_00, "USD").AuthID, 2_00)
 
 	file := strings.Join([]string{
+		"# period: 2030-03-01",
 		"message_id,auth_id,amount,currency,date",
 		"net-1," + matched + ",10.00,USD,2030-03-01",
 		"net-2," + partial + ",20.00,USD,2030-03-01",
 		"net-3," + otherCurrency + ",5.00,EUR,2030-03-01",
-		"net-4," + crossBorder + ",7,EUR,2030-03-02",
+		"net-4," + crossBorder + ",7,EUR,2030-03-02", // cleared on the 1st, dated the 2nd: outside the period
 		"net-5," + open + ",3.00,USD,2030-03-01",
 		"net-6,auth_doesnotexist000000000,1.00,USD,2030-03-01",
 		"net-7," + matched + ",10.00,USD,2030-03-01",
@@ -55,13 +57,14 @@ func TestSettlementReconciliation(t *testing.T) {
 		"net-9,auth_x,1.00,USD,2030-3-1",
 		"net-10,auth_y,1.00,USD,0000-01-01", // parses, but PostgreSQL has no year 0
 	}, "\n") + "\n"
-	rep, err := reconcile.Settlement(ctx, f.l.Settlements(), strings.NewReader(file))
+	rep, err := f.reconcile(ctx, "day1.csv", file, reconcile.Period{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := reconcile.SettlementCounts{Matched: 2, AmountDiffers: 2, MissingInLedger: 2, MissingInFile: 1, DuplicateInFile: 1, InvalidRow: 3}
-	if rep.Counts != want || rep.OK() || rep.Rows != 10 || rep.From != "2030-03-01" || rep.To != "2030-03-02" {
-		t.Fatalf("report %+v, want counts %+v over 10 rows from 2030-03-01 to 2030-03-02", rep, want)
+	want := reconcile.SettlementCounts{Matched: 1, AmountDiffers: 2, OutsidePeriod: 1, MissingInLedger: 2, MissingInFile: 1,
+		DuplicateInFile: 1, InvalidRow: 3}
+	if rep.Counts != want || rep.OK() || rep.Rows != 10 || rep.From != "2030-03-01" || rep.To != "2030-03-01" {
+		t.Fatalf("report %+v, want counts %+v over 10 rows of the period 2030-03-01", rep, want)
 	}
 	items := map[string]reconcile.SettlementItem{}
 	for _, it := range rep.Items {
@@ -70,14 +73,15 @@ func TestSettlementReconciliation(t *testing.T) {
 	for _, tt := range []struct {
 		key, detail string
 	}{
-		{"amount_differs 3 " + partial, "amount differs: the file has 20.00 USD, the ledger 18.50 USD (file − ledger = 1.50 USD)"},
-		{"amount_differs 4 " + otherCurrency, "currency differs: the file has 5.00 EUR, the ledger 5.00 USD"},
-		{"missing_in_ledger 6 " + open, "the authorization is open: the ledger has no clearing for it yet"},
-		{"missing_in_ledger 7 auth_doesnotexist000000000", "no such authorization in the ledger"},
-		{"duplicate_in_file 8 " + matched, "authorization already on line 2; this row is not matched"},
-		{"invalid_row 9 " + badRow, `amount "1.005": `},
-		{"invalid_row 10 auth_x", `date "2030-3-1": must be a date YYYY-MM-DD`},
-		{"invalid_row 11 auth_y", `date "0000-01-01": must be a day from 1970-01-01 to 9999-12-31`},
+		{"amount_differs 4 " + partial, "amount differs: the file has 20.00 USD, the ledger 18.50 USD (file − ledger = 1.50 USD)"},
+		{"amount_differs 5 " + otherCurrency, "currency differs: the file has 5.00 EUR, the ledger 5.00 USD"},
+		{"outside_period 6 " + crossBorder, "dated 2030-03-02, outside the file's period 2030-03-01: not matched"},
+		{"missing_in_ledger 7 " + open, "the authorization is open: the ledger has no clearing for it yet"},
+		{"missing_in_ledger 8 auth_doesnotexist000000000", "no such authorization in the ledger"},
+		{"duplicate_in_file 9 " + matched, "authorization already on line 3; this row is not matched"},
+		{"invalid_row 10 " + badRow, `amount "1.005": `},
+		{"invalid_row 11 auth_x", `date "2030-3-1": must be a date YYYY-MM-DD`},
+		{"invalid_row 12 auth_y", `date "0000-01-01": must be a day from 1970-01-01 to 9999-12-31`},
 		{"missing_in_file 0 " + notInFile, "cleared in the ledger on 2030-03-01; the file has no row for it"},
 	} {
 		it, ok := items[tt.key]
@@ -93,38 +97,76 @@ func TestSettlementReconciliation(t *testing.T) {
 		it.LedgerAmount == nil || it.LedgerAmount.String() != "4.00 USD" || it.CardNo != card {
 		t.Errorf("missing_in_file does not name the entry: %+v", it)
 	}
-	if it := items["amount_differs 3 "+partial]; it.ShopNo != m.ShopNo || it.Seq == 0 || it.LedgerAmount.String() != "18.50 USD" {
+	if it := items["amount_differs 4 "+partial]; it.ShopNo != m.ShopNo || it.Seq == 0 || it.LedgerAmount.String() != "18.50 USD" {
 		t.Errorf("amount_differs does not name the entry: %+v", it)
 	}
-	if len(rep.Totals) != 2 || rep.Totals[0].Currency != "USD" || rep.Totals[0].FileRows != 4 || rep.Totals[0].FileAmount != "34.00" ||
-		rep.Totals[0].MatchedRows != 1 || rep.Totals[0].MatchedAmount != "10.00" || rep.Totals[1].FileAmount != "12.00" || rep.Totals[1].MatchedAmount != "7.00" {
-		t.Errorf("totals %+v", rep.Totals)
+	// File against ledger per currency: the ledger's side is every
+	// clearing of the 1st, in the network's amounts (the day-three one
+	// is not in it).
+	wantTotals := []reconcile.SettlementTotal{
+		{Currency: "EUR", FileRows: 2, FileAmount: "12.00", LedgerRows: 1, LedgerAmount: "7.00", Difference: "5.00", MatchedRows: 0, MatchedAmount: "0.00"},
+		{Currency: "USD", FileRows: 4, FileAmount: "34.00", LedgerRows: 5, LedgerAmount: "38.50", Difference: "-4.50", MatchedRows: 1, MatchedAmount: "10.00"},
+	}
+	if fmt.Sprint(rep.Totals) != fmt.Sprint(wantTotals) {
+		t.Errorf("totals\n%+v, want\n%+v", rep.Totals, wantTotals)
+	}
+	if rep.Verdict != (reconcile.Verdict{Status: 1, Word: "DISCREPANCIES", Text: "10 of 11 rows and ledger items need attention"}) ||
+		rep.Recorded != nil {
+		t.Errorf("verdict %+v, recorded %+v", rep.Verdict, rep.Recorded)
 	}
 
 	var out bytes.Buffer
 	if err := rep.WriteText(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"CATEGORY", "amount_differs", "missing_in_ledger", "missing_in_file", "duplicate_in_file",
-		"invalid_row", partial, m.ShopNo, "FAILED: 9 of 11 rows and entries need attention"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the text report lacks %q:\n%s", want, out.String())
+	text := out.String()
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	// It starts with the totals and ends with the verdict.
+	if !strings.HasPrefix(lines[0], "Settlement file day1.csv (sha256 "+rep.File.SHA256+"): 10 rows; period 2030-03-01 (UTC)") ||
+		!strings.HasPrefix(lines[2], "CURRENCY") || !strings.Contains(lines[3], "EUR") || !strings.Contains(lines[4], "-4.50") ||
+		lines[len(lines)-1] != "DISCREPANCIES: 10 of 11 rows and ledger items need attention (exit status 1)" ||
+		lines[len(lines)-2] != "Not recorded: a file with discrepancies is not accepted; reconcile the corrected file" {
+		t.Errorf("the text report's shape:\n%s", text)
+	}
+	for _, want := range []string{"amount_differs", "outside_period", "missing_in_ledger", "missing_in_file", "duplicate_in_file",
+		"invalid_row", partial, m.ShopNo} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text report lacks %q:\n%s", want, text)
 		}
 	}
-	t.Logf("the report:\n%s", out.String())
+	t.Logf("the report:\n%s", text)
 	js, err := json.Marshal(rep)
-	if err != nil || !strings.Contains(string(js), `"amount_differs":2`) || !strings.Contains(string(js), `"fileAmount":20.00`) {
+	if err != nil || !strings.Contains(string(js), `"amount_differs":2`) || !strings.Contains(string(js), `"fileAmount":20.00`) ||
+		!strings.Contains(string(js), `"exitStatus":1`) {
 		t.Errorf("JSON %s, %v", js, err)
 	}
 
-	// The rows that match, alone: everything matched.
-	clean := "message_id,auth_id,amount,currency,date\nnet-1," + matched + ",10.00,USD,2030-03-01\nnet-4," + crossBorder + ",7.00,EUR,2030-03-01\n" +
+	// The rows that match, alone: everything matched, and recorded.
+	clean := "# period: 2030-03-01\nmessage_id,auth_id,amount,currency,date\nnet-1," + matched + ",10.00,USD,2030-03-01\nnet-4," + crossBorder + ",7.00,EUR,2030-03-01\n" +
 		"net-x," + partial + ",18.50,USD,2030-03-01\nnet-y," + otherCurrency + ",5.00,USD,2030-03-01\n" +
 		"net-z," + notInFile + ",4.00,USD,2030-03-01\nnet-w," + badRow + ",1.00,USD,2030-03-01\n"
-	if rep, err := reconcile.Settlement(ctx, f.l.Settlements(), strings.NewReader(clean)); err != nil || !rep.OK() || rep.Counts.Matched != 6 {
-		t.Errorf("a matching file: %v, %+v", err, rep)
+	rep, err = f.reconcile(ctx, "day1-fixed.csv", clean, reconcile.Period{})
+	if err != nil || !rep.OK() || rep.Counts.Matched != 6 || rep.Verdict.Status != reconcile.ExitMatched ||
+		rep.Recorded == nil || rep.Recorded.Items != 6 || rep.AlreadyRecorded {
+		t.Fatalf("a matching file: %v, %+v", err, rep)
 	}
 }
+
+// reconcile runs a file through the fixture's ledger and records, as
+// the CLI does.
+func (f *fixture) reconcile(ctx context.Context, name, file string, period reconcile.Period) (*reconcile.SettlementReport, error) {
+	return reconcile.Settlement(ctx, f.l.Settlements(), reconcile.NewRecords(f.db.DB), reconcile.SettlementInput{
+		File: strings.NewReader(file), Name: name, Period: period, Actor: "cli:test"})
+}
+
+// fakeReconcile runs a file against a ledger in memory, recording nothing.
+func fakeReconcile(src reconcile.SettlementSource, file string, period reconcile.Period) (*reconcile.SettlementReport, error) {
+	return reconcile.Settlement(context.Background(), src, nil, reconcile.SettlementInput{
+		File: strings.NewReader(file), Name: "fake.csv", Period: period, Actor: "test"})
+}
+
+// march1 is the fixture's first day as a period.
+var march1 = reconcile.Period{From: time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC)}
 
 // fakeSettlements is a ledger in memory, to test the file handling,
 // batches and pages without a database.
@@ -187,7 +229,7 @@ func TestSettlementBatchesAndPages(t *testing.T) {
 	for i := 0; i < 2500; i++ {
 		fmt.Fprintf(&file, "\"net-%d\", auth_%06d ,\"%d.%02d\",USD,2030-03-01\r\n", i, i, (100+i)/100, (100+i)%100)
 	}
-	rep, err := reconcile.Settlement(context.Background(), src, strings.NewReader(file.String()))
+	rep, err := fakeReconcile(src, file.String(), reconcile.Period{From: day, To: day})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,15 +263,38 @@ func TestSettlementFileErrors(t *testing.T) {
 		{"header only short", "message_id,auth_id\n", "line 1: the header must be"},
 		{"long line", header + "m,a,1.00,USD,2030-03-01\n" + strings.Repeat("x", 5000) + "\n", "line 3: longer than 4096 bytes"},
 		{"no newline at all", strings.Repeat("y", 100_000), "line 1: longer than 4096 bytes"},
+		// A Latin-1 export: refused with its line, the byte named by its
+		// value and never copied into the message.
+		{"latin-1 row", header + "m1,auth_1,1.00,USD,2030-03-01\nm2,auth_caf\xe9,1.00,USD,2030-03-01\nm3,auth_3,1.00,USD,2030-03-01\n",
+			"line 3: byte 12 (0xE9) is not UTF-8"},
+		{"latin-1 last line, no newline", header + "m1,auth_1,1.00,USD,2030-03-01\nm2,auth_2,1.00,USD,2030-03-01 \xa0", "line 3: byte 31 (0xA0)"},
+		{"latin-1 header", "message_id,auth_id,amount,currency,dat\xe9\n", "line 1: byte 39 (0xE9)"},
+		{"latin-1 period line", "# period: 2030-03-01 \xe9\n" + header, "line 1: byte 22 (0xE9)"},
+		{"bad period line", "# periode: 2030-03-01\n" + header, "line 1: a first line starting with # must be # period: YYYY-MM-DD[/YYYY-MM-DD]"},
+		{"bad period day", "# period: 2030-02-30\n" + header, "line 1: the period: must be a date YYYY-MM-DD"},
+		{"period backwards", "# period: 2030-03-02/2030-03-01\n" + header, "line 1: the period: the period ends before it starts"},
+		{"period another day", "# period: 2030-03-02\n" + header, "line 1: the file's period is 2030-03-02, the period given is 2030-03-01"},
+		{"period over a year", "# period: 2030-01-01/2031-01-02\n" + header, "a period covers at most 366 days"},
 	} {
-		_, err := reconcile.Settlement(context.Background(), src, strings.NewReader(tt.file))
+		_, err := fakeReconcile(src, tt.file, march1)
+		if tt.name == "period another day" || tt.name == "period over a year" || strings.HasPrefix(tt.name, "bad period") {
+			_, err = fakeReconcile(src, tt.file, map[bool]reconcile.Period{true: march1}[tt.name == "period another day"])
+		}
 		var fe *reconcile.FileError
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want a FileError saying %q", tt.name, err, tt.want)
 		}
+		if err != nil && (!utf8.ValidString(err.Error()) || reconcile.UnusableVerdict(err).Status != reconcile.ExitUnusable) {
+			t.Errorf("%s: %q is not valid UTF-8 or not UNUSABLE", tt.name, err)
+		}
+	}
+	// Without a period line or a period given, a file cannot be reconciled.
+	if _, err := fakeReconcile(src, header+"m1,auth_1,1.00,USD,2030-03-01\n", reconcile.Period{}); !reconcile.IsUnusable(err) ||
+		!strings.Contains(err.Error(), "the file states no settlement period") {
+		t.Errorf("no period: %v", err)
 	}
 	// Rows that cannot be read are reported, each once, and the rest goes on.
-	rep, err := reconcile.Settlement(context.Background(), src, strings.NewReader(header+
+	rep, err := fakeReconcile(src, header+
 		"m1,auth_1,1.00,USD\n"+ // four fields
 		"m2,auth_2,1.00,usd,2030-03-01\n"+
 		"m3,auth_3,-1.00,USD,2030-03-01\n"+
@@ -237,7 +302,7 @@ func TestSettlementFileErrors(t *testing.T) {
 		"m 5,auth_5,1,USD,2030-03-01\n"+
 		"m6,auth_6,1.5,JPY,2030-03-01\n"+
 		"m7,\"auth\"_7\",1,USD,2030-03-01\n"+
-		"m8,auth_8,2,USD,2030-03-01\n"))
+		"m8,auth_8,2,USD,2030-03-01\n", march1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +315,7 @@ func TestSettlementFileErrors(t *testing.T) {
 			invalid = append(invalid, it)
 		}
 	}
-	for i, want := range []string{"4 fields, want 5", "currency: ", "amount \"-1.00\": must be positive", "date \"2030-02-30\"",
+	for i, want := range []string{"4 fields, want 5", `currency "usd": `, "amount \"-1.00\": must be positive", "date \"2030-02-30\"",
 		"message_id: must be", "amount \"1.5\": ", "not valid CSV"} {
 		if it := invalid[i]; it.Line != int64(i+2) || !strings.Contains(it.Detail, want) {
 			t.Errorf("item %d: line %d %q, want line %d saying %q", i, it.Line, it.Detail, i+2, want)
@@ -263,7 +328,7 @@ func TestSettlementFileErrors(t *testing.T) {
 func TestSettlementRowLimit(t *testing.T) {
 	defer reconcile.SetSettlementRowsMax(3)()
 	file := "message_id,auth_id,amount,currency,date\n" + strings.Repeat("m,a,1.00,USD,2030-03-01\n", 4)
-	_, err := reconcile.Settlement(context.Background(), &fakeSettlements{}, strings.NewReader(file))
+	_, err := fakeReconcile(&fakeSettlements{}, file, march1)
 	if err == nil || err.Error() != "settlement file, line 5: more than 3 rows: split the file" {
 		t.Fatalf("a file over the row limit: %v", err)
 	}

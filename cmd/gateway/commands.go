@@ -116,9 +116,9 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 	defer closeReads()
 	var merchant int64
 	if *shopNo != "" {
-		m, err := l.MerchantByShopNo(ctx, *shopNo)
+		m, err := merchantOfFlag(ctx, l, *shopNo)
 		if err != nil {
-			return cliError(err)
+			return err
 		}
 		merchant = m.ID
 	}

@@ -5,7 +5,6 @@ package main
 // (docs/audit.md).
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,8 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/user"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -79,9 +80,9 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer closeReads()
-	m, err := l.MerchantByShopNo(ctx, *shopNo)
+	m, err := merchantOfFlag(ctx, l, *shopNo)
 	if err != nil {
-		return cliError(err)
+		return err
 	}
 	rep, err := reconcile.Statement(ctx, l, m.ID, from, to.AddDate(0, 0, 1))
 	if err != nil {
@@ -116,17 +117,26 @@ func parseDay(flagName, text string) (time.Time, error) {
 }
 
 func cmdReconcileSettlement(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "reconcile settlement FILE.csv", "Match a card network settlement file (CSV: message_id,auth_id,amount,currency,date)\n"+
-		"against the ledger's CARD_SETTLE entries. Exit status 0 only when everything matched, 1 when\n"+
-		"something needs attention, 2 when the file cannot be read.")
+	fs := newFlags(e, "reconcile settlement FILE.csv", "Match a card network settlement file (CSV: message_id,auth_id,amount,currency,date,\n"+
+		"after a first line '# period: YYYY-MM-DD[/YYYY-MM-DD]') against every CARD_SETTLE entry of its period,\n"+
+		"and record a file that matches. Exit status 0 when everything matched, 1 on discrepancies,\n"+
+		"2 when the input cannot be reconciled (docs/audit.md).")
+	day := fs.String("day", "", "the settlement day, YYYY-MM-DD (UTC), for a file without a period line")
+	from := fs.String("from", "", "the period's first day, with --to, for a file without a period line")
+	to := fs.String("to", "", "the period's last day, included")
+	by := fs.String("by", "", "who reconciles, as recorded (default: cli:<OS user>)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	help, path, err := parseFlagsAndArg(fs, args, "FILE.csv")
 	if help || err != nil {
 		return err
 	}
+	period, err := settlementPeriodFlags(*day, *from, *to)
+	if err != nil {
+		return err
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: reconcile.ExitUnusable, msg: err.Error()}
 	}
 	defer f.Close()
 	s, l, err := openReconcileLedger(ctx, e)
@@ -135,10 +145,16 @@ func cmdReconcileSettlement(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.Close()
 	defer l.Close()
-	rep, err := reconcile.Settlement(ctx, l.Settlements(), bufio.NewReaderSize(f, 64<<10))
-	var fe *reconcile.FileError
-	if errors.As(err, &fe) {
-		return &exitError{code: 2, msg: fmt.Sprintf("%s: %s", path, fe)}
+	rep, err := reconcile.Settlement(ctx, l.Settlements(), reconcile.NewRecords(s.DB.DB), reconcile.SettlementInput{
+		File: f, Name: filepath.Base(path), Period: period, Actor: cliActor(*by)})
+	if reconcile.IsUnusable(err) {
+		v := reconcile.UnusableVerdict(err)
+		if *asJSON {
+			_ = printJSON(e, map[string]any{"verdict": v})
+		} else {
+			fmt.Fprintln(e.stdout, v.Line())
+		}
+		return &exitError{code: v.Status, msg: fmt.Sprintf("%s: %s", path, err)}
 	}
 	if err != nil {
 		return cliError(err)
@@ -151,10 +167,45 @@ func cmdReconcileSettlement(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !rep.OK() {
-		return &exitError{code: 1, msg: "the settlement file does not reconcile"}
+	if rep.Verdict.Status != reconcile.ExitMatched {
+		return &exitError{code: rep.Verdict.Status, msg: "the settlement file does not reconcile"}
 	}
 	return nil
+}
+
+// settlementPeriodFlags is the period of --day or --from and --to; zero
+// when none is given (the file must state it).
+func settlementPeriodFlags(day, from, to string) (reconcile.Period, error) {
+	var err error
+	var p reconcile.Period
+	switch {
+	case day != "" && (from != "" || to != ""):
+		return p, usageError("give --day, or --from and --to, not both")
+	case day != "":
+		p, err = reconcile.NewPeriod("day", day, "day", day)
+	case from != "" || to != "":
+		if from == "" || to == "" {
+			return p, usageError("--from and --to go together")
+		}
+		p, err = reconcile.NewPeriod("from", from, "to", to)
+	}
+	if err != nil {
+		pe := postings.AsError(err)
+		return p, usageError(fmt.Sprintf("--%s: %s", pe.Field, pe.Message))
+	}
+	return p, nil
+}
+
+// cliActor is who reconciles from the command line, as recorded: --by, or
+// the OS user.
+func cliActor(by string) string {
+	if by != "" {
+		return by
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return "cli:" + u.Username
+	}
+	return "cli"
 }
 
 // parseFlagsAndArg parses args with exactly one positional argument,

@@ -154,50 +154,81 @@ func TestReconcileSettlementCommand(t *testing.T) {
 		return path
 	}
 	header := "message_id,auth_id,amount,currency,date"
+	day := rows[0][strings.LastIndex(rows[0], ",")+1:]
 
+	// Before any file is recorded: one row short and one amount wrong.
+	bad := write("bad.csv", header, strings.Replace(rows[0], ",12.34,", ",12.35,", 1))
+	if r := g.run("reconcile", "settlement", bad, "--day", day); r.code() != 1 ||
+		!strings.Contains(r.stdout, "amount differs: the file has 12.35 USD, the ledger 12.34 USD") || !strings.Contains(r.stdout, "clr-msg-1") {
+		t.Errorf("a file that does not match: exit %d %v\n%s", r.code(), r.err, r.stdout)
+	}
+
+	// An old file without a period line, its day given: matched, recorded.
 	good := write("good.csv", header, rows[0], rows[1])
-	out := g.mustRun("reconcile", "settlement", good)
-	if !strings.Contains(out, "matched 2, amount_differs 0") || !strings.Contains(out, "OK: every row matched") {
+	out := g.mustRun("reconcile", "settlement", good, "--day", day, "--by", "cli:finance")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.Contains(out, "matched 2, amount_differs 0") || !strings.HasPrefix(lines[2], "CURRENCY  FILE ROWS  FILE AMOUNT  LEDGER CLEARINGS") ||
+		!strings.Contains(lines[3], "17.34") || !strings.Contains(out, "Recorded: run 1, 2 clearings, by cli:finance") ||
+		!strings.HasPrefix(lines[len(lines)-1], "MATCHED: every row matched") {
 		t.Errorf("a matching file:\n%s", out)
 	}
-	// Flags after the file, and JSON.
-	js := g.mustRun("reconcile", "settlement", good, "--json")
+	// Again, flags after the file, and JSON: the same file is the same run.
+	js := g.mustRun("reconcile", "settlement", "--json", good, "--day", day)
 	var rep struct {
 		Counts map[string]int
 		Totals []struct {
-			Currency   string
-			FileAmount json.Number
+			Currency                 string
+			FileAmount, LedgerAmount json.Number
+		}
+		AlreadyRecorded bool
+		Verdict         struct{ ExitStatus int }
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil || rep.Counts["matched"] != 2 || len(rep.Totals) != 1 ||
+		rep.Totals[0].FileAmount != "17.34" || rep.Totals[0].LedgerAmount != "17.34" || !rep.AlreadyRecorded || rep.Verdict.ExitStatus != 0 {
+		t.Errorf("reconcile settlement --json, again: %v\n%s", err, js)
+	}
+
+	// Discrepancies: exit status 1, each with its reason.
+	for _, tt := range []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"one row short and one amount wrong, after good.csv", []string{header, strings.Replace(rows[0], ",12.34,", ",12.35,", 1)},
+			[]string{"already reconciled by good.csv", "clr-msg-1", shop.ShopNo}},
+		{"only the header", []string{"# period: " + day, header}, []string{"empty_file", "the file has no rows, but the ledger has 2 clearings"}},
+		{"billed again in another file", []string{"# period: " + day, header, strings.Replace(rows[1], "clr-msg-1,", "clr-msg-1b,", 1)},
+			[]string{"already_reconciled", "already reconciled by good.csv (sha256 "}},
+	} {
+		r := g.run("reconcile", "settlement", write(strings.ReplaceAll(tt.name, " ", "-")+".csv", tt.lines...), "--day", day)
+		last := strings.TrimSpace(r.stdout)[strings.LastIndex(strings.TrimSpace(r.stdout), "\n")+1:]
+		if r.code() != 1 || !strings.HasPrefix(last, "DISCREPANCIES: ") || !strings.HasSuffix(last, "(exit status 1)") {
+			t.Errorf("%s: exit %d %v\n%s", tt.name, r.code(), r.err, r.stdout)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%s: the report lacks %q:\n%s", tt.name, want, r.stdout)
+			}
 		}
 	}
-	if err := json.Unmarshal([]byte(js), &rep); err != nil ||
-		rep.Counts["matched"] != 2 || len(rep.Totals) != 1 || rep.Totals[0].FileAmount != "17.34" {
-		t.Errorf("reconcile settlement --json: %v\n%s", err, js)
-	}
 
-	// One row short (missing in the file) and one amount wrong: exit 1.
-	bad := write("bad.csv", header, strings.Replace(rows[0], ",12.34,", ",12.35,", 1))
-	r := g.run("reconcile", "settlement", "--json", bad)
-	if r.code() != 1 || !strings.Contains(r.stdout, `"amount_differs": 1`) || !strings.Contains(r.stdout, `"missing_in_file": 1`) {
-		t.Errorf("a file that does not match: exit %d %v\n%s", r.code(), r.err, r.stdout)
-	}
-	r = g.run("reconcile", "settlement", bad)
-	if r.code() != 1 || !strings.Contains(r.stdout, "amount differs: the file has 12.35 USD, the ledger 12.34 USD") ||
-		!strings.Contains(r.stdout, "clr-msg-1") || !strings.Contains(r.stdout, shop.ShopNo) {
-		t.Errorf("the text report:\n%s", r.stdout)
-	}
-
-	// Files that cannot be reconciled at all: exit 2.
+	// Input that cannot be reconciled at all: exit status 2, UNUSABLE.
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{write("header.csv", "auth_id,amount", rows[0])}, "line 1: the header must be"},
-		{[]string{filepath.Join(dir, "absent.csv")}, "no such file"},
+		{[]string{write("header.csv", "auth_id,amount", rows[0]), "--day", day}, "line 1: the header must be"},
+		{[]string{good}, "the file states no settlement period"},
+		{[]string{write("latin1.csv", header, rows[0], "clr-x,auth_caf\xe9,1.00,USD,"+day), "--day", day}, "line 3: byte 15 (0xE9) is not UTF-8"},
+		{[]string{write("other-day.csv", "# period: 2030-01-01", header), "--day", day}, "the file's period is 2030-01-01"},
+		{[]string{filepath.Join(dir, "absent.csv"), "--day", day}, "no such file"},
+		{[]string{good, "--day", "2030-02-30"}, "--day: must be a date YYYY-MM-DD"},
+		{[]string{good, "--from", day}, "--from and --to go together"},
 		{nil, "want one FILE.csv, got 0"},
 		{[]string{good, good}, "want one FILE.csv, got 2"},
 	} {
 		r := g.run(append([]string{"reconcile", "settlement"}, tt.args...)...)
-		if r.code() != 2 || r.err == nil || !strings.Contains(r.err.Error(), tt.want) {
+		if r.code() != 2 || r.err == nil || !strings.Contains(r.err.Error(), tt.want) || strings.Contains(r.stdout+r.err.Error(), "\xe9") {
 			t.Errorf("reconcile settlement %v: exit %d, %v; want 2 saying %q", tt.args, r.code(), r.err, tt.want)
 		}
 	}

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -10,10 +9,11 @@ import (
 
 // Settlement reconciliation from the page: the auditor uploads the card
 // network's settlement file and sees what the CLI's reconcile settlement
-// prints (reconcile.Settlement, the same function): the file's days, the
-// counts per category, the totals per currency and each row or entry to
-// act on. The file's dates are the range: the ledger's CARD_SETTLE entries
-// of those days that the file lacks are missing_in_file.
+// prints (reconcile.Settlement, the same function, recording in the same
+// reconciliation records): the period, the totals per currency, the
+// counts per category, each row or clearing to act on, what was recorded
+// and the verdict, with the CLI's exit status. The period is the file's
+// "# period:" line or the form's days for a file without one.
 
 const (
 	// settlementPath is the page; its POST takes a bigger body than a form.
@@ -31,9 +31,9 @@ type settlementData struct {
 	Report *reconcile.SettlementReport
 	Items  []reconcile.SettlementItem
 	Hidden int64 // items of the report not listed on the page
-	// ToAct of Checked rows and entries need attention, as the CLI's
-	// verdict counts them.
-	ToAct, Checked int64
+	// Verdict is the CLI's last line and exit status: the report's, or
+	// UNUSABLE for a file that cannot be reconciled.
+	Verdict *reconcile.Verdict
 }
 
 func (s *Server) settlementPage(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -49,12 +49,20 @@ func (s *Server) settlement(w http.ResponseWriter, r *http.Request, sess *sessio
 		return
 	}
 	defer f.Close()
+	var period reconcile.Period
+	if from, to := r.FormValue("from"), r.FormValue("to"); from != "" || to != "" {
+		if period, err = reconcile.NewPeriod("from", from, "to", to); err != nil {
+			s.domainError(w, r, err)
+			return
+		}
+	}
 	name := safeValue(hdr.Filename, auditTargetMax) // what was sent, never dropped (audit_trail.go)
-	rep, err := reconcile.Settlement(r.Context(), s.cfg.Settlements, f)
-	var fe *reconcile.FileError
-	if errors.As(err, &fe) {
-		s.record(r, sess, "failed", 0, "settlement.reconcile", name, clip(fe.Error(), 500))
-		s.fail(w, r, http.StatusBadRequest, "file: "+fe.Error())
+	rep, err := reconcile.Settlement(r.Context(), s.cfg.Settlements, reconcile.NewRecords(s.cfg.DB),
+		reconcile.SettlementInput{File: f, Name: name, Period: period, Actor: "console:" + sess.user.Login})
+	if reconcile.IsUnusable(err) {
+		v := reconcile.UnusableVerdict(err)
+		s.record(r, sess, "failed", 0, "settlement.reconcile", name, clip(v.Line(), 500))
+		s.render(w, r, http.StatusBadRequest, "settlement", "Settlement reconciliation", settlementData{File: name, Verdict: &v})
 		return
 	}
 	if err != nil {
@@ -65,15 +73,12 @@ func (s *Server) settlement(w http.ResponseWriter, r *http.Request, sess *sessio
 	if !rep.OK() {
 		outcome = "failed"
 	}
-	c := rep.Counts
 	s.record(r, sess, outcome, 0, "settlement.reconcile", name, strconv.FormatInt(rep.Rows, 10)+" rows, "+
-		strconv.FormatInt(c.Matched, 10)+" matched, "+strconv.FormatInt(int64(len(rep.Items))+rep.ItemsOmitted, 10)+" to act on")
-	d := settlementData{File: name, Report: rep, Items: rep.Items}
+		strconv.FormatInt(rep.Counts.Matched, 10)+" matched, "+strconv.FormatInt(rep.Counts.ToAct(), 10)+" to act on; "+rep.Verdict.Word)
+	d := settlementData{File: name, Report: rep, Items: rep.Items, Verdict: &rep.Verdict}
 	if len(d.Items) > settlementShownMax {
 		d.Items = d.Items[:settlementShownMax]
 	}
 	d.Hidden = int64(len(rep.Items)-len(d.Items)) + rep.ItemsOmitted
-	d.ToAct = c.AmountDiffers + c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow
-	d.Checked = rep.Rows + c.MissingInFile
 	s.render(w, r, http.StatusOK, "settlement", "Settlement reconciliation", d)
 }

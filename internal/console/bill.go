@@ -2,7 +2,7 @@ package console
 
 import (
 	"encoding/csv"
-	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -159,9 +159,11 @@ func (s *Server) billCSV(w http.ResponseWriter, r *http.Request, sess *session) 
 		s.domainError(w, r, err)
 		return
 	}
-	name := fmt.Sprintf("bill-%s-%s-%s.csv", sess.user.ShopNo, q.Start.Format(postings.DayLayout), q.End.Format(postings.DayLayout))
+	// The API's name for the same range (postings.BillFileName), so that
+	// the two downloads of one bill are one document to finance.
+	name := postings.BillFileName(sess.user.ShopNo, q.Start, q.End, 0, 0)
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	w.Header().Set("Cache-Control", "no-store")
 	cw := csv.NewWriter(w)
 	_ = cw.Write(billCSVHeader)

@@ -40,6 +40,7 @@ func TestSettlementReconciliationPage(t *testing.T) {
 	lacking := f.authorizeAndClear(t, card, "m3", 2_00, true) // cleared, not in the file
 	day := f.g.Now().UTC().Format("2006-01-02")
 	file := strings.Join([]string{
+		"# period: " + day,
 		"message_id,auth_id,amount,currency,date",
 		"net-1," + matched + ",10.00,USD," + day,
 		"net-2," + differs + ",6.00,USD," + day,
@@ -57,11 +58,15 @@ func TestSettlementReconciliationPage(t *testing.T) {
 	b.open(t, f.url("/audit/settlement"))
 	b.do(t, chromedp.SetUploadFiles(chromedp.ID("file"), []string{path}), chromedp.Click(chromedp.ID("reconcile")))
 	b.waitJS(t, `!!document.querySelector('#settlement-result')`)
-	if s := b.text(t, "#settlement-counts tbody"); strings.Join(strings.Fields(s), " ") != "1 1 1 1 1 1" {
+	if s := b.text(t, "#settlement-counts tbody"); strings.Join(strings.Fields(s), " ") != "1 1 0 0 0 0 1 1 1 1 0" {
 		t.Errorf("counts: %q", s)
 	}
-	if s := b.text(t, "#settlement-result"); s != "FAILED: 5 of 6 rows and entries need attention." {
+	// The CLI's verdict and exit status, and its totals: file against ledger.
+	if s := b.text(t, "#settlement-result"); s != "DISCREPANCIES: 5 of 6 rows and ledger items need attention (exit status 1)" {
 		t.Errorf("verdict: %q", s)
+	}
+	if s := strings.Join(strings.Fields(b.text(t, `#settlement-totals tr[data-currency="USD"]`)), " "); s != "USD 3 17.00 3 17.00 0.00 1 10.00" {
+		t.Errorf("totals: %q", s)
 	}
 	for cat, want := range map[string]string{"amount_differs": differs, "missing_in_file": lacking, "missing_in_ledger": "auth_doesnotexist000000000",
 		"duplicate_in_file": matched, "invalid_row": "net-5"} {
@@ -69,7 +74,7 @@ func TestSettlementReconciliationPage(t *testing.T) {
 			t.Errorf("%s row: %q lacks %s", cat, s, want)
 		}
 	}
-	if s := b.text(t, "#settlement-span"); !strings.Contains(s, "5 rows, dated "+day+" to "+day) {
+	if s := b.text(t, "#settlement-span"); !strings.Contains(s, "5 rows; period "+day+" to "+day) {
 		t.Errorf("span: %q", s)
 	}
 	b.shot(t, "settlement")
@@ -81,9 +86,27 @@ func TestSettlementReconciliationPage(t *testing.T) {
 	}
 	b.open(t, f.url("/audit/settlement"))
 	b.do(t, chromedp.SetUploadFiles(chromedp.ID("file"), []string{bad}), chromedp.Click(chromedp.ID("reconcile")))
-	b.waitJS(t, `!!document.querySelector('#error')`)
-	if s := b.text(t, "#error"); !strings.HasPrefix(s, "file: settlement file") {
+	b.waitJS(t, `!!document.querySelector('#settlement-result')`)
+	if s := b.text(t, "#settlement-result"); s != "UNUSABLE: settlement file, line 1: the header must be message_id,auth_id,amount,currency,date (exit status 2)" {
 		t.Errorf("a wrong file: %q", s)
+	}
+
+	// A file of the old format, its period given in the form, that
+	// matches: the verdict is the CLI's, and the run is recorded.
+	good := filepath.Join(t.TempDir(), "good.csv")
+	if err := os.WriteFile(good, []byte("message_id,auth_id,amount,currency,date\nnet-1,"+matched+",10.00,USD,"+day+"\nnet-2,"+differs+
+		",5.00,USD,"+day+"\nnet-3,"+lacking+",2.00,USD,"+day+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.open(t, f.url("/audit/settlement"))
+	b.do(t, chromedp.SetValue(chromedp.ID("from"), day), chromedp.SetValue(chromedp.ID("to"), day),
+		chromedp.SetUploadFiles(chromedp.ID("file"), []string{good}), chromedp.Click(chromedp.ID("reconcile")))
+	b.waitJS(t, `!!document.querySelector('#settlement-result')`)
+	if s := b.text(t, "#settlement-result"); !strings.HasPrefix(s, "MATCHED: every row matched") || !strings.HasSuffix(s, "(exit status 0)") {
+		t.Errorf("a matching file: %q", s)
+	}
+	if s := b.text(t, "#settlement-recorded"); !strings.HasPrefix(s, "Recorded: run ") || !strings.HasSuffix(s, "3 clearings, by console:aldo.auditor") {
+		t.Errorf("recorded: %q", s)
 	}
 	// A file past the page's bound is refused as such, not as a token.
 	got := eval[int](t, b, `(() => { const fd = new FormData(); fd.append('csrf', document.querySelector('input[name=csrf]').value);

@@ -19,10 +19,13 @@ import (
 // message id are the entry's metadata (txn_amount, txn_currency,
 // message_id), written by Clear.
 type Settlement struct {
-	AuthID      string
-	AuthStatus  string // the authorization's status; "" when there is no such authorization
-	Found       bool   // a CARD_SETTLE entry exists; the fields below are set only then
-	EntryID     int64  // entries.id: the cursor of SettlementsBetween
+	AuthID     string
+	AuthStatus string // the authorization's status; "" when there is no such authorization
+	// Test: the authorization is a test merchant's (its sandbox's, never
+	// the network's); ShopNo is then set, Found or not.
+	Test        bool
+	Found       bool  // a CARD_SETTLE entry exists; the fields below are set only then
+	EntryID     int64 // entries.id: the cursor of SettlementsBetween
 	Merchant    int64
 	ShopNo      string
 	Seq         int64
@@ -63,16 +66,19 @@ const settlementProbes = `
 // settlementsByAuthSQL: each authorization id probes entries_auth_id_idx
 // (the kind is filtered outside the probe, or the planner may prefer
 // reading the whole partial index of settlements, small in a young
-// database).
+// database). A test merchant's authorization is found and flagged (test,
+// with its shop number): a file that names one is told so, not that the
+// authorization does not exist (issue 29).
 const settlementsByAuthSQL = `
-	select r.auth_id, coalesce(h.status, '') as auth_status, s.*
+	select r.auth_id, coalesce(h.status, '') as auth_status, coalesce(h.test, false) as test,
+		coalesce(h.shop_no, '') as auth_shop_no, s.*
 	from unnest(?::text[]) with ordinality as r(auth_id, n)
-	left join lateral (select a.status from (select * from authorizations where auth_id = r.auth_id offset 0) a
-		cross join lateral (select from merchants where id = a.merchant_id and not test offset 0) t) h on true
+	left join lateral (select a.status, t.test, t.shop_no from (select * from authorizations where auth_id = r.auth_id offset 0) a
+		cross join lateral (select test, shop_no from merchants where id = a.merchant_id offset 0) t) h on true
 	left join lateral (
 		select ` + settlementColumns + `
 		from (select * from entries where auth_id = r.auth_id offset 0) se
-		cross join lateral (select shop_no from merchants where id = se.merchant_id and not test offset 0) m
+		cross join lateral (select shop_no from merchants where id = se.merchant_id offset 0) m
 		where se.kind = 'CARD_SETTLE'
 		order by se.id limit 1
 	) s on true
@@ -90,6 +96,8 @@ const settlementsBetweenSQL = `
 type settlementRow struct {
 	AuthID      string    `bun:"auth_id"`
 	AuthStatus  string    `bun:"auth_status"`
+	Test        bool      `bun:"test"`
+	AuthShopNo  string    `bun:"auth_shop_no"`
 	Found       bool      `bun:"found"`
 	EntryID     int64     `bun:"entry_id"`
 	MerchantID  int64     `bun:"merchant_id"`
@@ -105,7 +113,10 @@ type settlementRow struct {
 }
 
 func (r *settlementRow) toSettlement() Settlement {
-	s := Settlement{AuthID: r.AuthID, AuthStatus: r.AuthStatus, Found: r.Found}
+	s := Settlement{AuthID: r.AuthID, AuthStatus: r.AuthStatus, Found: r.Found, Test: r.Test}
+	if r.Test {
+		s.ShopNo = r.AuthShopNo
+	}
 	if r.Found {
 		s.EntryID, s.Merchant, s.ShopNo, s.Seq, s.CardNo = r.EntryID, r.MerchantID, r.ShopNo, r.MerchantSeq, r.CardNo
 		s.CreatedAt = r.CreatedAt.UTC()
