@@ -130,7 +130,7 @@ func TestAtomicUserActionsRollBackWithTheirRow(t *testing.T) {
 	if status, _ := rita.get(t, "/balances"); disabled || status != http.StatusOK {
 		t.Errorf("the disable committed without its row: disabled %v, rita's session %d", disabled, status)
 	}
-	if status, _ := ann.post(t, "/users", url.Values{"login": {"nina.new"}, "role": {"finance"}}); status != http.StatusServiceUnavailable {
+	if status, _ := ann.post(t, "/users", url.Values{"login": {"nina.new"}, "role": {"finance"}, "currentPassword": {password}}); status != http.StatusServiceUnavailable {
 		t.Errorf("create: %d, want 503", status)
 	}
 	if n := f.countRows(t, "console_users where login = 'nina.new'"); n != 0 {

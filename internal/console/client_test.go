@@ -58,7 +58,7 @@ func (u *webUser) tryLogin(t *testing.T, login, pw string) (int, string) {
 	if m == nil {
 		t.Fatal("no CSRF token on the login page")
 	}
-	form := url.Values{"csrf": {m[1]}, "login": {login}, "password": {pw}}
+	form := url.Values{"csrf": {m[1]}, "login": {login}, "password": {pw}, "shopNo": {u.f.shopOf(t, login)}}
 	if code := u.f.secrets[login]; code != "" {
 		form.Set("totp", u.f.code(t, login))
 	}
