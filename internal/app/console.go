@@ -31,7 +31,7 @@ func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.C
 	}
 	s := a.Services
 	h, err := console.New(console.Config{DB: s.DB().DB, Sealer: sealer, Log: a.log, Ledger: s.Ledger,
-		Cards: s.Cards, Deliveries: s.Deliveries, Rates: s.FX, Remittances: s.Remit, Settlements: s.Settlements(),
+		Cards: s.Cards, Deliveries: s.Deliveries, Rates: s.FX, Remittances: s.Remit, Holds: s.Network, Settlements: s.Settlements(),
 		IdleTimeout: a.cfg.ConsoleIdleTimeout, SessionMax: a.cfg.ConsoleSessionMax, LockoutFailures: a.cfg.ConsoleLockoutTries,
 		LockoutFor: a.cfg.ConsoleLockoutFor, AddressFailures: a.cfg.ConsoleAddressTries,
 		CallbackAllow: a.cfg.CallbackAllow})
@@ -111,9 +111,7 @@ func ensureDemoConsole(ctx context.Context, stdout io.Writer, dataDir string, l 
 		merchant int64
 	}{{"demo-operator", console.RoleOperator, 0}, {"demo-admin", console.RoleAdmin, m.ID}}
 	for _, w := range want {
-		var known bool
-		err := l.DB().DB.QueryRowContext(ctx, `select exists (select 1 from console_users where login = $1 and coalesce(merchant_id, 0) = $2)`,
-			w.login, w.merchant).Scan(&known)
+		known, err := console.HasUser(ctx, l.DB().DB, w.login, w.merchant)
 		if err != nil {
 			return err
 		}

@@ -63,7 +63,7 @@ var allowed = map[string][]string{
 		"reconcile"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
-	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile",
+	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/network", "internal/remittance", "reconcile",
 		"internal/callbackurl",
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
 

@@ -7,6 +7,7 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -56,6 +57,9 @@ type Cards interface {
 	MerchantBINs(ctx context.Context, merchant int64) ([]cards.BIN, error)
 	SetBINAccess(ctx context.Context, merchant int64, bin, currency string, allowed *bool) error
 	UpsertBIN(ctx context.Context, b cards.BIN) error
+	// The pages' lists: the card search and a merchant's BIN overrides.
+	Search(ctx context.Context, merchant int64, q, status string, limit int) ([]string, error)
+	BINOverrides(ctx context.Context, merchant int64, limit int) ([]cards.BINAccess, error)
 }
 
 // Deliveries are the webhook events and their replay (*delivery.Store).
@@ -64,12 +68,23 @@ type Deliveries interface {
 	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 	Event(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 	Attempts(ctx context.Context, merchant int64, eventID string, limit int) ([]delivery.Attempt, error)
+	Stuck(ctx context.Context, limit int) ([]delivery.StuckDelivery, error)
 }
 
 // Remittances are the remittance domain's reads (*remittance.Service):
-// one remittance with its history, ENOTFOUND for another merchant's.
+// one remittance with its history, ENOTFOUND for another merchant's; a
+// merchant's list; the stuck ones; the sanctions list in brief.
 type Remittances interface {
 	Remittance(ctx context.Context, merchant int64, txID string) (*remittance.Remittance, error)
+	List(ctx context.Context, merchant int64, status, before string, limit int) ([]remittance.ListItem, error)
+	Stuck(ctx context.Context, before time.Time, limit int) ([]remittance.StuckRemittance, error)
+	SanctionsSample(ctx context.Context, n int) (*remittance.SanctionsSummary, error)
+}
+
+// Holds are the network's open authorization holds near expiry
+// (*network.Service).
+type Holds interface {
+	HoldsExpiring(ctx context.Context, until, afterAt time.Time, afterID string, limit int) ([]network.ExpiringHold, error)
 }
 
 // Rates lists the FX rates and sets one (*fx.Service; Set is the CLI's
@@ -84,6 +99,7 @@ var (
 	_ Cards      = (*cards.Service)(nil)
 	_ Deliveries = (*delivery.Store)(nil)
 	_ Rates      = (*fx.Service)(nil)
+	_ Holds      = (*network.Service)(nil)
 
 	_ Remittances = (*remittance.Service)(nil)
 )

@@ -109,7 +109,7 @@ func newFixtureWith(t *testing.T, configure func(*console.Config), wrap ...func(
 	}
 	f.ledger = &gatedLedger{Ledger: g.Ledger}
 	cfg := console.Config{DB: db, Sealer: g.Sealer(), Ledger: f.ledger, Cards: g.Cards,
-		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Settlements: g.Settlements(), Now: f.clock.Now, LockoutFailures: f.lockFailures}
+		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Holds: g.Network, Settlements: g.Settlements(), Now: f.clock.Now, LockoutFailures: f.lockFailures}
 	if configure != nil {
 		configure(&cfg)
 	}

@@ -65,7 +65,7 @@ func (s *Server) cardList(w http.ResponseWriter, r *http.Request, sess *session)
 		return
 	}
 	ctx := r.Context()
-	nos, err := s.store.searchCards(ctx, sess.user.MerchantID, q, status)
+	nos, err := s.cfg.Cards.Search(ctx, sess.user.MerchantID, q, status, cardsPageMax)
 	if err != nil {
 		s.internal(w, r, err)
 		return

@@ -124,12 +124,12 @@ type stuckData struct {
 }
 
 func (s *Server) stuck(w http.ResponseWriter, r *http.Request, sess *session) {
-	cb, err := s.store.stuckCallbacks(r.Context())
+	cb, err := s.stuckCallbacks(r.Context())
 	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
-	rm, err := s.store.stuckRemittances(r.Context(), s.now())
+	rm, err := s.stuckRemittances(r.Context(), s.now())
 	if err != nil {
 		s.internal(w, r, err)
 		return

@@ -72,7 +72,7 @@ func (s *Server) holds(w http.ResponseWriter, r *http.Request, sess *session) {
 	}
 	now := s.now()
 	d.Until = now.Add(window)
-	hs, err := s.store.holdsExpiring(r.Context(), d.Until, afterAt, afterID)
+	hs, err := s.cfg.Holds.HoldsExpiring(r.Context(), d.Until, afterAt, afterID, holdsPageMax)
 	if err != nil {
 		s.internal(w, r, err)
 		return

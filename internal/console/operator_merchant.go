@@ -130,7 +130,7 @@ func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status i
 		s.domainError(w, r, err)
 		return
 	}
-	over, err := s.store.binOverrides(ctx, m.ID)
+	over, err := s.binOverrides(ctx, m.ID)
 	if err != nil {
 		s.internal(w, r, err)
 		return

@@ -5,35 +5,14 @@ import (
 	"time"
 )
 
-// The console's own read-only queries, for lists no domain offers: a
-// merchant's cards by status or last four digits, its daily volume, the
-// merchants, and the work that is stuck. Every one is bounded by a LIMIT
-// and takes validated values as bind parameters.
+// The pages' lists: a merchant's cards by status or last four digits and
+// the work that is stuck, read through their owners' APIs (cards,
+// delivery, remittance); the daily volume and the merchants are still read
+// here with SQL, bounded by a LIMIT, until the bill and the merchants have
+// their packages (internal/archtest/tables_test.go, tableAllowed).
 
 // cardsPageMax bounds a card search.
 const cardsPageMax = 50
-
-// searchCards lists the card numbers of merchant matching q (a whole card
-// number or four digits of last4; "" for any) and status ("" for any),
-// newest first.
-func (s *store) searchCards(ctx context.Context, merchant int64, q, status string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `select card_no from cards
-		where merchant_id = $1 and ($2 = '' or card_no = $2 or last4 = $2) and ($3 = '' or status = $3)
-		order by created_at desc, card_no limit $4`, merchant, q, status, cardsPageMax)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var no string
-		if err := rows.Scan(&no); err != nil {
-			return nil, err
-		}
-		out = append(out, no)
-	}
-	return out, rows.Err()
-}
 
 // volumeDay is the money that moved on a merchant's billable accounts on
 // one UTC day in one currency and entry kind: the sum of the lines' absolute
@@ -119,51 +98,31 @@ const stuckMax = 100
 
 // stuckCallbacks are the deliveries that failed, or are still pending
 // after a retry: their receivers need a look.
-func (s *store) stuckCallbacks(ctx context.Context) ([]stuckItem, error) {
-	rows, err := s.db.QueryContext(ctx, `select m.shop_no, e.event_type, e.event_id, d.status, d.attempts, e.created_at,
-		       coalesce(d.last_error, coalesce('HTTP ' || d.last_status::text, ''))
-		from deliveries d
-		join events e on e.merchant_id = d.merchant_id and e.event_seq = d.event_seq
-		join merchants m on m.id = d.merchant_id
-		where d.status = 'FAILED' or (d.status = 'PENDING' and d.attempts > 0)
-		order by e.created_at limit $1`, stuckMax)
+func (s *Server) stuckCallbacks(ctx context.Context) ([]stuckItem, error) {
+	ds, err := s.cfg.Deliveries.Stuck(ctx, stuckMax)
 	if err != nil {
 		return nil, err
 	}
-	return scanStuck(rows)
+	out := make([]stuckItem, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, stuckItem{ShopNo: d.ShopNo, What: d.EventType, ID: d.EventID, Status: d.Status,
+			Attempts: d.Attempts, Since: d.CreatedAt, Detail: d.Detail})
+	}
+	return out, nil
 }
 
 // stuckRemittances are the remittances not final an hour after they were
 // made.
-func (s *store) stuckRemittances(ctx context.Context, now time.Time) ([]stuckItem, error) {
-	rows, err := s.db.QueryContext(ctx, `select m.shop_no, r.status, r.tx_id, r.status, 0, r.created_at, ''
-		from remittances r join merchants m on m.id = r.merchant_id
-		where r.status in ('SUBMITTED', 'SCREENING', 'IN_FLIGHT') and r.created_at < $1
-		order by r.created_at limit $2`, now.Add(-time.Hour), stuckMax)
+func (s *Server) stuckRemittances(ctx context.Context, now time.Time) ([]stuckItem, error) {
+	rs, err := s.cfg.Remittances.Stuck(ctx, now.Add(-time.Hour), stuckMax)
 	if err != nil {
 		return nil, err
 	}
-	return scanStuck(rows)
-}
-
-type rowsScanner interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-	Close() error
-}
-
-func scanStuck(rows rowsScanner) ([]stuckItem, error) {
-	defer rows.Close()
-	var out []stuckItem
-	for rows.Next() {
-		var it stuckItem
-		if err := rows.Scan(&it.ShopNo, &it.What, &it.ID, &it.Status, &it.Attempts, &it.Since, &it.Detail); err != nil {
-			return nil, err
-		}
-		out = append(out, it)
+	out := make([]stuckItem, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, stuckItem{ShopNo: r.ShopNo, What: r.Status, ID: r.TxID, Status: r.Status, Since: r.CreatedAt})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func splitComma(s string) []string {

@@ -11,9 +11,9 @@ import (
 )
 
 // The sanctions page's reads: the current list's version, size and first
-// entries, and who loaded it from the console. The remittance domain's
-// Sanctions reads the whole list (what screening needs); the page needs a
-// count and a sample, so these are the console's own bounded statements.
+// entries (the remittance domain's SanctionsSample: the page needs a count
+// and a sample, not the whole list screening reads), and who loaded it
+// from the console (the console's own audit trail).
 
 // sanctionsSampleMax bounds the entries the page shows of a list.
 const sanctionsSampleMax = 10
@@ -33,30 +33,13 @@ type sanctionsInfo struct {
 func sanctionsTarget(version int64) string { return "version " + strconv.FormatInt(version, 10) }
 
 func (s *Server) sanctionsInfo(ctx context.Context) (*sanctionsInfo, error) {
-	var in sanctionsInfo
-	err := s.cfg.DB.QueryRowContext(ctx, `select version, count(*) from sanctions_entries
-		where version = (select max(version) from sanctions_entries) group by version`).Scan(&in.Version, &in.Entries)
-	if errors.Is(err, sql.ErrNoRows) {
+	sum, err := s.cfg.Remittances.SanctionsSample(ctx, sanctionsSampleMax)
+	if err != nil {
+		return nil, err
+	}
+	in := sanctionsInfo{Version: sum.Version, Entries: sum.Entries, Sample: sum.Sample}
+	if in.Version == 0 {
 		return &in, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.cfg.DB.QueryContext(ctx, `select name, coalesce(country, ''), coalesce(list, ''), coalesce(entry_ref, '')
-		from sanctions_entries where version = $1 order by id limit $2`, in.Version, sanctionsSampleMax)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var e remittance.SanctionsEntry
-		if err := rows.Scan(&e.Name, &e.Country, &e.List, &e.Ref); err != nil {
-			return nil, err
-		}
-		in.Sample = append(in.Sample, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	// The partial index console_audit_sanctions_idx holds the loads only.
 	err = s.cfg.DB.QueryRowContext(ctx, `select at, login from console_audit

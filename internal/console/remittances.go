@@ -45,7 +45,7 @@ func (s *Server) remittances(w http.ResponseWriter, r *http.Request, sess *sessi
 		s.fail(w, r, http.StatusBadRequest, "before: must be a txId (rmt_ and 20 letters or digits)")
 		return
 	}
-	rows, more, err := s.store.remittances(r.Context(), sess.user.MerchantID, status, before)
+	rows, more, err := s.remittancePage(r.Context(), sess.user.MerchantID, status, before)
 	if err != nil {
 		s.internal(w, r, err)
 		return

@@ -30,6 +30,7 @@ type Config struct {
 	Deliveries  Deliveries
 	Rates       Rates
 	Remittances Remittances
+	Holds       Holds // the operator's holds near expiry (*network.Service)
 	// Settlements are the network's clearings that settlement
 	// reconciliation reads (*network.Service), as reconcile declares them.
 	Settlements reconcile.SettlementSource

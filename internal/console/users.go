@@ -87,3 +87,15 @@ func CreateUser(ctx context.Context, db interface {
 // totpContext binds a sealed secret to its user: a sealed value copied to
 // another row does not open.
 func totpContext(login string) string { return "console-totp:" + login }
+
+// HasUser tells whether a console user of login exists in a scope: the
+// merchant's (merchant > 0) or the house's (0). For the demo set-up, which
+// makes its users once.
+func HasUser(ctx context.Context, db interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, login string, merchant int64) (bool, error) {
+	var known bool
+	err := db.QueryRowContext(ctx, `select exists (select 1 from console_users where login = $1 and coalesce(merchant_id, 0) = $2)`,
+		login, merchant).Scan(&known)
+	return known, err
+}

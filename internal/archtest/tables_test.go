@@ -1,0 +1,337 @@
+package archtest
+
+import (
+	"go/ast"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// One owner per table (issue 28 point 2): a table's SQL is written only in
+// the package that owns it; every other package goes through the owner's
+// Go API. The test reads the SQL the module writes — every string literal
+// of a non-test Go file that reads as SQL, and the tables named by bun's
+// TableExpr/ModelTableExpr and `bun:"table:…"` tags — takes the table
+// names after from, join, into and update, and fails when a package names
+// a table it does not own and the pair is not in tableAllowed with its
+// reason. Which package owns a table is tableOwners (below); every table
+// and view a migration of sql/ creates must be in it, so a new table is
+// placed when it is made.
+
+// tableOwners maps every table and view of sql/*.sql to the package whose
+// SQL alone may name it. Mostly the migration that creates a table names
+// its owner; where it does not, the comment says why.
+var tableOwners = map[string]string{
+	// 0001_ledger.sql: the journal.
+	"ledger_heads": "ledger", "accounts": "ledger", "balances": "ledger", "entries": "ledger",
+	"postings": "ledger", "idempotency_keys": "ledger",
+	// The merchants, their credentials and key rolls, and the bill are the
+	// core's today; w-recut-core moves them to internal/merchant and
+	// internal/bill, which then own them (this map changes with the move).
+	"merchants": "ledger", "bill_lines": "ledger", "bill_blocks": "ledger",
+	// 0002_cards.sql.
+	"bins": "internal/cards", "merchant_bins": "internal/cards", "cards": "internal/cards",
+	"merchant_limits": "internal/cards", "card_issue_daily": "internal/cards",
+	"fx_rates": "internal/fx", // created with the cards; the rates are internal/fx's
+	// The outbox: Tx.Emit writes an event in the change's own transaction,
+	// which only the writer holds (created in 0002 with the cards).
+	"events": "ledger",
+	// 0003_network.sql.
+	"authorizations": "internal/network", "auth_attempts": "internal/network",
+	// 0004_remittances.sql.
+	"remittances": "internal/remittance", "remittance_history": "internal/remittance",
+	"sanctions_entries": "internal/remittance",
+	// 0005 and 0014: after the outbox's first row, a delivery is the
+	// dispatcher's: claims, records, listing and replays.
+	"deliveries": "internal/delivery", "delivery_attempts": "internal/delivery",
+	// 0006_auditor.sql: the views the auditor role starts from. They are
+	// for people in psql; the module's own reads of them are reconcile's
+	// (the auditor's report).
+	"bill": "reconcile", "trial_balance": "reconcile",
+	// 0012_console.sql: the console's users, sessions and audit trail.
+	"console_users": "internal/console", "console_sessions": "internal/console",
+	"console_login_attempts": "internal/console", "console_audit": "internal/console",
+}
+
+// tableAllowed are the foreign reads and writes that stay, keyed by the
+// package and the table, with the reason. Short on purpose: each is a
+// package that checks another's rows against its own, or a move in
+// progress. An entry that matches nothing fails the test.
+var tableAllowed = map[string]string{
+	// A move in progress: remove these at its merge, when the merchants
+	// and the bill are internal/merchant's and internal/bill's and each of
+	// these reads goes through their API.
+	"internal/console merchants":    pendingMove,
+	"internal/console bill_lines":   pendingMove,
+	"internal/cards merchants":      pendingMove,
+	"internal/delivery merchants":   pendingMove,
+	"internal/network merchants":    pendingMove,
+	"internal/remittance merchants": pendingMove,
+
+	// The outbox and its dispatcher share two tables by design
+	// (docs/architecture.md, "The outbox is the core's").
+	"ledger deliveries": "the outbox writes each event's first delivery row (PENDING) in the change's own " +
+		"transaction, which only the writer holds; from then on the row is internal/delivery's",
+	"internal/delivery events": "the dispatcher, the event list and the replays read the outbox's events joined " +
+		"row by row to their deliveries, in one statement; through a core API it would be two reads per page",
+	"internal/delivery ledger_heads": "the event list's total is the head's last_event_seq, the outbox's gapless " +
+		"count: one probe instead of counting the merchant's events",
+
+	// Readers of the journal, as an auditor reads it: they check their own
+	// rows against the entries, the truth of money.
+	"ledger cards": "Verify checks every card's balance against the journal (it moves with Verify to the " +
+		"audit package, issue 28 point 1)",
+	"ledger authorizations": "Verify checks every open hold against the journal (moves with Verify)",
+	"internal/network entries": "settlement reconciliation reads the clearing entries by auth_id, and the " +
+		"refund limit sums the card's CARD_REFUND entries: the journal is the truth of both",
+	"internal/network postings": "the amounts of the same entries (with internal/network entries)",
+	"internal/cards accounts": "a card's balance is its account's, read with the card (and the profile's " +
+		"balances with the merchant's accounts) in one statement; the core has no read of many balances",
+	"internal/cards balances": "the same reads (with internal/cards accounts)",
+}
+
+const pendingMove = "pending the merchant/bill move (w-recut-core)"
+
+// tableFree are the folders whose SQL is not held to the owners: the load
+// and fault tools check the database from outside, as an auditor in psql
+// would (chaos's invariants are the tables' rows; bench seeds and counts
+// them), and they are not the product (TestProductImportsNoTool).
+var tableFree = map[string]string{
+	"tools/": "the load and fault tools read and seed the tables from outside, as an operator in psql would",
+}
+
+func TestEveryTableHasAnOwner(t *testing.T) {
+	for _, name := range migrationTables(t, "../../sql") {
+		if _, ok := tableOwners[name]; !ok {
+			t.Errorf("sql/ creates %q, which tableOwners does not place: add it with its owning package", name)
+		}
+	}
+}
+
+func TestTablesAreWrittenOnlyByTheirOwner(t *testing.T) {
+	used := map[string]bool{}
+	for _, u := range foreignTableUses(t, "../..") {
+		key := u.pkg + " " + u.table
+		if _, ok := tableAllowed[key]; ok {
+			used[key] = true
+			continue
+		}
+		t.Errorf("%s: package %s names table %s, which is %s's: call %s's Go API (or, if it must stay, add %q to "+
+			"tableAllowed with the reason)", u.pos, u.pkg, u.table, tableOwners[u.table], tableOwners[u.table], key)
+	}
+	for key, why := range tableAllowed {
+		if !used[key] {
+			t.Errorf("tableAllowed: %q matches no SQL any more; remove it", key)
+		}
+		if strings.TrimSpace(why) == "" {
+			t.Errorf("tableAllowed: %q has no reason", key)
+		}
+	}
+}
+
+// The scanner must see what it is meant to see: a table after each
+// keyword, a qualified name, bun's table expressions and tags, SQL split
+// over a concatenation, and no table in English prose.
+func TestSQLTablesFindsTheTables(t *testing.T) {
+	cases := []struct {
+		sql  string
+		want string
+	}{
+		{"select card_no from cards where merchant_id = $1", "cards"},
+		{"select 1 from deliveries d join events e on e.event_seq = d.event_seq", "deliveries events"},
+		{"insert into console_audit (at) values ($1)", "console_audit"},
+		{"update public.remittances set status = $1", "remittances"},
+		{"delete from console_sessions where token_sha256 = $1", "console_sessions"},
+		{"SELECT x FROM Authorizations a LEFT JOIN cards c ON true", "authorizations cards"},
+		{"with s as (update console_sessions set x = 1 returning id) select 1 from s", "console_sessions"},
+		{"select extract(epoch from created_at) from entries", "entries"},
+		{"the card could not be read from cards", ""}, // no SQL verb: prose
+		{"failed to update remittances", ""},          // update without set: prose
+	}
+	for _, c := range cases {
+		if got := strings.Join(sqlTables(c.sql), " "); got != c.want {
+			t.Errorf("sqlTables(%q) = %q, want %q", c.sql, got, c.want)
+		}
+	}
+	src := `package p
+var a = "select id " + "from cards where x = 1"
+type row struct { _ struct{} ` + "`bun:\"table:remittances\"`" + ` }
+func f(db any) { db.NewSelect().TableExpr("authorizations AS a") }`
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "internal", "console"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "internal", "console", "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range foreignTableUses(t, dir) {
+		got = append(got, u.pkg+" "+u.table)
+	}
+	sort.Strings(got)
+	want := "internal/console authorizations,internal/console cards,internal/console remittances"
+	if strings.Join(got, ",") != want {
+		t.Errorf("foreignTableUses on a made-up package = %q, want %q", strings.Join(got, ","), want)
+	}
+}
+
+// migrationTables returns the tables and views the migrations in dir create.
+func migrationTables(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no migrations in %s: %v", dir, err)
+	}
+	create := regexp.MustCompile(`(?im)^\s*create\s+(?:or\s+replace\s+)?(?:materialized\s+)?(?:table|view)\s+(?:if\s+not\s+exists\s+)?(?:public\.)?([a-z_][a-z0-9_]*)`)
+	var out []string
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range create.FindAllStringSubmatch(string(body), -1) {
+			out = append(out, strings.ToLower(m[1]))
+		}
+	}
+	return out
+}
+
+type tableUse struct {
+	pos   string
+	pkg   string
+	table string
+}
+
+// foreignTableUses returns every place under root where a package's SQL
+// names a table of tableOwners that another package owns.
+func foreignTableUses(t *testing.T, root string) []tableUse {
+	var out []tableUse
+	eachGoFile(t, root, func(fset *token.FileSet, rel string, f *ast.File) {
+		pkg := path.Dir(rel)
+		for prefix := range tableFree {
+			if strings.HasPrefix(pkg+"/", prefix) {
+				return
+			}
+		}
+		add := func(at token.Pos, tables []string) {
+			for _, tb := range tables {
+				if owner, ok := tableOwners[tb]; ok && owner != pkg {
+					out = append(out, tableUse{pos: fset.Position(at).String(), pkg: pkg, table: tb})
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BinaryExpr:
+				// SQL built by concatenation: read the literals joined, so
+				// that "select … " + "from cards" is seen whole. The parts
+				// are not visited again (a part alone may read as SQL too).
+				if s, ok := literalConcat(n); ok {
+					add(n.Pos(), sqlTables(s))
+					return false
+				}
+			case *ast.BasicLit:
+				if s, ok := stringLit(n); ok {
+					add(n.Pos(), sqlTables(s))
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && len(n.Args) > 0 &&
+					(sel.Sel.Name == "TableExpr" || sel.Sel.Name == "ModelTableExpr") {
+					if s, ok := stringLit(n.Args[0]); ok {
+						add(n.Pos(), firstWord(s))
+					}
+				}
+			case *ast.Field:
+				if n.Tag != nil {
+					if s, ok := stringLit(n.Tag); ok {
+						if m := bunTable.FindStringSubmatch(s); m != nil {
+							add(n.Pos(), []string{strings.ToLower(m[1])})
+						}
+					}
+				}
+			}
+			return true
+		})
+	})
+	return out
+}
+
+var bunTable = regexp.MustCompile(`bun:"table:([A-Za-z_][A-Za-z0-9_]*)`)
+
+func stringLit(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
+
+// literalConcat joins a + chain whose leaves are all string literals, or
+// some literals and identifiers (constants such as a column list): the
+// identifiers read as a space, which keeps the keywords apart.
+func literalConcat(b *ast.BinaryExpr) (string, bool) {
+	if b.Op != token.ADD {
+		return "", false
+	}
+	var sb strings.Builder
+	lits := 0
+	var walk func(e ast.Expr) bool
+	walk = func(e ast.Expr) bool {
+		switch e := e.(type) {
+		case *ast.BinaryExpr:
+			return e.Op == token.ADD && walk(e.X) && walk(e.Y)
+		case *ast.ParenExpr:
+			return walk(e.X)
+		case *ast.BasicLit:
+			s, ok := stringLit(e)
+			sb.WriteString(s)
+			lits++
+			return ok
+		default:
+			sb.WriteString(" ")
+			return true
+		}
+	}
+	ok := walk(b) && lits > 0
+	return sb.String(), ok
+}
+
+func firstWord(s string) []string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return nil
+	}
+	return []string{strings.ToLower(strings.TrimPrefix(f[0], "public."))}
+}
+
+var (
+	// A literal is SQL when it has a statement's shape: select … from,
+	// insert into, update … set, delete from.
+	sqlShape = regexp.MustCompile(`(?is)\bselect\b.*\bfrom\b|\binsert\s+into\b|\bupdate\s+\S+\s+set\b|\bdelete\s+from\b|\bjoin\s+\S+.*\bon\b`)
+	// The tables follow from, join, into and update, possibly qualified.
+	sqlTable = regexp.MustCompile(`(?i)\b(?:from|join|into|update)\s+(?:only\s+)?(?:public\.)?([a-z_][a-z0-9_]*)`)
+)
+
+// sqlTables returns the tables s names, in order, when s reads as SQL.
+func sqlTables(s string) []string {
+	if !sqlShape.MatchString(s) {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range sqlTable.FindAllStringSubmatch(s, -1) {
+		name := strings.ToLower(m[1])
+		if _, known := tableOwners[name]; known && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
