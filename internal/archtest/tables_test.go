@@ -54,6 +54,9 @@ var tableOwners = map[string]string{
 	// for people in psql; the module's own reads of them are reconcile's
 	// (the auditor's report).
 	"bill": "reconcile", "trial_balance": "reconcile",
+	// 0019_reconciliations.sql: the settlement runs a reconciliation
+	// accepted and the clearings each claimed (reconcile/records.go).
+	"reconciliation_runs": "reconcile", "reconciled_items": "reconcile",
 	// 0012_console.sql: the console's users, sessions and audit trail.
 	"console_users": "internal/console", "console_sessions": "internal/console",
 	"console_login_attempts": "internal/console", "console_audit": "internal/console",
