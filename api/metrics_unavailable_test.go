@@ -21,7 +21,9 @@ func TestUnavailableCountedByReason(t *testing.T) {
 	r := gin.New()
 	r.Use(accessLog(time.Now, m.public))
 	fail := func(reason postings.Reason) gin.HandlerFunc {
-		return func(c *gin.Context) { writeError(c, &postings.Error{Code: postings.EUNAVAILABLE, Reason: reason, Message: "x"}) }
+		return func(c *gin.Context) {
+			writeError(c, &postings.Error{Code: postings.EUNAVAILABLE, Reason: reason, Message: "x"})
+		}
 	}
 	r.GET("/unknown", fail(postings.ReasonOutcomeUnknown))
 	r.GET("/down", fail(""))
