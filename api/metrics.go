@@ -18,9 +18,9 @@ import (
 // (github.com/prometheus/client_golang): the requests of the /shop
 // listener and of the internal listener, the ledger writer's counters, the
 // idempotency keys in flight, Go's runtime and the process, and the
-// database pool, and the Collectors of MetricsOptions. GET /metrics on the internal listener
-// exposes all of it (docs/operations.md, "Metrics"). Give the same Metrics
-// to NewServer and NewInternalServer.
+// database pool, and the Collectors of MetricsOptions. GET /metrics on
+// the internal listener exposes all of it (docs/operations.md, "Metrics").
+// Give the same Metrics to NewServer and NewInternalServer.
 type Metrics struct {
 	reg              *prometheus.Registry
 	public, internal *metrics
