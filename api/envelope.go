@@ -198,6 +198,9 @@ func writeError(c *gin.Context, err error) {
 	}
 	if e.Code == postings.EUNAVAILABLE {
 		logger(c).Warn("unavailable", "error", err.Error(), "reason", e.Reason)
+		// For gateway_*_unavailable_total: an unknown outcome is counted
+		// apart from the other 503s (docs/operations.md, "Metrics").
+		c.Set(unavailableKey, string(e.Reason))
 	}
 	if o.status == http.StatusRequestTimeout {
 		// The rest of the body may still come, or never: the connection
@@ -251,5 +254,8 @@ const unavailableRetryAfterSeconds = 2
 
 // outcomeKey holds the envelope code in the gin context, for logs and metrics.
 const outcomeKey = "api.code"
+
+// unavailableKey holds the reason of an EUNAVAILABLE answer, for metrics.
+const unavailableKey = "api.unavailable"
 
 func setOutcome(c *gin.Context, code int) { c.Set(outcomeKey, code) }

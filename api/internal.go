@@ -39,9 +39,12 @@ type InternalDeps struct {
 	BodyBytesMax int64
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
-	// Metrics is the process's registry (the /shop listener exposes it);
-	// nil: one of this server's own, exposed nowhere.
+	// Metrics is the process's registry, exposed here as GET /metrics;
+	// nil: one of this server's own.
 	Metrics *Metrics
+	// MetricsToken, when set, is the bearer token GET /metrics must carry
+	// (GATEWAY_METRICS_TOKEN); empty: /metrics needs none, like /healthz.
+	MetricsToken string
 	// Workers reports the background workers' health for /healthz (nil:
 	// no workers run in this process, and /healthz says nothing of them).
 	Workers func() []WorkerHealth

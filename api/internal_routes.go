@@ -23,6 +23,14 @@ func addInternalRoutes(r *gin.Engine, d InternalDeps) {
 	r.NoMethod(handleNoMethod())
 
 	r.GET("/healthz", handleInternalHealthz(d.Workers))
+	// The process's metrics, for the monitoring network: behind their own
+	// token when MetricsToken is set, never the partners' token
+	// (docs/operations.md, "Metrics").
+	if d.MetricsToken != "" {
+		r.GET("/metrics", requireToken(d.MetricsToken), handleMetrics(d.Metrics))
+	} else {
+		r.GET("/metrics", handleMetrics(d.Metrics))
+	}
 
 	auth := requireToken(d.Token)
 	network := r.Group("/network", auth)

@@ -54,6 +54,9 @@ type testServer struct {
 	srv    *httptest.Server
 	client *http.Client
 	logs   *syncBuffer
+	// metrics is the registry NewServer records into, exposed by the
+	// internal listener's /metrics (metricsText).
+	metrics *Metrics
 }
 
 type serverOptions struct {
@@ -87,8 +90,10 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	l := gatewaytest.New(t, db, gatewaytest.Options{Ledger: ledger.Config{Now: opts.ledgerNow}})
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
+	metrics := NewMetrics(MetricsOptions{Ledger: l.Ledger})
 	h := NewServer(Deps{
-		Log: log, DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Ledger,
+		Metrics: metrics,
+		Log:     log, DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Ledger,
 		Remittances: l.Remit, Stats: l.Ledger, Network: l.Network, Rails: l.Remit,
 		WebhookSettings: l.Ledger, Webhooks: l.Deliveries, Keys: l.Ledger,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
@@ -105,7 +110,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { mustVerify(t, l) })
-	return &testServer{t: t, l: l, srv: srv, client: srv.Client(), logs: logs}
+	return &testServer{t: t, l: l, srv: srv, client: srv.Client(), logs: logs, metrics: metrics}
 }
 
 func mustVerify(t testing.TB, l *gatewaytest.Gateway) {

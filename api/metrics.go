@@ -10,15 +10,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // Metrics are the gateway process's metrics in one Prometheus registry
 // (github.com/prometheus/client_golang): the requests of the /shop
 // listener and of the internal listener, the ledger writer's counters, the
 // idempotency keys in flight, Go's runtime and the process, and the
-// database pool. GET /metrics on the /shop listener exposes all of it
-// (docs/operations.md, "Metrics"). Give the same Metrics to NewServer and
-// NewInternalServer.
+// database pool, and the Collectors of MetricsOptions. GET /metrics on
+// the internal listener exposes all of it (docs/operations.md, "Metrics").
+// Give the same Metrics to NewServer and NewInternalServer.
 type Metrics struct {
 	reg              *prometheus.Registry
 	public, internal *metrics
@@ -36,6 +38,32 @@ type MetricsOptions struct {
 	// ReadRoute: where the standby-tolerant reads went, when they are
 	// routed (DATABASE_READ_URL); nil reports nothing.
 	ReadRoute ReadRouteStats
+	// Build is what gateway_build_info reports.
+	Build BuildInfo
+	// Collectors are the process's other metrics (the database's state,
+	// the workers, the failovers: internal/opsmetrics), registered as they
+	// are.
+	Collectors []prometheus.Collector
+}
+
+// BuildInfo names what runs: gateway_build_info{version, commit,
+// goversion} 1. Empty fields read "unknown".
+type BuildInfo struct {
+	Version, Commit, GoVersion string
+}
+
+func (b BuildInfo) gauge() prometheus.Gauge {
+	or := func(s string) string {
+		if s == "" {
+			return "unknown"
+		}
+		return s
+	}
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "gateway_build_info",
+		Help:        "Always 1; the labels name the gateway's module version, commit and Go version.",
+		ConstLabels: prometheus.Labels{"version": or(b.Version), "commit": or(b.Commit), "goversion": or(b.GoVersion)}})
+	g.Set(1)
+	return g
 }
 
 // latencyBuckets are the upper bounds (seconds) of the latency histogram, up
@@ -64,7 +92,9 @@ func NewMetrics(o MetricsOptions) *Metrics {
 		}),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		o.Build.gauge(),
 	)
+	m.reg.MustRegister(o.Collectors...)
 	if o.Ledger != nil {
 		m.reg.MustRegister(ledgerCollector{o.Ledger})
 	}
@@ -86,6 +116,10 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// unavailables are the EUNAVAILABLE answers by reason: outcome_unknown
+	// (a commit whose outcome the client must learn by its key) apart from
+	// the 503s that changed nothing. Reasons are postings' bounded set.
+	unavailables *prometheus.CounterVec
 }
 
 func newListenerMetrics(reg prometheus.Registerer, prefix, requestsHelp, latencyHelp string) *metrics {
@@ -94,9 +128,22 @@ func newListenerMetrics(reg prometheus.Registerer, prefix, requestsHelp, latency
 			[]string{"route", "method", "status", "code"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: prefix + "_request_duration_seconds", Help: latencyHelp,
 			Buckets: latencyBuckets}, []string{"route"}),
+		unavailables: prometheus.NewCounterVec(prometheus.CounterOpts{Name: prefix + "_unavailable_total",
+			Help: "Requests answered unavailable (503) by reason; reason=\"outcome_unknown\" is a commit whose outcome the client learns by its Idempotency-Key."},
+			[]string{"reason"}),
 	}
-	reg.MustRegister(m.requests, m.latency)
+	reg.MustRegister(m.requests, m.latency, m.unavailables)
+	// Zero series for the reason alerts watch, so that rate() has a start.
+	m.unavailables.WithLabelValues(string(postings.ReasonOutcomeUnknown))
 	return m
+}
+
+// unavailable records one 503 of reason ("" is "unavailable").
+func (m *metrics) unavailable(reason string) {
+	if reason == "" {
+		reason = "unavailable"
+	}
+	m.unavailables.WithLabelValues(reason).Inc()
 }
 
 // observe records one request. code is the envelope code the request was
@@ -133,11 +180,15 @@ func (c ledgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(st.Retries))
 }
 
-// handleMetrics serves the registry in the Prometheus text exposition, and
-// from now on counts the keys in flight of this listener.
-func handleMetrics(m *Metrics, inflight *inFlight) gin.HandlerFunc {
+// countInFlight makes gateway_idempotency_in_flight the keys held by
+// inflight's listener (the /shop one).
+func (m *Metrics) countInFlight(inflight *inFlight) {
 	count := inflight.len
 	m.inFlight.Store(&count)
+}
+
+// handleMetrics serves the registry in the Prometheus text exposition.
+func handleMetrics(m *Metrics) gin.HandlerFunc {
 	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return func(c *gin.Context) { h.ServeHTTP(c.Writer, c.Request) }
 }

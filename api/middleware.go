@@ -127,6 +127,9 @@ func accessLog(now func() time.Time, m *metrics) gin.HandlerFunc {
 		}
 		logger(c).Log(c.Request.Context(), level, "request", attrs...)
 		m.observe(route, c.Request.Method, status, code, elapsed)
+		if reason, ok := c.Get(unavailableKey); ok {
+			m.unavailable(reason.(string))
+		}
 	}
 }
 

@@ -33,7 +33,10 @@ func addRoutes(r *gin.Engine, d Deps) {
 
 	r.GET("/healthz", handleHealthz())
 	r.GET("/readyz", handleReadyz(d.DB, d.Ready))
-	r.GET("/metrics", handleMetrics(d.Metrics, inflight))
+	// /metrics is on the internal listener (docs/operations.md, "Metrics");
+	// here it is a 404 like any unknown path. The keys in flight of this
+	// listener are what the registry reports.
+	d.Metrics.countInFlight(inflight)
 
 	rate := limitRate(newRateLimiter(d.RateLimit, d.Now))
 	shop := r.Group("/shop", authenticate(d.Merchants, d.TrustedProxies, d.Now), rate)

@@ -313,7 +313,10 @@ func TestMetricsAndHealth(t *testing.T) {
 			t.Errorf("%s: %d %s", path, resp.StatusCode, b)
 		}
 	}
-	resp, err := s.client.Get(s.srv.URL + "/metrics")
+	// The /shop listener's metrics come out of the internal listener.
+	internal := httptest.NewServer(NewInternalServer(InternalDeps{Metrics: s.metrics}))
+	t.Cleanup(internal.Close)
+	resp, err := http.Get(internal.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

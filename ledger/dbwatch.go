@@ -41,6 +41,9 @@ type Watch struct {
 	hosts      []*watchedHost
 	writer     int       // index in hosts of the host last found writable; -1: none yet
 	writableAt time.Time // when a probe last found a writable host
+	// changes counts the times the writable host became another one (a
+	// failover or switchover), for gateway_database_failovers_total.
+	changes int64
 
 	stop chan struct{}
 	done chan struct{}
@@ -200,6 +203,9 @@ func (w *Watch) probeAll() {
 		if ok {
 			if w.writer != i {
 				w.o.Log.Info("database: writable host", "host", w.hosts[i].name)
+				if w.writer >= 0 {
+					w.changes++
+				}
 			}
 			w.writer, w.writableAt = i, time.Now()
 			return
@@ -295,6 +301,14 @@ func (w *Watch) Writable() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.writer >= 0 && time.Since(w.writableAt) <= 3*w.o.Interval+w.o.ProbeTimeout
+}
+
+// WriterChanges is how many times a probe found the writable host to be
+// another than the one before (the first one found is not a change).
+func (w *Watch) WriterChanges() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.changes
 }
 
 // order is the pool's BeforeConnect: the host last found writable first,

@@ -209,8 +209,8 @@ func TestGoClients(t *testing.T) {
 		t.Errorf("BillCSV: %+v %v\n%s", info, err, csv.String())
 	}
 
-	// The internal listener's requests are in the /shop listener's metrics.
-	resp, err := s.client.Get(s.url("/metrics"))
+	// Both listeners' requests are in the internal listener's metrics.
+	resp, err := s.client.Get(s.internalURL("/metrics"))
 	if err != nil {
 		t.Fatal(err)
 	}

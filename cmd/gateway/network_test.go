@@ -218,3 +218,7 @@ func TestNetworkSimulator(t *testing.T) {
 	}
 	g.auditOK()
 }
+
+// internalURL is path on the internal listener (its /metrics: the process's
+// metrics are there, not on the /shop listener).
+func (s *server) internalURL(path string) string { return s.scheme + "://" + s.internalAddr() + path }

@@ -137,7 +137,7 @@ func TestServeReadsTheBillFromTheStandby(t *testing.T) {
 // the gateway's /metrics (-1 when the series is missing).
 func readRouteCount(t *testing.T, shop *haShop, server, reason string) float64 {
 	t.Helper()
-	resp, err := shop.client.Get(shop.s.url("/metrics"))
+	resp, err := shop.client.Get(shop.s.internalURL("/metrics"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,12 +101,21 @@ func subcommands() []subcommand {
 	}
 }
 
-// run is the whole program: main only calls it.
+// run is the whole program with an environment of getenv alone (the
+// tests' harness): no variable is listed, so none is warned of.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return runEnviron(ctx, args, getenv, nil, stdout, stderr)
+}
+
+// runEnviron is the whole program: main only calls it. environ is the
+// process's environment as os.Environ gives it, read only to warn of the
+// GATEWAY_* variables no setting reads (warnUnknownVariables).
+func runEnviron(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer) error {
 	level := &slog.LevelVar{}
 	level.Set(logLevel(getenv("GATEWAY_LOG_LEVEL")))
 	e := &env{getenv: getenv, stdout: stdout, stderr: stderr, level: level,
 		log: slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))}
+	warnUnknownVariables(e.log, environ)
 	rest := args[1:]
 	if len(rest) == 0 || rest[0] == "-h" || rest[0] == "--help" || rest[0] == "help" {
 		usage(stdout, subcommands())

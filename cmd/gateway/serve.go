@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"runtime/debug"
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/config"
@@ -24,7 +25,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	e.setLogLevel(cfg.LogLevel)
 	gogc, memLimit := app.TuneGC(cfg)
 	e.log.LogAttrs(ctx, slogInfo, "configuration", cfg.Attrs()...)
-	a, err := app.Build(ctx, cfg, app.Options{Log: e.log, Stdout: e.stdout, Stderr: e.stderr})
+	a, err := app.Build(ctx, cfg, app.Options{Log: e.log, Stdout: e.stdout, Stderr: e.stderr,
+		Build: buildInfo(debug.ReadBuildInfo())})
 	if err != nil {
 		return err
 	}

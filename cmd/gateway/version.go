@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/paygate/gateway/api"
 )
 
 // buildCommit is the commit `make build` passes with -ldflags -X, for
@@ -50,4 +52,20 @@ func versionLine(bi *debug.BuildInfo, ok bool) string {
 		rev += ", modified"
 	}
 	return fmt.Sprintf("gateway %s (commit %s%s) %s", version, rev, when, goVersion)
+}
+
+// buildInfo is what gateway_build_info reports: the same version and
+// commit as `gateway version`, and the Go version.
+func buildInfo(bi *debug.BuildInfo, ok bool) api.BuildInfo {
+	b := api.BuildInfo{Commit: buildCommit}
+	if !ok {
+		return b
+	}
+	b.GoVersion, b.Version = bi.GoVersion, bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			b.Commit = s.Value
+		}
+	}
+	return b
 }

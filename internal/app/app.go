@@ -48,6 +48,8 @@ type Options struct {
 	Stdout io.Writer
 	// Stderr receives the embedded PostgreSQL's output (nil: discarded).
 	Stderr io.Writer
+	// Build names what runs, for gateway_build_info.
+	Build api.BuildInfo
 }
 
 func (o *Options) setDefaults() {
@@ -137,8 +139,13 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	}
 	a.closers = append(a.closers, stopPprof)
 
-	// One registry for both listeners, exposed on the /shop one's /metrics.
-	mo := api.MetricsOptions{Ledger: l, DB: a.store.DB.DB}
+	// One registry for both listeners, exposed on the internal one's
+	// /metrics, with the on-call collectors.
+	ops, err := a.opsCollectors(cfg, a.log)
+	if err != nil {
+		return a, err
+	}
+	mo := api.MetricsOptions{Ledger: l, DB: a.store.DB.DB, Build: o.Build, Collectors: ops}
 	if r := l.ReadRoute(); r != nil { // a nil *ReadRoute in the interface would not be nil
 		mo.ReadRoute = r
 	}
@@ -211,7 +218,8 @@ func (a *App) listenInternal(stdout io.Writer, tlsCfg *tls.Config, metrics *api.
 		health = a.workerHealth
 	}
 	a.internal = api.NewHTTPServer(api.NewInternalServer(api.InternalDeps{Log: a.log, Network: a.Services.Network,
-		Rails: a.Services.Remit, Token: token, Limits: limits, Metrics: metrics, Workers: health}), limits, a.log)
+		Rails: a.Services.Remit, Token: token, Limits: limits, Metrics: metrics, MetricsToken: a.cfg.MetricsToken,
+		Workers: health}), limits, a.log)
 	fmt.Fprintf(stdout, "internal network API on %s://%s\n", scheme, a.intLn.Addr())
 	a.log.Info("internal network API started", "addr", a.intLn.Addr().String(), "scheme", scheme, "token_from", source)
 	return nil

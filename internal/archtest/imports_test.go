@@ -56,7 +56,10 @@ var allowed = map[string][]string{
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
 	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/httplimits", "internal/app/services", "internal/cards", "internal/delivery",
-		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
+		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console",
+		"internal/opsmetrics", "internal/pgha"},
+	// The on-call metrics: handed the database and functions by the app.
+	"internal/opsmetrics": {},
 	// The domains built on one ledger: the one constructor of serve, the
 	// operator's commands and the tests (internal/gatewaytest).
 	"internal/app/services": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance", "internal/delivery",

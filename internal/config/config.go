@@ -37,6 +37,8 @@ type Config struct {
 	Addr          string         // GATEWAY_ADDR
 	InternalAddr  string         // GATEWAY_INTERNAL_ADDR
 	InternalToken string         // GATEWAY_INTERNAL_TOKEN; "": the token file in DataDir
+	MetricsToken  string         // GATEWAY_METRICS_TOKEN; "": GET /metrics (internal listener) needs no token
+	BackupRepo    string         // GATEWAY_BACKUP_REPO; "": no backup age metric
 	ConsoleAddr   string         // GATEWAY_CONSOLE_ADDR; "off": no console
 	PlainHTTP     bool           // GATEWAY_PLAIN_HTTP
 	TLSCert       string         // GATEWAY_TLS_CERT; "" with TLSKey "": self-signed

@@ -132,6 +132,8 @@ var malformed = []struct {
 	{env: "GATEWAY_RAIL_RETURN_PATTERN", value: "(", want: `GATEWAY_RAIL_RETURN_PATTERN (--rail-return-pattern): "(" is not a regular expression`},
 	{env: "GATEWAY_RAIL_RETURN_REASON", value: "bad reason", want: `GATEWAY_RAIL_RETURN_REASON (--rail-return-reason): "bad reason" is not an ISO 20022 return reason code`},
 	{env: "GATEWAY_REQUIRE_SANCTIONS_LIST", value: "on", want: `GATEWAY_REQUIRE_SANCTIONS_LIST (--require-sanctions-list): "on" is not true or false`},
+	{env: "GATEWAY_METRICS_TOKEN", value: "short", want: "GATEWAY_METRICS_TOKEN: "},
+	{env: "GATEWAY_BACKUP_REPO", value: "/nonexistent/repo", want: `GATEWAY_BACKUP_REPO (--backup-repo): "/nonexistent/repo" holds no pgbackrest.conf`},
 	{env: "GOGC", value: "fast", want: `GOGC: "fast" is not a percentage (a whole number) or off`},
 	{env: "GOMEMLIMIT", value: "150MB", want: `GOMEMLIMIT: "150MB" is not a size such as 150MiB, or off`},
 }
@@ -287,12 +289,12 @@ func TestFlagNames(t *testing.T) {
 			t.Errorf("--%s: usage %q does not name its variable", f.Name, f.Usage)
 		}
 	})
-	for _, secret := range []string{"data-key", "internal-token", "database-url"} {
+	for _, secret := range []string{"data-key", "internal-token", "metrics-token", "database-url"} {
 		if fs.Lookup(secret) != nil {
 			t.Errorf("--%s exists", secret)
 		}
 	}
-	if n != len(Variables())-7 { // the three secrets, GOGC, GOMEMLIMIT, DATABASE_READ_URL and _WAIT_MS
+	if n != len(Variables())-8 { // the four secrets, GOGC, GOMEMLIMIT, DATABASE_READ_URL and _WAIT_MS
 		t.Errorf("%d flags for %d variables", n, len(Variables()))
 	}
 }

@@ -131,6 +131,7 @@ func (w *Loop) record(err error, stopping bool) {
 		w.health.LastOK, w.health.Failing = now, ""
 	case !stopping:
 		w.health.Failing = err.Error()
+		w.health.Failures++
 		w.log.Warn("worker", "worker", w.name, "error", err)
 	}
 }

@@ -36,4 +36,7 @@ type Health struct {
 	LastRun time.Time `json:"lastRun,omitzero"`  // when the last step ended
 	LastOK  time.Time `json:"lastOk,omitzero"`   // when a step last ended without an error
 	Failing string    `json:"failing,omitempty"` // the last step's error, "" when it succeeded
+	// Failures counts the steps that ended in an error since Start (the
+	// metric gateway_worker_failures_total).
+	Failures int64 `json:"failures"`
 }

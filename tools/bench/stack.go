@@ -586,7 +586,7 @@ type ledgerStats struct {
 
 func (g *gateway) ledgerStats(ctx context.Context) (ledgerStats, bool) {
 	var st ledgerStats
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.BaseURL()+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.InternalURL()+"/metrics", nil)
 	if err != nil {
 		return st, false
 	}
