@@ -36,11 +36,11 @@ func TestHandleAccountAndBINs(t *testing.T) {
 
 func TestHandleCardCreate(t *testing.T) {
 	t.Parallel()
-	ok := `{"bin":"453201","currency":"USD","amount":"100.50","remark":"gift","callback_url":"https://merchant.example/cards"}`
+	ok := `{"bin":"453201","currency":"USD","amount":"100.50","remark":"gift","callback_url":"https://merchant.example.com/cards"}`
 	cases := []handlerCase{
 		{name: "created", body: ok, call: "CreateCard", data: fakeCardJSON("crd_new"),
 			in: cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10050, Remark: "gift",
-				CallbackURL: "https://merchant.example/cards"}},
+				CallbackURL: "https://merchant.example.com/cards"}},
 		{name: "integer amount, no options", body: `{"bin":"45320199","currency":"JPY","amount":500}`, call: "CreateCard",
 			in: cards.CreateCardInput{Bin: "45320199", Currency: "JPY", Amount: 500}},
 		{name: "zero amount", body: `{"bin":"453201","currency":"USD","amount":0}`, call: "CreateCard",

@@ -14,17 +14,17 @@ import (
 func TestHandleWebhookSettings(t *testing.T) {
 	t.Parallel()
 	runShopCases(t, http.MethodGet, "/shop/webhook", []handlerCase{{name: "none set", data: `{"callbackUrl":null}`}})
-	ok := `{"callbackUrl":"https://merchant.example/hooks"}`
+	ok := `{"callbackUrl":"https://merchant.example.com/hooks"}`
 	cases := []handlerCase{
-		{name: "set", body: ok, call: "SetCallbackURL", in: "https://merchant.example/hooks",
-			data: `{"callbackUrl":"https://merchant.example/hooks"}`},
+		{name: "set", body: ok, call: "SetCallbackURL", in: "https://merchant.example.com/hooks",
+			data: `{"callbackUrl":"https://merchant.example.com/hooks"}`},
 		{name: "cleared by null", body: `{"callbackUrl":null}`, call: "SetCallbackURL", in: "", data: `{"callbackUrl":null}`},
 		{name: "cleared by absence", body: `{}`, call: "SetCallbackURL", in: ""},
 		{name: "bad JSON", body: `{"callbackUrl"`, field: "body"},
 		{name: "not a string", body: `{"callbackUrl":1}`, field: "callbackUrl"},
 		{name: "loopback", body: `{"callbackUrl":"http://localhost/hooks"}`, field: "callbackUrl"},
 		{name: "not a URL", body: `{"callbackUrl":"hooks"}`, field: "callbackUrl"},
-		{name: "unknown field", body: `{"url":"https://merchant.example/hooks"}`, field: "url"},
+		{name: "unknown field", body: `{"url":"https://merchant.example.com/hooks"}`, field: "url"},
 		// Naturally idempotent: a key is held like a read's.
 		{name: "key reused", body: ok, headers: []string{headerIdempotencyKey, "k1"}, err: mapIdemMismatch.err,
 			code: codeIdemConflict, message: mapIdemMismatch.message},

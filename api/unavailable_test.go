@@ -22,6 +22,11 @@ import (
 // production ones (10 s, 30 s).
 func TestDatabaseTimeoutsAre503(t *testing.T) {
 	t.Parallel()
+	// stmtTimeout bounds every statement of the server's pool, the test's
+	// set-up (a merchant, a deposit) included: long enough that a loaded
+	// machine finishes the set-up within it (300 ms did not: a deposit was
+	// cancelled under load), short enough not to wait the production 30 s.
+	const stmtTimeout = 2 * time.Second
 	for _, tc := range []struct {
 		name string
 		db   ledger.DBOptions
@@ -47,7 +52,7 @@ func TestDatabaseTimeoutsAre503(t *testing.T) {
 		},
 		{
 			name: "bill read as CSV, statement_timeout",
-			db:   ledger.DBOptions{StatementTimeout: 300 * time.Millisecond, LockTimeout: time.Hour},
+			db:   ledger.DBOptions{StatementTimeout: stmtTimeout, LockTimeout: time.Hour},
 			hold: `lock table bill_lines in access exclusive mode`,
 			req: func(s *testServer, sh shop, _ string) *http.Request {
 				return shopRequest(s, sh, "GET", billPath("2026-01-01", "2026-01-31"), "", "Accept", "text/csv")
@@ -55,7 +60,7 @@ func TestDatabaseTimeoutsAre503(t *testing.T) {
 		},
 		{
 			name: "card read, statement_timeout",
-			db:   ledger.DBOptions{StatementTimeout: 300 * time.Millisecond, LockTimeout: time.Hour},
+			db:   ledger.DBOptions{StatementTimeout: stmtTimeout, LockTimeout: time.Hour},
 			hold: `lock table cards in access exclusive mode`,
 			req: func(s *testServer, sh shop, _ string) *http.Request {
 				return shopRequest(s, sh, "GET", "/shop/card/info?cardNo=crd_00000000000000000000", "")
