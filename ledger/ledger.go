@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/internal/database"
 )
 
 // Config tunes a Ledger. The zero value is usable.
@@ -62,7 +64,7 @@ type Ledger struct {
 	log     *slog.Logger
 	w       *writer
 	ids     *idAllocator
-	reads   *ReadRoute // nil: every read on db (SetReadRoute)
+	reads   *database.ReadRoute // nil: every read on db (SetReadRoute)
 	auth    authCache
 	touches touches
 	// authTrace, when set, is told each step authenticate takes. Tests

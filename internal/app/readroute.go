@@ -5,13 +5,14 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 )
 
 // DATABASE_READ_URL: reads that scan much and change nothing (the bill and
 // its export, the statement, audit verify, the batch balance read) go to a
 // hot standby once it has replayed what the primary had committed when the
-// read began; the rule and its bound are ledger/readroute.go's, the
+// read began; the rule and its bound are internal/database/readroute.go's, the
 // decision docs/ha.md's "Reads from the standby".
 
 // ReadWait turns DATABASE_READ_WAIT_MS into the ledger's wait: 0 ms means
@@ -37,7 +38,7 @@ func AttachReadRoute(log *slog.Logger, l *ledger.Ledger, url string, wait time.D
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_READ_URL: %w", err)
 	}
-	r := ledger.NewReadRoute(l.DB(), db, ledger.ReadRouteOptions{WaitMax: wait})
+	r := database.NewReadRoute(l.DB(), db, database.ReadRouteOptions{WaitMax: wait})
 	l.SetReadRoute(r)
 	log.Info("reads of the bill, statement, audit and batch balances may go to DATABASE_READ_URL", "waitMax", wait.String())
 	return func() { _ = r.Close() }, nil

@@ -28,9 +28,11 @@ var allowed = map[string][]string{
 	"sql":                    {},
 
 	// The journal core and its PostgreSQL tooling.
-	"ledger":           {"postings", "sql"},
-	"ledger/pgcluster": {},
-	"ledger/pgtest":    {"ledger", "ledger/pgcluster", "sql"},
+	"ledger": {"postings", "sql", "internal/database"},
+	// Below the journal: the routing of standby-tolerant reads.
+	"internal/database": {},
+	"ledger/pgcluster":  {},
+	"ledger/pgtest":     {"ledger", "ledger/pgcluster", "sql"},
 	// High availability: a synchronous pair, the formation, backups.
 	"internal/pgha":          {"ledger/pgcluster"},
 	"internal/pgha/pghatest": {"internal/pgha"},
@@ -46,13 +48,13 @@ var allowed = map[string][]string{
 	// Above the domains: the workers, reconciliation, the HTTP surface.
 	"internal/workers": {"ledger", "internal/network", "internal/remittance", "internal/delivery"},
 	"reconcile":        {"ledger", "postings", "internal/network"},
-	"api": {"ledger", "postings", "internal/cards", "internal/network", "internal/remittance",
+	"api": {"ledger", "internal/database", "postings", "internal/cards", "internal/network", "internal/remittance",
 		"internal/remittance/rules", "internal/callbackurl", "internal/delivery"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"api", "postings", "internal/callbackurl", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
+	"internal/app": {"api", "ledger", "internal/database", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.

@@ -1,6 +1,6 @@
 package pgha_test
 
-// Reads from the standby (ledger.ReadRoute, DATABASE_READ_URL) on a real
+// Reads from the standby (database.ReadRoute, DATABASE_READ_URL) on a real
 // primary and synchronous standby: a read right after a write sees it —
 // served by the standby once it has replayed the write, or by the primary
 // when the standby lags past the bound, is down, or is no standby at all
@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
 	"github.com/paygate/gateway/ledger"
@@ -51,13 +52,13 @@ func newReadRouteFixture(ctx context.Context, t *testing.T) *readRouteFixture {
 }
 
 // route attaches a read route to the standby's gateway database.
-func (f *readRouteFixture) route(t *testing.T, url string, o ledger.ReadRouteOptions) *ledger.ReadRoute {
+func (f *readRouteFixture) route(t *testing.T, url string, o database.ReadRouteOptions) *database.ReadRoute {
 	t.Helper()
 	db, err := ledger.OpenDBLazy(url, ledger.DBOptions{ConnsMax: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ledger.NewReadRoute(f.l.DB(), db, o)
+	r := database.NewReadRoute(f.l.DB(), db, o)
 	f.l.SetReadRoute(r)
 	t.Cleanup(func() {
 		f.l.SetReadRoute(nil)
@@ -113,7 +114,7 @@ func TestReadRouteReadsYourWritesFromTheStandby(t *testing.T) {
 	// wait too (the standby had not replayed yet), and a second wait must
 	// not hang on a full channel.
 	waiting := make(chan struct{}, 1)
-	r := f.route(t, f.p.Standby().URL("gateway"), ledger.ReadRouteOptions{
+	r := f.route(t, f.p.Standby().URL("gateway"), database.ReadRouteOptions{
 		WaitMax: pairTestTimeout,
 		OnWait: func() {
 			select {
@@ -168,7 +169,7 @@ func TestReadRouteFallsBackToThePrimary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), pairTestTimeout)
 	defer cancel()
 	f := newReadRouteFixture(ctx, t)
-	r := f.route(t, f.p.Standby().URL("gateway"), ledger.ReadRouteOptions{WaitMax: 50 * time.Millisecond})
+	r := f.route(t, f.p.Standby().URL("gateway"), database.ReadRouteOptions{WaitMax: 50 * time.Millisecond})
 	f.deposit(ctx, t)
 	f.replay(ctx, t, true)
 	defer f.replay(ctx, t, false)
@@ -210,7 +211,7 @@ func TestReadRouteFallsBackToThePrimary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	down := f.route(t, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/gateway?sslmode=disable&connect_timeout=2", ports[0]), ledger.ReadRouteOptions{})
+	down := f.route(t, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/gateway?sslmode=disable&connect_timeout=2", ports[0]), database.ReadRouteOptions{})
 	n := f.deposit(ctx, t)
 	if got := f.billTotal(ctx, t); got != int64(n) {
 		t.Fatalf("standby down: %d lines, want %d", got, n)
@@ -220,7 +221,7 @@ func TestReadRouteFallsBackToThePrimary(t *testing.T) {
 	}
 
 	// A read URL that names the primary (the standby was promoted).
-	promoted := f.route(t, f.p.Primary().URL("gateway"), ledger.ReadRouteOptions{})
+	promoted := f.route(t, f.p.Primary().URL("gateway"), database.ReadRouteOptions{})
 	if got := f.billTotal(ctx, t); got != int64(n) {
 		t.Fatalf("read URL on the primary: %d lines, want %d", got, n)
 	}
@@ -239,7 +240,7 @@ func TestReadRouteVerifiesOnTheStandby(t *testing.T) {
 	for range 3 {
 		f.deposit(ctx, t)
 	}
-	r := f.route(t, f.p.Standby().URL("gateway"), ledger.ReadRouteOptions{WaitMax: pairTestTimeout})
+	r := f.route(t, f.p.Standby().URL("gateway"), database.ReadRouteOptions{WaitMax: pairTestTimeout})
 	rep, err := f.l.Verify(ctx, ledger.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,12 @@
-package ledger
+// Package database holds what the gateway does with its PostgreSQL pools
+// below the journal: the routing of standby-tolerant reads.
+package database
 
 import (
 	"context"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -107,9 +108,10 @@ func (r *ReadRoute) Standby() *bun.DB { return r.standby }
 // Close closes the standby's pool (the primary's belongs to its owner).
 func (r *ReadRoute) Close() error { return r.standby.Close() }
 
-// conn returns a connection for one read: on the standby once it has
-// replayed the fence, else on the primary. The caller closes it.
-func (r *ReadRoute) conn(ctx context.Context) (bun.Conn, error) {
+// Conn returns a connection for one read: on the standby once it has
+// replayed the fence, else on the primary. The caller closes it. Errors are
+// the driver's: the caller maps them (ledger.MapError).
+func (r *ReadRoute) Conn(ctx context.Context) (bun.Conn, error) {
 	fence, err := r.fence(ctx)
 	if err != nil {
 		return bun.Conn{}, err
@@ -117,15 +119,14 @@ func (r *ReadRoute) conn(ctx context.Context) (bun.Conn, error) {
 	if c, ok := r.standbyConn(ctx, fence); ok {
 		return c, nil
 	}
-	c, err := r.primary.Conn(ctx)
-	return c, mapError(err)
+	return r.primary.Conn(ctx)
 }
 
-// pool returns the pool for a read that takes several connections (Verify):
+// Pool returns the pool for a read that takes several connections (Verify):
 // the standby's when one of its connections has replayed the fence. The
 // read URL names one server (docs/ha.md), so every connection of its pool
 // has replayed at least as far.
-func (r *ReadRoute) pool(ctx context.Context) (*bun.DB, error) {
+func (r *ReadRoute) Pool(ctx context.Context) (*bun.DB, error) {
 	fence, err := r.fence(ctx)
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func (r *ReadRoute) pool(ctx context.Context) (*bun.DB, error) {
 func (r *ReadRoute) fence(ctx context.Context) (string, error) {
 	var lsn string
 	if err := r.primary.NewRaw("select pg_current_wal_lsn()::text").Scan(ctx, &lsn); err != nil {
-		return "", mapError(err)
+		return "", err
 	}
 	return lsn, nil
 }
@@ -205,40 +206,4 @@ func (r *ReadRoute) standbyConn(ctx context.Context, fence string) (bun.Conn, bo
 func (r *ReadRoute) markDown() {
 	r.stats.down.Add(1)
 	r.downUntil.Store(time.Now().Add(r.opts.DownFor).UnixNano())
-}
-
-// SetReadRoute sends the ledger's standby-tolerant reads (Bill, BillRange,
-// BillStream, StatementAccounts, Verify, QueryRead) through r. Call it
-// before the ledger serves; nil sends them to the primary.
-func (l *Ledger) SetReadRoute(r *ReadRoute) { l.reads = r }
-
-// ReadRoute is the route SetReadRoute set, or nil.
-func (l *Ledger) ReadRoute() *ReadRoute { return l.reads }
-
-// readConn is a connection for one standby-tolerant read.
-func (l *Ledger) readConn(ctx context.Context) (bun.Conn, error) {
-	if l.reads == nil {
-		c, err := l.db.Conn(ctx)
-		return c, mapError(err)
-	}
-	return l.reads.conn(ctx)
-}
-
-// readPool is the pool for a standby-tolerant read of several connections.
-func (l *Ledger) readPool(ctx context.Context) (*bun.DB, error) {
-	if l.reads == nil {
-		return l.db, nil
-	}
-	return l.reads.pool(ctx)
-}
-
-// QueryRead is Query for a read that may be served by the standby
-// (SetReadRoute): the batch balance read.
-func (l *Ledger) QueryRead(ctx context.Context, s *Stmt, scan func(pgx.Rows) error, args ...any) error {
-	conn, err := l.readConn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return l.queryOn(ctx, conn, s, scan, args...)
 }
