@@ -19,6 +19,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/ledger"
@@ -110,7 +111,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 
 func mustVerify(t testing.TB, l *gatewaytest.Gateway) {
 	t.Helper()
-	rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
+	rep, err := audit.New(l.Ledger).Verify(context.Background(), audit.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}

@@ -87,7 +87,7 @@ func (l *Ledger) Bill(ctx context.Context, merchant int64, from, to time.Time, p
 		return nil, postings.FieldErrorf("size", "must be from 1 to %d", BillPageMax)
 	}
 	// One connection for both reads: one routing decision (readroute.go).
-	conn, err := l.readConn(ctx)
+	conn, err := l.ReadConn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (l *Ledger) BillRange(ctx context.Context, merchant int64, from, to time.Ti
 	if !to.After(from) {
 		return BillRange{}, nil
 	}
-	conn, err := l.readConn(ctx)
+	conn, err := l.ReadConn(ctx)
 	if err != nil {
 		return BillRange{}, err
 	}
@@ -222,7 +222,7 @@ const billLinesSQL = `
 	order by b.bill_seq`
 
 func (l *Ledger) billLines(ctx context.Context, merchant, first, last int64) ([]BillLine, error) {
-	conn, err := l.readConn(ctx)
+	conn, err := l.ReadConn(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -50,9 +51,9 @@ func deposit(t testing.TB, l *ledger.Ledger, m int64, cur string, minor int64) {
 }
 
 // mustVerify fails the test when Verify finds anything.
-func mustVerify(t testing.TB, l *ledger.Ledger) *ledger.Report {
+func mustVerify(t testing.TB, l *ledger.Ledger) *audit.Report {
 	t.Helper()
-	rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
+	rep, err := audit.New(l).Verify(context.Background(), audit.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}

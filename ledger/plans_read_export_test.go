@@ -1,18 +1,14 @@
 package ledger
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// ReadQueries returns every read of audit verify, of the bill and of the
-// statement check (the settlement reads are the network's), as PostgreSQL
-// receives it for merchant m (0: every merchant, where the query takes
-// one), with sample arguments.
+// ReadQueries returns every read of the bill (audit verify's and the
+// statement's are internal/audit's, the settlement reads the network's), as
+// PostgreSQL receives it for merchant m, with sample arguments.
 func ReadQueries(db *bun.DB, m int64) ([]Statement, error) {
 	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	format := func(q string, args ...any) (string, error) {
@@ -27,22 +23,8 @@ func ReadQueries(db *bun.DB, m int64) ([]Statement, error) {
 		return err
 	}
 	errs := []error{
-		add("verify stream entries", fmt.Sprintf(verifyEntriesSQL, m)),
-		add("verify stream postings", fmt.Sprintf(verifyPostingsSQL, m)),
-		add("verify stream lines", fmt.Sprintf(verifyLinesSQL, m)),
-		add("verify accounts", strings.ReplaceAll(verifyAccountsSQL, "$1", "'{1,2,3}'")),
-		add("verify balances", strings.ReplaceAll(verifyBalancesSQL, "$1", "'{1,2,3}'")),
-		add("verify billChain", strings.ReplaceAll(billChainCheck.sql, "$1", fmt.Sprint(m))),
-		add("verify balance", strings.ReplaceAll(balanceCheck.sql, "$1", fmt.Sprint(m))),
-		add("verify account balances", fmt.Sprintf(verifyAccountBalancesSQL, m)),
-		add("verify heads", strings.ReplaceAll(loadHeadsSQL, "$1::bigint", fmt.Sprint(m))),
 		add("bill range", billRangeSQL, merchant, at, merchant, at.Add(time.Hour)),
 		add("bill lines", billLinesSQL, merchant, 10_000, 10_049),
-		add("statement accounts", statementAccountsSQL, merchant, at, at.Add(time.Hour), pgdialect.Array([]string{"funding", "card_available"}), StatementAccountsMax+1),
-	}
-	for _, c := range verifyChecks {
-		// The checks go by the simple protocol: pgx writes the merchant in.
-		errs = append(errs, add("verify "+c.name, strings.ReplaceAll(c.sql, "$1", fmt.Sprint(m))))
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -21,8 +21,8 @@ func (l *Ledger) SetReadRoute(r *database.ReadRoute) { l.reads = r }
 // ReadRoute is the route SetReadRoute set, or nil.
 func (l *Ledger) ReadRoute() *database.ReadRoute { return l.reads }
 
-// readConn is a connection for one standby-tolerant read.
-func (l *Ledger) readConn(ctx context.Context) (bun.Conn, error) {
+// ReadConn is a connection for one standby-tolerant read.
+func (l *Ledger) ReadConn(ctx context.Context) (bun.Conn, error) {
 	if l.reads == nil {
 		c, err := l.db.Conn(ctx)
 		return c, mapError(err)
@@ -31,8 +31,8 @@ func (l *Ledger) readConn(ctx context.Context) (bun.Conn, error) {
 	return c, mapError(err)
 }
 
-// readPool is the pool for a standby-tolerant read of several connections.
-func (l *Ledger) readPool(ctx context.Context) (*bun.DB, error) {
+// ReadPool is the pool for a standby-tolerant read of several connections.
+func (l *Ledger) ReadPool(ctx context.Context) (*bun.DB, error) {
 	if l.reads == nil {
 		return l.db, nil
 	}
@@ -43,7 +43,7 @@ func (l *Ledger) readPool(ctx context.Context) (*bun.DB, error) {
 // QueryRead is Query for a read that may be served by the standby
 // (SetReadRoute): the batch balance read.
 func (l *Ledger) QueryRead(ctx context.Context, s *Stmt, scan func(pgx.Rows) error, args ...any) error {
-	conn, err := l.readConn(ctx)
+	conn, err := l.ReadConn(ctx)
 	if err != nil {
 		return err
 	}

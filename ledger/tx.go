@@ -112,7 +112,7 @@ func (l *Ledger) beginState(ctx context.Context) (*Tx, error) {
 	if err != nil {
 		return nil, &postings.Error{Code: postings.EUNAVAILABLE, Message: "the database is unavailable"}
 	}
-	pg, err := pgConnOf(conn)
+	pg, err := PgxConn(conn)
 	if err != nil {
 		conn.Close()
 		return nil, mapError(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/app"
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
 	"github.com/paygate/gateway/postings"
@@ -122,7 +123,7 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 		}
 		merchant = m.ID
 	}
-	ok, err := reconcile.Audit(ctx, l, reconcile.AuditOptions{
+	ok, err := reconcile.Audit(ctx, audit.New(l.Ledger), reconcile.AuditOptions{
 		Merchant: merchant, JSON: *asJSON, Out: e.stdout, Progress: e.stderr,
 	})
 	if err != nil {

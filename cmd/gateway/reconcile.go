@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/app"
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
@@ -83,7 +84,7 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return cliError(err)
 	}
-	rep, err := reconcile.Statement(ctx, l, m.ID, from, to.AddDate(0, 0, 1))
+	rep, err := reconcile.Statement(ctx, audit.New(l.Ledger), m.ID, from, to.AddDate(0, 0, 1))
 	if err != nil {
 		return cliError(err)
 	}

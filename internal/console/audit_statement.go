@@ -49,7 +49,7 @@ func (s *Server) auditStatement(w http.ResponseWriter, r *http.Request, sess *se
 		s.render(w, r, http.StatusBadRequest, "statement", "Statement of a merchant", d)
 		return
 	}
-	rep, err := reconcile.Statement(r.Context(), s.cfg.Ledger, m.ID, start, end.AddDate(0, 0, 1))
+	rep, err := reconcile.Statement(r.Context(), s.cfg.Audit, m.ID, start, end.AddDate(0, 0, 1))
 	if err != nil {
 		s.domainError(w, r, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/fx"
@@ -26,9 +27,7 @@ type Ledger interface {
 	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*ledger.BillPage, error)
 	BillRange(ctx context.Context, merchant int64, from, to time.Time) (ledger.BillRange, error)
 	BillStream(ctx context.Context, merchant int64, r ledger.BillRange, batch int, fn func([]ledger.BillLine) error) error
-	StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]ledger.StatementAccount, error)
 	Entries(ctx context.Context, merchant, from, to int64, limit int) ([]postings.Record, error)
-	Verify(ctx context.Context, opts ledger.VerifyOptions) (*ledger.Report, error)
 	Now() time.Time
 	SetIPWhitelist(ctx context.Context, merchant int64, list []string) error
 	// The operator's callback URL, deposit and key roll (the CLI's
@@ -38,6 +37,13 @@ type Ledger interface {
 	Balance(ctx context.Context, a postings.Account) (int64, error)
 	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
 	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
+}
+
+// Audit checks the books (*audit.Service): audit verify and the
+// statement's reads.
+type Audit interface {
+	StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]audit.StatementAccount, error)
+	Verify(ctx context.Context, opts audit.VerifyOptions) (*audit.Report, error)
 }
 
 // Cards are the card domain's reads and commands (*cards.Service).
@@ -81,6 +87,7 @@ type Rates interface {
 
 var (
 	_ Ledger     = (*ledger.Ledger)(nil)
+	_ Audit      = (*audit.Service)(nil)
 	_ Cards      = (*cards.Service)(nil)
 	_ Deliveries = (*delivery.Store)(nil)
 	_ Rates      = (*fx.Service)(nil)

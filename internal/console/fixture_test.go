@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/console"
 	"github.com/paygate/gateway/internal/gatewaytest"
@@ -46,7 +47,7 @@ type fixture struct {
 	secrets      map[string]string // login -> TOTP secret
 	deposits     int               // funding lines of A besides its cards'
 	lockFailures int
-	ledger       *gatedLedger // the console's ledger: a test may hold its Verify
+	audit        *gatedAudit // the console's audit: a test may hold its Verify
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -100,8 +101,8 @@ func newFixture(t *testing.T) *fixture {
 		}
 		f.secrets[u.Login] = cr.TOTPSecret
 	}
-	f.ledger = &gatedLedger{Ledger: g.Ledger}
-	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: f.ledger, Cards: g.Cards,
+	f.audit = &gatedAudit{Service: audit.New(g.Ledger)}
+	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Audit: f.audit, Cards: g.Cards,
 		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Settlements: g.Network, Now: f.clock.Now, LockoutFailures: f.lockFailures})
 	if err != nil {
 		t.Fatal(err)

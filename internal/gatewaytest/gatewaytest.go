@@ -11,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/fx"
@@ -103,9 +104,9 @@ func Deposit(t testing.TB, l *ledger.Ledger, m int64, cur string, minor int64) {
 }
 
 // Verify fails the test when the ledger's Verify finds anything.
-func Verify(t testing.TB, l *ledger.Ledger) *ledger.Report {
+func Verify(t testing.TB, l *ledger.Ledger) *audit.Report {
 	t.Helper()
-	rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
+	rep, err := audit.New(l).Verify(context.Background(), audit.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}

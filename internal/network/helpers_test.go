@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
@@ -29,7 +30,7 @@ func deposit(t testing.TB, l *gatewaytest.Gateway, m int64, cur string, minor in
 }
 
 // mustVerify fails the test when Verify finds anything.
-func mustVerify(t testing.TB, l *gatewaytest.Gateway) *ledger.Report {
+func mustVerify(t testing.TB, l *gatewaytest.Gateway) *audit.Report {
 	t.Helper()
 	return gatewaytest.Verify(t, l.Ledger)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
 	"github.com/paygate/gateway/ledger"
@@ -161,7 +162,7 @@ func TestRestoreToAMoment(t *testing.T) {
 	restoredAt := time.Now()
 
 	rl := openLedger(ctx, t, restored.URL("gateway"), sealer)
-	rep, err := rl.Verify(ctx, ledger.VerifyOptions{})
+	rep, err := audit.New(rl).Verify(ctx, audit.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
@@ -198,7 +199,7 @@ func TestReadRouteFallsBackToThePrimary(t *testing.T) {
 	if lines != int64(f.deposits) {
 		t.Fatalf("QueryRead on a lagging standby counted %d lines, want %d", lines, f.deposits)
 	}
-	rep, err := f.l.Verify(ctx, ledger.VerifyOptions{})
+	rep, err := audit.New(f.l).Verify(ctx, audit.VerifyOptions{})
 	if err != nil || !rep.OK() {
 		t.Fatalf("verify through the route: %v %+v", err, rep)
 	}
@@ -241,14 +242,14 @@ func TestReadRouteVerifiesOnTheStandby(t *testing.T) {
 		f.deposit(ctx, t)
 	}
 	r := f.route(t, f.p.Standby().URL("gateway"), database.ReadRouteOptions{WaitMax: pairTestTimeout})
-	rep, err := f.l.Verify(ctx, ledger.VerifyOptions{})
+	rep, err := audit.New(f.l).Verify(ctx, audit.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() || rep.Entries < 3 {
 		t.Fatalf("verify on the standby: %+v", rep)
 	}
-	accts, err := f.l.StatementAccounts(ctx, f.merchant, time.Unix(0, 0), time.Now().Add(time.Hour))
+	accts, err := audit.New(f.l).StatementAccounts(ctx, f.merchant, time.Unix(0, 0), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/network"
-	"github.com/paygate/gateway/ledger"
 )
 
 // checkAfter reads back what a step touched: the funding balance (Balance),
@@ -194,7 +194,7 @@ func (s *sim) fullCheck() {
 func (s *sim) verify() {
 	s.t.Helper()
 	s.stats["verifications"]++
-	rep, err := s.l.Verify(context.Background(), ledger.VerifyOptions{})
+	rep, err := audit.New(s.l.Ledger).Verify(context.Background(), audit.VerifyOptions{})
 	if err != nil {
 		s.fail("Verify: %v", err)
 	}

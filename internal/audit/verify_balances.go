@@ -1,4 +1,4 @@
-package ledger
+package audit
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -170,7 +171,7 @@ func (s *chainStream) checkAccounts(ctx context.Context, conn *pgx.Conn) error {
 		}
 	}
 	if _, err := rr.Close(); err != nil {
-		return mapError(err)
+		return ledger.MapError(err)
 	}
 	keys := slices.SortedFunc(func(yield func(currencyKey) bool) {
 		for k := range currencies {

@@ -1,8 +1,9 @@
-package ledger
+package audit
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"slices"
 	"sync"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/ledger"
 )
 
 // Problem is one break of an invariant, named precisely enough to act on.
@@ -154,17 +157,17 @@ const verifyHelpers = 1
 // The problems are reported in a fixed order: the stream's (sequences,
 // hashes, entries, heads), the bill lines', the accounts' (balance,
 // negative, receivable, currency), the holds', the balance_after chains'.
-func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error) {
+func (s *Service) Verify(ctx context.Context, opts VerifyOptions) (*Report, error) {
 	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The standby when DATABASE_READ_URL is set and it has replayed what
 	// the primary had committed (readroute.go).
-	db, err := l.readPool(ctx)
+	db, err := s.l.ReadPool(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v := &verifyRun{l: l, db: db, opts: opts, cancel: cancel, results: make([]problemList, len(verifyChecks))}
+	v := &verifyRun{log: s.log, db: db, opts: opts, cancel: cancel, results: make([]problemList, len(verifyChecks))}
 	v.stream.merchant, v.stream.progress = opts.Merchant, opts.Progress
 	if h := opts.hooks; h != nil {
 		v.stream.fetchRows, v.stream.acc.max, v.stream.follow.max = h.fetchRows, h.accountsMax, h.chainMax
@@ -195,7 +198,7 @@ func (l *Ledger) Verify(ctx context.Context, opts VerifyOptions) (*Report, error
 // verifyRun is one Verify: the stream on the main connection, the checks
 // on whichever connection takes them first.
 type verifyRun struct {
-	l         *Ledger
+	log       *slog.Logger
 	db        *bun.DB // the primary's pool or the standby's
 	opts      VerifyOptions
 	cancel    context.CancelFunc
@@ -236,7 +239,7 @@ func (v *verifyRun) main(ctx context.Context, conn *pgx.Conn) error {
 		var err error
 		if snapshot, err = exportSnapshot(ctx, conn, v.opts.hooks != nil && v.opts.hooks.exportFails); err != nil {
 			// A standby, say: one connection does it all.
-			v.l.log.Info("audit verify: no snapshot to share; checking on one connection", "error", err)
+			v.log.Info("audit verify: no snapshot to share; checking on one connection", "error", err)
 			endVerifyTx(conn)
 			if err := beginVerifyTx(ctx, conn, ""); err != nil {
 				return err
@@ -320,7 +323,7 @@ func (v *verifyRun) helper(ctx, acquire context.Context, snapshot string, queue 
 		return
 	}
 	defer c.Close()
-	conn, err := pgConnOf(c)
+	conn, err := ledger.PgxConn(c)
 	if err != nil {
 		v.fail(err)
 		return
@@ -328,7 +331,7 @@ func (v *verifyRun) helper(ctx, acquire context.Context, snapshot string, queue 
 	if err := beginVerifyTx(ctx, conn, snapshot); err != nil {
 		endVerifyTx(conn)
 		if ctx.Err() == nil {
-			v.l.log.Info("audit verify: a helper connection could not import the snapshot", "error", err)
+			v.log.Info("audit verify: a helper connection could not import the snapshot", "error", err)
 		}
 		return
 	}
@@ -418,7 +421,7 @@ func beginVerifyTx(ctx context.Context, conn *pgx.Conn, snapshot string) error {
 	// of 300,000 entries: 4.5 s with it, 2.6 s without).
 	q += `; set local enable_memoize = off`
 	_, err := conn.Exec(ctx, q)
-	return mapError(err)
+	return ledger.MapError(err)
 }
 
 // endVerifyTx ends the transaction, whatever state it is in; a connection
@@ -441,10 +444,10 @@ func endVerifyTx(conn *pgx.Conn) {
 func withPgxConn(ctx, acquire context.Context, db *bun.DB, fn func(context.Context, *pgx.Conn) error) error {
 	c, err := db.DB.Conn(acquire)
 	if err != nil {
-		return mapError(err)
+		return ledger.MapError(err)
 	}
 	defer c.Close()
-	conn, err := pgConnOf(c)
+	conn, err := ledger.PgxConn(c)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
-package ledger
+package audit
 
 import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/paygate/gateway/ledger"
 )
 
 // sqlCheck is an invariant checked by a query returning (merchant, account
@@ -96,16 +98,16 @@ func (c *sqlCheck) run(ctx context.Context, conn *pgx.Conn, merchant int64) (pro
 	var ps problemList
 	rows, err := conn.Query(ctx, c.sql, verifySQLMode, merchant)
 	if err != nil {
-		return ps, mapError(err)
+		return ps, ledger.MapError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var p Problem
 		if err := rows.Scan(&p.Merchant, &p.Account, &p.Detail); err != nil {
-			return ps, mapError(err)
+			return ps, ledger.MapError(err)
 		}
 		p.Check = c.check
 		ps.add(p)
 	}
-	return ps, mapError(rows.Err())
+	return ps, ledger.MapError(rows.Err())
 }

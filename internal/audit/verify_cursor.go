@@ -1,4 +1,4 @@
-package ledger
+package audit
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -128,7 +129,7 @@ func (f *cursorFetcher) stop() {
 // merchant and the merchant_seq as its first two columns.
 func declareCursor(ctx context.Context, conn *pgconn.PgConn, name, query string) error {
 	_, err := conn.Exec(ctx, "declare "+name+" no scroll cursor for "+query).ReadAll()
-	return mapError(err)
+	return ledger.MapError(err)
 }
 
 // peek returns the current row, waiting for the next batch when the last
@@ -186,7 +187,7 @@ func (c *journalCursor) fill(ctx context.Context, conn *pgconn.PgConn, b *cursor
 		b.n++
 	}
 	if _, err := rr.Close(); err != nil {
-		return mapError(err)
+		return ledger.MapError(err)
 	}
 	b.done = b.n < c.rows
 	b.vals = b.vals[:0]

@@ -1,4 +1,4 @@
-package ledger_test
+package audit_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/network"
@@ -97,7 +98,7 @@ func (f *verifyFixture) tamper(t *testing.T, stmt string) {
 // verifyMode is a way Verify may run: each must report exactly the same.
 type verifyMode struct {
 	name  string
-	hooks *ledger.VerifyHooks
+	hooks *audit.VerifyHooks
 	conns func(t *testing.T, used map[int]bool) // checks which connections ran the checks
 }
 
@@ -105,19 +106,19 @@ func intp(n int) *int { return &n }
 
 var verifyModes = []verifyMode{
 	{name: "default"},
-	{name: "checks on a helper connection, beside the stream", hooks: &ledger.VerifyHooks{Helpers: intp(1), HelpersOnly: true},
+	{name: "checks on a helper connection, beside the stream", hooks: &audit.VerifyHooks{Helpers: intp(1), HelpersOnly: true},
 		conns: func(t *testing.T, used map[int]bool) {
 			if len(used) != 1 || !used[1] {
 				t.Errorf("the checks ran on connections %v, want only the helper 1", used)
 			}
 		}},
-	{name: "two helpers", hooks: &ledger.VerifyHooks{Helpers: intp(2), HelpersOnly: true},
+	{name: "two helpers", hooks: &audit.VerifyHooks{Helpers: intp(2), HelpersOnly: true},
 		conns: func(t *testing.T, used map[int]bool) {
 			if used[0] {
 				t.Errorf("the checks ran on connections %v, want only helpers", used)
 			}
 		}},
-	{name: "one connection", hooks: &ledger.VerifyHooks{Helpers: intp(0)},
+	{name: "one connection", hooks: &audit.VerifyHooks{Helpers: intp(0)},
 		conns: func(t *testing.T, used map[int]bool) {
 			if len(used) != 1 || !used[0] {
 				t.Errorf("the checks ran on connections %v, want only the stream's", used)
@@ -128,8 +129,8 @@ var verifyModes = []verifyMode{
 	// places, and the account cache starts again every few postings.
 	// The balance_after chains are left to the query from the second account.
 	// and so is the comparison of the balances with the postings.
-	{name: "small batches", hooks: &ledger.VerifyHooks{FetchRows: 2, AccountsCachedMax: 3, ChainAccountsMax: 1, BalanceAccountsMax: 1}},
-	{name: "no snapshot to export", hooks: &ledger.VerifyHooks{Helpers: intp(1), ExportFails: true},
+	{name: "small batches", hooks: &audit.VerifyHooks{FetchRows: 2, AccountsCachedMax: 3, ChainAccountsMax: 1, BalanceAccountsMax: 1}},
+	{name: "no snapshot to export", hooks: &audit.VerifyHooks{Helpers: intp(1), ExportFails: true},
 		conns: func(t *testing.T, used map[int]bool) {
 			if len(used) != 1 || !used[0] {
 				t.Errorf("the checks ran on connections %v, want only the stream's", used)
@@ -139,9 +140,9 @@ var verifyModes = []verifyMode{
 
 // verifyAllModes runs Verify in every mode, checks that they agree and
 // returns the report.
-func verifyAllModes(t *testing.T, l *ledger.Ledger, opts ledger.VerifyOptions) *ledger.Report {
+func verifyAllModes(t *testing.T, l *ledger.Ledger, opts audit.VerifyOptions) *audit.Report {
 	t.Helper()
-	var first *ledger.Report
+	var first *audit.Report
 	for _, mode := range verifyModes {
 		o := opts
 		var mu sync.Mutex
@@ -153,9 +154,9 @@ func verifyAllModes(t *testing.T, l *ledger.Ledger, opts ledger.VerifyOptions) *
 				used[conn] = true
 				mu.Unlock()
 			}
-			o = ledger.WithVerifyHooks(o, h)
+			o = audit.WithVerifyHooks(o, h)
 		}
-		rep, err := l.Verify(context.Background(), o)
+		rep, err := audit.New(l).Verify(context.Background(), o)
 		if err != nil {
 			t.Fatalf("%s: Verify: %v", mode.name, err)
 		}
@@ -190,53 +191,53 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 	}{
 		{name: "untouched"},
 		{name: "changed amount", tamper: `update postings set amount = amount + 1 where merchant_id = $M and merchant_seq = $D1`,
-			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckBalance, 0, "the postings sum to"},
-				{ledger.CheckBill, 0, "has no matching posting side"}}},
+			want: []wantProblem{{audit.CheckHashChain, 1, "stored hash"}, {audit.CheckBalance, 0, "the postings sum to"},
+				{audit.CheckBill, 0, "has no matching posting side"}}},
 		{name: "deleted entry", tamper: `delete from bill_lines where merchant_id = $M and merchant_seq = $D2;
 			delete from postings where merchant_id = $M and merchant_seq = $D2;
 			delete from entries where merchant_id = $M and merchant_seq = $D2`,
-			want: []wantProblem{{ledger.CheckSequence, 3, "expected sequence"}, {ledger.CheckHashChain, 3, "prev_hash"},
-				{ledger.CheckBill, 0, "bill sequence"}}},
+			want: []wantProblem{{audit.CheckSequence, 3, "expected sequence"}, {audit.CheckHashChain, 3, "prev_hash"},
+				{audit.CheckBill, 0, "bill sequence"}}},
 		{name: "posting to another merchant", tamper: `update postings set destination_id = (select id from accounts where merchant_id = $OTHER and type = 'funding')
 			where merchant_id = $M and merchant_seq = $D1`,
-			want:  []wantProblem{{ledger.CheckBalanced, 1, "another merchant's account"}, {ledger.CheckHashChain, 1, "stored hash"}},
+			want:  []wantProblem{{audit.CheckBalanced, 1, "another merchant's account"}, {audit.CheckHashChain, 1, "stored hash"}},
 			other: true},
 		{name: "posting across currencies", tamper: `insert into accounts (merchant_id, type, currency, address) values ($M, 'fee_revenue', 'EUR', 'm:$M:fee_revenue:EUR');
 			insert into balances (account_id, merchant_id, currency, constrained) select id, $M, 'EUR', false from accounts where address = 'm:$M:fee_revenue:EUR';
 			update postings set source_id = (select id from accounts where address = 'm:$M:fee_revenue:EUR') where merchant_id = $M and merchant_seq = $D2`,
-			want: []wantProblem{{ledger.CheckBalanced, 2, "does not sum to zero in EUR"}, {ledger.CheckBalanced, 2, "does not sum to zero in USD"}}},
+			want: []wantProblem{{audit.CheckBalanced, 2, "does not sum to zero in EUR"}, {audit.CheckBalanced, 2, "does not sum to zero in USD"}}},
 		{name: "head", tamper: `update ledger_heads set last_seq = last_seq + 1 where merchant_id = $M`,
-			want: []wantProblem{{ledger.CheckHead, 0, "head says"}}},
+			want: []wantProblem{{audit.CheckHead, 0, "head says"}}},
 		{name: "head hash", tamper: `update ledger_heads set last_hash = sha256(last_hash) where merchant_id = $M`,
-			want: []wantProblem{{ledger.CheckHead, 0, "head hash differs"}}},
+			want: []wantProblem{{audit.CheckHead, 0, "head hash differs"}}},
 		{name: "balance", tamper: `update balances set balance = balance + 1 where account_id = $FUND`,
-			want: []wantProblem{{ledger.CheckBalance, 0, "the postings sum to"}, {ledger.CheckCurrency, 0, "balances in USD sum to"},
-				{ledger.CheckBillChain, 0, "last bill line"}}},
+			want: []wantProblem{{audit.CheckBalance, 0, "the postings sum to"}, {audit.CheckCurrency, 0, "balances in USD sum to"},
+				{audit.CheckBillChain, 0, "last bill line"}}},
 		{name: "missing balance", tamper: `insert into accounts (merchant_id, type, currency, address) values ($M, 'fee_revenue', 'EUR', 'm:$M:fee_revenue:EUR')`,
-			want: []wantProblem{{ledger.CheckBalance, 0, "balance missing, the postings sum to 0"}}},
+			want: []wantProblem{{audit.CheckBalance, 0, "balance missing, the postings sum to 0"}}},
 		{name: "negative", tamper: `update balances set constrained = false, balance = -5 where account_id = $FUND`,
-			want: []wantProblem{{ledger.CheckNegative, 0, "below zero"}, {ledger.CheckBalance, 0, "balance -5"}}},
+			want: []wantProblem{{audit.CheckNegative, 0, "below zero"}, {audit.CheckBalance, 0, "balance -5"}}},
 		{name: "receivable in credit", tamper: `insert into accounts (merchant_id, type, currency, card_no, address) values ($M, 'card_receivable', 'USD', '$CARD', 'm:$M:card_receivable:USD:$CARD');
 			insert into balances (account_id, merchant_id, currency, constrained, balance) select id, $M, 'USD', false, 5 from accounts where address = 'm:$M:card_receivable:USD:$CARD'`,
-			want: []wantProblem{{ledger.CheckNegative, 0, "never a credit"}, {ledger.CheckBalance, 0, "balance 5"}}},
+			want: []wantProblem{{audit.CheckNegative, 0, "never a credit"}, {audit.CheckBalance, 0, "balance 5"}}},
 		{name: "missing bill line", tamper: `delete from bill_lines where merchant_id = $M and merchant_seq = $D1`,
-			want: []wantProblem{{ledger.CheckBill, 0, "has no bill line"}, {ledger.CheckBill, 0, "bill sequence"}}},
+			want: []wantProblem{{audit.CheckBill, 0, "has no bill line"}, {audit.CheckBill, 0, "bill sequence"}}},
 		{name: "bill head", tamper: `update ledger_heads set last_bill_seq = last_bill_seq + 1 where merchant_id = $M`,
-			want: []wantProblem{{ledger.CheckBill, 0, "bill sequence"}}},
+			want: []wantProblem{{audit.CheckBill, 0, "bill sequence"}}},
 		{name: "bill chain", tamper: `update bill_lines set balance_after = balance_after + 1 where merchant_id = $M and merchant_seq = $D2`,
-			want: []wantProblem{{ledger.CheckBillChain, 0, "<> balance after"}}},
+			want: []wantProblem{{audit.CheckBillChain, 0, "<> balance after"}}},
 		// Two lines of one account numbered against the journal's order,
 		// their balance_after still following in the journal's: the chain
 		// in bill_seq order breaks, which only the query sees.
 		{name: "bill lines renumbered", tamper: `update bill_lines set bill_seq = bill_seq + 1000000 where merchant_id = $M and merchant_seq = $D2;
 			update bill_lines set bill_seq = bill_seq - 1 where merchant_id = $M and merchant_seq = $D3;
 			update bill_lines set bill_seq = bill_seq - 1000000 + 1 where merchant_id = $M and merchant_seq = $D2`,
-			want: []wantProblem{{ledger.CheckBillChain, 0, "<> balance after"}}},
+			want: []wantProblem{{audit.CheckBillChain, 0, "<> balance after"}}},
 		{name: "bill line of another kind", tamper: `update bill_lines set kind = 'FEE' where merchant_id = $M and merchant_seq = $D3`,
-			want: []wantProblem{{ledger.CheckBill, 0, "differ from it in kind or time"}}},
+			want: []wantProblem{{audit.CheckBill, 0, "differ from it in kind or time"}}},
 		{name: "empty entry", tamper: `delete from bill_lines where merchant_id = $M and merchant_seq = $D2;
 			delete from postings where merchant_id = $M and merchant_seq = $D2`,
-			want: []wantProblem{{ledger.CheckEmptyEntry, 2, "without postings"}, {ledger.CheckHashChain, 2, "stored hash"}}},
+			want: []wantProblem{{audit.CheckEmptyEntry, 2, "without postings"}, {audit.CheckHashChain, 2, "stored hash"}}},
 		// Rows that the foreign keys keep out, in case they are dropped: the
 		// stream merges the three tables by key, and a key with no entry
 		// still has its postings and lines checked.
@@ -245,32 +246,32 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 			select merchant_id, (select max(bill_seq) + 1 from bill_lines where merchant_id = $M), 1000, posting_idx, account_id, kind, amount, currency,
 			       balance_after + amount, created_at
 			from bill_lines where merchant_id = $M and merchant_seq = $D3`,
-			want: []wantProblem{{ledger.CheckBill, 0, "bill line"}, {ledger.CheckBill, 0, "(entry 1000) has no matching posting side"},
-				{ledger.CheckBill, 0, "entry 1000 differ from it in kind or time, or it does not exist"}, {ledger.CheckBill, 0, "bill sequence"},
-				{ledger.CheckBillChain, 0, "last bill line"}}},
+			want: []wantProblem{{audit.CheckBill, 0, "bill line"}, {audit.CheckBill, 0, "(entry 1000) has no matching posting side"},
+				{audit.CheckBill, 0, "entry 1000 differ from it in kind or time, or it does not exist"}, {audit.CheckBill, 0, "bill sequence"},
+				{audit.CheckBillChain, 0, "last bill line"}}},
 		{name: "posting without its entry", tamper: `alter table postings drop constraint postings_entry_fkey;
 			insert into postings (merchant_id, merchant_seq, idx, source_id, destination_id, amount, currency)
 			select merchant_id, 1000, idx, source_id, destination_id, amount, currency from postings where merchant_id = $M and merchant_seq = $D3`,
-			want: []wantProblem{{ledger.CheckHashChain, 0, "1 postings without their entry"}, {ledger.CheckBalance, 0, "the postings sum to"},
-				{ledger.CheckBill, 0, "entry 1000 posting 0 has no bill line"}}},
+			want: []wantProblem{{audit.CheckHashChain, 0, "1 postings without their entry"}, {audit.CheckBalance, 0, "the postings sum to"},
+				{audit.CheckBill, 0, "entry 1000 posting 0 has no bill line"}}},
 		{name: "holds", tamper: `update authorizations set held = held - 1 where merchant_id = $M and status = 'OPEN'`,
-			want: []wantProblem{{ledger.CheckHolds, 0, "open holds sum to"}}},
+			want: []wantProblem{{audit.CheckHolds, 0, "open holds sum to"}}},
 		{name: "open hold without a held account", tamper: `update accounts set type = 'card_receivable' where merchant_id = $M and type = 'card_held'`,
-			want: []wantProblem{{ledger.CheckHolds, 0, "open holds without a held balance"}, {ledger.CheckHashChain, 0, "stored hash"}}},
+			want: []wantProblem{{audit.CheckHolds, 0, "open holds without a held balance"}, {audit.CheckHashChain, 0, "stored hash"}}},
 		{name: "metadata", tamper: `update entries set metadata = '{"a": "b"}' where merchant_id = $M and merchant_seq = $D1;
 			update entries set metadata = '{"a": 1}' where merchant_id = $M and merchant_seq = $D3`,
-			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckHashChain, 3, "not a JSON object of strings"}}},
+			want: []wantProblem{{audit.CheckHashChain, 1, "stored hash"}, {audit.CheckHashChain, 3, "not a JSON object of strings"}}},
 		{name: "time of an entry", tamper: `update entries set created_at = created_at + interval '1 microsecond' where merchant_id = $M and merchant_seq = $D1`,
-			want: []wantProblem{{ledger.CheckHashChain, 1, "stored hash"}, {ledger.CheckBill, 0, "differ from it in kind or time"}}},
+			want: []wantProblem{{audit.CheckHashChain, 1, "stored hash"}, {audit.CheckBill, 0, "differ from it in kind or time"}}},
 		{name: "reference", tamper: `update entries set tx_id = 'tx_changed' where merchant_id = $M and merchant_seq = $D2`,
-			want: []wantProblem{{ledger.CheckHashChain, 2, "stored hash"}}},
+			want: []wantProblem{{audit.CheckHashChain, 2, "stored hash"}}},
 		{name: "bill_blocks count", tamper: `update bill_blocks set n = n + 1 where merchant_id = $M and kind = 'DEPOSIT'`,
-			want: []wantProblem{{ledger.CheckBillBlocks, 0, "bill_blocks counts"}}},
+			want: []wantProblem{{audit.CheckBillBlocks, 0, "bill_blocks counts"}}},
 		{name: "bill_blocks missing and extra", tamper: `delete from bill_blocks where merchant_id = $M;
 			insert into bill_blocks (merchant_id, kind, currency, block, n) values ($M, 'FX', 'USD', 7, 1)`,
-			want: []wantProblem{{ledger.CheckBillBlocks, 0, "bill_blocks counts 0"}, {ledger.CheckBillBlocks, 0, "0 bill lines, bill_blocks counts 1"}}},
+			want: []wantProblem{{audit.CheckBillBlocks, 0, "bill_blocks counts 0"}, {audit.CheckBillBlocks, 0, "0 bill lines, bill_blocks counts 1"}}},
 		{name: "prev hash", tamper: `update entries set prev_hash = sha256(prev_hash) where merchant_id = $M and merchant_seq = $D3`,
-			want: []wantProblem{{ledger.CheckHashChain, 3, "prev_hash is not"}, {ledger.CheckHashChain, 3, "stored hash"}}},
+			want: []wantProblem{{audit.CheckHashChain, 3, "prev_hash is not"}, {audit.CheckHashChain, 3, "stored hash"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -279,7 +280,7 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 			if tc.tamper != "" {
 				f.tamper(t, tc.tamper)
 			}
-			rep := verifyAllModes(t, f.l.Ledger, ledger.VerifyOptions{})
+			rep := verifyAllModes(t, f.l.Ledger, audit.VerifyOptions{})
 			if rep.Merchants != 2 || rep.Entries < 7 {
 				t.Errorf("counts: %+v", rep)
 			}
@@ -305,7 +306,7 @@ func TestVerifyDetectsEachBreakInEveryMode(t *testing.T) {
 				}
 			}
 			// The same, for the merchant alone.
-			one := verifyAllModes(t, f.l.Ledger, ledger.VerifyOptions{Merchant: f.m.ID})
+			one := verifyAllModes(t, f.l.Ledger, audit.VerifyOptions{Merchant: f.m.ID})
 			if one.Merchants != 1 || !reflect.DeepEqual(one.Problems, rep.Problems) {
 				t.Errorf("merchant alone: %d merchants, %d problems; all merchants: %d problems", one.Merchants, len(one.Problems), len(rep.Problems))
 			}
@@ -323,7 +324,7 @@ func TestVerifyChecksSeeTheStreamsSnapshot(t *testing.T) {
 	before := mustVerify(t, f.l.Ledger)
 	var once sync.Once
 	var conns sync.Map
-	opts := ledger.WithVerifyHooks(ledger.VerifyOptions{}, ledger.VerifyHooks{
+	opts := audit.WithVerifyHooks(audit.VerifyOptions{}, audit.VerifyHooks{
 		Helpers: intp(1), HelpersOnly: true,
 		AfterSnapshot: func() {
 			once.Do(func() {
@@ -335,20 +336,20 @@ func TestVerifyChecksSeeTheStreamsSnapshot(t *testing.T) {
 		},
 		BeforeCheck: func(conn int, name string) { conns.Store(name, conn) },
 	})
-	rep, err := f.l.Verify(ctx, opts)
+	rep, err := audit.New(f.l.Ledger).Verify(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() || rep.Entries != before.Entries || rep.Postings != before.Postings {
 		t.Fatalf("Verify saw what committed after its snapshot: %d entries (before %d), problems %v", rep.Entries, before.Entries, rep.Problems)
 	}
-	for _, name := range ledger.VerifyCheckNames() {
+	for _, name := range audit.VerifyCheckNames() {
 		if conn, ok := conns.Load(name); !ok || conn != 1 {
 			t.Errorf("check %s ran on connection %v, want the helper", name, conn)
 		}
 	}
 	// A new snapshot sees both.
-	rep, err = f.l.Verify(ctx, ledger.VerifyOptions{})
+	rep, err = audit.New(f.l.Ledger).Verify(ctx, audit.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +358,7 @@ func TestVerifyChecksSeeTheStreamsSnapshot(t *testing.T) {
 	}
 	var balance bool
 	for _, p := range rep.Problems {
-		balance = balance || p.Check == ledger.CheckBalance
+		balance = balance || p.Check == audit.CheckBalance
 	}
 	if !balance {
 		t.Errorf("the changed balance is not reported: %v", rep.Problems)
@@ -387,13 +388,13 @@ func TestVerifyOnAPoolOfOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { one.Close() })
-	audit := ledger.New(one, ledger.Config{Sealer: gatewaytest.NewSealer(t)})
-	t.Cleanup(audit.Close)
+	auditor := ledger.New(one, ledger.Config{Sealer: gatewaytest.NewSealer(t)})
+	t.Cleanup(auditor.Close)
 	var conns sync.Map
-	opts := ledger.WithVerifyHooks(ledger.VerifyOptions{}, ledger.VerifyHooks{
+	opts := audit.WithVerifyHooks(audit.VerifyOptions{}, audit.VerifyHooks{
 		BeforeCheck: func(conn int, name string) { conns.Store(conn, true) },
 	})
-	rep, err := audit.Verify(ctx, opts)
+	rep, err := audit.New(auditor).Verify(ctx, opts)
 	if err != nil || !rep.OK() || rep.Entries != 5 {
 		t.Fatalf("Verify = %+v, %v", rep, err)
 	}
@@ -403,7 +404,7 @@ func TestVerifyOnAPoolOfOne(t *testing.T) {
 	if _, err := db.ExecContext(ctx, `update balances set balance = balance + 1 where merchant_id = ? and currency = 'USD' and constrained`, m.ID); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = audit.Verify(ctx, ledger.VerifyOptions{})
+	rep, err = audit.New(auditor).Verify(ctx, audit.VerifyOptions{})
 	if err != nil || rep.OK() {
 		t.Fatalf("Verify after a changed balance = %+v, %v", rep, err)
 	}
@@ -418,7 +419,7 @@ func TestVerifyCancelled(t *testing.T) {
 		t.Run(at, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			h := ledger.VerifyHooks{Helpers: intp(1), HelpersOnly: at == "helper's check"}
+			h := audit.VerifyHooks{Helpers: intp(1), HelpersOnly: at == "helper's check"}
 			switch at {
 			case "snapshot":
 				h.AfterSnapshot = cancel
@@ -432,7 +433,7 @@ func TestVerifyCancelled(t *testing.T) {
 					}
 				}
 			}
-			rep, err := f.l.Verify(ctx, ledger.WithVerifyHooks(ledger.VerifyOptions{}, h))
+			rep, err := audit.New(f.l.Ledger).Verify(ctx, audit.WithVerifyHooks(audit.VerifyOptions{}, h))
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Verify = %+v, %v, want the cancellation", rep, err)
 			}
@@ -468,7 +469,7 @@ func TestVerifyCancelled(t *testing.T) {
 func TestVerifyProgress(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	l := newLedger(t, ledger.Config{})
+	l := gatewaytest.New(t, nil, gatewaytest.Options{}).Ledger
 	m := newMerchant(t, l, "USD")
 	const n = 25_000 // more than one progress step
 	for i := 0; i < n; i += ledger.BatchEntriesMax {
@@ -482,7 +483,7 @@ func TestVerifyProgress(t *testing.T) {
 	}
 	var calls atomic.Int64
 	var last, total int64
-	rep, err := l.Verify(ctx, ledger.VerifyOptions{Progress: func(done, tot int64) {
+	rep, err := audit.New(l).Verify(ctx, audit.VerifyOptions{Progress: func(done, tot int64) {
 		calls.Add(1)
 		if done < last || (total != 0 && tot != total) {
 			t.Errorf("progress %d/%d after %d/%d", done, tot, last, total)
@@ -510,7 +511,7 @@ func TestVerifyCursorBatches(t *testing.T) {
 		case s % 3 when 1 then '' when 2 then null else 'x' || s end
 		from generate_series(1, 10) s order by 1, 2`
 	for _, batch := range []int{1, 2, 3, 10, 11, 100} {
-		rows, err := ledger.ReadCursor(ctx, db, ordered, batch)
+		rows, err := audit.ReadCursor(ctx, db, ordered, batch)
 		if err != nil {
 			t.Fatalf("batch %d: %v", batch, err)
 		}
@@ -532,7 +533,7 @@ func TestVerifyCursorBatches(t *testing.T) {
 			}
 		}
 	}
-	_, err := ledger.ReadCursor(ctx, db, `select 1::int8, s::int8, '' from generate_series(5, 1, -1) s`, 2)
+	_, err := audit.ReadCursor(ctx, db, `select 1::int8, s::int8, '' from generate_series(5, 1, -1) s`, 2)
 	if err == nil || !strings.Contains(err.Error(), "out of key order") {
 		t.Errorf("rows out of order: %v, want an error", err)
 	}
@@ -548,14 +549,14 @@ func TestVerifyFollowsTheChainUnlessTheLinesAreWrong(t *testing.T) {
 	cases := []struct {
 		name     string
 		tamper   string
-		hooks    ledger.VerifyHooks
+		hooks    audit.VerifyHooks
 		queried  bool
 		problems bool
 	}{
 		{name: "untouched"},
 		{name: "a balance after changed", tamper: `update bill_lines set balance_after = balance_after + 1 where merchant_id = $M and merchant_seq = $D2`, problems: true},
 		{name: "a balance changed", tamper: `update balances set balance = balance + 1 where account_id = $FUND`, problems: true},
-		{name: "more accounts than kept", hooks: ledger.VerifyHooks{ChainAccountsMax: 1}, queried: true},
+		{name: "more accounts than kept", hooks: audit.VerifyHooks{ChainAccountsMax: 1}, queried: true},
 		{name: "a line changed", tamper: `update bill_lines set amount = amount + 1 where merchant_id = $M and merchant_seq = $D1`, queried: true, problems: true},
 		{name: "lines renumbered", tamper: `update bill_lines set bill_seq = bill_seq + 1000000 where merchant_id = $M and merchant_seq = $D2;
 			update bill_lines set bill_seq = bill_seq - 1 where merchant_id = $M and merchant_seq = $D3;
@@ -571,7 +572,7 @@ func TestVerifyFollowsTheChainUnlessTheLinesAreWrong(t *testing.T) {
 			queried := false
 			h := tc.hooks
 			h.ChainQueried = func() { queried = true }
-			rep, err := f.l.Verify(context.Background(), ledger.WithVerifyHooks(ledger.VerifyOptions{}, h))
+			rep, err := audit.New(f.l.Ledger).Verify(context.Background(), audit.WithVerifyHooks(audit.VerifyOptions{}, h))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -608,8 +609,8 @@ func TestVerifyFoldsTheBalancesUnlessTooMany(t *testing.T) {
 				f.tamper(t, tc.tamper)
 			}
 			queried := false
-			rep, err := f.l.Verify(context.Background(), ledger.WithVerifyHooks(ledger.VerifyOptions{},
-				ledger.VerifyHooks{BalanceAccountsMax: tc.max, BalanceQueried: func() { queried = true }}))
+			rep, err := audit.New(f.l.Ledger).Verify(context.Background(), audit.WithVerifyHooks(audit.VerifyOptions{},
+				audit.VerifyHooks{BalanceAccountsMax: tc.max, BalanceQueried: func() { queried = true }}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -618,7 +619,7 @@ func TestVerifyFoldsTheBalancesUnlessTooMany(t *testing.T) {
 			}
 			var balance []string
 			for _, p := range rep.Problems {
-				if p.Check == ledger.CheckBalance {
+				if p.Check == audit.CheckBalance {
 					balance = append(balance, p.String())
 				}
 			}

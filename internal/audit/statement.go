@@ -1,4 +1,4 @@
-package ledger
+package audit
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -36,7 +37,7 @@ const StatementAccountsMax = 100_000
 // bill over [from, to), funding first then cards, by currency. It reads the
 // merchant's whole bill once, in one statement (one snapshot). More than
 // StatementAccountsMax accounts is ELIMIT.
-func (l *Ledger) StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]StatementAccount, error) {
+func (a *Service) StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]StatementAccount, error) {
 	if !from.Before(to) {
 		return nil, postings.FieldErrorf("from", "must be before to")
 	}
@@ -59,14 +60,14 @@ func (l *Ledger) StatementAccounts(ctx context.Context, merchant int64, from, to
 		After    int64         `bun:"after"`
 		Balance  sql.NullInt64 `bun:"balance"`
 	}
-	conn, err := l.readConn(ctx)
+	conn, err := a.l.ReadConn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
 	err = conn.NewRaw(statementAccountsSQL, merchant, from.UTC(), to.UTC(), pgdialect.Array(billable), StatementAccountsMax+1).Scan(ctx, &rows)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, ledger.MapError(err)
 	}
 	if len(rows) > StatementAccountsMax {
 		return nil, postings.Errorf(postings.ELIMIT, "the merchant has more than %d billable accounts", StatementAccountsMax)

@@ -1,4 +1,4 @@
-package ledger
+package audit
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -128,7 +129,7 @@ const loadHeadsSQL = `select merchant_id, last_seq, last_hash, last_bill_seq fro
 func loadHeads(ctx context.Context, conn *pgx.Conn, merchant int64) (map[int64]journalHead, error) {
 	rows, err := conn.Query(ctx, loadHeadsSQL, verifySQLMode, merchant)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, ledger.MapError(err)
 	}
 	defer rows.Close()
 	heads := map[int64]journalHead{}
@@ -136,11 +137,11 @@ func loadHeads(ctx context.Context, conn *pgx.Conn, merchant int64) (map[int64]j
 		var m int64
 		var h journalHead
 		if err := rows.Scan(&m, &h.seq, &h.hash, &h.billSeq); err != nil {
-			return nil, mapError(err)
+			return nil, ledger.MapError(err)
 		}
 		heads[m] = h
 	}
-	return heads, mapError(rows.Err())
+	return heads, ledger.MapError(rows.Err())
 }
 
 // chainStream checks the journal as it streams by: sequences, hashes, the
@@ -207,7 +208,7 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 	// The stream's connection checks next, in the same transaction: the
 	// cursors' resources go now.
 	if _, err := pc.Exec(ctx, `close all`).ReadAll(); err != nil {
-		return mapError(err)
+		return ledger.MapError(err)
 	}
 	s.finishMerchant()
 	s.finishBillMerchant()
@@ -306,7 +307,7 @@ func (s *chainStream) declare(ctx context.Context, pc *pgconn.PgConn) error {
 	s.cur.postings = journalCursor{name: "verify_postings", types: verifyPostingsTypes, rows: s.fetchRows, fetched: s.resolveAccounts}
 	s.cur.lines = journalCursor{name: "verify_lines", types: verifyLinesTypes, rows: s.fetchRows}
 	if _, err := pc.Exec(ctx, verifyCursorSettings).ReadAll(); err != nil {
-		return mapError(err)
+		return ledger.MapError(err)
 	}
 	for _, c := range [...]struct {
 		cur *journalCursor
@@ -317,7 +318,7 @@ func (s *chainStream) declare(ctx context.Context, pc *pgconn.PgConn) error {
 		}
 	}
 	_, err := pc.Exec(ctx, verifyCursorSettingsReset).ReadAll()
-	return mapError(err)
+	return ledger.MapError(err)
 }
 
 // resolveAccounts gives each posting of a batch just fetched its two

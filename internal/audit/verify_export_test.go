@@ -1,10 +1,12 @@
-package ledger
+package audit
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/ledger"
 )
 
 // VerifyHooks are the test hooks of Verify (verify.go's verifyHooks).
@@ -91,7 +93,7 @@ func ReadCursor(ctx context.Context, db *bun.DB, query string, batch int) ([]Cur
 		return nil, err
 	}
 	defer c.Close()
-	conn, err := pgConnOf(c)
+	conn, err := ledger.PgxConn(c)
 	if err != nil {
 		return nil, err
 	}

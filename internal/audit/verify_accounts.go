@@ -1,4 +1,4 @@
-package ledger
+package audit
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -99,5 +100,5 @@ func (ac *accountCache) lookup(ctx context.Context, conn *pgconn.PgConn) error {
 		}
 	}
 	_, err := rr.Close()
-	return mapError(err)
+	return ledger.MapError(err)
 }

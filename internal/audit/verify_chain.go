@@ -1,4 +1,4 @@
-package ledger
+package audit
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/paygate/gateway/ledger"
 )
 
 // The bill's balance_after chain: each line's balance after is the one
@@ -158,7 +160,7 @@ func (s *chainStream) finishChain(ctx context.Context, conn *pgx.Conn, lastLines
 			}
 		}
 		if _, err := rr.Close(); err != nil {
-			return mapError(err)
+			return ledger.MapError(err)
 		}
 	}
 	if len(wrong) > 0 {
