@@ -50,6 +50,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Sealer encrypts secrets at rest (merchant signing keys, card numbers).
 	Sealer *Sealer
+	// Domains are the domains the ledger runs, in order: their batch
+	// states flush in it, so a domain comes after those whose tables its
+	// own reference (domain.go). The app's list is internal/domains.All.
+	Domains []Domain
 	// BatchTrace, when set, is given what each committed batch sent to
 	// PostgreSQL: its round trips and statements with their rows
 	// (batchtrace.go). For tests, which hold the writer to a number of
@@ -67,6 +71,11 @@ type Ledger struct {
 	reads   *database.ReadRoute // nil: every read on db (SetReadRoute)
 	auth    authCache
 	touches touches
+	// kinds are the batch state kinds of Config.Domains, in order, and
+	// kindIDs their index; setups the domains' merchant set-ups.
+	kinds   []kind
+	kindIDs map[StateKind]int
+	setups  []MerchantSetup
 	// authTrace, when set, is told each step authenticate takes. Tests
 	// use it to prove that every failure takes the same steps.
 	authTrace func(step string)
@@ -117,6 +126,7 @@ func New(db *bun.DB, cfg Config) *Ledger {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	l := &Ledger{db: db, cfg: cfg, log: cfg.Logger, ids: &idAllocator{}}
+	l.useDomains(cfg.Domains)
 	l.w = newWriter(l)
 	return l
 }

@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -162,7 +163,7 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 			// domain: the limits of its KYB tier) in the same transaction.
 			m := &Merchant{ID: id, ShopNo: shopNo, Name: spec.Name, Currencies: spec.Currencies, Status: MerchantActive,
 				IPWhitelist: spec.IPWhitelist, CallbackURL: spec.CallbackURL, Test: spec.Test}
-			for _, setup := range merchantSetups {
+			for _, setup := range l.setups {
 				if err := setup(ctx, tx, m); err != nil {
 					return err
 				}
@@ -194,6 +195,9 @@ func validateMerchantSpec(spec *MerchantSpec) error {
 	if len(spec.Currencies) == 0 || len(spec.Currencies) > currenciesMax {
 		return postings.FieldErrorf("currencies", "must list 1 to %d currencies", currenciesMax)
 	}
+	// Normalised into a copy: the caller's slice is not ours to change (two
+	// merchants created at once from one list raced on it under -race).
+	spec.Currencies = slices.Clone(spec.Currencies)
 	seen := map[string]bool{}
 	for i, c := range spec.Currencies {
 		c = strings.ToUpper(strings.TrimSpace(c))

@@ -130,7 +130,7 @@ func (l *Ledger) beginState(ctx context.Context) (*Tx, error) {
 		cardAccounts: map[string]bool{},
 		idem:         map[string]*idemRow{},
 		wanted:       map[string]postings.Account{},
-		states:       make([]any, len(kinds)),
+		states:       make([]any, len(l.kinds)),
 	}, nil
 }
 

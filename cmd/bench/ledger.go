@@ -15,6 +15,7 @@ import (
 
 	"github.com/paygate/gateway/internal/harness"
 
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -183,7 +184,7 @@ func (b *bench) benchLedger(name string, merchantsN, cardsPer int, kind postings
 	key := make([]byte, ledger.DataKeyBytes)
 	_, _ = rand.Read(key)
 	sealer, _ := ledger.NewSealer(key)
-	l := ledger.New(db, ledger.Config{Sealer: sealer, Shards: b.o.lShards, BatchWindow: b.o.lWindow})
+	l := ledger.New(db, ledger.Config{Sealer: sealer, Shards: b.o.lShards, BatchWindow: b.o.lWindow, Domains: domains.All()})
 	defer l.Close()
 	merchants := make([]int64, merchantsN)
 	for i := range merchants {

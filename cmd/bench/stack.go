@@ -23,6 +23,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/internal/network"
@@ -163,7 +164,7 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 	if err != nil {
 		return nil, err
 	}
-	b.l = ledger.New(b.db, ledger.Config{Sealer: sealer})
+	b.l = ledger.New(b.db, ledger.Config{Sealer: sealer, Domains: domains.All()})
 	rates := fx.New(b.l, 0)
 	b.cards = cards.New(b.l, rates)
 	b.network = network.New(b.l, b.cards, rates, network.Config{})

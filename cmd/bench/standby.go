@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/ledger"
@@ -61,7 +62,7 @@ func scenarioStandby(b *bench) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := ledger.New(db, ledger.Config{Sealer: sealer})
+	l := ledger.New(db, ledger.Config{Sealer: sealer, Domains: domains.All()})
 	defer l.Close()
 	gw, err := startGatewayOn(ctx, b.gatewayBin, b, url, "gw-pair", "gateway-pair.log", b.log)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/internal/network"
@@ -101,6 +102,7 @@ func (e *env) openLedger(ctx context.Context, url string, conns int, cfg ledger.
 		return nil, nil, err
 	}
 	cfg.Sealer = e.sealer
+	cfg.Domains = domains.All()
 	l := ledger.New(db, cfg)
 	rates := fx.New(l, 0)
 	c := cards.New(l, rates)

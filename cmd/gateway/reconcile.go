@@ -19,6 +19,7 @@ import (
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
@@ -41,7 +42,7 @@ func openReconcileLedger(ctx context.Context, e *env) (*app.Store, *app.Services
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, app.NewServices(ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1}), nil), nil
+	return s, app.NewServices(ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1, Domains: domains.All()}), nil), nil
 }
 
 func cmdAuditStatement(ctx context.Context, e *env, args []string) error {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/workers"
 	"github.com/paygate/gateway/ledger"
 )
@@ -107,7 +108,8 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 		return a, err
 	}
 	a.closers = append(a.closers, a.store.Close)
-	l := ledger.New(a.store.DB, ledger.Config{Sealer: sealer, Logger: a.log, Shards: cfg.LedgerShards, BatchWindow: cfg.LedgerBatchWindow})
+	l := ledger.New(a.store.DB, ledger.Config{Sealer: sealer, Logger: a.log, Shards: cfg.LedgerShards, BatchWindow: cfg.LedgerBatchWindow,
+		Domains: domains.All()})
 	// The ledger stops before the store closes: closers run in reverse.
 	a.closers = append(a.closers, l.Close)
 	closeReads, err := AttachReadRoute(a.log, l, cfg.ReadURL, ReadWait(cfg.ReadWaitMs), ledger.DBOptions{ConnsMax: readConnsMax})

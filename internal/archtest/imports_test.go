@@ -44,6 +44,8 @@ var allowed = map[string][]string{
 	"internal/remittance": {"ledger", "postings", "internal/cards", "internal/remittance/rules"},
 	"internal/delivery":   {"ledger", "postings", "internal/callbackurl", "api/receiver"},
 	"internal/railsim":    {"internal/remittance"},
+	// The one ordered list of the domains the core runs (ledger.Domain).
+	"internal/domains": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance"},
 
 	// Above the domains: the workers, reconciliation, the HTTP surface.
 	"internal/workers": {"ledger", "internal/network", "internal/remittance", "internal/delivery"},
@@ -57,7 +59,7 @@ var allowed = map[string][]string{
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"api", "postings", "internal/callbackurl", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
+	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "internal/domains", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
@@ -66,7 +68,7 @@ var allowed = map[string][]string{
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
 
 	// Test support and test-only packages.
-	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/audit", "internal/fx", "internal/cards", "internal/network",
+	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/audit", "internal/domains", "internal/fx", "internal/cards", "internal/network",
 		"internal/remittance", "internal/delivery"},
 	"internal/sim": {},
 	// The internal API's client, and the harness of cmd/bench and cmd/chaos.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
@@ -376,7 +377,7 @@ func TestVerifyOnAPoolOfOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	l := ledger.New(db, ledger.Config{Sealer: gatewaytest.NewSealer(t)})
+	l := ledger.New(db, ledger.Config{Sealer: gatewaytest.NewSealer(t), Domains: domains.All()})
 	t.Cleanup(l.Close)
 	m := newMerchant(t, l, "USD")
 	for i := range 5 {

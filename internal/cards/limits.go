@@ -41,13 +41,11 @@ var tierLimitsUSD = map[string]struct{ cardBalanceMax, dailyCardIssueMax, remitt
 	KYBTier3: {1_000_000_00, 10_000_000_00, 1_000_000_00},
 }
 
-// A new merchant starts in TIER_1 (the column's default) with that tier's
-// limits in each of its currencies, written in the transaction that
-// creates it.
-func init() {
-	ledger.RegisterMerchantSetup(func(ctx context.Context, db bun.IDB, m *ledger.Merchant) error {
-		return resetLimits(ctx, db, m.ID, KYBTier1, m.Currencies)
-	})
+// setupMerchant starts a new merchant in TIER_1 (the column's default) with
+// that tier's limits in each of its currencies, written in the transaction
+// that creates it (Domain.MerchantSetup).
+func setupMerchant(ctx context.Context, db bun.IDB, m *ledger.Merchant) error {
+	return resetLimits(ctx, db, m.ID, KYBTier1, m.Currencies)
 }
 
 // limitRow is a merchant_limits row.

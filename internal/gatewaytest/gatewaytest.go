@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
@@ -51,6 +52,9 @@ func New(t testing.TB, db *bun.DB, o Options) *Gateway {
 	}
 	if o.Ledger.Sealer == nil {
 		o.Ledger.Sealer = NewSealer(t)
+	}
+	if o.Ledger.Domains == nil {
+		o.Ledger.Domains = domains.All()
 	}
 	l := ledger.New(db, o.Ledger)
 	t.Cleanup(l.Close)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
 	"github.com/paygate/gateway/ledger"
@@ -27,7 +28,7 @@ func openLedger(ctx context.Context, t *testing.T, url string, sealer *ledger.Se
 	if err := ledger.Migrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	l := ledger.New(db, ledger.Config{Sealer: sealer, Shards: 1})
+	l := ledger.New(db, ledger.Config{Sealer: sealer, Shards: 1, Domains: domains.All()})
 	t.Cleanup(func() {
 		l.Close()
 		db.Close()
