@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
@@ -569,14 +570,14 @@ func TestBillStableUnderConcurrentWriters(t *testing.T) {
 
 	// What is there now, read straight from the ledger, then page 1.
 	from, _ := time.Parse("2006-01-02", today)
-	var before []ledger.BillLine
+	var before []bill.Line
 	for page := 1; ; page++ {
-		p, err := l.Bill(ctx, sh.m.ID, from, from.AddDate(0, 0, 1), page, ledger.BillPageMax)
+		p, err := l.Bills.Bill(ctx, sh.m.ID, from, from.AddDate(0, 0, 1), page, bill.PageMax)
 		if err != nil {
 			t.Fatal(err)
 		}
 		before = append(before, p.Lines...)
-		if len(p.Lines) < ledger.BillPageMax {
+		if len(p.Lines) < bill.PageMax {
 			break
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/network"
@@ -52,15 +53,15 @@ type ReadKeys interface {
 	ClaimReadIdempotency(ctx context.Context, merchant int64, in *ledger.Idempotency) error
 }
 
-// Bills exports the merchant's bill (*ledger.Ledger).
+// Bills exports the merchant's bill (*bill.Service).
 type Bills interface {
-	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*ledger.BillPage, error)
-	BillRange(ctx context.Context, merchant int64, from, to time.Time) (ledger.BillRange, error)
-	BillStream(ctx context.Context, merchant int64, r ledger.BillRange, batch int, fn func([]ledger.BillLine) error) error
+	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*bill.Page, error)
+	BillRange(ctx context.Context, merchant int64, from, to time.Time) (bill.Range, error)
+	BillStream(ctx context.Context, merchant int64, r bill.Range, batch int, fn func([]bill.Line) error) error
 	// The filtered bill (type, cardNo, currency): the matches of a range.
-	FilteredBill(ctx context.Context, merchant int64, r ledger.BillRange, f ledger.BillFilter, page, size int) (*ledger.FilteredBillPage, error)
-	FilteredBillRange(ctx context.Context, merchant int64, r ledger.BillRange, f ledger.BillFilter) (ledger.FilteredBillRange, error)
-	FilteredBillStream(ctx context.Context, merchant int64, fr ledger.FilteredBillRange, batch int, fn func([]ledger.BillLine) error) error
+	FilteredBill(ctx context.Context, merchant int64, r bill.Range, f bill.Filter, page, size int) (*bill.FilteredPage, error)
+	FilteredBillRange(ctx context.Context, merchant int64, r bill.Range, f bill.Filter) (bill.FilteredRange, error)
+	FilteredBillStream(ctx context.Context, merchant int64, fr bill.FilteredRange, batch int, fn func([]bill.Line) error) error
 }
 
 // Remittances are the remittance endpoints (*remittance.Service). Errors:
@@ -122,7 +123,7 @@ type WriterStats interface {
 var (
 	_ Merchants   = (*ledger.Ledger)(nil)
 	_ ReadKeys    = (*ledger.Ledger)(nil)
-	_ Bills       = (*ledger.Ledger)(nil)
+	_ Bills       = (*bill.Service)(nil)
 	_ WriterStats = (*ledger.Ledger)(nil)
 	_ Accounts    = (*cards.Service)(nil)
 	_ Cards       = (*cards.Service)(nil)

@@ -89,7 +89,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	h := NewServer(Deps{
-		Log: log, DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Ledger,
+		Log: log, DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Bills,
 		Remittances: l.Remit, Stats: l.Ledger, Network: l.Network, Rails: l.Remit,
 		WebhookSettings: l.Ledger, Webhooks: l.Deliveries, Keys: l.Ledger,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,

@@ -136,7 +136,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	metrics := api.NewMetrics(mo)
 	s := a.Services
 	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Merchants: l, Accounts: s.Cards, Cards: s.Cards,
-		ReadKeys: l, Bills: l, Remittances: s.Remit, Stats: l,
+		ReadKeys: l, Bills: s.Bills, Remittances: s.Remit, Stats: l,
 		WebhookSettings: l, Webhooks: s.Deliveries, Keys: l, Network: s.Network, Rails: s.Remit,
 		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", cfg.Addr)

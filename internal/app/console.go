@@ -30,7 +30,7 @@ func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.C
 		return nil
 	}
 	s := a.Services
-	h, err := console.New(console.Config{DB: s.DB().DB, Sealer: sealer, Log: a.log, Ledger: s.Ledger, Audit: audit.New(s.Ledger),
+	h, err := console.New(console.Config{DB: s.DB().DB, Sealer: sealer, Log: a.log, Ledger: s.Ledger, Bills: s.Bills, Audit: audit.New(s.Ledger),
 		Cards: s.Cards, Deliveries: s.Deliveries, Rates: s.FX, Remittances: s.Remit, Settlements: s.Network,
 		IdleTimeout: a.cfg.ConsoleIdleTimeout, SessionMax: a.cfg.ConsoleSessionMax, LockoutFailures: a.cfg.ConsoleLockoutTries,
 		LockoutFor: a.cfg.ConsoleLockoutFor, AddressFailures: a.cfg.ConsoleAddressTries,

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/delivery"
@@ -21,6 +22,7 @@ type Services struct {
 	Network    *network.Service
 	Remit      *remittance.Service
 	Deliveries *delivery.Store
+	Bills      *bill.Service
 }
 
 // NewServices builds the domains on l with the settings of cfg (nil: the
@@ -38,5 +40,6 @@ func NewServices(l *ledger.Ledger, cfg *config.Config) *Services {
 		Network:    network.New(l, c, rates, network.Config{HoldExpiry: cfg.HoldExpiry, Bounds: cfg.NetworkBounds}),
 		Remit:      remittance.New(l),
 		Deliveries: delivery.NewStore(l),
+		Bills:      bill.New(l),
 	}
 }

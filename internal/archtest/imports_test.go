@@ -52,23 +52,25 @@ var allowed = map[string][]string{
 	// The books' check: audit verify and the statement's reads, on the
 	// core's tables and the domains' that mirror it (holds).
 	"internal/audit": {"ledger", "postings"},
-	"reconcile":      {"internal/audit", "postings", "internal/network"},
-	"api": {"ledger", "internal/database", "postings", "internal/cards", "internal/network", "internal/remittance",
+	// The merchant's bill: a reader of the bill lines the core writes.
+	"internal/bill": {"ledger", "postings"},
+	"reconcile":     {"internal/audit", "postings", "internal/network"},
+	"api": {"ledger", "internal/database", "internal/bill", "postings", "internal/cards", "internal/network", "internal/remittance",
 		"internal/remittance/rules", "internal/callbackurl", "internal/delivery"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"api", "postings", "internal/callbackurl", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "internal/domains", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
+	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/domains", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
-	"internal/console": {"ledger", "internal/audit", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile",
+	"internal/console": {"ledger", "internal/audit", "internal/bill", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile",
 		"internal/callbackurl",
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
 
 	// Test support and test-only packages.
-	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/audit", "internal/domains", "internal/fx", "internal/cards", "internal/network",
+	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/audit", "internal/bill", "internal/domains", "internal/fx", "internal/cards", "internal/network",
 		"internal/remittance", "internal/delivery"},
 	"internal/sim": {},
 	// The internal API's client, and the harness of cmd/bench and cmd/chaos.

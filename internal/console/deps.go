@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/fx"
@@ -24,9 +25,6 @@ type Ledger interface {
 	MerchantByShopNo(ctx context.Context, shopNo string) (*ledger.Merchant, error)
 	CreateMerchant(ctx context.Context, spec ledger.MerchantSpec) (*ledger.Merchant, *ledger.Credentials, error)
 	SetMerchantStatus(ctx context.Context, merchant int64, status string) error
-	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*ledger.BillPage, error)
-	BillRange(ctx context.Context, merchant int64, from, to time.Time) (ledger.BillRange, error)
-	BillStream(ctx context.Context, merchant int64, r ledger.BillRange, batch int, fn func([]ledger.BillLine) error) error
 	Entries(ctx context.Context, merchant, from, to int64, limit int) ([]postings.Record, error)
 	Now() time.Time
 	SetIPWhitelist(ctx context.Context, merchant int64, list []string) error
@@ -37,6 +35,13 @@ type Ledger interface {
 	Balance(ctx context.Context, a postings.Account) (int64, error)
 	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
 	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
+}
+
+// Bills reads the merchant's bill (*bill.Service).
+type Bills interface {
+	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*bill.Page, error)
+	BillRange(ctx context.Context, merchant int64, from, to time.Time) (bill.Range, error)
+	BillStream(ctx context.Context, merchant int64, r bill.Range, batch int, fn func([]bill.Line) error) error
 }
 
 // Audit checks the books (*audit.Service): audit verify and the
@@ -87,6 +92,7 @@ type Rates interface {
 
 var (
 	_ Ledger     = (*ledger.Ledger)(nil)
+	_ Bills      = (*bill.Service)(nil)
 	_ Audit      = (*audit.Service)(nil)
 	_ Cards      = (*cards.Service)(nil)
 	_ Deliveries = (*delivery.Store)(nil)

@@ -102,7 +102,7 @@ func newFixture(t *testing.T) *fixture {
 		f.secrets[u.Login] = cr.TOTPSecret
 	}
 	f.audit = &gatedAudit{Service: audit.New(g.Ledger)}
-	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Audit: f.audit, Cards: g.Cards,
+	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Bills: g.Bills, Audit: f.audit, Cards: g.Cards,
 		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Settlements: g.Network, Now: f.clock.Now, LockoutFailures: f.lockFailures})
 	if err != nil {
 		t.Fatal(err)

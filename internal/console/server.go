@@ -28,6 +28,7 @@ type Config struct {
 	Sealer      *ledger.Sealer // opens the TOTP secrets
 	Log         *slog.Logger
 	Ledger      Ledger
+	Bills       Bills
 	Audit       Audit
 	Cards       Cards
 	Deliveries  Deliveries

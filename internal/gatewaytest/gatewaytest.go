@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/domains"
@@ -31,6 +32,7 @@ type Gateway struct {
 	Network    *network.Service
 	Remit      *remittance.Service
 	Deliveries *delivery.Store
+	Bills      *bill.Service
 }
 
 // Options tune New; the zero value gives the defaults.
@@ -72,6 +74,7 @@ func Build(l *ledger.Ledger, o Options) *Gateway {
 		Network:    network.New(l, c, rates, o.Network),
 		Remit:      remittance.New(l),
 		Deliveries: delivery.NewStore(l),
+		Bills:      bill.New(l),
 	}
 }
 

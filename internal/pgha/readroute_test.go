@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
@@ -81,7 +82,7 @@ func (f *readRouteFixture) deposit(ctx context.Context, t *testing.T) int {
 // billTotal is the bill's line count as a read through the route sees it.
 func (f *readRouteFixture) billTotal(ctx context.Context, t *testing.T) int64 {
 	t.Helper()
-	page, err := f.l.Bill(ctx, f.merchant, time.Unix(0, 0), time.Now().Add(time.Hour), 1, ledger.BillPageMax)
+	page, err := bill.New(f.l).Bill(ctx, f.merchant, time.Unix(0, 0), time.Now().Add(time.Hour), 1, bill.PageMax)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestExampleRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(api.NewServer(api.Deps{DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger,
-		Bills: l.Ledger, Remittances: l.Remit, Stats: l.Ledger}))
+		Bills: l.Bills, Remittances: l.Remit, Stats: l.Ledger}))
 	srv.TLS = api.TLSConfig()
 	srv.StartTLS()
 	t.Cleanup(srv.Close)

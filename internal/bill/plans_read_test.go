@@ -1,9 +1,9 @@
-package ledger_test
+package bill_test
 
 import (
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
@@ -13,7 +13,7 @@ import (
 // (pgtest.ReadPlanProblems; internal/audit's test says why).
 func TestReadPlansAreIndexProbes(t *testing.T) {
 	t.Parallel()
-	pgtest.CheckReadPlans(t, ledger.ReadQueries)
+	pgtest.CheckReadPlans(t, bill.ReadQueries)
 }
 
 // readPlanProblems must tell a probe from a rescan, or the test above

@@ -1,4 +1,4 @@
-package ledger_test
+package bill_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/paygate/gateway/internal/bill"
+	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -53,7 +55,7 @@ func TestFilteredBillPagesMatchAPlainFilter(t *testing.T) {
 			t.Fatalf("Append batch %d: %v", b, err)
 		}
 		if b%10 == 0 {
-			deposit(t, l, other.ID, "USD", 1_00)
+			gatewaytest.Deposit(t, l.Ledger, other.ID, "USD", 1_00)
 		}
 	}
 	// The other merchant funds a card whose number m also filters by.
@@ -63,7 +65,7 @@ func TestFilteredBillPagesMatchAPlainFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	expected := func(from, to time.Time, f ledger.BillFilter) []int64 {
+	expected := func(from, to time.Time, f bill.Filter) []int64 {
 		kinds := make([]string, len(f.Kinds))
 		for i, k := range f.Kinds {
 			kinds[i] = string(k)
@@ -79,7 +81,7 @@ func TestFilteredBillPagesMatchAPlainFilter(t *testing.T) {
 		}
 		return seqs
 	}
-	filters := []ledger.BillFilter{
+	filters := []bill.Filter{
 		{Kinds: []postings.Kind{postings.KindDeposit}},
 		{Kinds: []postings.Kind{postings.KindCardTransferIn}},
 		{Kinds: []postings.Kind{postings.KindCardTransferIn, postings.KindDeposit}},
@@ -111,7 +113,7 @@ func TestFilteredBillPagesMatchAPlainFilter(t *testing.T) {
 			if len(want) > 0 {
 				nonEmpty++
 			}
-			for _, size := range []int{1, 7, 50, ledger.BillPageMax} {
+			for _, size := range []int{1, 7, 50, bill.PageMax} {
 				pages := (len(want) + size - 1) / size
 				for _, page := range []int{1, 2, 3, pages / 3, pages / 2, pages - 1, pages, pages + 1, 1_000_000} {
 					if page < 1 || (size == 1 && page > 3 && page != pages && page != 1_000_000) {
@@ -142,7 +144,7 @@ func TestFilteredBillPagesMatchAPlainFilter(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []int64
-			err = l.FilteredBillStream(ctx, m.ID, fr, 100, func(lines []ledger.BillLine) error {
+			err = l.FilteredBillStream(ctx, m.ID, fr, 100, func(lines []bill.Line) error {
 				if len(lines) == 0 || len(lines) > 100 {
 					return fmt.Errorf("batch of %d lines", len(lines))
 				}
@@ -165,13 +167,13 @@ func TestFilteredBillPagesMatchAPlainFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := ledger.BillFilter{Kinds: []postings.Kind{postings.KindDeposit}, Currency: "EUR"}
+	f := bill.Filter{Kinds: []postings.Kind{postings.KindDeposit}, Currency: "EUR"}
 	before, err := l.FilteredBill(ctx, m.ID, r, f, 3, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
 	set(day0.AddDate(0, 0, 6))
-	deposit(t, l, m.ID, "EUR", 7_00)
+	gatewaytest.Deposit(t, l.Ledger, m.ID, "EUR", 7_00)
 	r2, err := l.BillRange(ctx, m.ID, day0, day0.AddDate(0, 0, 10))
 	if err != nil {
 		t.Fatal(err)
@@ -192,5 +194,5 @@ func TestFilteredBillPagesMatchAPlainFilter(t *testing.T) {
 		where l.n is distinct from b.n`).Scan(ctx, &drift); err != nil || drift != 0 {
 		t.Errorf("bill_blocks differs from bill_lines in %d rows (%v)", drift, err)
 	}
-	mustVerify(t, l)
+	gatewaytest.Verify(t, l.Ledger)
 }

@@ -1,4 +1,4 @@
-package ledger
+package bill
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -38,22 +39,22 @@ import (
 // block (sql/0010_cardsbill.sql).
 const billBlockLines = 1024
 
-// BillFilter narrows the bill; a zero field does not filter. Kinds are
+// Filter narrows the bill; a zero field does not filter. Kinds are
 // checked by the caller (postings.Kind.Valid) and listed at most once.
-type BillFilter struct {
+type Filter struct {
 	Kinds    []postings.Kind
 	Currency string
 	CardNo   string
 }
 
 // Empty reports whether the filter keeps every line.
-func (f BillFilter) Empty() bool {
+func (f Filter) Empty() bool {
 	return len(f.Kinds) == 0 && f.Currency == "" && f.CardNo == ""
 }
 
 // where is the filter as SQL conditions on bill_lines alias b, with its
 // arguments: bound, never spliced.
-func (f BillFilter) where() (string, []any) {
+func (f Filter) where() (string, []any) {
 	var sb strings.Builder
 	var args []any
 	if len(f.Kinds) > 0 {
@@ -80,55 +81,55 @@ type billSegment struct {
 	first, last, n int64
 }
 
-// FilteredBillRange is the matches of a filter in the lines of a time range:
+// FilteredRange is the matches of a filter in the lines of a time range:
 // the range, the filter, the segments that hold matches, and their total.
-type FilteredBillRange struct {
-	BillRange
-	Filter   BillFilter
+type FilteredRange struct {
+	Range
+	Filter   Filter
 	Matches  int64
 	segments []billSegment
 }
 
-// FilteredBillPage is one page of a filtered bill.
-type FilteredBillPage struct {
-	FilteredBillRange
+// FilteredPage is one page of a filtered bill.
+type FilteredPage struct {
+	FilteredRange
 	Page, Size int
-	Lines      []BillLine
+	Lines      []Line
 }
 
-// FilteredBill returns page page (from 1) of size lines (1 to BillPageMax)
+// FilteredBill returns page page (from 1) of size lines (1 to PageMax)
 // of the merchant's bill lines with from ≤ created_at < to that pass f, in
 // bill_seq order, with their total. A page past the end is empty. Another
 // merchant's card, or an unknown one, has no lines here.
-func (l *Ledger) FilteredBill(ctx context.Context, merchant int64, r BillRange, f BillFilter, page, size int) (*FilteredBillPage, error) {
+func (s *Service) FilteredBill(ctx context.Context, merchant int64, r Range, f Filter, page, size int) (*FilteredPage, error) {
 	if page < 1 {
 		return nil, postings.FieldErrorf("page", "must be at least 1")
 	}
-	if size < 1 || size > BillPageMax {
-		return nil, postings.FieldErrorf("size", "must be from 1 to %d", BillPageMax)
+	if size < 1 || size > PageMax {
+		return nil, postings.FieldErrorf("size", "must be from 1 to %d", PageMax)
 	}
-	fr, err := l.FilteredBillRange(ctx, merchant, r, f)
+	fr, err := s.FilteredBillRange(ctx, merchant, r, f)
 	if err != nil {
 		return nil, err
 	}
-	p := &FilteredBillPage{FilteredBillRange: fr, Page: page, Size: size, Lines: []BillLine{}}
+	p := &FilteredPage{FilteredRange: fr, Page: page, Size: size, Lines: []Line{}}
 	if fr.Matches == 0 || int64(page-1) > (fr.Matches-1)/int64(size) {
 		return p, nil
 	}
 	skip := int64(page-1) * int64(size)
-	for _, s := range fr.segments {
-		if skip < s.n {
-			p.Lines, err = l.filteredLines(ctx, merchant, f, s.first, fr.Last, skip, int64(size))
+	for _, seg := range fr.segments {
+		if skip < seg.n {
+			p.Lines, err = s.filteredLines(ctx, merchant, f, seg.first, fr.Last, skip, int64(size))
 			return p, err
 		}
-		skip -= s.n
+		skip -= seg.n
 	}
 	return p, nil
 }
 
 // FilteredBillRange counts the matches of f in r, by segment.
-func (l *Ledger) FilteredBillRange(ctx context.Context, merchant int64, r BillRange, f BillFilter) (FilteredBillRange, error) {
-	fr := FilteredBillRange{BillRange: r, Filter: f}
+func (s *Service) FilteredBillRange(ctx context.Context, merchant int64, r Range, f Filter) (FilteredRange, error) {
+	fr := FilteredRange{Range: r, Filter: f}
 	if r.Total == 0 {
 		return fr, nil
 	}
@@ -136,19 +137,19 @@ func (l *Ledger) FilteredBillRange(ctx context.Context, merchant int64, r BillRa
 	if f.CardNo != "" {
 		// One card: its lines are one range of bill_lines_card_idx.
 		var n int64
-		n, err = l.countLines(ctx, merchant, f, r.First, r.Last)
+		n, err = s.countLines(ctx, merchant, f, r.First, r.Last)
 		fr.segments = []billSegment{{r.First, r.Last, n}}
 	} else {
-		fr.segments, err = l.blockSegments(ctx, merchant, r, f)
+		fr.segments, err = s.blockSegments(ctx, merchant, r, f)
 	}
 	if err != nil {
-		return FilteredBillRange{}, err
+		return FilteredRange{}, err
 	}
 	kept := fr.segments[:0]
-	for _, s := range fr.segments {
-		if s.n > 0 {
-			fr.Matches += s.n
-			kept = append(kept, s)
+	for _, seg := range fr.segments {
+		if seg.n > 0 {
+			fr.Matches += seg.n
+			kept = append(kept, seg)
 		}
 	}
 	fr.segments = kept
@@ -160,27 +161,27 @@ func blockOf(seq int64) int64 { return (seq - 1) / billBlockLines }
 
 // blockSegments splits r into its partial first and last blocks, counted
 // line by line, and the whole blocks in between, counted from bill_blocks.
-func (l *Ledger) blockSegments(ctx context.Context, merchant int64, r BillRange, f BillFilter) ([]billSegment, error) {
+func (s *Service) blockSegments(ctx context.Context, merchant int64, r Range, f Filter) ([]billSegment, error) {
 	bLo, bHi := blockOf(r.First), blockOf(r.Last)
 	if bLo == bHi {
-		n, err := l.countLines(ctx, merchant, f, r.First, r.Last)
+		n, err := s.countLines(ctx, merchant, f, r.First, r.Last)
 		return []billSegment{{r.First, r.Last, n}}, err
 	}
 	headLast := (bLo + 1) * billBlockLines
 	tailFirst := bHi*billBlockLines + 1
-	head, err := l.countLines(ctx, merchant, f, r.First, headLast)
+	head, err := s.countLines(ctx, merchant, f, r.First, headLast)
 	if err != nil {
 		return nil, err
 	}
 	segs := []billSegment{{r.First, headLast, head}}
 	if bHi-bLo > 1 {
-		inner, err := l.blockCounts(ctx, merchant, f, bLo+1, bHi-1)
+		inner, err := s.blockCounts(ctx, merchant, f, bLo+1, bHi-1)
 		if err != nil {
 			return nil, err
 		}
 		segs = append(segs, inner...)
 	}
-	tail, err := l.countLines(ctx, merchant, f, tailFirst, r.Last)
+	tail, err := s.countLines(ctx, merchant, f, tailFirst, r.Last)
 	if err != nil {
 		return nil, err
 	}
@@ -191,12 +192,12 @@ func (l *Ledger) blockSegments(ctx context.Context, merchant int64, r BillRange,
 // (at most one block, or one card's index range).
 const countLinesSQL = `select count(*) from bill_lines b where b.merchant_id = ? and b.bill_seq between ? and ?`
 
-func (l *Ledger) countLines(ctx context.Context, merchant int64, f BillFilter, first, last int64) (int64, error) {
+func (s *Service) countLines(ctx context.Context, merchant int64, f Filter, first, last int64) (int64, error) {
 	where, args := f.where()
 	var n int64
-	err := l.db.NewRaw(countLinesSQL+where, append([]any{merchant, first, last}, args...)...).Scan(ctx, &n)
+	err := s.l.DB().NewRaw(countLinesSQL+where, append([]any{merchant, first, last}, args...)...).Scan(ctx, &n)
 	if err != nil {
-		return 0, mapError(err)
+		return 0, ledger.MapError(err)
 	}
 	return n, nil
 }
@@ -208,15 +209,15 @@ const blockCountsSQL = `
 	where b.merchant_id = ? and b.block between ? and ?%s
 	group by b.block order by b.block`
 
-func (l *Ledger) blockCounts(ctx context.Context, merchant int64, f BillFilter, first, last int64) ([]billSegment, error) {
-	where, args := BillFilter{Kinds: f.Kinds, Currency: f.Currency}.where()
+func (s *Service) blockCounts(ctx context.Context, merchant int64, f Filter, first, last int64) ([]billSegment, error) {
+	where, args := Filter{Kinds: f.Kinds, Currency: f.Currency}.where()
 	var rows []struct {
 		Block int64 `bun:"block"`
 		N     int64 `bun:"n"`
 	}
 	q := strings.Replace(blockCountsSQL, "%s", where, 1)
-	if err := l.db.NewRaw(q, append([]any{merchant, first, last}, args...)...).Scan(ctx, &rows); err != nil {
-		return nil, mapError(err)
+	if err := s.l.DB().NewRaw(q, append([]any{merchant, first, last}, args...)...).Scan(ctx, &rows); err != nil {
+		return nil, ledger.MapError(err)
 	}
 	out := make([]billSegment, len(rows))
 	for i, r := range rows {
@@ -237,31 +238,31 @@ const filteredLinesSQL = `
 	cross join lateral (select type, card_no from accounts where id = b.account_id offset 0) a
 	order by b.bill_seq`
 
-func (l *Ledger) filteredLines(ctx context.Context, merchant int64, f BillFilter, first, last, skip, limit int64) ([]BillLine, error) {
+func (s *Service) filteredLines(ctx context.Context, merchant int64, f Filter, first, last, skip, limit int64) ([]Line, error) {
 	where, args := f.where()
 	q := strings.Replace(filteredLinesSQL, "%s", where, 1)
 	all := append([]any{merchant, first, last}, args...)
 	var rows []billReadRow
-	if err := l.db.NewRaw(q, append(all, skip, limit)...).Scan(ctx, &rows); err != nil && err != sql.ErrNoRows {
-		return nil, mapError(err)
+	if err := s.l.DB().NewRaw(q, append(all, skip, limit)...).Scan(ctx, &rows); err != nil && err != sql.ErrNoRows {
+		return nil, ledger.MapError(err)
 	}
 	return billLinesOf(rows), nil
 }
 
 // FilteredBillStream calls fn with the matches of fr in bill_seq order, in
-// batches of at most batch lines (1 to BillPageMax; others mean
-// BillPageMax), each read by its own keyset query from the last line of the
+// batches of at most batch lines (1 to PageMax; others mean
+// PageMax), each read by its own keyset query from the last line of the
 // one before: memory stays bounded whatever the range.
-func (l *Ledger) FilteredBillStream(ctx context.Context, merchant int64, fr FilteredBillRange, batch int, fn func([]BillLine) error) error {
-	if batch < 1 || batch > BillPageMax {
-		batch = BillPageMax
+func (s *Service) FilteredBillStream(ctx context.Context, merchant int64, fr FilteredRange, batch int, fn func([]Line) error) error {
+	if batch < 1 || batch > PageMax {
+		batch = PageMax
 	}
 	if fr.Matches == 0 {
 		return nil
 	}
 	next := fr.segments[0].first
 	for next <= fr.Last {
-		lines, err := l.filteredLines(ctx, merchant, fr.Filter, next, fr.Last, 0, int64(batch))
+		lines, err := s.filteredLines(ctx, merchant, fr.Filter, next, fr.Last, 0, int64(batch))
 		if err != nil {
 			return err
 		}

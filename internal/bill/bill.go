@@ -1,4 +1,10 @@
-package ledger
+// Package bill is the merchant's bill (docs/api.md, "Bill"): the lines of
+// bill_lines of a time range, a page at a time or streamed, with the
+// filters by kind, currency and card that bill_blocks keeps cheap. The
+// journal core writes the lines (ledger/post.go, flush.go) under the
+// merchant's head lock; this package only reads them, on the standby when
+// reads are routed (issue 28, point 1: the core is the journal only).
+package bill
 
 import (
 	"context"
@@ -7,8 +13,15 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
+
+// Service reads the bill of a ledger.
+type Service struct{ l *ledger.Ledger }
+
+// New returns the bill of l.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 
 // The bill export (docs/api.md, "Bill"): the lines of bill_lines whose
 // created_at falls in a time range, in bill_seq order, a page at a time or
@@ -36,12 +49,12 @@ import (
 // can fall before it), so a full page keeps its lines, and a partial last
 // page can only grow at its end.
 
-// BillPageMax bounds the lines of one Bill page and of one BillStream batch.
-const BillPageMax = 1000
+// PageMax bounds the lines of one Bill page and of one BillStream batch.
+const PageMax = 1000
 
-// BillLine is one movement of a billable account (a funding account or a
+// Line is one movement of a billable account (a funding account or a
 // card's available balance).
-type BillLine struct {
+type Line struct {
 	BillSeq     int64         // the merchant's gapless bill sequence
 	MerchantSeq int64         // the journal entry's merchant sequence
 	Kind        postings.Kind // the entry's kind
@@ -59,35 +72,35 @@ type BillLine struct {
 	BalanceAfter int64
 }
 
-// BillAccountFunding is BillLine.Account for a funding account.
-const BillAccountFunding = "funding"
+// AccountFunding is Line.Account for a funding account.
+const AccountFunding = "funding"
 
-// BillRange is the bill_seq range [First, Last] of the lines of a time
+// Range is the bill_seq range [First, Last] of the lines of a time
 // range; Total is its length, 0 (with First and Last 0) when it is empty.
-type BillRange struct {
+type Range struct {
 	First, Last int64
 	Total       int64
 }
 
-// BillPage is one page of a bill.
-type BillPage struct {
-	BillRange
+// Page is one page of a bill.
+type Page struct {
+	Range
 	Page, Size int
-	Lines      []BillLine
+	Lines      []Line
 }
 
-// Bill returns page page (from 1) of size lines (1 to BillPageMax) of the
+// Bill returns page page (from 1) of size lines (1 to PageMax) of the
 // merchant's bill lines with from ≤ created_at < to, in bill_seq order,
 // with the total of the range. A page past the end is empty.
-func (l *Ledger) Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*BillPage, error) {
+func (s *Service) Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*Page, error) {
 	if page < 1 {
 		return nil, postings.FieldErrorf("page", "must be at least 1")
 	}
-	if size < 1 || size > BillPageMax {
-		return nil, postings.FieldErrorf("size", "must be from 1 to %d", BillPageMax)
+	if size < 1 || size > PageMax {
+		return nil, postings.FieldErrorf("size", "must be from 1 to %d", PageMax)
 	}
 	// One connection for both reads: one routing decision (readroute.go).
-	conn, err := l.ReadConn(ctx)
+	conn, err := s.l.ReadConn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +109,7 @@ func (l *Ledger) Bill(ctx context.Context, merchant int64, from, to time.Time, p
 	if err != nil {
 		return nil, err
 	}
-	p := &BillPage{BillRange: r, Page: page, Size: size, Lines: []BillLine{}}
+	p := &Page{Range: r, Page: page, Size: size, Lines: []Line{}}
 	first, last, ok := pageBounds(r, page, size)
 	if !ok {
 		return p, nil
@@ -111,7 +124,7 @@ func (l *Ledger) Bill(ctx context.Context, merchant int64, from, to time.Time, p
 // pageBounds is the bill_seq range of page page of r, if it has lines.
 // (page−1) is compared against the range length divided by size, so that
 // nothing overflows whatever page is.
-func pageBounds(r BillRange, page, size int) (first, last int64, ok bool) {
+func pageBounds(r Range, page, size int) (first, last int64, ok bool) {
 	if r.Total == 0 || int64(page-1) > (r.Total-1)/int64(size) {
 		return 0, 0, false
 	}
@@ -123,21 +136,21 @@ func pageBounds(r BillRange, page, size int) (first, last int64, ok bool) {
 // BillRange finds the bill_seq range of the merchant's lines with
 // from ≤ created_at < to: two seeks of bill_lines_created_idx, in one
 // statement.
-func (l *Ledger) BillRange(ctx context.Context, merchant int64, from, to time.Time) (BillRange, error) {
+func (s *Service) BillRange(ctx context.Context, merchant int64, from, to time.Time) (Range, error) {
 	if !to.After(from) {
-		return BillRange{}, nil
+		return Range{}, nil
 	}
-	conn, err := l.ReadConn(ctx)
+	conn, err := s.l.ReadConn(ctx)
 	if err != nil {
-		return BillRange{}, err
+		return Range{}, err
 	}
 	defer conn.Close()
 	return billRangeOn(ctx, conn, merchant, from, to)
 }
 
-func billRangeOn(ctx context.Context, conn bun.Conn, merchant int64, from, to time.Time) (BillRange, error) {
+func billRangeOn(ctx context.Context, conn bun.Conn, merchant int64, from, to time.Time) (Range, error) {
 	if !to.After(from) {
-		return BillRange{}, nil
+		return Range{}, nil
 	}
 	var row struct {
 		Lo sql.NullInt64 `bun:"lo"`
@@ -145,12 +158,12 @@ func billRangeOn(ctx context.Context, conn bun.Conn, merchant int64, from, to ti
 	}
 	err := conn.NewRaw(billRangeSQL, merchant, from.UTC(), merchant, to.UTC()).Scan(ctx, &row)
 	if err != nil {
-		return BillRange{}, mapError(err)
+		return Range{}, ledger.MapError(err)
 	}
 	if !row.Lo.Valid || !row.Hi.Valid || row.Hi.Int64 < row.Lo.Int64 {
-		return BillRange{}, nil
+		return Range{}, nil
 	}
-	return BillRange{First: row.Lo.Int64, Last: row.Hi.Int64, Total: row.Hi.Int64 - row.Lo.Int64 + 1}, nil
+	return Range{First: row.Lo.Int64, Last: row.Hi.Int64, Total: row.Hi.Int64 - row.Lo.Int64 + 1}, nil
 }
 
 // billRangeSQL is BillRange's statement: two seeks of bill_lines_created_idx.
@@ -164,19 +177,19 @@ const billRangeSQL = `
 	   order by created_at desc, bill_seq desc limit 1) as hi`
 
 // BillStream calls fn with the lines of r in bill_seq order, in batches of
-// at most batch lines (1 to BillPageMax; others mean BillPageMax), each read
+// at most batch lines (1 to PageMax; others mean PageMax), each read
 // by its own primary-key range query: memory stays bounded whatever the
 // range. It stops at the first error, fn's included.
-func (l *Ledger) BillStream(ctx context.Context, merchant int64, r BillRange, batch int, fn func([]BillLine) error) error {
-	if batch < 1 || batch > BillPageMax {
-		batch = BillPageMax
+func (s *Service) BillStream(ctx context.Context, merchant int64, r Range, batch int, fn func([]Line) error) error {
+	if batch < 1 || batch > PageMax {
+		batch = PageMax
 	}
 	if r.Total == 0 {
 		return nil
 	}
 	for first := r.First; first <= r.Last; first += int64(batch) {
 		last := min(r.Last, first+int64(batch)-1)
-		lines, err := l.billLines(ctx, merchant, first, last)
+		lines, err := s.billLines(ctx, merchant, first, last)
 		if err != nil {
 			return err
 		}
@@ -211,7 +224,7 @@ type billReadRow struct {
 // numbers are common to all of them — page 1 of a merchant with a million
 // lines was estimated at ~4,000 rows and joined by hashing a sequential scan
 // of all accounts (40 ms of PostgreSQL CPU instead of 0.4 ms, make bench
-// scenario 5a). A page is at most BillPageMax lines, so a probe per line is
+// scenario 5a). A page is at most PageMax lines, so a probe per line is
 // always the right plan.
 const billLinesSQL = `
 	select b.bill_seq, b.merchant_seq, b.kind, b.amount, b.currency, b.balance_after, b.created_at,
@@ -221,8 +234,8 @@ const billLinesSQL = `
 	where b.merchant_id = ? and b.bill_seq between ? and ?
 	order by b.bill_seq`
 
-func (l *Ledger) billLines(ctx context.Context, merchant, first, last int64) ([]BillLine, error) {
-	conn, err := l.ReadConn(ctx)
+func (s *Service) billLines(ctx context.Context, merchant, first, last int64) ([]Line, error) {
+	conn, err := s.l.ReadConn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -230,24 +243,24 @@ func (l *Ledger) billLines(ctx context.Context, merchant, first, last int64) ([]
 	return billLinesOn(ctx, conn, merchant, first, last)
 }
 
-func billLinesOn(ctx context.Context, conn bun.Conn, merchant, first, last int64) ([]BillLine, error) {
+func billLinesOn(ctx context.Context, conn bun.Conn, merchant, first, last int64) ([]Line, error) {
 	var rows []billReadRow
 	err := conn.NewRaw(billLinesSQL, merchant, first, last).Scan(ctx, &rows)
 	if err != nil {
-		return nil, mapError(err)
+		return nil, ledger.MapError(err)
 	}
 	return billLinesOf(rows), nil
 }
 
 // billLinesOf turns read rows into lines.
-func billLinesOf(rows []billReadRow) []BillLine {
-	out := make([]BillLine, len(rows))
+func billLinesOf(rows []billReadRow) []Line {
+	out := make([]Line, len(rows))
 	for i, r := range rows {
-		acct := BillAccountFunding
+		acct := AccountFunding
 		if r.AccountType != string(postings.AccountFunding) {
 			acct = r.AccountCard.String
 		}
-		out[i] = BillLine{
+		out[i] = Line{
 			BillSeq: r.BillSeq, MerchantSeq: r.MerchantSeq, Kind: postings.Kind(r.Kind),
 			Amount: r.Amount, Currency: r.Currency, CreatedAt: r.CreatedAt.UTC(), Account: acct,
 			CardNo: r.CardNo.String, TxID: r.TxID.String, AuthID: r.AuthID.String,

@@ -1,4 +1,4 @@
-package ledger_test
+package bill_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/bill"
+	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -46,7 +48,7 @@ func TestBillPagesAreSequenceRanges(t *testing.T) {
 			t.Fatalf("Append batch %d: %v", b, err)
 		}
 		if b%10 == 0 {
-			deposit(t, l, other.ID, "USD", 1_00) // another merchant's lines in between
+			gatewaytest.Deposit(t, l.Ledger, other.ID, "USD", 1_00) // another merchant's lines in between
 		}
 	}
 
@@ -89,7 +91,7 @@ func TestBillPagesAreSequenceRanges(t *testing.T) {
 	}
 	for _, rg := range ranges {
 		want := expected(rg.from, rg.to)
-		for _, size := range []int{1, 7, 50, 500, ledger.BillPageMax} {
+		for _, size := range []int{1, 7, 50, 500, bill.PageMax} {
 			pages := (len(want) + size - 1) / size
 			for _, page := range []int{1, 2, pages / 2, pages - 1, pages, pages + 1, 1_000_000} {
 				if page < 1 {
@@ -127,7 +129,7 @@ func TestBillPagesAreSequenceRanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []int64
-		err = l.BillStream(ctx, m.ID, r, 64, func(lines []ledger.BillLine) error {
+		err = l.BillStream(ctx, m.ID, r, 64, func(lines []bill.Line) error {
 			if len(lines) == 0 || len(lines) > 64 {
 				return fmt.Errorf("batch of %d lines", len(lines))
 			}
@@ -151,11 +153,11 @@ func TestBillPagesAreSequenceRanges(t *testing.T) {
 		t.Fatalf("first lines %+v", p.Lines)
 	}
 	dep, fundOut, cardIn := p.Lines[0], p.Lines[2], p.Lines[3]
-	if dep.Kind != postings.KindDeposit || dep.Account != ledger.BillAccountFunding || dep.Amount != 100 ||
+	if dep.Kind != postings.KindDeposit || dep.Account != bill.AccountFunding || dep.Amount != 100 ||
 		dep.Currency != "USD" || dep.BalanceAfter != 100 || dep.MerchantSeq != 1 || dep.BillSeq != 1 || !dep.CreatedAt.Equal(day0) {
 		t.Errorf("deposit line %+v", dep)
 	}
-	if fundOut.Kind != postings.KindCardFund || fundOut.Account != ledger.BillAccountFunding || fundOut.Amount != -3 ||
+	if fundOut.Kind != postings.KindCardFund || fundOut.Account != bill.AccountFunding || fundOut.Amount != -3 ||
 		fundOut.MerchantSeq != 3 || cardIn.Account != "crd_bill02" || cardIn.Amount != 3 || cardIn.BalanceAfter != 3 || cardIn.MerchantSeq != 3 {
 		t.Errorf("card funding lines %+v %+v", fundOut, cardIn)
 	}
@@ -164,11 +166,11 @@ func TestBillPagesAreSequenceRanges(t *testing.T) {
 	for _, c := range []struct {
 		page, size int
 		field      string
-	}{{0, 10, "page"}, {-1, 10, "page"}, {1, 0, "size"}, {1, ledger.BillPageMax + 1, "size"}} {
+	}{{0, 10, "page"}, {-1, 10, "page"}, {1, 0, "size"}, {1, bill.PageMax + 1, "size"}} {
 		_, err := l.Bill(ctx, m.ID, day0, day0.AddDate(0, 0, 1), c.page, c.size)
 		if e := postings.AsError(err); e == nil || e.Code != postings.EINVALID || e.Field != c.field {
 			t.Errorf("page %d size %d: %v", c.page, c.size, err)
 		}
 	}
-	mustVerify(t, l)
+	gatewaytest.Verify(t, l.Ledger)
 }

@@ -1,25 +1,25 @@
-package ledger_test
+package bill_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
 // TestFilteredBillPlansReadTheirIndex explains the reads of the filtered
 // bill on a freshly migrated database (empty, never analysed, so the plans
 // do not lean on statistics): each reads through the index that makes
-// page N cost what page 1 costs (ledger/bill_filter.go) — bill_blocks for
+// page N cost what page 1 costs (internal/bill/filter.go) — bill_blocks for
 // whole blocks, a primary-key range for a block's lines, the card index for
 // one card — in bill_seq order with no sort and nothing read whole.
 func TestFilteredBillPlansReadTheirIndex(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
-	queries, err := ledger.FilteredBillQueries(db, 1)
+	queries, err := bill.FilteredBillQueries(db, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

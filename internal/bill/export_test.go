@@ -1,30 +1,31 @@
-package ledger
+package bill
 
 import (
 	"strings"
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
 // FilteredBillQuery is a read of the filtered bill with the index it must
 // read through.
 type FilteredBillQuery struct {
-	Statement
+	ledger.Statement
 	Index string
 }
 
-// FilteredBillQueries returns the reads of the filtered bill (bill_filter.go)
+// FilteredBillQueries returns the reads of the filtered bill (filter.go)
 // as PostgreSQL receives them for merchant m, with sample arguments: a kind
 // and currency filter, and a card filter.
 func FilteredBillQueries(db *bun.DB, m int64) ([]FilteredBillQuery, error) {
-	kinds := BillFilter{Kinds: []postings.Kind{postings.KindCardAuth, postings.KindCardSettle}, Currency: "USD"}
-	card := BillFilter{Kinds: []postings.Kind{postings.KindCardAuth}, CardNo: "crd_plan"}
+	kinds := Filter{Kinds: []postings.Kind{postings.KindCardAuth, postings.KindCardSettle}, Currency: "USD"}
+	card := Filter{Kinds: []postings.Kind{postings.KindCardAuth}, CardNo: "crd_plan"}
 	var out []FilteredBillQuery
 	add := func(name, index, q string, args ...any) error {
 		b, err := db.NewRaw(q, args...).AppendQuery(db.Formatter(), nil)
-		out = append(out, FilteredBillQuery{Statement{name, string(b)}, index})
+		out = append(out, FilteredBillQuery{ledger.Statement{Name: name, SQL: string(b)}, index})
 		return err
 	}
 	kw, ka := kinds.where()
