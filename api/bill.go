@@ -13,7 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/gateway/internal/bill"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -353,7 +353,7 @@ func csvText(s string) string {
 // envelope; an error once the answer has started cannot change its status,
 // so it is logged and the connection aborted: the client sees a broken
 // transfer, never a silently short file.
-func writeBillCSV(c *gin.Context, l Bills, m *ledger.Merchant, q billQuery) {
+func writeBillCSV(c *gin.Context, l Bills, m *merchant.Merchant, q billQuery) {
 	a, err := readBill(c, l, m.ID, q, q.paged)
 	if err != nil {
 		writeError(c, err)

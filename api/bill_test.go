@@ -17,8 +17,8 @@ import (
 
 	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
-	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -296,7 +296,7 @@ func TestBillSumsToBalances(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"USD", "EUR"}})
 	other := s.fundedShop() // its lines must not appear
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)

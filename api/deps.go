@@ -7,6 +7,7 @@ import (
 	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -16,11 +17,11 @@ import (
 // they are used (the services satisfy them; cmd/gateway wires them, and a
 // test may pass a fake). Each handler asks only for its area's interface.
 
-// Merchants authenticates /shop requests (*ledger.Ledger).
+// Merchants authenticates /shop requests (*merchant.Service).
 type Merchants interface {
 	// Authenticate resolves a shop number and public key; EUNAUTHENTICATED
 	// for an unknown shop or a wrong key alike.
-	Authenticate(ctx context.Context, shopNo, publicKey string) (*ledger.Merchant, error)
+	Authenticate(ctx context.Context, shopNo, publicKey string) (*merchant.Merchant, error)
 	// TouchAuthenticated records a successful authentication.
 	TouchAuthenticated(ctx context.Context, merchant int64, at time.Time) error
 }
@@ -92,7 +93,7 @@ type Rails interface {
 }
 
 // WebhookSettings sets the merchant's default callback URL ("" clears it)
-// (*ledger.Ledger).
+// (*merchant.Service).
 type WebhookSettings interface {
 	SetCallbackURL(ctx context.Context, merchant int64, url string) error
 }
@@ -107,11 +108,11 @@ type Webhooks interface {
 }
 
 // Keys rolls the merchant's keys and tells the overlaps in progress
-// (*ledger.Ledger). Errors: ECONFLICT (idempotency).
+// (*merchant.Service). Errors: ECONFLICT (idempotency).
 type Keys interface {
-	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
-	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
-	KeyState(ctx context.Context, merchant int64) (*ledger.KeyState, error)
+	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*merchant.KeyRoll, error)
+	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*merchant.KeyRoll, error)
+	KeyState(ctx context.Context, merchant int64) (*merchant.KeyState, error)
 }
 
 // WriterStats are the ledger writer's counters that /metrics shows
@@ -121,7 +122,7 @@ type WriterStats interface {
 }
 
 var (
-	_ Merchants   = (*ledger.Ledger)(nil)
+	_ Merchants   = (*merchant.Service)(nil)
 	_ ReadKeys    = (*ledger.Ledger)(nil)
 	_ Bills       = (*bill.Service)(nil)
 	_ WriterStats = (*ledger.Ledger)(nil)
@@ -131,7 +132,7 @@ var (
 	_ Rails       = (*remittance.Service)(nil)
 	_ Network     = (*network.Service)(nil)
 
-	_ WebhookSettings = (*ledger.Ledger)(nil)
+	_ WebhookSettings = (*merchant.Service)(nil)
 	_ Webhooks        = (*delivery.Store)(nil)
-	_ Keys            = (*ledger.Ledger)(nil)
+	_ Keys            = (*merchant.Service)(nil)
 )

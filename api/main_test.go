@@ -22,6 +22,7 @@ import (
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -89,9 +90,9 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	h := NewServer(Deps{
-		Log: log, DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Bills,
+		Log: log, DB: db, Merchants: l.Merchants, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Bills,
 		Remittances: l.Remit, Stats: l.Ledger, Network: l.Network, Rails: l.Remit,
-		WebhookSettings: l.Ledger, Webhooks: l.Deliveries, Keys: l.Ledger,
+		WebhookSettings: l.Merchants, Webhooks: l.Deliveries, Keys: l.Merchants,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
 		RateLimit: opts.rateLimit, CallbackAllow: opts.allow, Limits: opts.limits,
 		versions: opts.versions,
@@ -122,11 +123,11 @@ func mustVerify(t testing.TB, l *gatewaytest.Gateway) {
 
 // shop is a merchant with its credentials.
 type shop struct {
-	m     *ledger.Merchant
-	creds *ledger.Credentials
+	m     *merchant.Merchant
+	creds *merchant.Credentials
 }
 
-func (s *testServer) newShop(spec ledger.MerchantSpec) shop {
+func (s *testServer) newShop(spec merchant.Spec) shop {
 	s.t.Helper()
 	if spec.Name == "" {
 		spec.Name = "Test shop"

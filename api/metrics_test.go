@@ -20,7 +20,7 @@ func TestMetricsOneRegistryForBothListeners(t *testing.T) {
 	db := pgtest.NewDB(t)
 	g := gatewaytest.New(t, db, gatewaytest.Options{})
 	m := NewMetrics(MetricsOptions{Ledger: g.Ledger, DB: db.DB})
-	public := httptest.NewServer(NewServer(Deps{DB: db, Merchants: g.Ledger, Accounts: g.Cards, Cards: g.Cards, ReadKeys: g.Ledger,
+	public := httptest.NewServer(NewServer(Deps{DB: db, Merchants: g.Merchants, Accounts: g.Cards, Cards: g.Cards, ReadKeys: g.Ledger,
 		Bills: g.Bills, Remittances: g.Remit, Stats: g.Ledger, Metrics: m}))
 	t.Cleanup(public.Close)
 	const token = "itk_metrics-test-token"

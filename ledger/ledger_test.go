@@ -2,11 +2,12 @@ package ledger_test
 
 import (
 	"context"
-	"crypto/rand"
 	"strings"
 	"testing"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -18,29 +19,16 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func newLedger(t testing.TB, cfg ledger.Config) *ledger.Ledger {
 	t.Helper()
 	db := pgtest.NewDB(t)
-	if cfg.Sealer == nil {
-		key := make([]byte, ledger.DataKeyBytes)
-		if _, err := rand.Read(key); err != nil {
-			t.Fatal(err)
-		}
-		s, err := ledger.NewSealer(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Sealer = s
-	}
 	l := ledger.New(db, cfg)
 	t.Cleanup(l.Close)
 	return l
 }
 
-func newMerchant(t testing.TB, l *ledger.Ledger, currencies ...string) *ledger.Merchant {
+// newMerchant creates a merchant through internal/merchant, whose keys are
+// sealed with a key of its own (the journal reads no key).
+func newMerchant(t testing.TB, l *ledger.Ledger, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	m, _, err := l.CreateMerchant(context.Background(), ledger.MerchantSpec{Name: "Test shop", Currencies: currencies})
-	if err != nil {
-		t.Fatalf("CreateMerchant: %v", err)
-	}
-	return m
+	return gatewaytest.Merchant(t, merchant.New(l, gatewaytest.NewSealer(t)), currencies...)
 }
 
 func deposit(t testing.TB, l *ledger.Ledger, m int64, cur string, minor int64) {

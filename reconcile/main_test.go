@@ -11,6 +11,7 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
@@ -68,9 +69,9 @@ func (f *fixture) refreshRates(t *testing.T) {
 
 func (f *fixture) msg() string { return fmt.Sprintf("msg-%d", f.msgs.Add(1)) }
 
-func (f *fixture) merchant(t *testing.T, currencies ...string) *ledger.Merchant {
+func (f *fixture) merchant(t *testing.T, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	m, _, err := f.l.CreateMerchant(context.Background(), ledger.MerchantSpec{Name: "Test shop", Currencies: currencies})
+	m, _, err := f.l.CreateMerchant(context.Background(), merchant.Spec{Name: "Test shop", Currencies: currencies})
 	if err != nil {
 		t.Fatalf("CreateMerchant: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/harness"
+	"github.com/paygate/gateway/internal/merchant"
 
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/ledger"
@@ -181,14 +182,15 @@ func (b *bench) benchLedger(name string, merchantsN, cardsPer int, kind postings
 	if err := ledger.Migrate(b.ctx, db); err != nil {
 		return row{}, err
 	}
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	_, _ = rand.Read(key)
-	sealer, _ := ledger.NewSealer(key)
-	l := ledger.New(db, ledger.Config{Sealer: sealer, Shards: b.o.lShards, BatchWindow: b.o.lWindow, Domains: domains.All()})
+	sealer, _ := merchant.NewSealer(key)
+	l := ledger.New(db, ledger.Config{Shards: b.o.lShards, BatchWindow: b.o.lWindow, Domains: domains.All()})
 	defer l.Close()
+	ms := merchant.New(l, sealer)
 	merchants := make([]int64, merchantsN)
 	for i := range merchants {
-		m, _, err := l.CreateMerchant(b.ctx, ledger.MerchantSpec{Name: fmt.Sprintf("bench %d", i), Currencies: []string{"USD"}})
+		m, _, err := ms.CreateMerchant(b.ctx, merchant.Spec{Name: fmt.Sprintf("bench %d", i), Currencies: []string{"USD"}})
 		if err != nil {
 			return row{}, err
 		}

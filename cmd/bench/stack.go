@@ -26,6 +26,7 @@ import (
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/harness"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
@@ -49,6 +50,7 @@ type bench struct {
 	dataKey string // hex
 	db      *bun.DB
 	l       *ledger.Ledger
+	ms      *merchant.Service // the merchants on l
 	pg      *harness.Postgres
 	cards   *cards.Service   // the card domain on l
 	network *network.Service // the network side on l
@@ -93,7 +95,7 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 		}
 	}()
 	progress(log, "working directory %s", dir)
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
@@ -160,13 +162,14 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 			return nil, err
 		}
 	}
-	sealer, err := ledger.NewSealer(key)
+	sealer, err := merchant.NewSealer(key)
 	if err != nil {
 		return nil, err
 	}
-	b.l = ledger.New(b.db, ledger.Config{Sealer: sealer, Domains: domains.All()})
+	b.l = ledger.New(b.db, ledger.Config{Domains: domains.All()})
+	b.ms = merchant.New(b.l, sealer)
 	rates := fx.New(b.l, 0)
-	b.cards = cards.New(b.l, rates)
+	b.cards = cards.New(b.l, rates, b.ms)
 	b.network = network.New(b.l, b.cards, rates, network.Config{})
 
 	if bin != "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/harness"
+	merchants "github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -37,7 +38,7 @@ type env struct {
 	token    string
 	verbose  bool
 	out      io.Writer
-	sealer   *ledger.Sealer
+	sealer   *merchants.Sealer
 	logFiles []string
 }
 
@@ -84,9 +85,10 @@ func (e *env) newDatabase(ctx context.Context, name string) (string, error) {
 // services is a ledger of this process with the domains on it.
 type services struct {
 	*ledger.Ledger
-	cards   *cards.Service
-	network *network.Service
-	remit   *remittance.Service
+	merchants *merchants.Service
+	cards     *cards.Service
+	network   *network.Service
+	remit     *remittance.Service
 }
 
 // openLedger opens the scenario's database with a ledger of its own (setup
@@ -101,12 +103,12 @@ func (e *env) openLedger(ctx context.Context, url string, conns int, cfg ledger.
 		db.Close()
 		return nil, nil, err
 	}
-	cfg.Sealer = e.sealer
 	cfg.Domains = domains.All()
 	l := ledger.New(db, cfg)
+	ms := merchants.New(l, e.sealer)
 	rates := fx.New(l, 0)
-	c := cards.New(l, rates)
-	return db, &services{Ledger: l, cards: c, remit: remittance.New(l),
+	c := cards.New(l, rates, ms)
+	return db, &services{Ledger: l, merchants: ms, cards: c, remit: remittance.New(l),
 		network: network.New(l, c, rates, network.Config{HoldExpiry: holdExpiry})}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
 	"github.com/paygate/gateway/postings"
@@ -45,7 +46,7 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 		if err := checkCallbackURL(e, "callback_url", *callback); err != nil {
 			return err
 		}
-		m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{
+		m, creds, err := l.CreateMerchant(ctx, merchant.Spec{
 			Name: *name, Currencies: splitList(*currencies), IPWhitelist: splitList(*whitelist), CallbackURL: *callback,
 			Test: *test,
 		})
@@ -68,7 +69,7 @@ func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
 			amount = fs.String("amount", "", "decimal amount, e.g. 1000.00 (required)")
 			key = fs.String("idempotency-key", "", "makes the command safe to repeat: the same key deposits once")
 		},
-		func(l *app.Services, m *ledger.Merchant) error {
+		func(l *app.Services, m *merchant.Merchant) error {
 			cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
 			if err != nil {
 				return err

@@ -42,7 +42,7 @@ func openReconcileLedger(ctx context.Context, e *env) (*app.Store, *app.Services
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, app.NewServices(ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1, Domains: domains.All()}), nil), nil
+	return s, app.NewServices(ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1, Domains: domains.All()}), nil, nil), nil
 }
 
 func cmdAuditStatement(ctx context.Context, e *env, args []string) error {

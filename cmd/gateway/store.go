@@ -33,6 +33,6 @@ func openLedger(ctx context.Context, e *env) (*app.Store, *app.Services, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	l := ledger.New(s.DB, ledger.Config{Sealer: sealer, Logger: e.log, Shards: 1, Domains: domains.All()})
-	return s, app.NewServices(l, cfg), nil
+	l := ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1, Domains: domains.All()})
+	return s, app.NewServices(l, sealer, cfg), nil
 }

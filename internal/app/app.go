@@ -108,7 +108,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 		return a, err
 	}
 	a.closers = append(a.closers, a.store.Close)
-	l := ledger.New(a.store.DB, ledger.Config{Sealer: sealer, Logger: a.log, Shards: cfg.LedgerShards, BatchWindow: cfg.LedgerBatchWindow,
+	l := ledger.New(a.store.DB, ledger.Config{Logger: a.log, Shards: cfg.LedgerShards, BatchWindow: cfg.LedgerBatchWindow,
 		Domains: domains.All()})
 	// The ledger stops before the store closes: closers run in reverse.
 	a.closers = append(a.closers, l.Close)
@@ -117,7 +117,10 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 		return a, err
 	}
 	a.closers = append(a.closers, closeReads)
-	a.Services = NewServices(l, cfg)
+	a.Services = NewServices(l, sealer, cfg)
+	// The authentication times not written yet are written before the
+	// ledger stops (closers run in reverse).
+	a.closers = append(a.closers, a.Services.Merchants.Close)
 	if !cfg.NoWorkers {
 		a.workers = newWorkers(cfg, a.Services, a.log)
 	}
@@ -135,9 +138,9 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	}
 	metrics := api.NewMetrics(mo)
 	s := a.Services
-	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Merchants: l, Accounts: s.Cards, Cards: s.Cards,
+	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Merchants: s.Merchants, Accounts: s.Cards, Cards: s.Cards,
 		ReadKeys: l, Bills: s.Bills, Remittances: s.Remit, Stats: l,
-		WebhookSettings: l, Webhooks: s.Deliveries, Keys: l, Network: s.Network, Rails: s.Remit,
+		WebhookSettings: s.Merchants, Webhooks: s.Deliveries, Keys: s.Merchants, Network: s.Network, Rails: s.Remit,
 		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

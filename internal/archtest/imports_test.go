@@ -37,12 +37,17 @@ var allowed = map[string][]string{
 	"internal/pgha":          {"ledger/pgcluster"},
 	"internal/pgha/pghatest": {"internal/pgha"},
 
+	// The merchants: their configuration, credentials, authentication, key
+	// rolls, and the sealing of secrets at rest; on the core, which opens
+	// a new merchant's journal in the same transaction.
+	"internal/merchant": {"ledger", "postings"},
+
 	// The domains, each above the core and the domains it builds on.
 	"internal/fx":         {"ledger", "postings"},
-	"internal/cards":      {"ledger", "postings", "internal/fx"},
+	"internal/cards":      {"ledger", "postings", "internal/fx", "internal/merchant"},
 	"internal/network":    {"ledger", "postings", "internal/fx", "internal/cards"},
 	"internal/remittance": {"ledger", "postings", "internal/cards", "internal/remittance/rules"},
-	"internal/delivery":   {"ledger", "postings", "internal/callbackurl", "api/receiver"},
+	"internal/delivery":   {"ledger", "postings", "internal/merchant", "internal/callbackurl", "api/receiver"},
 	"internal/railsim":    {"internal/remittance"},
 	// The one ordered list of the domains the core runs (ledger.Domain).
 	"internal/domains": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance"},
@@ -55,22 +60,22 @@ var allowed = map[string][]string{
 	// The merchant's bill: a reader of the bill lines the core writes.
 	"internal/bill": {"ledger", "postings"},
 	"reconcile":     {"internal/audit", "postings", "internal/network"},
-	"api": {"ledger", "internal/database", "internal/bill", "postings", "internal/cards", "internal/network", "internal/remittance",
+	"api": {"ledger", "internal/database", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/network", "internal/remittance",
 		"internal/remittance/rules", "internal/callbackurl", "internal/delivery"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"api", "postings", "internal/callbackurl", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/domains", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
+	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings", "internal/config", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
-	"internal/console": {"ledger", "internal/audit", "internal/bill", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile",
+	"internal/console": {"ledger", "internal/audit", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/remittance", "reconcile",
 		"internal/callbackurl",
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
 
 	// Test support and test-only packages.
-	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/audit", "internal/bill", "internal/domains", "internal/fx", "internal/cards", "internal/network",
+	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "internal/fx", "internal/cards", "internal/network",
 		"internal/remittance", "internal/delivery"},
 	"internal/sim": {},
 	// The internal API's client, and the harness of cmd/bench and cmd/chaos.

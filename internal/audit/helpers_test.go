@@ -5,6 +5,7 @@ import (
 
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -12,9 +13,11 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-func newMerchant(t testing.TB, l *ledger.Ledger, currencies ...string) *ledger.Merchant {
+// newMerchant creates a merchant on l (its keys sealed with a key of its
+// own: audit reads no key).
+func newMerchant(t testing.TB, l *ledger.Ledger, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	return gatewaytest.Merchant(t, l, currencies...)
+	return gatewaytest.Merchant(t, merchant.New(l, gatewaytest.NewSealer(t)), currencies...)
 }
 
 func deposit(t testing.TB, l *ledger.Ledger, m int64, cur string, minor int64) {

@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
@@ -27,9 +28,9 @@ import (
 // Verify checks their tables against the journal too.
 type verifyFixture struct {
 	l        *gatewaytest.Gateway
-	m        *ledger.Merchant
+	m        *merchant.Merchant
 	card     *cards.Card
-	other    *ledger.Merchant
+	other    *merchant.Merchant
 	deposits [3]int64 // the sequences of the three last deposits of f.m
 	fundUSD  int64    // f.m's USD funding account
 }
@@ -377,7 +378,7 @@ func TestVerifyOnAPoolOfOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	l := ledger.New(db, ledger.Config{Sealer: gatewaytest.NewSealer(t), Domains: domains.All()})
+	l := ledger.New(db, ledger.Config{Domains: domains.All()})
 	t.Cleanup(l.Close)
 	m := newMerchant(t, l, "USD")
 	for i := range 5 {
@@ -389,7 +390,7 @@ func TestVerifyOnAPoolOfOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { one.Close() })
-	auditor := ledger.New(one, ledger.Config{Sealer: gatewaytest.NewSealer(t)})
+	auditor := ledger.New(one, ledger.Config{})
 	t.Cleanup(auditor.Close)
 	var conns sync.Map
 	opts := audit.WithVerifyHooks(audit.VerifyOptions{}, audit.VerifyHooks{

@@ -5,6 +5,7 @@ import (
 
 	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -17,17 +18,18 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 type books struct {
 	*ledger.Ledger
 	*bill.Service
+	g *gatewaytest.Gateway
 }
 
 func newLedger(t testing.TB, cfg ledger.Config) books {
 	t.Helper()
 	g := gatewaytest.New(t, nil, gatewaytest.Options{Ledger: cfg})
-	return books{Ledger: g.Ledger, Service: bill.New(g.Ledger)}
+	return books{Ledger: g.Ledger, Service: g.Bills, g: g}
 }
 
-func newMerchant(t testing.TB, l books, currencies ...string) *ledger.Merchant {
+func newMerchant(t testing.TB, l books, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	return gatewaytest.Merchant(t, l.Ledger, currencies...)
+	return gatewaytest.Merchant(t, l.g, currencies...)
 }
 
 func fund(m int64, cur string) postings.Account {

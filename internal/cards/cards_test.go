@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -35,7 +36,7 @@ func TestCardCreateFundsTheCardAndSealsThePAN(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	sealer := newSealer(t)
-	l := newLedger(t, ledger.Config{Sealer: sealer})
+	l := gatewaytest.New(t, nil, gatewaytest.Options{Sealer: sealer})
 	m := newMerchant(t, l, "USD", "EUR")
 	deposit(t, l, m.ID, "USD", 1_000_00)
 
@@ -93,13 +94,13 @@ func TestCardCreateFundsTheCardAndSealsThePAN(t *testing.T) {
 	mustVerify(t, l)
 }
 
-func newSealer(t *testing.T) *ledger.Sealer {
+func newSealer(t *testing.T) *merchant.Sealer {
 	t.Helper()
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ledger.NewSealer(key)
+	s, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ func TestAuthenticate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	l := newLedger(t, ledger.Config{})
-	_, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Shop", Currencies: []string{"USD"}})
+	_, creds, err := l.CreateMerchant(ctx, merchant.Spec{Name: "Shop", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}

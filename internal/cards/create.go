@@ -16,7 +16,7 @@ func (s *Service) CreateCard(ctx context.Context, merchant int64, in CreateCardI
 	if in.Amount < 0 || in.Amount > postings.AmountMinorMax {
 		return nil, postings.FieldErrorf("amount", "must be between 0 and the maximum amount")
 	}
-	if s.l.Sealer() == nil {
+	if s.merchants.Sealer() == nil {
 		return nil, errors.New("cards: no data key configured")
 	}
 	return ledger.Do(ctx, s.l, idem, in, s.createCmd(merchant, in, true))
@@ -66,7 +66,7 @@ func (s *Service) createCard(tx *ledger.Tx, m *ledger.Merchant, in CreateCardInp
 	cardNo := "crd_" + ledger.RandomID(20)
 	pan := s.newPAN(in.Bin)
 	exp := now.UTC().AddDate(3, 0, 0)
-	sealer := s.l.Sealer()
+	sealer := s.merchants.Sealer()
 	c := b.add(tx, cardRow{
 		CardNo: cardNo, MerchantID: m.ID, Bin: in.Bin, Currency: in.Currency, Network: bin.Network,
 		Last4: pan[len(pan)-4:], ExpiryMonth: int(exp.Month()), ExpiryYear: exp.Year(),

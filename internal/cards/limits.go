@@ -54,24 +54,25 @@ type limitRow struct {
 	remittanceMax                     *int64 // NULL: the tier's
 }
 
-// limitFor reads m's limit in currency outside any batch.
-func limitFor(ctx context.Context, db bun.IDB, m *ledger.Merchant, currency string) (*Limit, error) {
+// limitFor reads the limit in currency of merchant m, of KYB tier tier,
+// outside any batch.
+func limitFor(ctx context.Context, db bun.IDB, m int64, tier, currency string) (*Limit, error) {
 	var row limitRow
 	err := db.NewRaw(`select card_balance_max, daily_card_issue_max, remittance_max from merchant_limits where merchant_id = ? and currency = ?`,
-		m.ID, currency).Scan(ctx, &row.cardBalanceMax, &row.dailyCardIssueMax, &row.remittanceMax)
+		m, currency).Scan(ctx, &row.cardBalanceMax, &row.dailyCardIssueMax, &row.remittanceMax)
 	if errors.Is(err, sql.ErrNoRows) {
-		return limitFrom(ctx, db, m, currency, nil)
+		return limitFrom(ctx, db, tier, currency, nil)
 	}
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
-	return limitFrom(ctx, db, m, currency, &row)
+	return limitFrom(ctx, db, tier, currency, &row)
 }
 
-// limitFrom is m's limit in currency from its merchant_limits row, or the
-// tier's defaults when it has none.
-func limitFrom(ctx context.Context, db bun.IDB, m *ledger.Merchant, currency string, row *limitRow) (*Limit, error) {
-	def, err := tierLimit(ctx, db, m.KYBTier, currency)
+// limitFrom is the limit in currency of a merchant of KYB tier tier from its
+// merchant_limits row, or the tier's defaults when it has none.
+func limitFrom(ctx context.Context, db bun.IDB, tier, currency string, row *limitRow) (*Limit, error) {
+	def, err := tierLimit(ctx, db, tier, currency)
 	if err != nil || row == nil {
 		return def, err
 	}
@@ -164,9 +165,9 @@ func (b *batch) limit(tx *ledger.Tx, m *ledger.Merchant, currency string) (*Limi
 	var err error
 	if b.limitsRead[m.ID] {
 		// Read with the head lock; absent rows mean the tier's defaults.
-		lim, err = limitFrom(tx.Context(), tx.DB(), m, currency, b.limitRows[k])
+		lim, err = limitFrom(tx.Context(), tx.DB(), m.KYBTier, currency, b.limitRows[k])
 	} else {
-		lim, err = limitFor(tx.Context(), tx.DB(), m, currency)
+		lim, err = limitFor(tx.Context(), tx.DB(), m.ID, m.KYBTier, currency)
 	}
 	if err != nil {
 		return nil, err
@@ -193,7 +194,7 @@ func (s *Service) SetKYBTier(ctx context.Context, merchant int64, tier string) e
 	if _, ok := tierLimitsUSD[tier]; !ok {
 		return postings.FieldErrorf("tier", "must be one of TIER_1, TIER_2, TIER_3")
 	}
-	defer s.l.MerchantChanged(merchant)
+	defer s.merchants.MerchantChanged(merchant)
 	return s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var currencies []string
 		err := tx.NewRaw(`update merchants set kyb_tier = ? where id = ? returning currencies`, tier, merchant).

@@ -2,6 +2,7 @@ package cards
 
 import (
 	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -9,6 +10,9 @@ import (
 type Service struct {
 	l  *ledger.Ledger
 	fx *fx.Service
+	// merchants are read for the profile, told of a change of tier, and
+	// seal the PANs (their Sealer).
+	merchants *merchant.Service
 	// owners caches the merchant of each card (network messages).
 	owners owners
 	// panSource draws a new card's PAN; nil is newPAN. Tests replace it
@@ -16,7 +20,8 @@ type Service struct {
 	panSource func(bin string) string
 }
 
-// New returns the card domain of l, converting with the rates of fx.
-func New(l *ledger.Ledger, rates *fx.Service) *Service {
-	return &Service{l: l, fx: rates}
+// New returns the card domain of l, converting with the rates of fx, with
+// the merchants of merchants.
+func New(l *ledger.Ledger, rates *fx.Service, merchants *merchant.Service) *Service {
+	return &Service{l: l, fx: rates, merchants: merchants}
 }

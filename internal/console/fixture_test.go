@@ -11,7 +11,7 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/console"
 	"github.com/paygate/gateway/internal/gatewaytest"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // The console on a fresh database, with two merchants (A with cards and a
@@ -41,7 +41,7 @@ type fixture struct {
 	g            *gatewaytest.Gateway
 	srv          *httptest.Server
 	clock        *clock
-	a, b         *ledger.Merchant
+	a, b         *merchant.Merchant
 	cardsA       []string
 	cardB        string
 	secrets      map[string]string // login -> TOTP secret
@@ -56,8 +56,8 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(console.UseCheapHashes())
 	g := gatewaytest.New(t, nil, gatewaytest.Options{})
 	f := &fixture{g: g, clock: &clock{t: time.Now().UTC()}, secrets: map[string]string{}, lockFailures: 5}
-	mk := func(name string) *ledger.Merchant {
-		m, _, err := g.CreateMerchant(ctx, ledger.MerchantSpec{Name: name, Currencies: []string{"USD", "EUR"},
+	mk := func(name string) *merchant.Merchant {
+		m, _, err := g.CreateMerchant(ctx, merchant.Spec{Name: name, Currencies: []string{"USD", "EUR"},
 			CallbackURL: "https://127.0.0.1:9/callbacks"})
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +102,7 @@ func newFixture(t *testing.T) *fixture {
 		f.secrets[u.Login] = cr.TOTPSecret
 	}
 	f.audit = &gatedAudit{Service: audit.New(g.Ledger)}
-	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Bills: g.Bills, Audit: f.audit, Cards: g.Cards,
+	h, err := console.New(console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Merchants: g.Merchants, Bills: g.Bills, Audit: f.audit, Cards: g.Cards,
 		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Settlements: g.Network, Now: f.clock.Now, LockoutFailures: f.lockFailures})
 	if err != nil {
 		t.Fatal(err)

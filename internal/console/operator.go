@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -16,7 +16,7 @@ import (
 type merchantsData struct {
 	Merchants []merchantRow
 	Next      string
-	Created   *ledger.Credentials // shown once, right after creation
+	Created   *merchant.Credentials // shown once, right after creation
 }
 
 func (s *Server) merchantList(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -61,7 +61,7 @@ func (s *Server) merchantCreate(w http.ResponseWriter, r *http.Request, sess *se
 			return
 		}
 	}
-	m, creds, err := s.cfg.Ledger.CreateMerchant(r.Context(), ledger.MerchantSpec{Name: name, Currencies: curs})
+	m, creds, err := s.cfg.Merchants.CreateMerchant(r.Context(), merchant.Spec{Name: name, Currencies: curs})
 	if err != nil {
 		s.domainError(w, r, err)
 		return
@@ -83,17 +83,17 @@ func (s *Server) merchantStatus(w http.ResponseWriter, r *http.Request, sess *se
 		s.notFound(w, r)
 		return
 	}
-	status := map[string]string{"disable": ledger.MerchantDisabled, "enable": ledger.MerchantActive}[r.PathValue("action")]
+	status := map[string]string{"disable": merchant.Disabled, "enable": merchant.Active}[r.PathValue("action")]
 	if status == "" {
 		s.notFound(w, r)
 		return
 	}
-	m, err := s.cfg.Ledger.MerchantByShopNo(r.Context(), shop)
+	m, err := s.cfg.Merchants.MerchantByShopNo(r.Context(), shop)
 	if err != nil {
 		s.domainError(w, r, err)
 		return
 	}
-	if err := s.cfg.Ledger.SetMerchantStatus(r.Context(), m.ID, status); err != nil {
+	if err := s.cfg.Merchants.SetMerchantStatus(r.Context(), m.ID, status); err != nil {
 		s.domainError(w, r, err)
 		return
 	}

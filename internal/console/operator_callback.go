@@ -36,7 +36,7 @@ func (s *Server) merchantCallbackURL(w http.ResponseWriter, r *http.Request, ses
 			return
 		}
 	}
-	if err := s.cfg.Ledger.SetCallbackURL(r.Context(), m.ID, url); err != nil {
+	if err := s.cfg.Merchants.SetCallbackURL(r.Context(), m.ID, url); err != nil {
 		s.commandError(w, r, m, "callback_url", value, err)
 		return
 	}

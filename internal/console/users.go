@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"regexp"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -31,7 +31,7 @@ var loginRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._@-]{2,63}$`)
 
 // CreateUser checks and stores a user: the password hashed with argon2id,
 // the TOTP secret (for operators and auditors) sealed under the data key.
-func CreateUser(ctx context.Context, db *sql.DB, sealer *ledger.Sealer, u NewUser) (*Created, error) {
+func CreateUser(ctx context.Context, db *sql.DB, sealer *merchant.Sealer, u NewUser) (*Created, error) {
 	if !loginRE.MatchString(u.Login) {
 		return nil, postings.FieldErrorf("login", "must be 3 to 64 of a-z 0-9 . _ @ -, starting with a letter or digit")
 	}

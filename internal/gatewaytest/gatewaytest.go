@@ -17,16 +17,19 @@ import (
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
-// Gateway is a ledger with the domains on it. The ledger is embedded, so
-// that its own operations read g.CreateMerchant, g.Deposit.
+// Gateway is a ledger with the merchants and the domains on it. The ledger
+// and the merchants are embedded, so that their operations read g.Deposit,
+// g.CreateMerchant.
 type Gateway struct {
 	*ledger.Ledger
+	*Merchants
 	FX         *fx.Service
 	Cards      *cards.Service
 	Network    *network.Service
@@ -35,11 +38,16 @@ type Gateway struct {
 	Bills      *bill.Service
 }
 
+// Merchants names the embedded merchant service of a Gateway.
+type Merchants = merchant.Service
+
 // Options tune New; the zero value gives the defaults.
 type Options struct {
-	// Ledger is the ledger's configuration; a missing Sealer gets a random
-	// data key.
+	// Ledger is the ledger's configuration.
 	Ledger ledger.Config
+	// Sealer seals the merchants' keys and the PANs; nil: a random data
+	// key.
+	Sealer *merchant.Sealer
 	// FXRateMaxAge is the age beyond which a rate is refused.
 	FXRateMaxAge time.Duration
 	// Network configures the network side.
@@ -52,50 +60,59 @@ func New(t testing.TB, db *bun.DB, o Options) *Gateway {
 	if db == nil {
 		db = pgtest.NewDB(t)
 	}
-	if o.Ledger.Sealer == nil {
-		o.Ledger.Sealer = NewSealer(t)
+	if o.Sealer == nil {
+		o.Sealer = NewSealer(t)
 	}
 	if o.Ledger.Domains == nil {
 		o.Ledger.Domains = domains.All()
 	}
 	l := ledger.New(db, o.Ledger)
 	t.Cleanup(l.Close)
-	return Build(l, o)
+	g := Build(l, o)
+	t.Cleanup(g.Merchants.Close)
+	return g
 }
 
-// Build builds the domains on an open ledger.
+// Build builds the merchants and the domains on an open ledger.
 func Build(l *ledger.Ledger, o Options) *Gateway {
+	ms := merchant.New(l, o.Sealer)
 	rates := fx.New(l, o.FXRateMaxAge)
-	c := cards.New(l, rates)
+	c := cards.New(l, rates, ms)
 	return &Gateway{
 		Ledger:     l,
+		Merchants:  ms,
 		FX:         rates,
 		Cards:      c,
 		Network:    network.New(l, c, rates, o.Network),
 		Remit:      remittance.New(l),
-		Deliveries: delivery.NewStore(l),
+		Deliveries: delivery.NewStore(l, o.Sealer),
 		Bills:      bill.New(l),
 	}
 }
 
 // NewSealer returns a sealer with a random data key.
-func NewSealer(t testing.TB) *ledger.Sealer {
+func NewSealer(t testing.TB) *merchant.Sealer {
 	t.Helper()
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ledger.NewSealer(key)
+	s, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
+// Creator creates merchants: a Gateway or a merchant.Service.
+type Creator interface {
+	CreateMerchant(ctx context.Context, spec merchant.Spec) (*merchant.Merchant, *merchant.Credentials, error)
+}
+
 // Merchant creates a merchant with the currencies.
-func Merchant(t testing.TB, l *ledger.Ledger, currencies ...string) *ledger.Merchant {
+func Merchant(t testing.TB, c Creator, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	m, _, err := l.CreateMerchant(context.Background(), ledger.MerchantSpec{Name: "Test shop", Currencies: currencies})
+	m, _, err := c.CreateMerchant(context.Background(), merchant.Spec{Name: "Test shop", Currencies: currencies})
 	if err != nil {
 		t.Fatalf("CreateMerchant: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -18,7 +19,7 @@ import (
 // networkFixture is a merchant with one funded USD card.
 type networkFixture struct {
 	l    *gatewaytest.Gateway
-	m    *ledger.Merchant
+	m    *merchant.Merchant
 	card *cards.Card
 	now  *atomic.Pointer[time.Time]
 	seq  atomic.Int64

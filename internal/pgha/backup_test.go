@@ -11,6 +11,7 @@ import (
 
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/domains"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
 	"github.com/paygate/gateway/ledger"
@@ -19,7 +20,7 @@ import (
 )
 
 // openLedger opens a migrated ledger on url.
-func openLedger(ctx context.Context, t *testing.T, url string, sealer *ledger.Sealer) *ledger.Ledger {
+func openLedger(ctx context.Context, t *testing.T, url string, sealer *merchant.Sealer) *ledger.Ledger {
 	t.Helper()
 	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: 4})
 	if err != nil {
@@ -28,7 +29,7 @@ func openLedger(ctx context.Context, t *testing.T, url string, sealer *ledger.Se
 	if err := ledger.Migrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	l := ledger.New(db, ledger.Config{Sealer: sealer, Shards: 1, Domains: domains.All()})
+	l := ledger.New(db, ledger.Config{Shards: 1, Domains: domains.All()})
 	t.Cleanup(func() {
 		l.Close()
 		db.Close()
@@ -61,14 +62,14 @@ func TestRestoreToAMoment(t *testing.T) {
 	if err := p.CreateDatabase(ctx, "gateway"); err != nil {
 		t.Fatal(err)
 	}
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	_, _ = rand.Read(key)
-	sealer, err := ledger.NewSealer(key)
+	sealer, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := openLedger(ctx, t, p.Primary().URL("gateway"), sealer)
-	m, _, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "PITR Shop", Currencies: []string{"USD"}})
+	m, _, err := merchant.New(l, sealer).CreateMerchant(ctx, merchant.Spec{Name: "PITR Shop", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
 	"github.com/paygate/gateway/ledger"
@@ -39,14 +40,14 @@ func newReadRouteFixture(ctx context.Context, t *testing.T) *readRouteFixture {
 	if err := p.CreateDatabase(ctx, "gateway"); err != nil {
 		t.Fatal(err)
 	}
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	_, _ = rand.Read(key)
-	sealer, err := ledger.NewSealer(key)
+	sealer, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := openLedger(ctx, t, p.URL("gateway"), sealer)
-	m, _, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Read Shop", Currencies: []string{"USD"}})
+	m, _, err := merchant.New(l, sealer).CreateMerchant(ctx, merchant.Spec{Name: "Read Shop", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ledger
+package merchant
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -28,7 +29,7 @@ var dummyKeyHash = sha256.Sum256([]byte("gateway: no such shop"))
 // unknown shop gets a stand-in row of the same columns (the key hash is
 // dummyKeyHash) and found false. One round trip, one row scanned and
 // decoded, one comparison: nothing in the work tells an unknown shop from a
-// wrong key. The previous key of a roll (ledger/keyroll.go) comes with it,
+// wrong key. The previous key of a roll (keyroll.go) comes with it,
 // the dummy standing in when there is none, so that it too is compared every
 // time. Arguments: the dummy key hash twice, the shop number.
 const authQuery = `select coalesce(m.id, 0) as id, q.shop_no, coalesce(m.name, 'no such shop') as name,
@@ -56,10 +57,10 @@ const (
 //
 // A disabled merchant is returned with the merchant (the caller decides:
 // the API answers 403).
-func (l *Ledger) Authenticate(ctx context.Context, shopNo, publicKey string) (*Merchant, error) {
+func (s *Service) Authenticate(ctx context.Context, shopNo, publicKey string) (*Merchant, error) {
 	given := sha256.Sum256([]byte(publicKey))
-	l.traceAuth(authStepCacheCompare)
-	if m, ok := l.auth.get(shopNo, given, l.now()); ok {
+	s.traceAuth(authStepCacheCompare)
+	if m, ok := s.auth.get(shopNo, given, s.l.Now()); ok {
 		return m, nil
 	}
 	var r struct {
@@ -69,18 +70,18 @@ func (l *Ledger) Authenticate(ctx context.Context, shopNo, publicKey string) (*M
 		PrevUntil *time.Time `bun:"public_key_prev_until"`
 		Found     bool       `bun:"found"`
 	}
-	l.traceAuth(authStepQuery)
-	if err := l.db.NewRaw(authQuery, dummyKeyHash[:], dummyKeyHash[:], shopNo).Scan(ctx, &r); err != nil {
-		return nil, mapError(err) // not sql.ErrNoRows: the query always has a row
+	s.traceAuth(authStepQuery)
+	if err := s.l.DB().NewRaw(authQuery, dummyKeyHash[:], dummyKeyHash[:], shopNo).Scan(ctx, &r); err != nil {
+		return nil, ledger.MapError(err) // not sql.ErrNoRows: the query always has a row
 	}
-	l.traceAuth(authStepCompare)
+	s.traceAuth(authStepCompare)
 	// Both comparisons always run, each in constant time; the previous key
 	// counts only during its overlap.
 	current := subtle.ConstantTimeCompare(given[:], r.KeyHash) == 1
 	previous := subtle.ConstantTimeCompare(given[:], r.PrevHash) == 1
-	now := l.now()
+	now := s.l.Now()
 	previous = previous && r.PrevUntil != nil && now.Before(*r.PrevUntil)
-	l.traceAuth(authStepDecode)
+	s.traceAuth(authStepDecode)
 	m := r.merchantRow.toMerchant()
 	m.ByPreviousKey = previous && !current
 	if !(current || previous) || !r.Found {
@@ -90,16 +91,16 @@ func (l *Ledger) Authenticate(ctx context.Context, shopNo, publicKey string) (*M
 	// database every time, so the end of its overlap (or an operator ending
 	// it) applies at once, in every process.
 	if current {
-		l.auth.put(shopNo, given, &m, now)
+		s.auth.put(shopNo, given, &m, now)
 	}
 	c := m
 	return &c, nil
 }
 
 // traceAuth reports a step of authenticate to the test hook, if any.
-func (l *Ledger) traceAuth(step string) {
-	if l.authTrace != nil {
-		l.authTrace(step)
+func (s *Service) traceAuth(step string) {
+	if s.authTrace != nil {
+		s.authTrace(step)
 	}
 }
 
@@ -182,12 +183,12 @@ func (a *authCache) shouldTouch(merchant int64, at time.Time) bool {
 // TouchAuthenticated records a successful authentication at time at. It
 // writes at most once per second per merchant, after a short delay
 // (flushTouches).
-func (l *Ledger) TouchAuthenticated(_ context.Context, merchant int64, at time.Time) error {
+func (s *Service) TouchAuthenticated(_ context.Context, merchant int64, at time.Time) error {
 	at = at.UTC().Truncate(time.Second)
-	if !l.auth.shouldTouch(merchant, at) {
+	if !s.auth.shouldTouch(merchant, at) {
 		return nil
 	}
-	l.touches.add(merchant, at, l.flushTouches)
+	s.touches.add(merchant, at, s.flushTouches)
 	return nil
 }
 
@@ -241,8 +242,8 @@ const flushTouchesTimeout = 10 * time.Second
 // flushTouches writes the pending authentication times in one statement.
 // They are a convenience for the profile: a failed write is logged, not
 // retried (the next authentication writes a later time).
-func (l *Ledger) flushTouches() {
-	p := l.touches.take()
+func (s *Service) flushTouches() {
+	p := s.touches.take()
 	if len(p) == 0 {
 		return
 	}
@@ -251,23 +252,23 @@ func (l *Ledger) flushTouches() {
 	for id, at := range p {
 		ids, ats = append(ids, id), append(ats, at)
 	}
-	ctx, cancel := context.WithTimeout(l.bg(), flushTouchesTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), flushTouchesTimeout)
 	defer cancel()
-	_, err := l.db.NewRaw(`
+	_, err := s.l.DB().NewRaw(`
 		update merchants m set last_authenticated_at = v.at
 		from unnest(?::bigint[], ?::timestamptz[]) as v(id, at)
 		where m.id = v.id and (m.last_authenticated_at is null or m.last_authenticated_at < v.at)`,
 		pgdialect.Array(ids), pgdialect.Array(ats)).Exec(ctx)
 	if err != nil {
-		l.log.Warn("recording authentication times", "merchants", len(ids), "error", err)
+		s.l.Logger().Warn("recording authentication times", "merchants", len(ids), "error", err)
 	}
 }
 
 // LastAuthenticatedAt is the last successful authentication of m: its
 // stored time, or this process's later one not written yet.
-func (l *Ledger) LastAuthenticatedAt(m *Merchant) *time.Time {
+func (s *Service) LastAuthenticatedAt(m *Merchant) *time.Time {
 	last := m.LastAuthenticatedAt
-	if at, ok := l.touches.latest(m.ID); ok && (last == nil || at.After(*last)) {
+	if at, ok := s.touches.latest(m.ID); ok && (last == nil || at.After(*last)) {
 		last = &at
 	}
 	return last
@@ -275,4 +276,4 @@ func (l *Ledger) LastAuthenticatedAt(m *Merchant) *time.Time {
 
 // MerchantChanged drops what the ledger caches about a merchant after a
 // change to its row (the operator's commands and the domains' settings).
-func (l *Ledger) MerchantChanged(merchant int64) { l.auth.forget(merchant) }
+func (s *Service) MerchantChanged(merchant int64) { s.auth.forget(merchant) }

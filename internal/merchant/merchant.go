@@ -1,4 +1,11 @@
-package ledger
+// Package merchant is the merchants of the gateway: their configuration,
+// their credentials and the authentication of /shop requests with its
+// cache, the rolls of their keys, the operator's changes to their settings,
+// and the sealing of secrets at rest with the data key (sealer.go). The
+// journal core keeps only what it needs of a merchant: its head and what a
+// batch reads with it (ledger.Merchant); a merchant's journal is opened in
+// the transaction that creates it (ledger.OpenJournal). Issue 28, point 1.
+package merchant
 
 import (
 	"context"
@@ -18,14 +25,39 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
 // Merchant statuses.
 const (
-	MerchantActive   = "ACTIVE"
-	MerchantDisabled = "DISABLED"
+	Active   = "ACTIVE"
+	Disabled = "DISABLED"
 )
+
+// Service is the merchants of a ledger's database.
+type Service struct {
+	l      *ledger.Ledger
+	sealer *Sealer
+	// auth caches successful authentications; touches are the
+	// authentication times not written yet (auth.go).
+	auth    authCache
+	touches touches
+	// authTrace, when set, is told each step authenticate takes. Tests
+	// use it to prove that every failure takes the same steps.
+	authTrace func(step string)
+}
+
+// New returns the merchants of l's database, sealing their signing keys
+// with sealer (nil: creating a merchant or rolling a key fails).
+func New(l *ledger.Ledger, sealer *Sealer) *Service { return &Service{l: l, sealer: sealer} }
+
+// Close writes the authentication times not written yet.
+func (s *Service) Close() { s.flushTouches() }
+
+// Sealer encrypts and opens the secrets at rest; nil when none is
+// configured.
+func (s *Service) Sealer() *Sealer { return s.sealer }
 
 // Merchant is a merchant's configuration.
 type Merchant struct {
@@ -51,7 +83,7 @@ type Merchant struct {
 	APIVersion string
 	// ByPreviousKey is set by Authenticate when the request was
 	// authenticated with the previous public key of a roll's overlap
-	// (ledger/keyroll.go): a roll then keeps that key.
+	// (keyroll.go): a roll then keeps that key.
 	ByPreviousKey bool
 }
 
@@ -95,8 +127,8 @@ func (r merchantRow) toMerchant() Merchant {
 	return m
 }
 
-// MerchantSpec is what an operator gives to create a merchant.
-type MerchantSpec struct {
+// Spec is what an operator gives to create a merchant.
+type Spec struct {
 	Name        string
 	Currencies  []string
 	IPWhitelist []string
@@ -127,19 +159,19 @@ const (
 // CreateMerchant creates a merchant and its journal head, and returns its
 // credentials. Only the SHA-256 of the public key is stored; the private key
 // is stored sealed, because the gateway needs it to sign callbacks.
-func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Merchant, *Credentials, error) {
+func (s *Service) CreateMerchant(ctx context.Context, spec Spec) (*Merchant, *Credentials, error) {
 	if err := validateMerchantSpec(&spec); err != nil {
 		return nil, nil, err
 	}
-	if l.cfg.Sealer == nil {
-		return nil, nil, errors.New("ledger: no data key configured")
+	if s.sealer == nil {
+		return nil, nil, errors.New("merchant: no data key configured")
 	}
 	pub, priv := "pk_"+randomToken(32), "sk_"+randomToken(32)
 	pubSum := sha256.Sum256([]byte(pub))
 	for attempt := 0; ; attempt++ {
 		shopNo := newShopNo()
 		var id int64
-		err := l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			// Without a version the column's default pins the merchant to
 			// the current one.
 			version := "default"
@@ -151,24 +183,15 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 				values (?, ?, ?, ?, ?, ?, nullif(?, ''), ?, `+version+`)
 				returning id`,
 				append([]any{shopNo, spec.Name, pgdialect.Array(spec.Currencies), pubSum[:],
-					l.cfg.Sealer.Seal([]byte(priv), "merchant-private-key:"+shopNo),
+					s.sealer.SealSigningKey(priv, shopNo),
 					pgdialect.Array(spec.IPWhitelist), spec.CallbackURL, spec.Test}, versionArgs(spec.APIVersion)...)...).Scan(ctx, &id)
 			if err != nil {
-				return mapError(err)
+				return ledger.MapError(err)
 			}
-			if _, err = tx.NewRaw(`insert into ledger_heads (merchant_id) values (?)`, id).Exec(ctx); err != nil {
-				return mapError(err)
-			}
-			// The domains prepare their rows of the new merchant (the card
-			// domain: the limits of its KYB tier) in the same transaction.
-			m := &Merchant{ID: id, ShopNo: shopNo, Name: spec.Name, Currencies: spec.Currencies, Status: MerchantActive,
-				IPWhitelist: spec.IPWhitelist, CallbackURL: spec.CallbackURL, Test: spec.Test}
-			for _, setup := range l.setups {
-				if err := setup(ctx, tx, m); err != nil {
-					return err
-				}
-			}
-			return nil
+			// Its journal head, and the domains' rows of it (the card
+			// domain: the limits of its KYB tier), in the same transaction.
+			return s.l.OpenJournal(ctx, tx, &ledger.Merchant{ID: id, ShopNo: shopNo, Currencies: spec.Currencies,
+				CallbackURL: spec.CallbackURL})
 		})
 		if postings.AsError(err).Reason == postings.ReasonShopNo && attempt < shopNoAttemptsMax {
 			continue // a random shop number collided: draw another
@@ -176,7 +199,7 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 		if err != nil {
 			return nil, nil, err
 		}
-		m, err := l.MerchantByID(ctx, id)
+		m, err := s.MerchantByID(ctx, id)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -184,7 +207,7 @@ func (l *Ledger) CreateMerchant(ctx context.Context, spec MerchantSpec) (*Mercha
 	}
 }
 
-func validateMerchantSpec(spec *MerchantSpec) error {
+func validateMerchantSpec(spec *Spec) error {
 	spec.Name = strings.TrimSpace(spec.Name)
 	if spec.Name == "" {
 		return postings.FieldErrorf("name", "must have 1 to %d characters", merchantNameCharsMax)
@@ -260,23 +283,23 @@ func NormalizeIPWhitelist(in []string) ([]string, error) {
 }
 
 // MerchantByID reads a merchant.
-func (l *Ledger) MerchantByID(ctx context.Context, id int64) (*Merchant, error) {
-	return l.merchantWhere(ctx, "m.id = ?", id)
+func (s *Service) MerchantByID(ctx context.Context, id int64) (*Merchant, error) {
+	return s.merchantWhere(ctx, "m.id = ?", id)
 }
 
 // MerchantByShopNo reads a merchant by shop number; ENOTFOUND if unknown.
-func (l *Ledger) MerchantByShopNo(ctx context.Context, shopNo string) (*Merchant, error) {
-	return l.merchantWhere(ctx, "m.shop_no = ?", shopNo)
+func (s *Service) MerchantByShopNo(ctx context.Context, shopNo string) (*Merchant, error) {
+	return s.merchantWhere(ctx, "m.shop_no = ?", shopNo)
 }
 
-func (l *Ledger) merchantWhere(ctx context.Context, where string, arg any) (*Merchant, error) {
+func (s *Service) merchantWhere(ctx context.Context, where string, arg any) (*Merchant, error) {
 	var r merchantRow
-	err := l.db.NewRaw(`select `+merchantColumns+` from merchants m where `+where, arg).Scan(ctx, &r)
+	err := s.l.DB().NewRaw(`select `+merchantColumns+` from merchants m where `+where, arg).Scan(ctx, &r)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, ledger.MapError(err)
 	}
 	m := r.toMerchant()
 	return &m, nil

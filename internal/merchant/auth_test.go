@@ -1,4 +1,4 @@
-package ledger_test
+package merchant_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -21,13 +22,13 @@ func TestAuthenticateFailuresTakeTheSameSteps(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	l := newLedger(t, ledger.Config{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
-	_, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Shop", Currencies: []string{"USD"}})
+	l := newMerchants(t, ledger.Config{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
+	_, creds, err := l.CreateMerchant(ctx, merchant.Spec{Name: "Shop", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var steps []string
-	ledger.SetAuthTrace(l, func(s string) { steps = append(steps, s) })
+	merchant.SetAuthTrace(l, func(s string) { steps = append(steps, s) })
 	trace := func(shopNo, key string) ([]string, error) {
 		steps = nil
 		_, err := l.Authenticate(ctx, shopNo, key)

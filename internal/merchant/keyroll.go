@@ -1,7 +1,6 @@
-package ledger
+package merchant
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -72,15 +72,15 @@ func CheckKeyOverlap(field string, d time.Duration) error {
 // RollPublicKey replaces the merchant's public key; the old one keeps
 // authenticating for overlap (0: not at all). With idem, a repeat of the
 // same request answers the first roll without its key and rolls nothing.
-func (l *Ledger) RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *Idempotency) (*KeyRoll, error) {
-	return l.rollKey(ctx, merchant, KeyPublic, overlap, heldPrevious, idem)
+func (s *Service) RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*KeyRoll, error) {
+	return s.rollKey(ctx, merchant, KeyPublic, overlap, heldPrevious, idem)
 }
 
 // RollSigningKey replaces the merchant's callback signing key; callbacks
 // are signed with both keys during overlap (docs/callbacks.md, "Rolling the
 // signing key").
-func (l *Ledger) RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *Idempotency) (*KeyRoll, error) {
-	return l.rollKey(ctx, merchant, KeySigning, overlap, true, idem)
+func (s *Service) RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*KeyRoll, error) {
+	return s.rollKey(ctx, merchant, KeySigning, overlap, true, idem)
 }
 
 // The statements of a roll, by key and by which key stays beside the new
@@ -107,18 +107,18 @@ var rollSQL = map[string]map[bool]string{
 	},
 }
 
-func (l *Ledger) rollKey(ctx context.Context, merchant int64, kind string, overlap time.Duration, keepPrevious bool, idem *Idempotency) (*KeyRoll, error) {
+func (s *Service) rollKey(ctx context.Context, merchant int64, kind string, overlap time.Duration, keepPrevious bool, idem *ledger.Idempotency) (*KeyRoll, error) {
 	if err := CheckKeyOverlap("overlapHours", overlap); err != nil {
 		return nil, err
 	}
-	if l.cfg.Sealer == nil {
-		return nil, errors.New("ledger: no data key configured")
+	if s.sealer == nil {
+		return nil, errors.New("merchant: no data key configured")
 	}
-	k, err := newIdemKey(merchant, idem, func() [32]byte { return sha256.Sum256([]byte("roll:" + kind)) })
+	k, err := s.l.OutsideKey(merchant, idem, func() [32]byte { return sha256.Sum256([]byte("roll:" + kind)) })
 	if err != nil {
 		return nil, err
 	}
-	now := l.now()
+	now := s.l.Now()
 	roll := &KeyRoll{Kind: kind, RolledAt: now}
 	var prevUntil *time.Time
 	if overlap > 0 {
@@ -126,7 +126,7 @@ func (l *Ledger) rollKey(ctx context.Context, merchant int64, kind string, overl
 		prevUntil = &t
 	}
 	roll.PreviousValidUntil = prevUntil
-	err = l.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var row struct {
 			ShopNo       string     `bun:"shop_no"`
 			PublicUntil  *time.Time `bun:"public_key_prev_until"`
@@ -139,12 +139,17 @@ func (l *Ledger) rollKey(ctx context.Context, merchant int64, kind string, overl
 			if errors.Is(err, sql.ErrNoRows) {
 				return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
 			}
-			return mapError(err)
+			return ledger.MapError(err)
 		}
 		if k != nil {
-			replayed, err := loadRollReplay(ctx, tx, k, now)
-			if err != nil || replayed != nil {
-				roll = replayed
+			// The same request gets the first roll back (without its key),
+			// another one a conflict.
+			answer, found, err := k.Replay(ctx, tx, now)
+			if err != nil {
+				return err
+			}
+			if found {
+				roll, err = rollReplay(answer)
 				return err
 			}
 		}
@@ -162,20 +167,25 @@ func (l *Ledger) rollKey(ctx context.Context, merchant int64, kind string, overl
 			stored = sum[:]
 		case KeySigning:
 			roll.Key = "sk_" + randomToken(32)
-			stored = l.cfg.Sealer.Seal([]byte(roll.Key), "merchant-private-key:"+row.ShopNo)
+			stored = s.sealer.SealSigningKey(roll.Key, row.ShopNo)
 		default:
-			return fmt.Errorf("ledger: no key %q to roll", kind)
+			return fmt.Errorf("merchant: no key %q to roll", kind)
 		}
 		_, err = tx.NewRaw(rollSQL[kind][keep], prevUntil, prevUntil, stored, merchant).Exec(ctx)
 		if err != nil {
-			return mapError(err)
+			return ledger.MapError(err)
 		}
 		if k == nil {
 			return nil
 		}
-		return storeRollReplay(ctx, tx, k, roll, now, l.cfg.IdempotencyTTL)
+		// The roll's answer, without its key, under the Idempotency-Key.
+		answer, err := json.Marshal(roll)
+		if err != nil {
+			return err
+		}
+		return k.Store(ctx, tx, answer, now)
 	})
-	l.auth.forget(merchant)
+	s.auth.forget(merchant)
 	if err != nil {
 		return nil, err
 	}
@@ -185,28 +195,11 @@ func (l *Ledger) rollKey(ctx context.Context, merchant int64, kind string, overl
 	return roll, nil
 }
 
-// loadRollReplay finds the live key of an earlier request: the same request
-// gets the first roll back (without its key), another one a conflict.
-func loadRollReplay(ctx context.Context, tx bun.Tx, k *idemKey, now time.Time) (*KeyRoll, error) {
-	var row struct {
-		Fingerprint []byte `bun:"fingerprint"`
-		Status      int    `bun:"status"`
-		Response    []byte `bun:"response"`
-	}
-	err := tx.NewRaw(`select fingerprint, status, response from idempotency_keys
-		where scope = ? and merchant_id = ? and key = ? and expires_at > ?`, k.scope, k.merchant, k.key, now).Scan(ctx, &row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, mapError(err)
-	}
-	if row.Status != idemSucceeded || !bytes.Equal(row.Fingerprint, k.fingerprint[:]) {
-		return nil, errIdemMismatch(k.key)
-	}
+// rollReplay is the first roll of a repeated request, without its key.
+func rollReplay(answer []byte) (*KeyRoll, error) {
 	var r KeyRoll
-	if err := json.Unmarshal(row.Response, &r); err != nil {
-		return nil, fmt.Errorf("ledger: stored key roll: %w", err)
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return nil, fmt.Errorf("merchant: stored key roll: %w", err)
 	}
 	r.RolledAt = r.RolledAt.UTC()
 	if r.PreviousValidUntil != nil {
@@ -217,31 +210,6 @@ func loadRollReplay(ctx context.Context, tx bun.Tx, k *idemKey, now time.Time) (
 	return &r, nil
 }
 
-// storeRollReplay keeps the roll's answer, without its key, under the
-// Idempotency-Key (an expired key of the same name is replaced).
-func storeRollReplay(ctx context.Context, tx bun.Tx, k *idemKey, roll *KeyRoll, now time.Time, ttl time.Duration) error {
-	resp, err := json.Marshal(roll)
-	if err != nil {
-		return err
-	}
-	res, err := tx.NewRaw(`
-		insert into idempotency_keys as k (scope, merchant_id, key, fingerprint, status, response, created_at, expires_at)
-		values (?, ?, ?, ?, ?, ?, ?, ?)
-		on conflict (scope, merchant_id, key) do update
-		set fingerprint = excluded.fingerprint, status = excluded.status, response = excluded.response,
-		    first_seq = null, last_seq = null, created_at = excluded.created_at, expires_at = excluded.expires_at
-		where k.expires_at <= excluded.created_at`,
-		k.scope, k.merchant, k.key, k.fingerprint[:], idemSucceeded, resp, now, now.Add(ttl)).Exec(ctx)
-	if err != nil {
-		return mapError(err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return postings.ReasonErrorf(postings.ECONFLICT, postings.ReasonIdempotencyRace,
-			"an idempotency key was stored concurrently; retry with the same key")
-	}
-	return nil
-}
-
 // KeyState is what a merchant may know of its keys: when each previous key
 // stops being valid (nil: there is none, or it has ended). Never a key.
 type KeyState struct {
@@ -250,19 +218,19 @@ type KeyState struct {
 }
 
 // KeyState reads the overlaps in progress of a merchant's keys.
-func (l *Ledger) KeyState(ctx context.Context, merchant int64) (*KeyState, error) {
+func (s *Service) KeyState(ctx context.Context, merchant int64) (*KeyState, error) {
 	var r struct {
 		Public  *time.Time `bun:"public_key_prev_until"`
 		Signing *time.Time `bun:"private_key_prev_until"`
 	}
-	err := l.db.NewRaw(`select public_key_prev_until, private_key_prev_until from merchants where id = ?`, merchant).Scan(ctx, &r)
+	err := s.l.DB().NewRaw(`select public_key_prev_until, private_key_prev_until from merchants where id = ?`, merchant).Scan(ctx, &r)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
 	}
 	if err != nil {
-		return nil, mapError(err)
+		return nil, ledger.MapError(err)
 	}
-	now := l.now()
+	now := s.l.Now()
 	live := func(t *time.Time) *time.Time {
 		if t == nil || !now.Before(*t) {
 			return nil

@@ -1,4 +1,4 @@
-package ledger
+package merchant
 
 import (
 	"crypto/aes"
@@ -25,7 +25,7 @@ const DataKeyBytes = 32
 // NewSealer makes a Sealer from a 32-byte key.
 func NewSealer(key []byte) (*Sealer, error) {
 	if len(key) != DataKeyBytes {
-		return nil, fmt.Errorf("ledger: the data key must be %d bytes, not %d", DataKeyBytes, len(key))
+		return nil, fmt.Errorf("merchant: the data key must be %d bytes, not %d", DataKeyBytes, len(key))
 	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
@@ -63,7 +63,22 @@ func (s *Sealer) MAC(data []byte) []byte {
 func (s *Sealer) Open(sealed []byte, context string) ([]byte, error) {
 	n := s.aead.NonceSize()
 	if len(sealed) < n+s.aead.Overhead() {
-		return nil, errors.New("ledger: sealed value too short")
+		return nil, errors.New("merchant: sealed value too short")
 	}
 	return s.aead.Open(nil, sealed[:n], sealed[n:], []byte(context))
+}
+
+// signingKeyContext binds a merchant's sealed callback signing key to its
+// shop: the one spelling of it, which CreateMerchant and a key roll seal
+// with and the callback sender (internal/delivery) opens with.
+func signingKeyContext(shopNo string) string { return "merchant-private-key:" + shopNo }
+
+// SealSigningKey seals a merchant's callback signing key for its row.
+func (s *Sealer) SealSigningKey(key, shopNo string) []byte {
+	return s.Seal([]byte(key), signingKeyContext(shopNo))
+}
+
+// OpenSigningKey opens the sealed callback signing key of shopNo.
+func (s *Sealer) OpenSigningKey(sealed []byte, shopNo string) ([]byte, error) {
+	return s.Open(sealed, signingKeyContext(shopNo))
 }
