@@ -50,11 +50,20 @@ type PostChecker interface {
 	CheckPost(tx *Tx, m *Merchant, e *postings.Entry) error
 }
 
+// AccountKnower is a batch state that holds every account of some kind (a
+// card's: read with the card, or none for a card new in the batch): an
+// account it knows of and the batch does not hold does not exist, and is
+// created without a read.
+type AccountKnower interface {
+	KnowsAccounts(a postings.Account) bool
+}
+
 // kind is a batch state kind a ledger runs.
 type kind struct {
 	make  func() any
 	begin bool // its states implement Beginner
 	post  bool // its states implement PostChecker
+	knows bool // its states implement AccountKnower
 }
 
 // StateKind is a kind of batch state, as Domain.States lists it: a
@@ -72,7 +81,8 @@ func (s *State[T]) kind() kind {
 	probe := any(s.mk())
 	_, begin := probe.(Beginner)
 	_, post := probe.(PostChecker)
-	return kind{make: func() any { return s.mk() }, begin: begin, post: post}
+	_, knows := probe.(AccountKnower)
+	return kind{make: func() any { return s.mk() }, begin: begin, post: post, knows: knows}
 }
 
 // Of returns the batch's value of the kind, made on first use. A kind of a

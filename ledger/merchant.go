@@ -15,7 +15,6 @@ type Merchant struct {
 	ShopNo      string
 	Currencies  []string
 	CallbackURL string
-	KYBTier     string
 }
 
 // HasCurrency reports whether cur is one of the merchant's currencies.

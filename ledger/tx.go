@@ -33,10 +33,7 @@ type Tx struct {
 	heads    map[int64]*head
 	accounts map[string]*acctState // by address
 	absent   map[string]bool       // addresses looked up and not found
-	// cardAccounts are the cards whose accounts are all in accounts: read
-	// with the card, or the card is new in this batch.
-	cardAccounts map[string]bool
-	idem         map[string]*idemRow
+	idem     map[string]*idemRow
 	// wanted are the accounts the commands named before the batch began
 	// (WantAccount), read with the head lock.
 	wanted map[string]postings.Account
@@ -118,19 +115,18 @@ func (l *Ledger) beginState(ctx context.Context) (*Tx, error) {
 		return nil, mapError(err)
 	}
 	return &Tx{
-		ctx:          ctx,
-		conn:         conn,
-		pg:           pg,
-		idb:          conn,
-		l:            l,
-		now:          l.now(),
-		heads:        map[int64]*head{},
-		accounts:     map[string]*acctState{},
-		absent:       map[string]bool{},
-		cardAccounts: map[string]bool{},
-		idem:         map[string]*idemRow{},
-		wanted:       map[string]postings.Account{},
-		states:       make([]any, len(l.kinds)),
+		ctx:      ctx,
+		conn:     conn,
+		pg:       pg,
+		idb:      conn,
+		l:        l,
+		now:      l.now(),
+		heads:    map[int64]*head{},
+		accounts: map[string]*acctState{},
+		absent:   map[string]bool{},
+		idem:     map[string]*idemRow{},
+		wanted:   map[string]postings.Account{},
+		states:   make([]any, len(l.kinds)),
 	}, nil
 }
 
@@ -245,7 +241,7 @@ func (tx *Tx) rollback(m mark) {
 // loops, so it drives them in that order).
 var stmtLockHeads = NewStmt(`
 	select h.merchant_id, h.last_seq, h.last_hash, h.last_bill_seq, h.last_event_seq, h.last_ts,
-	       m.shop_no, m.currencies, coalesce(m.callback_url, ''), m.kyb_tier
+	       m.shop_no, m.currencies, coalesce(m.callback_url, '')
 	from unnest($1::bigint[]) with ordinality as v(m, i)
 	cross join lateral (select * from ledger_heads h where h.merchant_id = v.m for update) h
 	cross join lateral (select * from merchants m where m.id = v.m offset 0) m
@@ -260,7 +256,7 @@ func (tx *Tx) queueLockHeads(p *Pipeline, merchants []int64) {
 			h := &head{}
 			m := &h.merchant
 			if err := rows.Scan(&m.ID, &h.seq, &hash, &h.billSeq, &h.eventSeq, &h.ts,
-				&m.ShopNo, &m.Currencies, &m.CallbackURL, &m.KYBTier); err != nil {
+				&m.ShopNo, &m.Currencies, &m.CallbackURL); err != nil {
 				return err
 			}
 			if len(hash) != len(h.hash) {

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
 )
 
 // batch is the card domain's rows in one batch transaction: cards, the
@@ -16,9 +17,13 @@ import (
 type batch struct {
 	cards      map[string]*BatchCard // by card number, loaded or new
 	cardAbsent map[string]bool       // looked up and not found
-	newCards   []*BatchCard
-	issued     map[issueKey]*issueState
-	bins       map[binKey]*binAccessRow // nil: no such entry
+	// accountsRead are the cards whose accounts are all in the batch's
+	// accounts: read with the card, or the card is new in this batch
+	// (KnowsAccounts).
+	accountsRead map[string]bool
+	newCards     []*BatchCard
+	issued       map[issueKey]*issueState
+	bins         map[binKey]*binAccessRow // nil: no such entry
 	// Limits are read once per batch (an operator's change applies from
 	// the next batch): the merchant_limits rows of the batch's merchants
 	// with the head lock (Begin), by "merchant:currency", and the limits
@@ -26,6 +31,9 @@ type batch struct {
 	limits     map[string]*Limit
 	limitsRead map[int64]bool
 	limitRows  map[string]*limitRow
+	// tiers are the KYB tiers of the batch's merchants, read with their
+	// limits (a tier's defaults stand for a currency without a row).
+	tiers map[int64]string
 	// merchants are the batch's merchants (Begin), whose issuing counters
 	// a missing one is read with (issuedToday).
 	merchants []int64
@@ -43,9 +51,10 @@ type batch struct {
 
 var batchOf = ledger.NewState(func() *batch {
 	return &batch{
-		cards: map[string]*BatchCard{}, cardAbsent: map[string]bool{}, issued: map[issueKey]*issueState{},
-		bins: map[binKey]*binAccessRow{}, limits: map[string]*Limit{}, limitsRead: map[int64]bool{},
-		limitRows: map[string]*limitRow{},
+		cards: map[string]*BatchCard{}, cardAbsent: map[string]bool{}, accountsRead: map[string]bool{},
+		issued: map[issueKey]*issueState{},
+		bins:   map[binKey]*binAccessRow{}, limits: map[string]*Limit{}, limitsRead: map[int64]bool{},
+		limitRows: map[string]*limitRow{}, tiers: map[int64]string{},
 	}
 })
 
@@ -147,7 +156,48 @@ func (b *batch) queueCards(tx *ledger.Tx, p *ledger.Pipeline, cardNos []string) 
 		}
 		return nil
 	}, want)
-	tx.QueueCardAccounts(p, want)
+	b.queueCardAccounts(tx, p, want)
+}
+
+// stmtLoadCardAccounts reads every account of the given cards: a card's
+// accounts cannot be named before the card is read (their currency is the
+// card's), so they are read with it, in the same pipeline, and handed to
+// the journal's batch (ledger.Tx.ScanAccounts).
+var stmtLoadCardAccounts = ledger.NewStmt(`
+	select a.id, a.merchant_id, a.type, a.currency, a.card_no, b.balance, b.last_seq
+	from unnest($1::text[]) as v(card_no)
+	cross join lateral (select * from accounts a where a.card_no = v.card_no offset 0) a
+	cross join lateral (select b.balance, b.last_seq from balances b where b.account_id = a.id offset 0) b`)
+
+// queueCardAccounts queues the read of every account of the cards whose
+// accounts the batch does not hold yet.
+func (b *batch) queueCardAccounts(tx *ledger.Tx, p *ledger.Pipeline, cardNos []string) {
+	var want []string
+	for _, c := range cardNos {
+		if !b.accountsRead[c] {
+			want = append(want, c)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	// One probe per element: no element twice.
+	want = ledger.UniqueSorted(want)
+	p.Query(stmtLoadCardAccounts, func(rows pgx.Rows) error {
+		if err := tx.ScanAccounts(rows); err != nil {
+			return err
+		}
+		for _, c := range want {
+			b.accountsRead[c] = true
+		}
+		return nil
+	}, want)
+}
+
+// KnowsAccounts implements ledger.AccountKnower: the batch holds every
+// account of a card whose accounts were read, or that it created.
+func (b *batch) KnowsAccounts(a postings.Account) bool {
+	return a.Card != "" && b.accountsRead[a.Card]
 }
 
 // Load reads cards by number into the batch (those it does not hold yet).
@@ -188,7 +238,7 @@ func (b *batch) add(tx *ledger.Tx, r cardRow) *BatchCard {
 	n := len(b.newCards)
 	b.cards[r.CardNo] = c
 	delete(b.cardAbsent, r.CardNo)
-	tx.CardAccountsKnown(r.CardNo) // a new card has no accounts yet
+	b.accountsRead[r.CardNo] = true // a new card has no accounts yet
 	b.newCards = append(b.newCards, c)
 	tx.Undo(func() {
 		delete(b.cards, r.CardNo)
