@@ -21,6 +21,7 @@ import (
 
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
@@ -65,7 +66,7 @@ type serverOptions struct {
 	ledgerNow    func() time.Time
 	rateLimit    RateLimit
 	allow        callbackurl.AllowList // Deps.CallbackAllow
-	db           *ledger.DBOptions     // the pool's settings (short lock or statement time-outs); nil: pgtest's
+	db           *database.DBOptions   // the pool's settings (short lock or statement time-outs); nil: pgtest's
 	limits       Limits
 	versions     versionTable // Deps.versions: a test-only later version; nil: the gateway's
 }
@@ -81,7 +82,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 		db = pgtest.NewDB(t)
 	} else {
 		var err error
-		if db, err = ledger.OpenDB(context.Background(), pgtest.NewDatabase(t), *opts.db); err != nil {
+		if db, err = database.OpenDB(context.Background(), pgtest.NewDatabase(t), *opts.db); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })

@@ -11,6 +11,7 @@ import (
 	"github.com/formancehq/go-libs/v3/platform/postgres"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -141,7 +142,7 @@ func isUnavailable(err error) bool {
 		// demoted (its connection is dropped, readOnlyServer in db.go, and
 		// the next one finds the new primary).
 		return strings.HasPrefix(pg.Code, "08") || pg.Code == "57P01" || pg.Code == "57P02" ||
-			pg.Code == "57P03" || pg.Code == "53300" || pg.Code == sqlstateReadOnly
+			pg.Code == "57P03" || pg.Code == "53300" || pg.Code == database.SQLStateReadOnly
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection refused") ||

@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
@@ -38,7 +39,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{url: pgtest.NewDatabase(t)}
 	f.now.Store(&fixtureStart)
-	db, err := ledger.OpenDB(context.Background(), f.url, ledger.DBOptions{ConnsMax: 8})
+	db, err := database.OpenDB(context.Background(), f.url, database.DBOptions{ConnsMax: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

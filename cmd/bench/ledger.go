@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/harness"
 	"github.com/paygate/gateway/internal/merchant"
 
@@ -174,12 +175,12 @@ func (b *bench) benchLedger(name string, merchantsN, cardsPer int, kind postings
 	if err != nil {
 		return row{}, err
 	}
-	db, err := ledger.OpenDB(b.ctx, u, ledger.DBOptions{ConnsMax: 40})
+	db, err := database.OpenDB(b.ctx, u, database.DBOptions{ConnsMax: 40})
 	if err != nil {
 		return row{}, err
 	}
 	defer db.Close()
-	if err := ledger.Migrate(b.ctx, db); err != nil {
+	if err := database.Migrate(b.ctx, db); err != nil {
 		return row{}, err
 	}
 	key := make([]byte, merchant.DataKeyBytes)

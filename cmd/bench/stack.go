@@ -23,6 +23,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/harness"
@@ -150,11 +151,11 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 		return nil, err
 	}
 	b.dbURL = b.cluster.URL("gateway")
-	b.db, err = ledger.OpenDB(ctx, b.dbURL, ledger.DBOptions{ConnsMax: 80})
+	b.db, err = database.OpenDB(ctx, b.dbURL, database.DBOptions{ConnsMax: 80})
 	if err != nil {
 		return nil, err
 	}
-	if err := ledger.Migrate(ctx, b.db); err != nil {
+	if err := database.Migrate(ctx, b.db); err != nil {
 		return nil, err
 	}
 	if b.pgStat {

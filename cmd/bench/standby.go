@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/merchant"
@@ -47,12 +48,12 @@ func scenarioStandby(b *bench) ([]row, error) {
 		return nil, err
 	}
 	url := p.URL("gateway")
-	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: 80})
+	db, err := database.OpenDB(ctx, url, database.DBOptions{ConnsMax: 80})
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	if err := ledger.Migrate(ctx, db); err != nil {
+	if err := database.Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	key, err := hex.DecodeString(b.dataKey)

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/harness"
@@ -95,11 +96,11 @@ type services struct {
 // and checks run in this process, beside the gateways); holds expire after
 // holdExpiry (0: the default).
 func (e *env) openLedger(ctx context.Context, url string, conns int, cfg ledger.Config, holdExpiry time.Duration) (*bun.DB, *services, error) {
-	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: conns})
+	db, err := database.OpenDB(ctx, url, database.DBOptions{ConnsMax: conns})
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := ledger.Migrate(ctx, db); err != nil {
+	if err := database.Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, nil, err
 	}

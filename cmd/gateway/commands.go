@@ -14,6 +14,7 @@ import (
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
@@ -26,7 +27,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	s, err := openStore(ctx, e, ledger.DBOptions{ConnsMax: 2})
+	s, err := openStore(ctx, e, database.DBOptions{ConnsMax: 2})
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.Close()
 	defer l.Close()
-	closeReads, err := attachReadRoute(e, l.Ledger, ledger.DBOptions{ConnsMax: 8}, readWaitOperatorMs*time.Millisecond)
+	closeReads, err := attachReadRoute(e, l.Ledger, database.DBOptions{ConnsMax: 8}, readWaitOperatorMs*time.Millisecond)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -38,7 +39,7 @@ const passwordFileBytesMax = 4096
 // (nothing sealed is read, and an auditor's machine need not hold it), one
 // writer shard, long statements.
 func openReconcileLedger(ctx context.Context, e *env) (*app.Store, *app.Services, error) {
-	s, err := openStore(ctx, e, ledger.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout})
+	s, err := openStore(ctx, e, database.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,7 +76,7 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.Close()
 	defer l.Close()
-	closeReads, err := attachReadRoute(e, l.Ledger, ledger.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout},
+	closeReads, err := attachReadRoute(e, l.Ledger, database.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout},
 		readWaitOperatorMs*time.Millisecond)
 	if err != nil {
 		return err
@@ -197,7 +198,7 @@ func cmdAuditRole(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := openStore(ctx, e, ledger.DBOptions{ConnsMax: 2})
+	s, err := openStore(ctx, e, database.DBOptions{ConnsMax: 2})
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/workers"
 	"github.com/paygate/gateway/ledger"
@@ -104,7 +105,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	} else {
 		a.log.Warn("serving plain HTTP: only do this behind a proxy that terminates TLS")
 	}
-	if a.store, err = OpenStore(ctx, cfg, o.Stderr, ledger.DBOptions{ConnsMax: serveConnsMax}); err != nil {
+	if a.store, err = OpenStore(ctx, cfg, o.Stderr, database.DBOptions{ConnsMax: serveConnsMax}); err != nil {
 		return a, err
 	}
 	a.closers = append(a.closers, a.store.Close)
@@ -112,7 +113,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 		Domains: domains.All()})
 	// The ledger stops before the store closes: closers run in reverse.
 	a.closers = append(a.closers, l.Close)
-	closeReads, err := AttachReadRoute(a.log, l, cfg.ReadURL, ReadWait(cfg.ReadWaitMs), ledger.DBOptions{ConnsMax: readConnsMax})
+	closeReads, err := AttachReadRoute(a.log, l, cfg.ReadURL, ReadWait(cfg.ReadWaitMs), database.DBOptions{ConnsMax: readConnsMax})
 	if err != nil {
 		return a, err
 	}

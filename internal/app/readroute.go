@@ -28,13 +28,13 @@ func ReadWait(ms int) time.Duration {
 // AttachReadRoute opens url, when it is set, and routes l's
 // standby-tolerant reads through it; the returned function closes it. The
 // pool gets o's connections.
-func AttachReadRoute(log *slog.Logger, l *ledger.Ledger, url string, wait time.Duration, o ledger.DBOptions) (func(), error) {
+func AttachReadRoute(log *slog.Logger, l *ledger.Ledger, url string, wait time.Duration, o database.DBOptions) (func(), error) {
 	if url == "" {
 		return func() {}, nil
 	}
 	// Lazy: a standby that is down when the gateway starts only sends the
 	// reads to the primary until it is back.
-	db, err := ledger.OpenDBLazy(url, o)
+	db, err := database.OpenDBLazy(url, o)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_READ_URL: %w", err)
 	}

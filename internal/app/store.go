@@ -14,8 +14,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/merchant"
-	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
 
@@ -47,7 +47,7 @@ func (s *Store) Close() {
 // cluster in $GATEWAY_DATA_DIR/pg, starting it when it is not running (it
 // is then stopped by Close); the cluster's own output goes to logOut. It
 // applies pending migrations.
-func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts ledger.DBOptions) (*Store, error) {
+func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts database.DBOptions) (*Store, error) {
 	s := &Store{URL: cfg.DatabaseURL}
 	if s.URL == "" {
 		c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: EmbeddedDir(cfg), Durable: true, Log: logOut})
@@ -61,13 +61,13 @@ func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts l
 		}
 		s.URL = c.URL(EmbeddedDBName)
 	}
-	db, err := ledger.OpenDB(ctx, s.URL, opts)
+	db, err := database.OpenDB(ctx, s.URL, opts)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
 	s.DB = db
-	if err := ledger.Migrate(ctx, db); err != nil {
+	if err := database.Migrate(ctx, db); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -29,10 +29,11 @@ var allowed = map[string][]string{
 
 	// The journal core and its PostgreSQL tooling.
 	"ledger": {"postings", "sql", "internal/database"},
-	// Below the journal: the routing of standby-tolerant reads.
-	"internal/database": {},
+	// Below the journal: the pools, the migrations and the routing of
+	// standby-tolerant reads.
+	"internal/database": {"sql"},
 	"ledger/pgcluster":  {},
-	"ledger/pgtest":     {"ledger", "ledger/pgcluster", "sql"},
+	"ledger/pgtest":     {"ledger", "internal/database", "ledger/pgcluster", "sql"},
 	// High availability: a synchronous pair, the formation, backups.
 	"internal/pgha":          {"ledger/pgcluster"},
 	"internal/pgha/pghatest": {"internal/pgha"},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/merchant"
@@ -373,7 +374,7 @@ func TestVerifyOnAPoolOfOne(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.NewDatabase(t)
-	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{})
+	db, err := database.OpenDB(ctx, url, database.DBOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +386,7 @@ func TestVerifyOnAPoolOfOne(t *testing.T) {
 		deposit(t, l, m.ID, "USD", int64(10_00+i))
 	}
 	// The auditor's ledger: one connection.
-	one, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: 1})
+	one, err := database.OpenDB(ctx, url, database.DBOptions{ConnsMax: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

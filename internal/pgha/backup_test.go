@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/pgha"
@@ -22,11 +23,11 @@ import (
 // openLedger opens a migrated ledger on url.
 func openLedger(ctx context.Context, t *testing.T, url string, sealer *merchant.Sealer) *ledger.Ledger {
 	t.Helper()
-	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: 4})
+	db, err := database.OpenDB(ctx, url, database.DBOptions{ConnsMax: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ledger.Migrate(ctx, db); err != nil {
+	if err := database.Migrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	l := ledger.New(db, ledger.Config{Shards: 1, Domains: domains.All()})

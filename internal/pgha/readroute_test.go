@@ -57,7 +57,7 @@ func newReadRouteFixture(ctx context.Context, t *testing.T) *readRouteFixture {
 // route attaches a read route to the standby's gateway database.
 func (f *readRouteFixture) route(t *testing.T, url string, o database.ReadRouteOptions) *database.ReadRoute {
 	t.Helper()
-	db, err := ledger.OpenDBLazy(url, ledger.DBOptions{ConnsMax: 4})
+	db, err := database.OpenDBLazy(url, database.DBOptions{ConnsMax: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

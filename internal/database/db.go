@@ -1,4 +1,4 @@
-package ledger
+package database
 
 import (
 	"context"
@@ -85,7 +85,7 @@ func OpenDB(ctx context.Context, databaseURL string, o DBOptions) (*bun.DB, erro
 // made by the first query. For DATABASE_READ_URL, whose standby may be down
 // when the gateway starts (its reads then go to the primary).
 func OpenDBLazy(databaseURL string, o DBOptions) (*bun.DB, error) {
-	cfg, o, err := connConfig(databaseURL, o)
+	cfg, o, err := ConnConfig(databaseURL, o)
 	if err != nil {
 		return nil, err
 	}
@@ -101,10 +101,10 @@ func OpenDBLazy(databaseURL string, o DBOptions) (*bun.DB, error) {
 	return bun.NewDB(sqldb, pgdialect.New()), nil
 }
 
-// connConfig is the pgx configuration of OpenDB: the URL's, with the
+// ConnConfig is the pgx configuration of OpenDB: the URL's, with the
 // session settings and limits of o (its zero fields given their defaults,
 // which it returns).
-func connConfig(databaseURL string, o DBOptions) (*pgx.ConnConfig, DBOptions, error) {
+func ConnConfig(databaseURL string, o DBOptions) (*pgx.ConnConfig, DBOptions, error) {
 	cfg, err := pgx.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, o, fmt.Errorf("ledger: DATABASE_URL: %w", err)
@@ -136,9 +136,9 @@ func connConfig(databaseURL string, o DBOptions) (*pgx.ConnConfig, DBOptions, er
 	return cfg, o, nil
 }
 
-// sqlstateReadOnly is read_only_sql_transaction: a write on a server that
+// SQLStateReadOnly is read_only_sql_transaction: a write on a server that
 // takes none (a standby, or a primary being demoted).
-const sqlstateReadOnly = "25006"
+const SQLStateReadOnly = "25006"
 
 // dropConnOnError is pgx's OnPgError: false closes the connection, and
 // database/sql then discards it instead of pooling it again. pgx closes on
@@ -148,7 +148,7 @@ const sqlstateReadOnly = "25006"
 // through a multi-host URL with target_session_attrs=read-write skips that
 // server and finds the new primary (docs/ha.md).
 func dropConnOnError(_ *pgconn.PgConn, pe *pgconn.PgError) bool {
-	return !strings.EqualFold(pe.Severity, "FATAL") && pe.Code != sqlstateReadOnly
+	return !strings.EqualFold(pe.Severity, "FATAL") && pe.Code != SQLStateReadOnly
 }
 
 // Migrate applies the migrations of sql/ that the database does not have
