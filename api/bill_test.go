@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/merchant"
@@ -414,7 +415,7 @@ func TestBillSumsToBalances(t *testing.T) {
 		sums[b.Currency] += amt
 	}
 	t.Logf("%d lines, types %v", len(lines), types)
-	bals, err := l.Balances(ctx, sh.m.ID, postings.AccountFunding, postings.AccountCardAvailable)
+	bals, err := audit.New(l.Ledger).Balances(ctx, sh.m.ID, postings.AccountFunding, postings.AccountCardAvailable)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func TestAppendMovesBalancesAndChains(t *testing.T) {
 	if recs[2].Hash != res.Records[1].Hash || len(recs[2].Postings) != 1 || recs[2].Postings[0].Destination != cardHeld(m.ID, "USD", "crd_a") {
 		t.Fatalf("read back %+v, differs from what was written", recs[2])
 	}
-	byCard, err := l.EntriesByRef(ctx, m.ID, postings.Refs{CardNo: "crd_none"})
+	byCard, err := audit.New(l).EntriesByRef(ctx, m.ID, postings.Refs{CardNo: "crd_none"})
 	if err != nil || len(byCard) != 0 {
 		t.Fatalf("EntriesByRef(unknown) = %v, %v", byCard, err)
 	}

@@ -97,7 +97,7 @@ func (w *workload) takeOpen() *network.AuthResult {
 // from the balances table (not from the bill).
 func billableTotals(t *testing.T, l *gatewaytest.Gateway, m int64) map[string]int64 {
 	t.Helper()
-	bals, err := l.Balances(context.Background(), m, postings.AccountFunding, postings.AccountCardAvailable)
+	bals, err := audit.New(l.Ledger).Balances(context.Background(), m, postings.AccountFunding, postings.AccountCardAvailable)
 	if err != nil {
 		t.Fatal(err)
 	}

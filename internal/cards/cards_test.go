@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/merchant"
@@ -335,7 +336,7 @@ func TestCrossCurrencyTransfer(t *testing.T) {
 	if out.CardAmount != 8_09 || out.FXRate != "1.2375" || out.CardBalance != 81_01 || out.FundingBalance != 909_99 {
 		t.Fatalf("OUT %+v", out)
 	}
-	recs, err := l.EntriesByRef(ctx, m.ID, postings.Refs{TxID: in.TxID})
+	recs, err := audit.New(l.Ledger).EntriesByRef(ctx, m.ID, postings.Refs{TxID: in.TxID})
 	if err != nil || len(recs) != 1 || len(recs[0].Postings) != 2 || recs[0].Metadata["fx_rate"] != "0.891" {
 		t.Fatalf("IN entry %+v %v", recs, err)
 	}

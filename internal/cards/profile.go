@@ -43,7 +43,7 @@ func (s *Service) Profile(ctx context.Context, merchant int64) (*Profile, error)
 		return nil, err
 	}
 	p := &Profile{Merchant: *m, KYBTier: m.KYBTier, LastAuthenticatedAt: s.merchants.LastAuthenticatedAt(m)}
-	bals, err := s.l.Balances(ctx, merchant, postings.AccountFunding)
+	bals, err := s.books.Balances(ctx, merchant, postings.AccountFunding)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/merchant"
@@ -284,7 +285,7 @@ func TestCrossBorderAuthorizationFee(t *testing.T) {
 	if err != nil || res.Captured != 5_50 || res.Fee != 9 || res.Released != 5_58 || res.Available != 94_41 {
 		t.Fatalf("clearing %+v %v", res, err)
 	}
-	recs, err := f.l.EntriesByRef(ctx, f.m.ID, postings.Refs{AuthID: a.AuthID})
+	recs, err := audit.New(f.l.Ledger).EntriesByRef(ctx, f.m.ID, postings.Refs{AuthID: a.AuthID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func (s *sim) fullCheck() {
 	s.stats["full checks"]++
 	for _, m := range s.md.merchants {
 		s.checkSeq(m)
-		got, err := s.l.Balances(ctx, m.id)
+		got, err := audit.New(s.l.Ledger).Balances(ctx, m.id)
 		if err != nil {
 			s.fail("Balances: %v", err)
 		}
