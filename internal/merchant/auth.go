@@ -41,7 +41,7 @@ const authQuery = `select coalesce(m.id, 0) as id, q.shop_no, coalesce(m.name, '
 	coalesce(m.public_key_prev_sha256, ?) as public_key_prev_sha256, m.public_key_prev_until, m.id is not null as found
 	from (select ?::text as shop_no) q left join merchants m on m.shop_no = q.shop_no`
 
-// Steps of authenticate, reported to Ledger.authTrace (tests only).
+// Steps of authenticate, reported to Service.authTrace (tests only).
 const (
 	authStepCacheCompare = "cache_compare"
 	authStepQuery        = "query"
@@ -274,6 +274,6 @@ func (s *Service) LastAuthenticatedAt(m *Merchant) *time.Time {
 	return last
 }
 
-// MerchantChanged drops what the ledger caches about a merchant after a
+// MerchantChanged drops what the service caches about a merchant after a
 // change to its row (the operator's commands and the domains' settings).
 func (s *Service) MerchantChanged(merchant int64) { s.auth.forget(merchant) }
