@@ -9,7 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -46,7 +46,7 @@ func authenticate(l Merchants, proxies []netip.Prefix, now func() time.Time) gin
 			return
 		}
 		c.Set(shopNoKey, m.ShopNo)
-		if m.Status == ledger.MerchantDisabled {
+		if m.Status == merchant.Disabled {
 			writeError(c, &postings.Error{Code: postings.EFORBIDDEN, Reason: reasonMerchantDisabled,
 				Message: "merchant is disabled"})
 			return
@@ -105,8 +105,8 @@ func isPrintableASCII(s string) bool {
 }
 
 // merchantOf is the authenticated merchant of a /shop request.
-func merchantOf(c *gin.Context) *ledger.Merchant {
-	return c.MustGet(merchantKey).(*ledger.Merchant)
+func merchantOf(c *gin.Context) *merchant.Merchant {
+	return c.MustGet(merchantKey).(*merchant.Merchant)
 }
 
 // clientIP is the caller's address: the TCP peer's, unless the peer is a

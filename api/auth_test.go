@@ -7,13 +7,13 @@ import (
 	"net/netip"
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 func TestAuthHeaders(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
 	tests := []struct {
 		name       string
 		headers    []string // replace the credentials: name, value pairs
@@ -59,8 +59,8 @@ func TestAuthHeaders(t *testing.T) {
 func TestAuthUnknownShopAndWrongKeyIdentical(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{})
-	other := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
+	other := s.newShop(merchant.Spec{})
 	wrongKey := s.request(nil, "GET", "/shop/account", "", "X-Shop-No", sh.creds.ShopNo, "X-Public-Key", other.creds.PublicKey)
 	unknown := s.request(nil, "GET", "/shop/account", "", "X-Shop-No", "SH1234567890", "X-Public-Key", sh.creds.PublicKey)
 	wrongKey.must(t, 401, 401)
@@ -79,16 +79,16 @@ func TestAuthUnknownShopAndWrongKeyIdentical(t *testing.T) {
 func TestAuthDisabledMerchant(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
 	s.request(&sh, "GET", "/shop/account", "").must(t, 200, 200)
-	if err := s.l.SetMerchantStatus(context.Background(), sh.m.ID, ledger.MerchantDisabled); err != nil {
+	if err := s.l.SetMerchantStatus(context.Background(), sh.m.ID, merchant.Disabled); err != nil {
 		t.Fatal(err)
 	}
 	a := s.request(&sh, "GET", "/shop/account", "").must(t, 403, 403)
 	golden(t, "403_merchant_disabled", a.raw)
 	// A POST is refused before its body is looked at.
 	s.request(&sh, "POST", "/shop/card/freeze", `{"cardNo":"crd_x"}`).must(t, 403, 403)
-	if err := s.l.SetMerchantStatus(context.Background(), sh.m.ID, ledger.MerchantActive); err != nil {
+	if err := s.l.SetMerchantStatus(context.Background(), sh.m.ID, merchant.Active); err != nil {
 		t.Fatal(err)
 	}
 	s.request(&sh, "GET", "/shop/account", "").must(t, 200, 200)
@@ -122,7 +122,7 @@ func TestAuthIPWhitelist(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t, serverOptions{proxies: tt.proxies})
-			sh := s.newShop(ledger.MerchantSpec{IPWhitelist: tt.whitelist})
+			sh := s.newShop(merchant.Spec{IPWhitelist: tt.whitelist})
 			var hdr []string
 			for _, v := range tt.xff {
 				hdr = append(hdr, "X-Forwarded-For", v)
@@ -138,7 +138,7 @@ func TestAuthIPWhitelist(t *testing.T) {
 func TestAuthWhitelistChangedByOperator(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
 	s.request(&sh, "GET", "/shop/account", "").must(t, 200, 200)
 	if err := s.l.SetIPWhitelist(context.Background(), sh.m.ID, []string{"192.0.2.0/24"}); err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestAuthWhitelistChangedByOperator(t *testing.T) {
 func TestAuthRecordsLastAuthentication(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
 	var p struct {
 		LastAuthenticatedAt *string `json:"lastAuthenticatedAt"`
 	}

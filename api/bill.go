@@ -11,7 +11,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/bill"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -42,7 +43,7 @@ type billQuery struct {
 	start, end time.Time // the first and last day, both included
 	page, size int
 	paged      bool
-	filter     ledger.BillFilter
+	filter     bill.Filter
 }
 
 // from and to are the time range of the days: [start 00:00, end+1 00:00).
@@ -134,8 +135,8 @@ const billTypeValuesMax = 64
 // kinds, repeated or comma-separated), cardNo and currency. Another
 // merchant's card, or an unknown one, is not refused: it has no lines, so
 // the answer is the empty list an unknown card gives (docs/api.md).
-func parseBillFilter(c *gin.Context) (ledger.BillFilter, error) {
-	var f ledger.BillFilter
+func parseBillFilter(c *gin.Context) (bill.Filter, error) {
+	var f bill.Filter
 	var values []string
 	for _, v := range c.QueryArray("type") {
 		values = append(values, strings.Split(v, ",")...)
@@ -180,8 +181,8 @@ var billKindList = func() string {
 // CSV writer see the same three things.
 type billAnswer struct {
 	total  int64
-	lines  []ledger.BillLine
-	stream func(batch int, fn func([]ledger.BillLine) error) error
+	lines  []bill.Line
+	stream func(batch int, fn func([]bill.Line) error) error
 }
 
 // readBill reads one page (paged) or the range to stream.
@@ -199,7 +200,7 @@ func readBill(c *gin.Context, l Bills, merchant int64, q billQuery, paged bool) 
 		if err != nil {
 			return nil, err
 		}
-		return &billAnswer{total: r.Total, stream: func(batch int, fn func([]ledger.BillLine) error) error {
+		return &billAnswer{total: r.Total, stream: func(batch int, fn func([]bill.Line) error) error {
 			return l.BillStream(ctx, merchant, r, batch, fn)
 		}}, nil
 	}
@@ -218,7 +219,7 @@ func readBill(c *gin.Context, l Bills, merchant int64, q billQuery, paged bool) 
 	if err != nil {
 		return nil, err
 	}
-	return &billAnswer{total: fr.Matches, stream: func(batch int, fn func([]ledger.BillLine) error) error {
+	return &billAnswer{total: fr.Matches, stream: func(batch int, fn func([]bill.Line) error) error {
 		return l.FilteredBillStream(ctx, merchant, fr, batch, fn)
 	}}, nil
 }
@@ -252,9 +253,9 @@ func billID(shopNo string, billSeq int64) string {
 	return "bil_" + shopNo + "_" + strconv.FormatInt(billSeq, 10)
 }
 
-func newBillLineView(shopNo string, b *ledger.BillLine) billLineView {
+func newBillLineView(shopNo string, b *bill.Line) billLineView {
 	acct := b.Account
-	if acct == ledger.BillAccountFunding {
+	if acct == bill.AccountFunding {
 		acct = billAccountFunding
 	}
 	return billLineView{
@@ -351,7 +352,7 @@ func csvText(s string) string {
 // envelope; an error once the answer has started cannot change its status,
 // so it is logged and the connection aborted: the client sees a broken
 // transfer, never a silently short file.
-func writeBillCSV(c *gin.Context, l Bills, m *ledger.Merchant, q billQuery) {
+func writeBillCSV(c *gin.Context, l Bills, m *merchant.Merchant, q billQuery) {
 	a, err := readBill(c, l, m.ID, q, q.paged)
 	if err != nil {
 		writeError(c, err)
@@ -369,7 +370,7 @@ func writeBillCSV(c *gin.Context, l Bills, m *ledger.Merchant, q billQuery) {
 	setOutcome(c, codeOK)
 	c.Status(http.StatusOK)
 	w := csv.NewWriter(c.Writer)
-	write := func(lines []ledger.BillLine) error {
+	write := func(lines []bill.Line) error {
 		for i := range lines {
 			v := newBillLineView(m.ShopNo, &lines[i])
 			rec, err := billCSVRecord(&v)

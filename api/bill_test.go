@@ -15,9 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
-	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -295,7 +297,7 @@ func TestBillSumsToBalances(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"USD", "EUR"}})
 	other := s.fundedShop() // its lines must not appear
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -413,7 +415,7 @@ func TestBillSumsToBalances(t *testing.T) {
 		sums[b.Currency] += amt
 	}
 	t.Logf("%d lines, types %v", len(lines), types)
-	bals, err := l.Balances(ctx, sh.m.ID, postings.AccountFunding, postings.AccountCardAvailable)
+	bals, err := audit.New(l.Ledger).Balances(ctx, sh.m.ID, postings.AccountFunding, postings.AccountCardAvailable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -569,14 +571,14 @@ func TestBillStableUnderConcurrentWriters(t *testing.T) {
 
 	// What is there now, read straight from the ledger, then page 1.
 	from, _ := time.Parse("2006-01-02", today)
-	var before []ledger.BillLine
+	var before []bill.Line
 	for page := 1; ; page++ {
-		p, err := l.Bill(ctx, sh.m.ID, from, from.AddDate(0, 0, 1), page, ledger.BillPageMax)
+		p, err := l.Bills.Bill(ctx, sh.m.ID, from, from.AddDate(0, 0, 1), page, bill.PageMax)
 		if err != nil {
 			t.Fatal(err)
 		}
 		before = append(before, p.Lines...)
-		if len(p.Lines) < ledger.BillPageMax {
+		if len(p.Lines) < bill.PageMax {
 			break
 		}
 	}

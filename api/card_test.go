@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // cardOut is the card as a client reads it; amounts stay as the JSON
@@ -51,7 +51,7 @@ var timestampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$`)
 // fundedShop is a merchant in USD and EUR with 1000.00 of each.
 func (s *testServer) fundedShop() shop {
 	s.t.Helper()
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"USD", "EUR"}})
 	s.deposit(sh, "USD", 100000)
 	s.deposit(sh, "EUR", 100000)
 	return sh
@@ -92,7 +92,7 @@ func (s *testServer) fundingBalance(sh shop, cur string) string {
 func TestAccount(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{Name: "Acme Ltd", Currencies: []string{"USD", "JPY"}})
+	sh := s.newShop(merchant.Spec{Name: "Acme Ltd", Currencies: []string{"USD", "JPY"}})
 	s.deposit(sh, "USD", 12345)
 	s.deposit(sh, "JPY", 500)
 	a := s.request(&sh, "GET", "/shop/account", "").must(t, 200, 200)
@@ -135,7 +135,7 @@ func TestAccount(t *testing.T) {
 func TestBINList(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"USD", "EUR"}})
 	type binOut struct {
 		Bin, CardNetwork, Brand, Currency, Type string
 	}
@@ -283,7 +283,7 @@ func TestBusinessFailures(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
-	usdOnly := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "CHF"}})
+	usdOnly := s.newShop(merchant.Spec{Currencies: []string{"USD", "CHF"}})
 	s.deposit(usdOnly, "USD", 100000)
 	s.deposit(usdOnly, "CHF", 100000)
 	limited := s.fundedShop()

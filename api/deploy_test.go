@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/opsmetrics"
 	"github.com/paygate/gateway/ledger"
 )
@@ -28,7 +29,7 @@ func (fakeStats) Stats() ledger.Stats { return ledger.Stats{} }
 
 type fakeReads struct{}
 
-func (fakeReads) Stats() ledger.ReadRouteStats { return ledger.ReadRouteStats{} }
+func (fakeReads) Stats() database.ReadRouteStats { return database.ReadRouteStats{} }
 
 // notOurs are series a Prometheus server makes itself.
 var notOurs = map[string]bool{"up": true}

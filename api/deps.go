@@ -4,8 +4,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -15,11 +17,11 @@ import (
 // they are used (the services satisfy them; cmd/gateway wires them, and a
 // test may pass a fake). Each handler asks only for its area's interface.
 
-// Merchants authenticates /shop requests (*ledger.Ledger).
+// Merchants authenticates /shop requests (*merchant.Service).
 type Merchants interface {
 	// Authenticate resolves a shop number and public key; EUNAUTHENTICATED
 	// for an unknown shop or a wrong key alike.
-	Authenticate(ctx context.Context, shopNo, publicKey string) (*ledger.Merchant, error)
+	Authenticate(ctx context.Context, shopNo, publicKey string) (*merchant.Merchant, error)
 	// TouchAuthenticated records a successful authentication.
 	TouchAuthenticated(ctx context.Context, merchant int64, at time.Time) error
 }
@@ -52,15 +54,15 @@ type ReadKeys interface {
 	ClaimReadIdempotency(ctx context.Context, merchant int64, in *ledger.Idempotency) error
 }
 
-// Bills exports the merchant's bill (*ledger.Ledger).
+// Bills exports the merchant's bill (*bill.Service).
 type Bills interface {
-	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*ledger.BillPage, error)
-	BillRange(ctx context.Context, merchant int64, from, to time.Time) (ledger.BillRange, error)
-	BillStream(ctx context.Context, merchant int64, r ledger.BillRange, batch int, fn func([]ledger.BillLine) error) error
+	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*bill.Page, error)
+	BillRange(ctx context.Context, merchant int64, from, to time.Time) (bill.Range, error)
+	BillStream(ctx context.Context, merchant int64, r bill.Range, batch int, fn func([]bill.Line) error) error
 	// The filtered bill (type, cardNo, currency): the matches of a range.
-	FilteredBill(ctx context.Context, merchant int64, r ledger.BillRange, f ledger.BillFilter, page, size int) (*ledger.FilteredBillPage, error)
-	FilteredBillRange(ctx context.Context, merchant int64, r ledger.BillRange, f ledger.BillFilter) (ledger.FilteredBillRange, error)
-	FilteredBillStream(ctx context.Context, merchant int64, fr ledger.FilteredBillRange, batch int, fn func([]ledger.BillLine) error) error
+	FilteredBill(ctx context.Context, merchant int64, r bill.Range, f bill.Filter, page, size int) (*bill.FilteredPage, error)
+	FilteredBillRange(ctx context.Context, merchant int64, r bill.Range, f bill.Filter) (bill.FilteredRange, error)
+	FilteredBillStream(ctx context.Context, merchant int64, fr bill.FilteredRange, batch int, fn func([]bill.Line) error) error
 }
 
 // Remittances are the remittance endpoints (*remittance.Service). Errors:
@@ -91,7 +93,7 @@ type Rails interface {
 }
 
 // WebhookSettings sets the merchant's default callback URL ("" clears it)
-// (*ledger.Ledger).
+// (*merchant.Service).
 type WebhookSettings interface {
 	SetCallbackURL(ctx context.Context, merchant int64, url string) error
 }
@@ -106,11 +108,11 @@ type Webhooks interface {
 }
 
 // Keys rolls the merchant's keys and tells the overlaps in progress
-// (*ledger.Ledger). Errors: ECONFLICT (idempotency).
+// (*merchant.Service). Errors: ECONFLICT (idempotency).
 type Keys interface {
-	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
-	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
-	KeyState(ctx context.Context, merchant int64) (*ledger.KeyState, error)
+	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*merchant.KeyRoll, error)
+	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*merchant.KeyRoll, error)
+	KeyState(ctx context.Context, merchant int64) (*merchant.KeyState, error)
 }
 
 // WriterStats are the ledger writer's counters that /metrics shows
@@ -120,9 +122,9 @@ type WriterStats interface {
 }
 
 var (
-	_ Merchants   = (*ledger.Ledger)(nil)
+	_ Merchants   = (*merchant.Service)(nil)
 	_ ReadKeys    = (*ledger.Ledger)(nil)
-	_ Bills       = (*ledger.Ledger)(nil)
+	_ Bills       = (*bill.Service)(nil)
 	_ WriterStats = (*ledger.Ledger)(nil)
 	_ Accounts    = (*cards.Service)(nil)
 	_ Cards       = (*cards.Service)(nil)
@@ -130,7 +132,7 @@ var (
 	_ Rails       = (*remittance.Service)(nil)
 	_ Network     = (*network.Service)(nil)
 
-	_ WebhookSettings = (*ledger.Ledger)(nil)
+	_ WebhookSettings = (*merchant.Service)(nil)
 	_ Webhooks        = (*delivery.Store)(nil)
-	_ Keys            = (*ledger.Ledger)(nil)
+	_ Keys            = (*merchant.Service)(nil)
 )

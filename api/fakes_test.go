@@ -12,8 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -91,9 +93,9 @@ func (f *fakeServices) recorded() []fakeCall {
 }
 
 // Merchants: the fake shops; any other credentials are a wrong key.
-func (f *fakeServices) Authenticate(_ context.Context, shopNo, key string) (*ledger.Merchant, error) {
-	m := &ledger.Merchant{ID: fakeMerchantID, ShopNo: shopNo, Name: "Fake shop", Currencies: []string{"USD", "EUR"},
-		Status: ledger.MerchantActive, KYBTier: "STANDARD", CreatedAt: fakeAt, APIVersion: apiVersions.current()}
+func (f *fakeServices) Authenticate(_ context.Context, shopNo, key string) (*merchant.Merchant, error) {
+	m := &merchant.Merchant{ID: fakeMerchantID, ShopNo: shopNo, Name: "Fake shop", Currencies: []string{"USD", "EUR"},
+		Status: merchant.Active, KYBTier: "STANDARD", CreatedAt: fakeAt, APIVersion: apiVersions.current()}
 	if key != fakePublicKey {
 		return nil, postings.Errorf(postings.EUNAUTHENTICATED, "wrong key")
 	}
@@ -102,7 +104,7 @@ func (f *fakeServices) Authenticate(_ context.Context, shopNo, key string) (*led
 	case fakeTestShopNo:
 		m.Test = true
 	case fakeDisabledNo:
-		m.Status = ledger.MerchantDisabled
+		m.Status = merchant.Disabled
 	case fakeWhitelistNo:
 		m.IPWhitelist = []string{"198.51.100.0/24"}
 	default:
@@ -117,8 +119,8 @@ func (f *fakeServices) TouchAuthenticated(context.Context, int64, time.Time) err
 func (f *fakeServices) Profile(ctx context.Context, m int64) (*cards.Profile, error) {
 	at := fakeAt
 	p := &cards.Profile{
-		Merchant: ledger.Merchant{ShopNo: fakeShopNo, Name: "Fake shop", Currencies: []string{"USD", "JPY"},
-			Status: ledger.MerchantActive, CreatedAt: fakeAt},
+		Merchant: merchant.Merchant{ShopNo: fakeShopNo, Name: "Fake shop", Currencies: []string{"USD", "JPY"},
+			Status: merchant.Active, CreatedAt: fakeAt},
 		KYBTier:             "STANDARD",
 		Balances:            []cards.FundingBalance{{Currency: "USD", Balance: 12345}, {Currency: "JPY", Balance: 500}},
 		Receivables:         []cards.Receivable{{Currency: "USD", Amount: 0}},
@@ -195,28 +197,28 @@ func (f *fakeServices) ClaimReadIdempotency(ctx context.Context, m int64, idem *
 }
 
 // Bills: an empty bill (its rendering is bill_test.go's).
-func (f *fakeServices) Bill(ctx context.Context, m int64, from, to time.Time, page, size int) (*ledger.BillPage, error) {
+func (f *fakeServices) Bill(ctx context.Context, m int64, from, to time.Time, page, size int) (*bill.Page, error) {
 	in := [4]any{from, to, page, size}
-	return &ledger.BillPage{Page: page, Size: size}, f.answer(ctx, "Bill", m, in, nil)
+	return &bill.Page{Page: page, Size: size}, f.answer(ctx, "Bill", m, in, nil)
 }
 
-func (f *fakeServices) BillRange(ctx context.Context, m int64, from, to time.Time) (ledger.BillRange, error) {
-	return ledger.BillRange{}, f.answer(ctx, "BillRange", m, [2]time.Time{from, to}, nil)
+func (f *fakeServices) BillRange(ctx context.Context, m int64, from, to time.Time) (bill.Range, error) {
+	return bill.Range{}, f.answer(ctx, "BillRange", m, [2]time.Time{from, to}, nil)
 }
 
-func (f *fakeServices) BillStream(ctx context.Context, m int64, _ ledger.BillRange, _ int, _ func([]ledger.BillLine) error) error {
+func (f *fakeServices) BillStream(ctx context.Context, m int64, _ bill.Range, _ int, _ func([]bill.Line) error) error {
 	return f.answer(ctx, "BillStream", m, nil, nil)
 }
 
-func (f *fakeServices) FilteredBill(ctx context.Context, m int64, _ ledger.BillRange, fl ledger.BillFilter, page, size int) (*ledger.FilteredBillPage, error) {
-	return &ledger.FilteredBillPage{Page: page, Size: size}, f.answer(ctx, "FilteredBill", m, fl, nil)
+func (f *fakeServices) FilteredBill(ctx context.Context, m int64, _ bill.Range, fl bill.Filter, page, size int) (*bill.FilteredPage, error) {
+	return &bill.FilteredPage{Page: page, Size: size}, f.answer(ctx, "FilteredBill", m, fl, nil)
 }
 
-func (f *fakeServices) FilteredBillRange(ctx context.Context, m int64, _ ledger.BillRange, fl ledger.BillFilter) (ledger.FilteredBillRange, error) {
-	return ledger.FilteredBillRange{}, f.answer(ctx, "FilteredBillRange", m, fl, nil)
+func (f *fakeServices) FilteredBillRange(ctx context.Context, m int64, _ bill.Range, fl bill.Filter) (bill.FilteredRange, error) {
+	return bill.FilteredRange{}, f.answer(ctx, "FilteredBillRange", m, fl, nil)
 }
 
-func (f *fakeServices) FilteredBillStream(ctx context.Context, m int64, _ ledger.FilteredBillRange, _ int, _ func([]ledger.BillLine) error) error {
+func (f *fakeServices) FilteredBillStream(ctx context.Context, m int64, _ bill.FilteredRange, _ int, _ func([]bill.Line) error) error {
 	return f.answer(ctx, "FilteredBillStream", m, nil, nil)
 }
 
@@ -289,16 +291,16 @@ func (f *fakeServices) ReplayFailed(ctx context.Context, m int64, r delivery.Fai
 	return delivery.ReplayResult{}, f.answer(ctx, "ReplayFailed", m, r, nil)
 }
 
-func (f *fakeServices) RollPublicKey(ctx context.Context, m int64, overlap time.Duration, held bool, idem *ledger.Idempotency) (*ledger.KeyRoll, error) {
-	return &ledger.KeyRoll{Kind: ledger.KeyPublic, Key: "pk_next", RolledAt: fakeAt}, f.answer(ctx, "RollPublicKey", m, overlap, idem)
+func (f *fakeServices) RollPublicKey(ctx context.Context, m int64, overlap time.Duration, held bool, idem *ledger.Idempotency) (*merchant.KeyRoll, error) {
+	return &merchant.KeyRoll{Kind: merchant.KeyPublic, Key: "pk_next", RolledAt: fakeAt}, f.answer(ctx, "RollPublicKey", m, overlap, idem)
 }
 
-func (f *fakeServices) RollSigningKey(ctx context.Context, m int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error) {
-	return &ledger.KeyRoll{Kind: ledger.KeySigning, Key: "sk_next", RolledAt: fakeAt}, f.answer(ctx, "RollSigningKey", m, overlap, idem)
+func (f *fakeServices) RollSigningKey(ctx context.Context, m int64, overlap time.Duration, idem *ledger.Idempotency) (*merchant.KeyRoll, error) {
+	return &merchant.KeyRoll{Kind: merchant.KeySigning, Key: "sk_next", RolledAt: fakeAt}, f.answer(ctx, "RollSigningKey", m, overlap, idem)
 }
 
-func (f *fakeServices) KeyState(ctx context.Context, m int64) (*ledger.KeyState, error) {
-	return &ledger.KeyState{}, f.answer(ctx, "KeyState", m, nil, nil)
+func (f *fakeServices) KeyState(ctx context.Context, m int64) (*merchant.KeyState, error) {
+	return &merchant.KeyState{}, f.answer(ctx, "KeyState", m, nil, nil)
 }
 
 // WriterStats.

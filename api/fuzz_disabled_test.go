@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // The HTTP fuzz run's disabled merchant (issue 27, "Done when"): a merchant
@@ -42,7 +42,7 @@ func TestHTTPFuzzDisabledMerchant(t *testing.T) {
 				{"currency", `"EUR"`}, {"purpose", `"SUPP"`}},
 		}}
 	ctx := context.Background()
-	if err := s.l.SetMerchantStatus(ctx, sh.m.ID, ledger.MerchantDisabled); err != nil {
+	if err := s.l.SetMerchantStatus(ctx, sh.m.ID, merchant.Disabled); err != nil {
 		t.Fatal(err)
 	}
 	before := s.journal()
@@ -76,7 +76,7 @@ func TestHTTPFuzzDisabledMerchant(t *testing.T) {
 	if after := s.journal(); after != before {
 		t.Errorf("a disabled merchant's requests changed the journal:\n  before %s\n  after  %s", before, after)
 	}
-	if err := s.l.SetMerchantStatus(ctx, sh.m.ID, ledger.MerchantActive); err != nil {
+	if err := s.l.SetMerchantStatus(ctx, sh.m.ID, merchant.Active); err != nil {
 		t.Fatal(err)
 	}
 	s.request(&sh, "GET", "/shop/account", "").must(t, 200, 200)

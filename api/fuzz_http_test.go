@@ -20,7 +20,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/gateway/internal/callbackurl"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -246,7 +246,7 @@ func newFuzzTarget(s *testServer) *fuzzTarget {
 	otherCard := s.createCard(other, `{"bin":"453201","currency":"USD","amount":"20.00"}`)
 	otherRemit := s.createRemittance(other, remitBody(benDE, `"10.00"`, "EUR", ""))
 
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"USD", "EUR"}})
 	own := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":0}`)
 	s.request(&sh, "POST", "/shop/card/cancel", fmt.Sprintf(`{"cardNo":%q}`, own.CardNo)).must(s.t, 200, 200)
 	bins, err := s.l.Cards.BINs(ctx)

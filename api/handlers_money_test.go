@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/remittance"
-	"github.com/paygate/gateway/ledger"
 )
 
 func TestHandleBillList(t *testing.T) {
@@ -43,7 +43,7 @@ func TestHandleBillList(t *testing.T) {
 	// bill, not a refusal: docs/api.md).
 	runShopCases(t, http.MethodGet, "/shop/bill/list", []handlerCase{
 		{name: "filtered", query: q + "&page=1&cardNo=crd_other", call: "BillRange,FilteredBill", data: `{"total":0,"list":[]}`,
-			in: ledger.BillFilter{CardNo: "crd_other"}},
+			in: bill.Filter{CardNo: "crd_other"}},
 	})
 }
 

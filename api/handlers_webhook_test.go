@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/delivery"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 func TestHandleWebhookSettings(t *testing.T) {
@@ -88,7 +88,7 @@ func TestHandleKeys(t *testing.T) {
 	} {
 		cases := []handlerCase{
 			// The new key is shown once, and never cached.
-			{name: "default overlap", body: `{}`, call: r.call, in: ledger.KeyOverlapDefault},
+			{name: "default overlap", body: `{}`, call: r.call, in: merchant.KeyOverlapDefault},
 			{name: "no overlap", body: `{"overlapHours":0}`, call: r.call, in: time.Duration(0)},
 			{name: "a week", body: `{"overlapHours":168}`, call: r.call, in: 168 * time.Hour},
 			{name: "no body", field: "body"},
@@ -99,7 +99,7 @@ func TestHandleKeys(t *testing.T) {
 		runShopCases(t, http.MethodPost, r.path, withErrors(cases, handlerCase{body: `{}`, call: r.call}, mapIdemMismatch, mapIdemRace))
 		g := newFakeGateway(t)
 		a := g.shopRequest(fakeShopNo, http.MethodPost, r.path, `{}`)
-		if want := `{"kind":"` + map[string]string{"pk_next": ledger.KeyPublic, "sk_next": ledger.KeySigning}[r.key] + `","key":"` + r.key +
+		if want := `{"kind":"` + map[string]string{"pk_next": merchant.KeyPublic, "sk_next": merchant.KeySigning}[r.key] + `","key":"` + r.key +
 			`","rolledAt":"2026-03-01T10:00:00Z","previousValidUntil":null}`; string(a.Data) != want || a.header.Get("Cache-Control") != "no-store" {
 			t.Errorf("%s: %s (Cache-Control %q), want %s and no-store", r.path, a.Data, a.header.Get("Cache-Control"), want)
 		}

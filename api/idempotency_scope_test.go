@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // postEndpoints are every POST of /shop (routes.go) with a valid body for
@@ -35,7 +35,7 @@ var postEndpoints = []struct {
 func TestIdempotencyKeyIsPerEndpoint(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"USD", "EUR"}})
 	s.deposit(sh, "USD", 100_000_00)
 	s.deposit(sh, "EUR", 100_000_00)
 	newCard := func() string {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // Key rolls (docs/api.md, "Keys"; docs/security.md, "Rolling keys"): the
@@ -49,7 +49,7 @@ func handleKeys(l Keys) gin.HandlerFunc {
 }
 
 // keyOverlapHoursMax is the longest overlap, in the request's unit.
-const keyOverlapHoursMax = int(ledger.KeyOverlapMax / time.Hour)
+const keyOverlapHoursMax = int(merchant.KeyOverlapMax / time.Hour)
 
 // handleKeyRoll answers POST /shop/keys/public/roll and
 // /shop/keys/signing/roll {"overlapHours": 0 to 168, default 24}.
@@ -60,7 +60,7 @@ func handleKeyRoll(l Keys, kind string) gin.HandlerFunc {
 			writeError(c, err)
 			return
 		}
-		overlap := ledger.KeyOverlapDefault
+		overlap := merchant.KeyOverlapDefault
 		if hours != "" {
 			n, err := parseIntField("overlapHours", hours, 0, keyOverlapHoursMax)
 			if err != nil {
@@ -70,9 +70,9 @@ func handleKeyRoll(l Keys, kind string) gin.HandlerFunc {
 			overlap = time.Duration(n) * time.Hour
 		}
 		m := merchantOf(c)
-		var r *ledger.KeyRoll
+		var r *merchant.KeyRoll
 		var err error
-		if kind == ledger.KeySigning {
+		if kind == merchant.KeySigning {
 			r, err = l.RollSigningKey(c.Request.Context(), m.ID, overlap, idempotencyOf(c))
 		} else {
 			// The key that authenticated this request is the one the

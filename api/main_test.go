@@ -19,8 +19,11 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -66,7 +69,7 @@ type serverOptions struct {
 	ledgerNow    func() time.Time
 	rateLimit    RateLimit
 	allow        callbackurl.AllowList // Deps.CallbackAllow
-	db           *ledger.DBOptions     // the pool's settings (short lock or statement time-outs); nil: pgtest's
+	db           *database.DBOptions   // the pool's settings (short lock or statement time-outs); nil: pgtest's
 	limits       Limits
 	versions     versionTable // Deps.versions: a test-only later version; nil: the gateway's
 }
@@ -82,7 +85,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 		db = pgtest.NewDB(t)
 	} else {
 		var err error
-		if db, err = ledger.OpenDB(context.Background(), pgtest.NewDatabase(t), *opts.db); err != nil {
+		if db, err = database.OpenDB(context.Background(), pgtest.NewDatabase(t), *opts.db); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
@@ -93,9 +96,9 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	metrics := NewMetrics(MetricsOptions{Ledger: l.Ledger})
 	h := NewServer(Deps{
 		Metrics: metrics,
-		Log:     log, DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Ledger,
+		Log:     log, DB: db, Merchants: l.Merchants, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Bills,
 		Remittances: l.Remit, Stats: l.Ledger, Network: l.Network, Rails: l.Remit,
-		WebhookSettings: l.Ledger, Webhooks: l.Deliveries, Keys: l.Ledger,
+		WebhookSettings: l.Merchants, Webhooks: l.Deliveries, Keys: l.Merchants,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
 		RateLimit: opts.rateLimit, CallbackAllow: opts.allow, Limits: opts.limits,
 		versions: opts.versions,
@@ -115,7 +118,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 
 func mustVerify(t testing.TB, l *gatewaytest.Gateway) {
 	t.Helper()
-	rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
+	rep, err := audit.New(l.Ledger).Verify(context.Background(), audit.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
@@ -126,11 +129,11 @@ func mustVerify(t testing.TB, l *gatewaytest.Gateway) {
 
 // shop is a merchant with its credentials.
 type shop struct {
-	m     *ledger.Merchant
-	creds *ledger.Credentials
+	m     *merchant.Merchant
+	creds *merchant.Credentials
 }
 
-func (s *testServer) newShop(spec ledger.MerchantSpec) shop {
+func (s *testServer) newShop(spec merchant.Spec) shop {
 	s.t.Helper()
 	if spec.Name == "" {
 		spec.Name = "Test shop"

@@ -3,13 +3,13 @@ package api
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/database"
 )
 
 // ReadRouteStats is where the standby-tolerant reads went
-// (*ledger.ReadRoute, present when DATABASE_READ_URL is set).
+// (*database.ReadRoute, present when DATABASE_READ_URL is set).
 type ReadRouteStats interface {
-	Stats() ledger.ReadRouteStats
+	Stats() database.ReadRouteStats
 }
 
 // readRouteCollector reports the read route's counters (docs/ha.md, "Reads

@@ -20,8 +20,8 @@ func TestMetricsOneRegistryForBothListeners(t *testing.T) {
 	db := pgtest.NewDB(t)
 	g := gatewaytest.New(t, db, gatewaytest.Options{})
 	m := NewMetrics(MetricsOptions{Ledger: g.Ledger, DB: db.DB})
-	public := httptest.NewServer(NewServer(Deps{DB: db, Merchants: g.Ledger, Accounts: g.Cards, Cards: g.Cards, ReadKeys: g.Ledger,
-		Bills: g.Ledger, Remittances: g.Remit, Stats: g.Ledger, Metrics: m}))
+	public := httptest.NewServer(NewServer(Deps{DB: db, Merchants: g.Merchants, Accounts: g.Cards, Cards: g.Cards, ReadKeys: g.Ledger,
+		Bills: g.Bills, Remittances: g.Remit, Stats: g.Ledger, Metrics: m}))
 	t.Cleanup(public.Close)
 	const token = "itk_metrics-test-token"
 	internal := httptest.NewServer(NewInternalServer(InternalDeps{Network: g.Network, Rails: g.Remit, Token: token, Metrics: m}))

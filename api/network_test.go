@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/railsim"
 	"github.com/paygate/gateway/internal/remittance"
-	"github.com/paygate/gateway/ledger"
 )
 
 // The internal network API over HTTPS, beside the /shop server on the same
@@ -694,7 +694,7 @@ func TestNetworkToken(t *testing.T) {
 func TestRailReport(t *testing.T) {
 	t.Parallel()
 	n := newNetServer(t)
-	sh := n.newShop(ledger.MerchantSpec{Currencies: []string{"EUR"}})
+	sh := n.newShop(merchant.Spec{Currencies: []string{"EUR"}})
 	n.deposit(sh, "EUR", 5_000_00)
 	ctx := context.Background()
 	b, _ := json.Marshal(map[string]string{"name": "Hans Muster GmbH", "country": "DE",

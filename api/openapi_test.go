@@ -25,9 +25,9 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/httplimits"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
-	"github.com/paygate/gateway/ledger"
 )
 
 // The contract test: docs/openapi.yaml against the real server. Every
@@ -358,15 +358,15 @@ func TestOpenAPIDocument(t *testing.T) {
 	// Authentication: 400, 401, 403 (disabled, whitelist).
 	c.call(nil, "GET", "/shop/account", "").must(t, 400, 400)
 	c.call(nil, "GET", "/shop/card/bin/list", "", "X-Shop-No", sh.creds.ShopNo).must(t, 400, 400)
-	wrong := shop{m: sh.m, creds: &ledger.Credentials{ShopNo: sh.creds.ShopNo, PublicKey: "pk_wrong"}}
+	wrong := shop{m: sh.m, creds: &merchant.Credentials{ShopNo: sh.creds.ShopNo, PublicKey: "pk_wrong"}}
 	c.call(&wrong, "GET", "/shop/account", "").must(t, 401, 401)
 	c.call(&wrong, "GET", "/shop/card/bin/list", "").must(t, 401, 401)
-	disabled := s.newShop(ledger.MerchantSpec{})
-	if err := s.l.SetMerchantStatus(ctx, disabled.m.ID, ledger.MerchantDisabled); err != nil {
+	disabled := s.newShop(merchant.Spec{})
+	if err := s.l.SetMerchantStatus(ctx, disabled.m.ID, merchant.Disabled); err != nil {
 		t.Fatal(err)
 	}
 	c.call(&disabled, "POST", "/shop/card/create", `{"bin":"453201","currency":"USD","amount":1}`).must(t, 403, 403)
-	fenced := s.newShop(ledger.MerchantSpec{IPWhitelist: []string{"192.0.2.0/24"}})
+	fenced := s.newShop(merchant.Spec{IPWhitelist: []string{"192.0.2.0/24"}})
 	c.call(&fenced, "GET", "/shop/account", "", "X-Forwarded-For", "192.0.2.7").must(t, 403, 403)
 
 	// Create: success (with a callback URL and an Idempotency-Key, then its

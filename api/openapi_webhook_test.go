@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // contractWebhooksAndKeys drives the webhook and key endpoints through
@@ -41,7 +41,7 @@ func contractWebhooksAndKeys(t *testing.T, c *contract, s *testServer, sh, other
 	c.call(&sh, "POST", "/shop/webhook/events/replay-failed", `{"from":"2026-01-01T00:00:00Z","to":"2026-03-01T00:00:00Z"}`).must(t, 400, 400)
 
 	// Keys: on a merchant of its own, whose keys the rest does not use.
-	k := s.newShop(ledger.MerchantSpec{})
+	k := s.newShop(merchant.Spec{})
 	c.call(&k, "GET", "/shop/keys", "").must(t, 200, 200)
 	c.call(nil, "GET", "/shop/keys", "", "X-Shop-No", k.creds.ShopNo).must(t, 400, 400)
 	c.call(&k, "POST", "/shop/keys/signing/roll", `{"overlapHours":1}`, "Idempotency-Key", "oa-roll").must(t, 200, 200)

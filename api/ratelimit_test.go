@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/httplimits"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -145,7 +145,7 @@ func TestRateLimit429(t *testing.T) {
 	// may take seconds each on a loaded machine (CI runs every package at
 	// once), and a refill every 5 s let one through there.
 	s := newTestServer(t, serverOptions{rateLimit: RateLimit{RPS: 0.01, Burst: 3}})
-	sh := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
 	// Someone who knows the shop number but not the key cannot spend the
 	// merchant's budget.
 	for i := 0; i < 10; i++ {
@@ -189,8 +189,8 @@ func TestRateLimitIsolatesMerchants(t *testing.T) {
 	// Not parallel: it floods one merchant's token bucket; it runs alone, before the parallel tests,
 	// so that it tests the server and not the machine.
 	s := newTestServer(t, serverOptions{rateLimit: RateLimit{RPS: 1, Burst: 40}})
-	noisy := s.newShop(ledger.MerchantSpec{})
-	quiet := s.newShop(ledger.MerchantSpec{})
+	noisy := s.newShop(merchant.Spec{})
+	quiet := s.newShop(merchant.Spec{})
 	const floodWorkers, floodEach, quietRequests = 8, 40, 35
 	var (
 		wg      sync.WaitGroup

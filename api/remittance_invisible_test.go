@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/remittance"
-	"github.com/paygate/gateway/ledger"
 )
 
 // TestScreeningInvisibleLettersAndSmallCapitals (issue 27, point 1): end to
@@ -24,7 +24,7 @@ func TestScreeningInvisibleLettersAndSmallCapitals(t *testing.T) {
 	if _, err := s.l.Remit.ReplaceSanctions(ctx, []remittance.SanctionsEntry{{Name: "Ivan Petrov", List: "TEST", Ref: "27"}}); err != nil {
 		t.Fatal(err)
 	}
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"EUR"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"EUR"}})
 	s.deposit(sh, "EUR", 100000)
 	ben := func(name string) string {
 		b, err := json.Marshal(name)

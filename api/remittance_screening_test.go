@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/railsim"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/internal/remittance/rules"
-	"github.com/paygate/gateway/ledger"
 )
 
 // screeningCorridors are the corridors screening is proven on: every named
@@ -129,7 +129,7 @@ func TestScreeningOnEveryCorridor(t *testing.T) {
 	for _, c := range corridors {
 		currencies[c.Currency] = true
 	}
-	spec := ledger.MerchantSpec{}
+	spec := merchant.Spec{}
 	for cur := range currencies {
 		spec.Currencies = append(spec.Currencies, cur)
 	}

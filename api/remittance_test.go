@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/railsim"
 	"github.com/paygate/gateway/internal/remittance"
-	"github.com/paygate/gateway/ledger"
 )
 
 // remitOut is a remittance as a client reads it (create or query answer).
@@ -108,7 +108,7 @@ func (s *testServer) count(query string, args ...any) int {
 func TestRemittanceDynamicFields(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
 	type fieldOut struct {
 		Name          string   `json:"name"`
 		Type          string   `json:"type"`
@@ -219,7 +219,7 @@ func TestRemittanceDynamicFields(t *testing.T) {
 func TestRemittanceValidation(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"EUR", "USD", "INR"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"EUR", "USD", "INR"}})
 	s.deposit(sh, "EUR", 100000)
 	s.deposit(sh, "USD", 100000)
 	s.deposit(sh, "INR", 10000000)
@@ -379,7 +379,7 @@ func TestRemittanceCreate(t *testing.T) {
 	if len(p.Limits) != 2 || p.Limits[0].Currency != "USD" || p.Limits[0].RemittanceMax != "5000.00" {
 		t.Errorf("limits %+v", p.Limits)
 	}
-	rich := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD"}})
+	rich := s.newShop(merchant.Spec{Currencies: []string{"USD"}})
 	s.deposit(rich, "USD", 10_000_00)
 	a = s.request(&rich, "POST", "/shop/remittance/create", remitBody(benUS, `"5000.01"`, "USD", "")).must(t, 200, codeLimitExceeded)
 	golden(t, "1007_remittance_limit", a.raw)
@@ -494,7 +494,7 @@ func TestRemittanceWorkersRace(t *testing.T) {
 	// Not parallel: it races several remittance workers; it runs alone, before the parallel tests,
 	// so that it tests the server and not the machine.
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"USD"}})
 	s.deposit(sh, "USD", 100_000_00)
 	var ids []string
 	for i := 0; i < 12; i++ {

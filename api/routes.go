@@ -3,7 +3,7 @@ package api
 import (
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // addRoutes is the whole API surface in one place, with the middleware of
@@ -63,8 +63,8 @@ func addRoutes(r *gin.Engine, d Deps) {
 	shop.POST("/webhook/events/replay", post, handleWebhookReplay(d.Webhooks, d.ReadKeys))
 	shop.POST("/webhook/events/replay-failed", post, handleWebhookReplayFailed(d.Webhooks, d.ReadKeys))
 	shop.GET("/keys", handleKeys(d.Keys))
-	shop.POST("/keys/public/roll", post, handleKeyRoll(d.Keys, ledger.KeyPublic))
-	shop.POST("/keys/signing/roll", post, handleKeyRoll(d.Keys, ledger.KeySigning))
+	shop.POST("/keys/public/roll", post, handleKeyRoll(d.Keys, merchant.KeyPublic))
+	shop.POST("/keys/signing/roll", post, handleKeyRoll(d.Keys, merchant.KeySigning))
 
 	addSandboxRoutes(r, d, rate, post)
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -36,9 +38,9 @@ type sandbox struct {
 // answers again, and two merchants' keys never meet in the one space of
 // message ids (the attempts log holds them for ever). Without a key every
 // request is a new message.
-func sandboxMessageID(m *ledger.Merchant, idem *ledger.Idempotency) string {
+func sandboxMessageID(m *merchant.Merchant, idem *ledger.Idempotency) string {
 	if idem == nil {
-		return "sbx-" + ledger.RandomID(40)
+		return "sbx-" + database.RandomID(40)
 	}
 	sum := sha256.Sum256([]byte(strconv.FormatInt(m.ID, 10) + "\x00" + idem.Key))
 	return "sbx-" + hex.EncodeToString(sum[:24])
@@ -48,7 +50,7 @@ func sandboxMessageID(m *ledger.Merchant, idem *ledger.Idempotency) string {
 // one request's, whatever endpoint used it first: ECONFLICT otherwise) and
 // returns the message id. The answer itself is kept by the command's own
 // idempotency, under the message id.
-func (s sandbox) begin(c *gin.Context, m *ledger.Merchant) (string, error) {
+func (s sandbox) begin(c *gin.Context, m *merchant.Merchant) (string, error) {
 	idem := idempotencyOf(c)
 	if idem != nil {
 		if err := s.keys.ClaimReadIdempotency(c.Request.Context(), m.ID, idem); err != nil {
@@ -60,7 +62,7 @@ func (s sandbox) begin(c *gin.Context, m *ledger.Merchant) (string, error) {
 
 // ownCard refuses a card that is not the merchant's as the card endpoints
 // do: unknown and another merchant's are the same ENOTFOUND.
-func (s sandbox) ownCard(c *gin.Context, m *ledger.Merchant, cardNo string) error {
+func (s sandbox) ownCard(c *gin.Context, m *merchant.Merchant, cardNo string) error {
 	_, err := s.cards.Card(c.Request.Context(), m.ID, cardNo)
 	return err
 }
@@ -72,7 +74,7 @@ func errUnknownAuthorization() error {
 }
 
 // ownAuthorization reads an authorization of the merchant's.
-func (s sandbox) ownAuthorization(c *gin.Context, m *ledger.Merchant, authID string) (*network.Authorization, error) {
+func (s sandbox) ownAuthorization(c *gin.Context, m *merchant.Merchant, authID string) (*network.Authorization, error) {
 	a, err := s.network.Authorization(c.Request.Context(), authID)
 	switch {
 	case postings.ErrorCode(err) == postings.ENOTFOUND:

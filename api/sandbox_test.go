@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
-	"github.com/paygate/gateway/ledger"
 )
 
 // The sandbox (docs/api.md, "The sandbox"): a test merchant drives its own
@@ -21,7 +21,7 @@ import (
 // testShop is a test merchant in USD and EUR with 1000.00 of each.
 func (s *testServer) testShop() shop {
 	s.t.Helper()
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD", "EUR"}, Test: true})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"USD", "EUR"}, Test: true})
 	if !sh.m.Test {
 		s.t.Fatal("CreateMerchant with Test returned a live merchant")
 	}
@@ -80,8 +80,8 @@ func TestSandboxHiddenFromOthers(t *testing.T) {
 	s := newTestServer(t, serverOptions{})
 	live := s.fundedShop()
 	test := s.testShop()
-	wrongKey := shop{m: test.m, creds: &ledger.Credentials{ShopNo: test.creds.ShopNo, PublicKey: "pk_wrong"}}
-	unknownShop := shop{m: live.m, creds: &ledger.Credentials{ShopNo: "SH0000000000", PublicKey: "pk_x"}}
+	wrongKey := shop{m: test.m, creds: &merchant.Credentials{ShopNo: test.creds.ShopNo, PublicKey: "pk_wrong"}}
+	unknownShop := shop{m: live.m, creds: &merchant.Credentials{ShopNo: "SH0000000000", PublicKey: "pk_x"}}
 	body := `{"cardNo":"crd_x","amount":"1.00","currency":"USD"}`
 	callers := []struct {
 		name string
@@ -109,7 +109,7 @@ func TestSandboxHiddenFromOthers(t *testing.T) {
 	s.request(&test, "POST", "/shop/sandbox/nope", body).must(t, 404, 404)
 	s.request(&test, "POST", "/shop/sandbox/authorize", body).must(t, 200, codeCardNotFound)
 	// And a disabled test merchant is refused as on every /shop path.
-	if err := s.l.SetMerchantStatus(context.Background(), test.m.ID, ledger.MerchantDisabled); err != nil {
+	if err := s.l.SetMerchantStatus(context.Background(), test.m.ID, merchant.Disabled); err != nil {
 		t.Fatal(err)
 	}
 	s.request(&test, "POST", "/shop/sandbox/authorize", body).must(t, 403, 403)

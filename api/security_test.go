@@ -14,7 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/gateway/internal/delivery"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // The security probes of docs/security.md. Each /shop route is taken from
@@ -216,10 +216,10 @@ type authVariant struct {
 func TestAuthFailuresIdenticalEveryRoute(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{})
-	other := s.newShop(ledger.MerchantSpec{})
-	disabled := s.newShop(ledger.MerchantSpec{})
-	if err := s.l.SetMerchantStatus(context.Background(), disabled.m.ID, ledger.MerchantDisabled); err != nil {
+	sh := s.newShop(merchant.Spec{})
+	other := s.newShop(merchant.Spec{})
+	disabled := s.newShop(merchant.Spec{})
+	if err := s.l.SetMerchantStatus(context.Background(), disabled.m.ID, merchant.Disabled); err != nil {
 		t.Fatal(err)
 	}
 	variants := []authVariant{
@@ -304,7 +304,7 @@ func TestForgedClientIPHeaders(t *testing.T) {
 	for _, proxies := range [][]netip.Prefix{nil, loopback} {
 		t.Run(fmt.Sprintf("trusted proxies %v", proxies), func(t *testing.T) {
 			s := newTestServer(t, serverOptions{proxies: proxies})
-			sh := s.newShop(ledger.MerchantSpec{IPWhitelist: []string{"10.0.0.0/8", "2001:db8::/32"}})
+			sh := s.newShop(merchant.Spec{IPWhitelist: []string{"10.0.0.0/8", "2001:db8::/32"}})
 			for _, h := range forged {
 				want := 403
 				if proxies != nil && strings.EqualFold(h[0], "X-Forwarded-For") {
@@ -334,7 +334,7 @@ func TestHeaderVariants(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{})
 	sh := s.fundedShop()
-	other := s.newShop(ledger.MerchantSpec{})
+	other := s.newShop(merchant.Spec{})
 	k := s.createCard(sh, `{"bin":"453201","currency":"USD","amount":"5.00"}`)
 	tests := []struct {
 		name    string
@@ -430,7 +430,7 @@ func TestBodyLimitEveryRoute(t *testing.T) {
 
 // Secrets at rest: after a card flow, no row of the tables the API writes
 // holds the public or the private key in clear, and no card row holds a
-// PAN-like digit run (the PAN is sealed, ledger.Sealer; its opening is
+// PAN-like digit run (the PAN is sealed, merchant.Sealer; its opening is
 // TestCardCreateFundsTheCardAndSealsThePAN's business, not this test's).
 func TestSecretsAtRest(t *testing.T) {
 	t.Parallel()

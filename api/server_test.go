@@ -16,7 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -173,7 +173,7 @@ func TestIdempotencyKeyInProgress(t *testing.T) {
 	r := gin.New()
 	r.Use(withRequestID(slog.New(slog.NewJSONHandler(io.Discard, nil))))
 	reached := 0
-	r.POST("/x", func(c *gin.Context) { c.Set(merchantKey, &ledger.Merchant{ID: 7}) }, readRequest(set),
+	r.POST("/x", func(c *gin.Context) { c.Set(merchantKey, &merchant.Merchant{ID: 7}) }, readRequest(set),
 		func(c *gin.Context) { reached++; writeOK(c, nil) })
 	post := func(key string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("POST", "/x", strings.NewReader(`{}`))

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/paygate/gateway/internal/cards"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // TestTransferBetweenZeroAndThreeDecimals: card transfers between JPY (no
@@ -26,7 +26,7 @@ func TestTransferBetweenZeroAndThreeDecimals(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{Currencies: []string{"JPY", "KWD", "BHD"}})
+	sh := s.newShop(merchant.Spec{Currencies: []string{"JPY", "KWD", "BHD"}})
 	exp := map[string]int{"JPY": 0, "KWD": 3, "BHD": 3}
 	funding := map[string]int64{"JPY": 10_000_000, "KWD": 1_000_000, "BHD": 1_000_000} // ¥10,000,000; 1000.000 KWD, BHD
 	for cur, minor := range funding {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // The transport's limits (docs/security.md, "Time-outs" and "Connections
@@ -119,7 +119,7 @@ func TestStalledBodyIsCutEarly(t *testing.T) {
 	s := newTestServer(t, serverOptions{limits: Limits{BodyIdleTimeout: idle}})
 	sh := s.fundedShop()
 	wrong := sh
-	wrong.creds = &ledger.Credentials{ShopNo: sh.creds.ShopNo, PublicKey: sh.creds.PublicKey + "x"}
+	wrong.creds = &merchant.Credentials{ShopNo: sh.creds.ShopNo, PublicKey: sh.creds.PublicKey + "x"}
 	stalled408 := fmt.Sprintf("body: no data for %v: send the body without pausing", idle)
 	tests := []struct {
 		name    string

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/database"
 )
 
 // A database that answers but cannot do the work in time — a lock held by
@@ -29,13 +29,13 @@ func TestDatabaseTimeoutsAre503(t *testing.T) {
 	const stmtTimeout = 2 * time.Second
 	for _, tc := range []struct {
 		name string
-		db   ledger.DBOptions
+		db   database.DBOptions
 		hold string // run in the other transaction; ? is the merchant's id
 		req  func(s *testServer, sh shop, key string) *http.Request
 	}{
 		{
 			name: "writer, lock_timeout on the merchant's head",
-			db:   ledger.DBOptions{LockTimeout: 200 * time.Millisecond},
+			db:   database.DBOptions{LockTimeout: 200 * time.Millisecond},
 			hold: `select 1 from ledger_heads where merchant_id = ? for update`,
 			req: func(s *testServer, sh shop, key string) *http.Request {
 				return shopRequest(s, sh, "POST", "/shop/card/create", `{"bin":"453201","currency":"USD","amount":"5.00"}`,
@@ -44,7 +44,7 @@ func TestDatabaseTimeoutsAre503(t *testing.T) {
 		},
 		{
 			name: "bill read, lock_timeout",
-			db:   ledger.DBOptions{LockTimeout: 200 * time.Millisecond},
+			db:   database.DBOptions{LockTimeout: 200 * time.Millisecond},
 			hold: `lock table bill_lines in access exclusive mode`,
 			req: func(s *testServer, sh shop, _ string) *http.Request {
 				return shopRequest(s, sh, "GET", billPath("2026-01-01", "2026-01-31"), "")
@@ -52,7 +52,7 @@ func TestDatabaseTimeoutsAre503(t *testing.T) {
 		},
 		{
 			name: "bill read as CSV, statement_timeout",
-			db:   ledger.DBOptions{StatementTimeout: stmtTimeout, LockTimeout: time.Hour},
+			db:   database.DBOptions{StatementTimeout: stmtTimeout, LockTimeout: time.Hour},
 			hold: `lock table bill_lines in access exclusive mode`,
 			req: func(s *testServer, sh shop, _ string) *http.Request {
 				return shopRequest(s, sh, "GET", billPath("2026-01-01", "2026-01-31"), "", "Accept", "text/csv")
@@ -60,7 +60,7 @@ func TestDatabaseTimeoutsAre503(t *testing.T) {
 		},
 		{
 			name: "card read, statement_timeout",
-			db:   ledger.DBOptions{StatementTimeout: stmtTimeout, LockTimeout: time.Hour},
+			db:   database.DBOptions{StatementTimeout: stmtTimeout, LockTimeout: time.Hour},
 			hold: `lock table cards in access exclusive mode`,
 			req: func(s *testServer, sh shop, _ string) *http.Request {
 				return shopRequest(s, sh, "GET", "/shop/card/info?cardNo=crd_00000000000000000000", "")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -156,7 +156,7 @@ func servedVersion(c *gin.Context) (versionTable, string, bool) {
 		return st.table, st.requested, true
 	}
 	if m, ok := c.Get(merchantKey); ok {
-		pinned := m.(*ledger.Merchant).APIVersion
+		pinned := m.(*merchant.Merchant).APIVersion
 		if _, known := st.table.index(pinned); known {
 			return st.table, pinned, true
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
@@ -53,7 +53,7 @@ func TestAPIVersions(t *testing.T) {
 	s := newTestServer(t, serverOptions{versions: withTestVersion()})
 	first, later := apiVersions[0].name, testLaterVersion.name
 	old := s.fundedShop() // pinned to the column default: the first version
-	pinned := s.newShop(ledger.MerchantSpec{Currencies: []string{"USD"}, APIVersion: later})
+	pinned := s.newShop(merchant.Spec{Currencies: []string{"USD"}, APIVersion: later})
 	s.deposit(pinned, "USD", 100_00)
 	if old.m.APIVersion != first || pinned.m.APIVersion != later {
 		t.Fatalf("pinned to %q and %q", old.m.APIVersion, pinned.m.APIVersion)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // settableClock is the ledger's clock in these tests: an overlap ends by
@@ -52,7 +52,7 @@ type eventsOut struct {
 // field, and leaves the setting as it was.
 func TestWebhookURL(t *testing.T) {
 	s := newTestServer(t, serverOptions{})
-	sh := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
 	var w webhookOut
 	s.request(&sh, "GET", "/shop/webhook", "").must(t, 200, 200).into(t, &w)
 	if w.CallbackURL != nil {
@@ -321,10 +321,10 @@ type keyRollOut struct {
 func TestKeyRollPublic(t *testing.T) {
 	clock := newSettableClock()
 	s := newTestServer(t, serverOptions{ledgerNow: clock.Now})
-	sh := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
 	k0 := sh.creds.PublicKey
 	as := func(key string) *shop {
-		return &shop{m: sh.m, creds: &ledger.Credentials{ShopNo: sh.creds.ShopNo, PublicKey: key}}
+		return &shop{m: sh.m, creds: &merchant.Credentials{ShopNo: sh.creds.ShopNo, PublicKey: key}}
 	}
 
 	var r keyRollOut
@@ -415,7 +415,7 @@ func TestKeyRollPublic(t *testing.T) {
 func TestKeyRollSigning(t *testing.T) {
 	clock := newSettableClock()
 	s := newTestServer(t, serverOptions{ledgerNow: clock.Now})
-	sh := s.newShop(ledger.MerchantSpec{})
+	sh := s.newShop(merchant.Spec{})
 	var r keyRollOut
 	s.request(&sh, "POST", "/shop/keys/signing/roll", `{}`).must(t, 200, 200).into(t, &r)
 	if r.Kind != "signing" || r.Key == nil || !strings.HasPrefix(*r.Key, "sk_") || *r.Key == sh.creds.PrivateKey || r.PreviousValidUntil == nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // TestAuthIPWhitelistOverIPv6: the whitelist judged from a real IPv6 peer.
@@ -37,7 +37,7 @@ func TestAuthIPWhitelistOverIPv6(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.whitelist, ","), func(t *testing.T) {
-			sh := s.newShop(ledger.MerchantSpec{IPWhitelist: tt.whitelist})
+			sh := s.newShop(merchant.Spec{IPWhitelist: tt.whitelist})
 			s.viaURL(v6, func() {
 				s.request(&sh, "GET", "/shop/account", "").must(t, tt.fromV6, tt.fromV6)
 			})
@@ -53,7 +53,7 @@ func TestAuthIPWhitelistOverIPv6Proxy(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, serverOptions{proxies: []netip.Prefix{netip.MustParsePrefix("::1/128")}})
 	v6 := s.listenIPv6(t, []netip.Prefix{netip.MustParsePrefix("::1/128")})
-	sh := s.newShop(ledger.MerchantSpec{IPWhitelist: []string{"2001:db8::/32"}})
+	sh := s.newShop(merchant.Spec{IPWhitelist: []string{"2001:db8::/32"}})
 	s.viaURL(v6, func() {
 		s.request(&sh, "GET", "/shop/account", "", "X-Forwarded-For", "2001:db8::7").must(t, 200, 200)
 		s.request(&sh, "GET", "/shop/account", "", "X-Forwarded-For", "2001:db9::7").must(t, 403, 403)

@@ -40,17 +40,13 @@ var stmtLoadAccounts = NewStmt(`
 	cross join lateral (select * from accounts a where a.address = v.address offset 0) a
 	cross join lateral (select b.balance, b.last_seq from balances b where b.account_id = a.id offset 0) b`)
 
-// stmtLoadCardAccounts reads every account of the given cards: a card's
-// accounts cannot be named before the card is read (their currency is the
-// card's), so they are read with it, in the same pipeline.
-var stmtLoadCardAccounts = NewStmt(`
-	select a.id, a.merchant_id, a.type, a.currency, a.card_no, b.balance, b.last_seq
-	from unnest($1::text[]) as v(card_no)
-	cross join lateral (select * from accounts a where a.card_no = v.card_no offset 0) a
-	cross join lateral (select b.balance, b.last_seq from balances b where b.account_id = a.id offset 0) b`)
-
-// scanAccounts adds the accounts of rows to the batch.
-func (tx *Tx) scanAccounts(rows pgx.Rows) error {
+// ScanAccounts adds the accounts of rows to the batch: rows of a.id,
+// a.merchant_id, a.type, a.currency, the card (empty for none), b.balance,
+// b.last_seq, as stmtLoadAccounts reads them. A domain whose accounts cannot
+// be named before its own rows are read (a card's currency is the card's)
+// reads them with those rows, in the same pipeline, and hands them over
+// here; an account the batch already holds keeps the batch's view.
+func (tx *Tx) ScanAccounts(rows pgx.Rows) error {
 	for rows.Next() {
 		var r accountBalanceRow
 		if err := rows.Scan(&r.ID, &r.MerchantID, &r.Type, &r.Currency, &r.CardNo, &r.Balance, &r.LastSeq); err != nil {
@@ -77,7 +73,7 @@ func (tx *Tx) queueAccounts(p *Pipeline, addrs []string) {
 		return
 	}
 	p.Query(stmtLoadAccounts, func(rows pgx.Rows) error {
-		if err := tx.scanAccounts(rows); err != nil {
+		if err := tx.ScanAccounts(rows); err != nil {
 			return err
 		}
 		// What was not found does not exist: the merchant's head is locked,
@@ -91,41 +87,23 @@ func (tx *Tx) queueAccounts(p *Pipeline, addrs []string) {
 	}, want)
 }
 
-// QueueCardAccounts queues the read of every account of the cards. A
-// card's accounts cannot be named before the card is read (their currency
-// is the card's), so the card domain reads them with the card, in the same
-// pipeline.
-func (tx *Tx) QueueCardAccounts(p *Pipeline, cardNos []string) {
-	var want []string
-	for _, c := range cardNos {
-		if !tx.cardAccounts[c] {
-			want = append(want, c)
-		}
-	}
-	if len(want) == 0 {
-		return
-	}
-	// One probe per element: no element twice.
-	want = UniqueSorted(want)
-	p.Query(stmtLoadCardAccounts, func(rows pgx.Rows) error {
-		if err := tx.scanAccounts(rows); err != nil {
-			return err
-		}
-		for _, c := range want {
-			tx.cardAccounts[c] = true
-		}
-		return nil
-	}, want)
-}
-
 // knownAbsent reports whether the batch knows that a does not exist: it was
-// looked up, or it is an account of a card whose accounts were all read (or
-// that the batch created) while its merchant's head is locked.
+// looked up, or a domain's batch state holds every account of its kind
+// (AccountKnower: a card's, read with the card or new in the batch) while
+// its merchant's head is locked, so nobody else can create it.
 func (tx *Tx) knownAbsent(a postings.Account) bool {
 	if tx.absent[a.Address()] {
 		return true
 	}
-	return a.Card != "" && tx.cardAccounts[a.Card] && tx.heads[a.Merchant] != nil
+	if tx.heads[a.Merchant] == nil {
+		return false
+	}
+	for id, k := range tx.l.kinds {
+		if k.knows && tx.states[id] != nil && tx.states[id].(AccountKnower).KnowsAccounts(a) {
+			return true
+		}
+	}
+	return false
 }
 
 func (tx *Tx) loadAccounts(addrs []string) error {
@@ -186,7 +164,3 @@ func (tx *Tx) Balance(a postings.Account) (int64, error) {
 	}
 	return s.balance, nil
 }
-
-// CardAccountsKnown records that the batch knows every account of a card:
-// a card created in this batch has none yet, so none is looked up.
-func (tx *Tx) CardAccountsKnown(cardNo string) { tx.cardAccounts[cardNo] = true }

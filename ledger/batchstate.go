@@ -13,18 +13,14 @@ import (
 // its commands change in memory (each change with an Undo, so that a failed
 // command leaves no trace) and that writes itself in the batch's flush
 // pipeline with one statement per table. The core knows none of these
-// types: a domain declares its kind once, at package level,
+// types: a domain declares its kind at package level,
 //
 //	var batchOf = ledger.NewState(func() *batch { return &batch{} })
 //
-// and reaches the batch's value with batchOf.Of(tx). A value may implement
-// any of the interfaces below to take part in the batch's phases.
-//
-// Kinds are registered when their package is initialised, like database/sql
-// drivers, so that a rule a kind enforces on every entry (PostChecker)
-// holds on every path that posts, whatever its caller remembered to set up:
-// a program that can create a card links the card domain, and with it its
-// limits.
+// lists it in its Domain (domain.go), and reaches the batch's value with
+// batchOf.Of(tx). A value may implement any of the interfaces below to take
+// part in the batch's phases. Declaring a kind registers nothing: a ledger
+// runs the kinds of the domains its Config lists, in that order.
 
 // Beginner is a batch state read for every batch, in its first round trip,
 // right after the heads of merchants are locked (merchant limits: most
@@ -41,9 +37,9 @@ type Loader interface {
 
 // Flusher is a batch state that writes its rows in the batch's flush
 // pipeline, after the journal and before the outbox. States flush in the
-// order their kinds were registered, which is the order of the packages'
-// initialisation: a package's tables come after those of the packages it
-// imports, as their foreign keys need.
+// order of Config.Domains: a domain's tables come after those of the
+// domains listed before it, as their foreign keys need
+// (internal/domains' test holds the list to the schema).
 type Flusher interface {
 	Flush(p *Pipeline)
 }
@@ -54,40 +50,58 @@ type PostChecker interface {
 	CheckPost(tx *Tx, m *Merchant, e *postings.Entry) error
 }
 
-// kind is a registered batch state kind.
+// AccountKnower is a batch state that holds every account of some kind (a
+// card's: read with the card, or none for a card new in the batch): an
+// account it knows of and the batch does not hold does not exist, and is
+// created without a read.
+type AccountKnower interface {
+	KnowsAccounts(a postings.Account) bool
+}
+
+// kind is a batch state kind a ledger runs.
 type kind struct {
 	make  func() any
 	begin bool // its states implement Beginner
 	post  bool // its states implement PostChecker
+	knows bool // its states implement AccountKnower
 }
 
-// kinds are every registered kind, in registration order. They are written
-// only while packages are initialised.
-var kinds []kind
+// StateKind is a kind of batch state, as Domain.States lists it: a
+// *State[T].
+type StateKind interface{ kind() kind }
 
 // State is a kind of batch state whose values are T.
-type State[T any] struct{ id int }
+type State[T any] struct{ mk func() T }
 
-// NewState registers a kind of batch state made by mk. Call it at package
-// level.
-func NewState[T any](mk func() T) *State[T] {
-	probe := any(mk())
+// NewState declares a kind of batch state made by mk. Call it at package
+// level; list it in the domain's Domain.States.
+func NewState[T any](mk func() T) *State[T] { return &State[T]{mk: mk} }
+
+func (s *State[T]) kind() kind {
+	probe := any(s.mk())
 	_, begin := probe.(Beginner)
 	_, post := probe.(PostChecker)
-	kinds = append(kinds, kind{make: func() any { return mk() }, begin: begin, post: post})
-	return &State[T]{id: len(kinds) - 1}
+	_, knows := probe.(AccountKnower)
+	return kind{make: func() any { return s.mk() }, begin: begin, post: post, knows: knows}
 }
 
-// Of returns the batch's value of the kind, made on first use.
+// Of returns the batch's value of the kind, made on first use. A kind of a
+// domain the ledger's Config does not list is a programming error: it
+// panics, at the first command that uses it, rather than run the domain
+// without its checks and its flush.
 func (s *State[T]) Of(tx *Tx) T {
-	return tx.state(s.id).(T)
+	id, ok := tx.l.kindIDs[s]
+	if !ok {
+		panic("ledger: a batch state of a domain that Config.Domains does not list")
+	}
+	return tx.state(id).(T)
 }
 
 func (tx *Tx) state(id int) any {
 	if v := tx.states[id]; v != nil {
 		return v
 	}
-	v := kinds[id].make()
+	v := tx.l.kinds[id].make()
 	tx.states[id] = v
 	return v
 }
@@ -95,7 +109,7 @@ func (tx *Tx) state(id int) any {
 // beginStates makes the states that every batch reads and queues their
 // reads.
 func (tx *Tx) beginStates(p *Pipeline, merchants []int64) {
-	for id, k := range kinds {
+	for id, k := range tx.l.kinds {
 		if k.begin {
 			tx.state(id).(Beginner).Begin(tx, p, merchants)
 		}
@@ -122,7 +136,7 @@ func (tx *Tx) flushStates(p *Pipeline) {
 
 // checkPost runs the domains' checks of an entry.
 func (tx *Tx) checkPost(m *Merchant, e *postings.Entry) error {
-	for id, k := range kinds {
+	for id, k := range tx.l.kinds {
 		if !k.post {
 			continue
 		}
@@ -136,11 +150,3 @@ func (tx *Tx) checkPost(m *Merchant, e *postings.Entry) error {
 // MerchantSetup prepares a new merchant's rows in a domain's tables, in the
 // transaction that creates the merchant (CreateMerchant).
 type MerchantSetup func(ctx context.Context, db bun.IDB, m *Merchant) error
-
-// merchantSetups are the registered set-ups, in registration order.
-var merchantSetups []MerchantSetup
-
-// RegisterMerchantSetup adds a set-up that CreateMerchant runs for every new
-// merchant (the card domain writes the limits of its KYB tier). Call it
-// from a package-level var or init, like NewState.
-func RegisterMerchantSetup(fn MerchantSetup) { merchantSetups = append(merchantSetups, fn) }

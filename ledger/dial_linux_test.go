@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/database"
 	"golang.org/x/sys/unix"
 )
 
-// Every connection OpenDB's configuration makes has keepalives and
+// Every connection database.OpenDB's configuration makes has keepalives and
 // TCP_USER_TIMEOUT at the settings of docs/ha.md, so that a server whose
 // machine is gone (no RST) is found dead in seconds.
 func TestConnectionsHaveKeepalivesAndUserTimeout(t *testing.T) {
@@ -29,10 +30,10 @@ func TestConnectionsHaveKeepalivesAndUserTimeout(t *testing.T) {
 		want       int
 	}{
 		{"SO_KEEPALIVE", unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1},
-		{"TCP_KEEPIDLE (s)", unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, int(KeepaliveIdleDefault / time.Second)},
-		{"TCP_KEEPINTVL (s)", unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, int(KeepaliveIntervalDefault / time.Second)},
-		{"TCP_KEEPCNT", unix.IPPROTO_TCP, unix.TCP_KEEPCNT, KeepaliveCountDefault},
-		{"TCP_USER_TIMEOUT (ms)", unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(TCPUserTimeoutDefault / time.Millisecond)},
+		{"TCP_KEEPIDLE (s)", unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, int(database.KeepaliveIdleDefault / time.Second)},
+		{"TCP_KEEPINTVL (s)", unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, int(database.KeepaliveIntervalDefault / time.Second)},
+		{"TCP_KEEPCNT", unix.IPPROTO_TCP, unix.TCP_KEEPCNT, database.KeepaliveCountDefault},
+		{"TCP_USER_TIMEOUT (ms)", unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(database.TCPUserTimeoutDefault / time.Millisecond)},
 	} {
 		var got int
 		var gerr error

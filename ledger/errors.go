@@ -11,6 +11,7 @@ import (
 	"github.com/formancehq/go-libs/v3/platform/postgres"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -18,7 +19,8 @@ import (
 // to the domain error a violation means. A violation of a constraint that
 // the writer checks itself first is a second line of defence: reaching it
 // means the Go check missed something, and it still refuses the write. The
-// domains add their tables' constraints (RegisterConstraint).
+// domains' tables' constraints are added by New from Domain.Constraints,
+// under constraintsMu (domain.go).
 var constraintErrors = map[string]*postings.Error{
 	"balances_non_negative": {Code: postings.EINSUFFICIENT, Message: "insufficient funds"},
 	"merchants_shop_no_key": {Code: postings.ECONFLICT, Reason: postings.ReasonShopNo, Message: "this shop number is taken"},
@@ -26,19 +28,11 @@ var constraintErrors = map[string]*postings.Error{
 }
 
 // retryConstraints are the unique constraints whose violation by a random
-// draw runs the batch again with new draws (RegisterRetryConstraint).
+// draw runs the batch again with new draws (Domain.RetryConstraints): a
+// value drawn at random (a card's PAN) collided with one already stored,
+// and running the batch again draws new ones (the chance of drawing one
+// twice in a row is negligible; attempts are bounded anyway).
 var retryConstraints = map[string]bool{}
-
-// RegisterConstraint maps a violation of a domain's constraint to err, in
-// the table of database failures above. Call it from a package's init.
-func RegisterConstraint(name string, err *postings.Error) { constraintErrors[name] = err }
-
-// RegisterRetryConstraint makes a violation of the unique constraint name
-// transient: a value drawn at random (a card's PAN) collided with one
-// already stored, and running the batch again draws new ones (the chance of
-// drawing one twice in a row is negligible; attempts are bounded anyway).
-// Call it from a package's init.
-func RegisterRetryConstraint(name string) { retryConstraints[name] = true }
 
 // stateErrors maps SQLSTATEs to the domain error they mean. Together with
 // constraintErrors and isUnavailable it is the one table of database
@@ -71,7 +65,10 @@ func mapError(err error) error {
 	}
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && pg.ConstraintName != "" {
-		if de, ok := constraintErrors[pg.ConstraintName]; ok {
+		constraintsMu.RLock()
+		de, ok := constraintErrors[pg.ConstraintName]
+		constraintsMu.RUnlock()
+		if ok {
 			c := *de
 			return &c
 		}
@@ -115,6 +112,8 @@ func isTransient(err error) bool {
 		case "40001", "40P01":
 			return true
 		case "23505":
+			constraintsMu.RLock()
+			defer constraintsMu.RUnlock()
 			return retryConstraints[pg.ConstraintName]
 		}
 	}
@@ -143,7 +142,7 @@ func isUnavailable(err error) bool {
 		// demoted (its connection is dropped, readOnlyServer in db.go, and
 		// the next one finds the new primary).
 		return strings.HasPrefix(pg.Code, "08") || pg.Code == "57P01" || pg.Code == "57P02" ||
-			pg.Code == "57P03" || pg.Code == "53300" || pg.Code == sqlstateReadOnly
+			pg.Code == "57P03" || pg.Code == "53300" || pg.Code == database.SQLStateReadOnly
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "connection refused") ||

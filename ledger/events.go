@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/uptrace/bun"
 )
 
@@ -81,7 +82,7 @@ func (tx *Tx) Emit(m int64, ev Event) error {
 	tx.touchHead(h)
 	h.eventSeq++
 	p := EventPayload{
-		EventID: "evt_" + RandomID(24), EventType: ev.Type, CreatedAt: tx.now.UTC().Format(time.RFC3339),
+		EventID: "evt_" + database.RandomID(24), EventType: ev.Type, CreatedAt: tx.now.UTC().Format(time.RFC3339),
 		ShopNo: h.merchant.ShopNo, Sequence: h.eventSeq, Data: raw,
 	}
 	body, err := json.Marshal(p)
@@ -90,7 +91,7 @@ func (tx *Tx) Emit(m int64, ev Event) error {
 	}
 	tx.outbox = append(tx.outbox, eventRow{
 		MerchantID: h.merchant.ID, EventSeq: h.eventSeq, EventID: p.EventID, EventType: ev.Type,
-		Subject: ev.Subject, Payload: body, CallbackURL: NullString(ev.CallbackURL), CreatedAt: tx.now,
+		Subject: ev.Subject, Payload: body, CallbackURL: database.NullString(ev.CallbackURL), CreatedAt: tx.now,
 	})
 	if target := deliveryTarget(&ev, h.merchant.CallbackURL); target != "" {
 		tx.deliveries = append(tx.deliveries, deliveryRow{
@@ -135,7 +136,7 @@ func (tx *Tx) flushEvents(p *Pipeline) {
 		ats := make([]time.Time, n)
 		for i, ev := range tx.outbox {
 			ms[i], seqs[i], ids[i], types[i], subjects[i] = ev.MerchantID, ev.EventSeq, ev.EventID, ev.EventType, ev.Subject
-			payloads[i], urls[i], ats[i] = string(ev.Payload), NullText(ev.CallbackURL), ev.CreatedAt
+			payloads[i], urls[i], ats[i] = string(ev.Payload), database.NullText(ev.CallbackURL), ev.CreatedAt
 		}
 		p.ExecRows(stmtInsertEvents, n, "events", ms, seqs, ids, types, subjects, payloads, urls, ats)
 	}
@@ -147,7 +148,7 @@ func (tx *Tx) flushEvents(p *Pipeline) {
 		nexts := make([]*time.Time, n)
 		for i, d := range tx.deliveries {
 			ms[i], seqs[i], subjects[i], urls[i], statuses[i] = d.MerchantID, d.EventSeq, d.Subject, d.URL, d.Status
-			attempts[i], windows[i], nexts[i] = int32(d.Attempts), d.WindowStart, NullTime(d.NextAttemptAt)
+			attempts[i], windows[i], nexts[i] = int32(d.Attempts), d.WindowStart, database.NullTime(d.NextAttemptAt)
 		}
 		p.ExecRows(stmtInsertDeliveries, n, "deliveries", ms, seqs, subjects, urls, statuses, attempts, windows, nexts)
 	}

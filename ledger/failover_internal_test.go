@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -80,7 +81,7 @@ func connectFake(t *testing.T, addr string) *pgx.Conn {
 	t.Helper()
 	// Not the 2 s default connect_timeout: connecting is not under test,
 	// and a loaded machine can take that long to run the fake's goroutine.
-	cfg, _, err := connConfig("postgres://gw@"+addr+"/gateway?sslmode=disable", DBOptions{ConnectTimeout: time.Minute})
+	cfg, _, err := database.ConnConfig("postgres://gw@"+addr+"/gateway?sslmode=disable", database.DBOptions{ConnectTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestFailoverErrorsAreUnavailable(t *testing.T) {
 			hosts = append(hosts, ln.Addr().String())
 			ln.Close()
 		}
-		cfg, _, err := connConfig("postgres://gw@"+hosts[0]+","+hosts[1]+"/gateway?sslmode=disable&target_session_attrs=read-write", DBOptions{})
+		cfg, _, err := database.ConnConfig("postgres://gw@"+hosts[0]+","+hosts[1]+"/gateway?sslmode=disable&target_session_attrs=read-write", database.DBOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,34 +166,4 @@ func TestFailoverErrorsAreUnavailable(t *testing.T) {
 			t.Errorf("%v mapped to %v, want an EUNAVAILABLE outage", err, mapped)
 		}
 	})
-}
-
-// connect_timeout is per host and comes from the URL unless DBOptions say
-// otherwise; 2 s when neither does.
-func TestConnConfigConnectTimeout(t *testing.T) {
-	t.Parallel()
-	const multi = "postgres://gw@127.0.0.1:1,127.0.0.1:2/gateway?target_session_attrs=read-write"
-	for _, tt := range []struct {
-		url  string
-		opt  time.Duration
-		want time.Duration
-	}{
-		{multi, 0, 2 * time.Second},
-		{multi + "&connect_timeout=7", 0, 7 * time.Second},
-		{multi + "&connect_timeout=7", 3 * time.Second, 3 * time.Second},
-	} {
-		cfg, o, err := connConfig(tt.url, DBOptions{ConnectTimeout: tt.opt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cfg.ConnectTimeout != tt.want || o.ConnectTimeout != tt.want {
-			t.Errorf("%s with ConnectTimeout %s: %s (options %s), want %s", tt.url, tt.opt, cfg.ConnectTimeout, o.ConnectTimeout, tt.want)
-		}
-		if len(cfg.Fallbacks) == 0 || cfg.ValidateConnect == nil {
-			t.Errorf("%s: %d fallback hosts, ValidateConnect set %v: the multi-host form was lost", tt.url, len(cfg.Fallbacks), cfg.ValidateConnect != nil)
-		}
-	}
-	if _, _, err := connConfig("postgres://gw@h/db?target_session_attrs=bogus", DBOptions{}); err == nil {
-		t.Error("an unknown target_session_attrs was accepted")
-	}
 }

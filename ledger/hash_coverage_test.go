@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -81,7 +82,7 @@ func TestVerifyNamesAnEntryChangedInAnyColumn(t *testing.T) {
 					wantS--
 				}
 			}
-			rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
+			rep, err := audit.New(l).Verify(context.Background(), audit.VerifyOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -19,9 +20,9 @@ import (
 // while the first waits.
 type heldBatch struct {
 	l       *ledger.Ledger
-	m       *ledger.Merchant // in USD, funded with 100_00 before the held deposit of 1_00
-	before  ledger.Stats     // the stats once the first batch is held
-	batches atomic.Int32     // batches that reached their COMMIT, the held one first
+	m       *merchant.Merchant // in USD, funded with 100_00 before the held deposit of 1_00
+	before  ledger.Stats       // the stats once the first batch is held
+	batches atomic.Int32       // batches that reached their COMMIT, the held one first
 	hold    chan struct{}
 	opened  sync.Once
 	blocker chan error

@@ -2,13 +2,8 @@ package ledger
 
 import (
 	"cmp"
-	"crypto/rand"
-	"database/sql"
 	"fmt"
 	"slices"
-	"time"
-
-	"github.com/uptrace/bun"
 )
 
 // Small helpers of the core that the domain packages use too, so that
@@ -22,51 +17,8 @@ func UniqueSorted[T cmp.Ordered](xs []T) []T {
 	return slices.Compact(out)
 }
 
-// NullString is s as a nullable column: NULL when empty.
-func NullString(s string) sql.NullString {
-	return sql.NullString{String: s, Valid: s != ""}
-}
-
-// NullText is a nullable text parameter of a prepared statement.
-func NullText(s sql.NullString) *string {
-	if !s.Valid {
-		return nil
-	}
-	return &s.String
-}
-
-// NullTime is a nullable timestamptz parameter of a prepared statement.
-func NullTime(t bun.NullTime) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t.Time
-}
-
 // Invariantf is a broken invariant: a bug, never the caller's fault. The
 // API answers it as an internal error.
 func Invariantf(format string, args ...any) error {
 	return fmt.Errorf("ledger: invariant: "+format, args...)
-}
-
-const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-
-// RandomID returns n characters of [a-z0-9] from crypto/rand: the random
-// part of every id the gateway makes (cards, transfers, events, …).
-func RandomID(n int) string {
-	out := make([]byte, n)
-	buf := make([]byte, n+n/2)
-	for i := 0; i < n; {
-		if _, err := rand.Read(buf); err != nil {
-			panic(err)
-		}
-		for _, b := range buf {
-			// 252 = 7 × 36: rejecting the rest keeps every character equally likely.
-			if b < 252 && i < n {
-				out[i] = idAlphabet[int(b)%36]
-				i++
-			}
-		}
-	}
-	return string(out)
 }

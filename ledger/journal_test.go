@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -57,16 +58,16 @@ func TestVerifyNamesTamperedEntry(t *testing.T) {
 		alter table postings enable trigger postings_append_only;`, m.ID); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := l.Verify(ctx, ledger.VerifyOptions{})
+	rep, err := audit.New(l).Verify(ctx, audit.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var chain, balance bool
 	for _, p := range rep.Problems {
-		if p.Check == ledger.CheckHashChain && p.Merchant == m.ID && p.Seq == 3 {
+		if p.Check == audit.CheckHashChain && p.Merchant == m.ID && p.Seq == 3 {
 			chain = true
 		}
-		if p.Check == ledger.CheckBalance && p.Merchant == m.ID {
+		if p.Check == audit.CheckBalance && p.Merchant == m.ID {
 			balance = true
 		}
 		if p.Seq != 0 && p.Seq != 3 {
@@ -87,13 +88,13 @@ func TestVerifyNamesTamperedEntry(t *testing.T) {
 		delete from entries where merchant_id = ? and merchant_seq = 4;`, m.ID, m.ID, m.ID); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = l.Verify(ctx, ledger.VerifyOptions{Merchant: m.ID})
+	rep, err = audit.New(l).Verify(ctx, audit.VerifyOptions{Merchant: m.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var gap bool
 	for _, p := range rep.Problems {
-		if p.Check == ledger.CheckSequence && p.Seq == 5 {
+		if p.Check == audit.CheckSequence && p.Seq == 5 {
 			gap = true
 		}
 	}

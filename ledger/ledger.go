@@ -1,8 +1,10 @@
 // Package ledger is the journal core on PostgreSQL: the append-only,
-// hash-chained journal, the balances and bill lines derived from it,
-// merchants and their heads, idempotency keys, the outbox, the reads of the
-// journal and Verify. Every change goes through the writer (writer.go), one
-// transaction per batch of commands; reads go straight to the tables.
+// hash-chained journal, the balances and bill lines derived from it, the
+// merchants' heads, idempotency keys, the outbox and the reads of the
+// journal. The merchants themselves are internal/merchant's, the bill
+// internal/bill's, audit verify internal/audit's. Every change goes through
+// the writer (writer.go), one transaction per batch of commands; reads go
+// straight to the tables.
 //
 // It knows no card, hold or remittance: the domains above it (internal/)
 // run their commands inside its transaction (Command, Func, Tx) and keep
@@ -19,6 +21,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/internal/database"
 )
 
 // Config tunes a Ledger. The zero value is usable.
@@ -46,8 +50,10 @@ type Config struct {
 	IdempotencyTTL time.Duration
 	// Logger receives the ledger's own log lines. Default: discarded.
 	Logger *slog.Logger
-	// Sealer encrypts secrets at rest (merchant signing keys, card numbers).
-	Sealer *Sealer
+	// Domains are the domains the ledger runs, in order: their batch
+	// states flush in it, so a domain comes after those whose tables its
+	// own reference (domain.go). The app's list is internal/domains.All.
+	Domains []Domain
 	// BatchTrace, when set, is given what each committed batch sent to
 	// PostgreSQL: its round trips and statements with their rows
 	// (batchtrace.go). For tests, which hold the writer to a number of
@@ -62,17 +68,17 @@ type Config struct {
 
 // Ledger is the journal on PostgreSQL.
 type Ledger struct {
-	db      *bun.DB
-	cfg     Config
-	log     *slog.Logger
-	w       *writer
-	ids     *idAllocator
-	reads   *ReadRoute // nil: every read on db (SetReadRoute)
-	auth    authCache
-	touches touches
-	// authTrace, when set, is told each step authenticate takes. Tests
-	// use it to prove that every failure takes the same steps.
-	authTrace func(step string)
+	db    *bun.DB
+	cfg   Config
+	log   *slog.Logger
+	w     *writer
+	ids   *idAllocator
+	reads *database.ReadRoute // nil: every read on db (SetReadRoute)
+	// kinds are the batch state kinds of Config.Domains, in order, and
+	// kindIDs their index; setups the domains' merchant set-ups.
+	kinds   []kind
+	kindIDs map[StateKind]int
+	setups  []MerchantSetup
 	// beforeCommit, when set, is called by a batch with its merchants
 	// right before its COMMIT. Tests use it to hold a batch there.
 	beforeCommit func(merchants []int64)
@@ -123,6 +129,7 @@ func New(db *bun.DB, cfg Config) *Ledger {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	l := &Ledger{db: db, cfg: cfg, log: cfg.Logger, ids: &idAllocator{}}
+	l.useDomains(cfg.Domains)
 	l.w = newWriter(l)
 	return l
 }
@@ -131,16 +138,11 @@ func New(db *bun.DB, cfg Config) *Ledger {
 // answered with EUNAVAILABLE.
 func (l *Ledger) Close() {
 	l.w.close()
-	l.flushTouches()
 }
 
 // DB is the underlying database, for the domain packages' reads and the
 // statements that run outside the writer.
 func (l *Ledger) DB() *bun.DB { return l.db }
-
-// Sealer encrypts and opens the secrets at rest (Config.Sealer); nil when
-// none is configured.
-func (l *Ledger) Sealer() *Sealer { return l.cfg.Sealer }
 
 // Logger receives the log lines of the ledger and of the services built on
 // it.

@@ -2,12 +2,14 @@ package ledger_test
 
 import (
 	"context"
-	"crypto/rand"
 	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -24,29 +26,16 @@ func newLedger(t testing.TB, cfg ledger.Config) *ledger.Ledger {
 // newLedgerOn returns a ledger on db.
 func newLedgerOn(t testing.TB, db *bun.DB, cfg ledger.Config) *ledger.Ledger {
 	t.Helper()
-	if cfg.Sealer == nil {
-		key := make([]byte, ledger.DataKeyBytes)
-		if _, err := rand.Read(key); err != nil {
-			t.Fatal(err)
-		}
-		s, err := ledger.NewSealer(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Sealer = s
-	}
 	l := ledger.New(db, cfg)
 	t.Cleanup(l.Close)
 	return l
 }
 
-func newMerchant(t testing.TB, l *ledger.Ledger, currencies ...string) *ledger.Merchant {
+// newMerchant creates a merchant through internal/merchant, whose keys are
+// sealed with a key of its own (the journal reads no key).
+func newMerchant(t testing.TB, l *ledger.Ledger, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	m, _, err := l.CreateMerchant(context.Background(), ledger.MerchantSpec{Name: "Test shop", Currencies: currencies})
-	if err != nil {
-		t.Fatalf("CreateMerchant: %v", err)
-	}
-	return m
+	return gatewaytest.Merchant(t, merchant.New(l, gatewaytest.NewSealer(t)), currencies...)
 }
 
 func deposit(t testing.TB, l *ledger.Ledger, m int64, cur string, minor int64) {
@@ -57,9 +46,9 @@ func deposit(t testing.TB, l *ledger.Ledger, m int64, cur string, minor int64) {
 }
 
 // mustVerify fails the test when Verify finds anything.
-func mustVerify(t testing.TB, l *ledger.Ledger) *ledger.Report {
+func mustVerify(t testing.TB, l *ledger.Ledger) *audit.Report {
 	t.Helper()
-	rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
+	rep, err := audit.New(l).Verify(context.Background(), audit.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
@@ -125,7 +114,7 @@ func TestAppendMovesBalancesAndChains(t *testing.T) {
 	if recs[2].Hash != res.Records[1].Hash || len(recs[2].Postings) != 1 || recs[2].Postings[0].Destination != cardHeld(m.ID, "USD", "crd_a") {
 		t.Fatalf("read back %+v, differs from what was written", recs[2])
 	}
-	byCard, err := l.EntriesByRef(ctx, m.ID, postings.Refs{CardNo: "crd_none"})
+	byCard, err := audit.New(l).EntriesByRef(ctx, m.ID, postings.Refs{CardNo: "crd_none"})
 	if err != nil || len(byCard) != 0 {
 		t.Fatalf("EntriesByRef(unknown) = %v, %v", byCard, err)
 	}

@@ -61,11 +61,11 @@ func Statements() []Statement {
 	return out
 }
 
-// pgConnOf returns the pgx connection under a pinned database/sql
+// PgxConn returns the pgx connection under a pinned database/sql
 // connection (a *sql.Conn or a bun.Conn). The caller holds c exclusively
 // until it closes it, and uses the two in turn, never at once, so the pgx
 // connection is used only while database/sql is not using it.
-func pgConnOf(c interface{ Raw(func(any) error) error }) (*pgx.Conn, error) {
+func PgxConn(c interface{ Raw(func(any) error) error }) (*pgx.Conn, error) {
 	var pc *pgx.Conn
 	err := c.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
@@ -260,7 +260,7 @@ func (l *Ledger) withPrepared(ctx context.Context, s *Stmt, fn func(pc *pgx.Conn
 
 // withPreparedOn is withPrepared on a connection the caller holds.
 func withPreparedOn(ctx context.Context, conn bun.Conn, s *Stmt, fn func(pc *pgx.Conn) error) error {
-	pc, err := pgConnOf(conn)
+	pc, err := PgxConn(conn)
 	if err != nil {
 		return err
 	}

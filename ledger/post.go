@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -64,7 +65,7 @@ func (tx *Tx) Post(e postings.Entry) (*postings.Record, error) {
 				MerchantID: e.Merchant, BillSeq: h.billSeq, MerchantSeq: rec.Seq, PostingIdx: int16(i),
 				AccountID: side.a.id, Kind: string(e.Kind), Amount: side.amount, Currency: p.Currency,
 				BalanceAfter: side.a.balance, CreatedAt: rec.CreatedAt,
-				CardNo: NullString(e.Refs.CardNo), TxID: NullString(e.Refs.TxID), AuthID: NullString(e.Refs.AuthID),
+				CardNo: database.NullString(e.Refs.CardNo), TxID: database.NullString(e.Refs.TxID), AuthID: database.NullString(e.Refs.AuthID),
 			})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -105,7 +106,7 @@ func TestPropertyConcurrentOperations(t *testing.T) {
 
 	// 1. Balances equal the model.
 	for _, m := range merchants {
-		bals, err := l.Balances(ctx, m)
+		bals, err := audit.New(l).Balances(ctx, m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,39 +20,6 @@ func (l *Ledger) Entries(ctx context.Context, merchant, from, to int64, limit in
 	return l.readEntries(ctx, l.db, merchant, from, to, limit)
 }
 
-// EntriesByRef returns the entries carrying a reference (at least one field
-// of ref set; all set fields must match), oldest first, at most
-// EntriesPageMax.
-func (l *Ledger) EntriesByRef(ctx context.Context, merchant int64, ref postings.Refs) ([]postings.Record, error) {
-	if ref == (postings.Refs{}) {
-		return nil, postings.Errorf(postings.EINVALID, "give at least one reference")
-	}
-	q := l.db.NewSelect().TableExpr("entries AS e").Column("e.merchant_seq").
-		Where("e.merchant_id = ?", merchant).OrderExpr("e.merchant_seq").Limit(EntriesPageMax)
-	if ref.CardNo != "" {
-		q = q.Where("e.card_no = ?", ref.CardNo)
-	}
-	if ref.TxID != "" {
-		q = q.Where("e.tx_id = ?", ref.TxID)
-	}
-	if ref.AuthID != "" {
-		q = q.Where("e.auth_id = ?", ref.AuthID)
-	}
-	var seqs []int64
-	if err := q.Scan(ctx, &seqs); err != nil {
-		return nil, mapError(err)
-	}
-	out := make([]postings.Record, 0, len(seqs))
-	for _, s := range seqs {
-		recs, err := l.readEntries(ctx, l.db, merchant, s, s, 1)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, recs...)
-	}
-	return out, nil
-}
-
 type entryReadRow struct {
 	MerchantSeq int64             `bun:"merchant_seq"`
 	ID          int64             `bun:"id"`
@@ -162,44 +129,4 @@ func (l *Ledger) Balance(ctx context.Context, a postings.Account) (int64, error)
 		return 0, nil
 	}
 	return bal, mapError(err)
-}
-
-// AccountBalance is one account with its balance.
-type AccountBalance struct {
-	Account postings.Account
-	Balance int64
-}
-
-// AccountBalancesMax bounds the accounts returned by Balances.
-const AccountBalancesMax = 10_000
-
-// Balances returns the balances of a merchant's accounts of the given types
-// (all types when none is given), ordered by address.
-func (l *Ledger) Balances(ctx context.Context, merchant int64, types ...postings.AccountType) ([]AccountBalance, error) {
-	q := l.db.NewSelect().
-		TableExpr("accounts AS a").
-		Join("JOIN balances AS b ON b.account_id = a.id").
-		ColumnExpr("a.merchant_id, a.type, a.currency, coalesce(a.card_no, '') AS card_no, b.balance, b.last_seq, a.id").
-		Where("a.merchant_id = ?", merchant).
-		OrderExpr("a.address").
-		Limit(AccountBalancesMax)
-	if len(types) > 0 {
-		ts := make([]string, len(types))
-		for i, t := range types {
-			ts[i] = string(t)
-		}
-		q = q.Where("a.type IN (?)", bun.In(ts))
-	}
-	var rows []accountBalanceRow
-	if err := q.Scan(ctx, &rows); err != nil {
-		return nil, mapError(err)
-	}
-	out := make([]AccountBalance, len(rows))
-	for i, r := range rows {
-		out[i] = AccountBalance{
-			Account: postings.Account{Merchant: r.MerchantID, Type: postings.AccountType(r.Type), Currency: r.Currency, Card: r.CardNo},
-			Balance: r.Balance,
-		}
-	}
-	return out, nil
 }

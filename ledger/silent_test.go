@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -21,7 +22,7 @@ func TestUnansweredCommitIsBoundedAndDiscardsItsConnection(t *testing.T) {
 	ctx := context.Background()
 	u := pgtest.NewDatabase(t)
 	bh := pgtest.NewBlackhole(t, u)
-	db, err := ledger.OpenDB(ctx, bh.URL(u), ledger.DBOptions{ConnectTimeout: time.Minute})
+	db, err := database.OpenDB(ctx, bh.URL(u), database.DBOptions{ConnectTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

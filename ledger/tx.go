@@ -36,10 +36,7 @@ type Tx struct {
 	heads    map[int64]*head
 	accounts map[string]*acctState // by address
 	absent   map[string]bool       // addresses looked up and not found
-	// cardAccounts are the cards whose accounts are all in accounts: read
-	// with the card, or the card is new in this batch.
-	cardAccounts map[string]bool
-	idem         map[string]*idemRow
+	idem     map[string]*idemRow
 	// wanted are the accounts the commands named before the batch began
 	// (WantAccount), read with the head lock.
 	wanted map[string]postings.Account
@@ -115,25 +112,24 @@ func (l *Ledger) beginState(ctx context.Context) (*Tx, error) {
 	if err != nil {
 		return nil, &postings.Error{Code: postings.EUNAVAILABLE, Message: "the database is unavailable"}
 	}
-	pg, err := pgConnOf(conn)
+	pg, err := PgxConn(conn)
 	if err != nil {
 		conn.Close()
 		return nil, mapError(err)
 	}
 	return &Tx{
-		ctx:          ctx,
-		conn:         conn,
-		pg:           pg,
-		idb:          conn,
-		l:            l,
-		now:          l.now(),
-		heads:        map[int64]*head{},
-		accounts:     map[string]*acctState{},
-		absent:       map[string]bool{},
-		cardAccounts: map[string]bool{},
-		idem:         map[string]*idemRow{},
-		wanted:       map[string]postings.Account{},
-		states:       make([]any, len(kinds)),
+		ctx:      ctx,
+		conn:     conn,
+		pg:       pg,
+		idb:      conn,
+		l:        l,
+		now:      l.now(),
+		heads:    map[int64]*head{},
+		accounts: map[string]*acctState{},
+		absent:   map[string]bool{},
+		idem:     map[string]*idemRow{},
+		wanted:   map[string]postings.Account{},
+		states:   make([]any, len(l.kinds)),
 	}, nil
 }
 
@@ -269,8 +265,7 @@ func (tx *Tx) rollback(m mark) {
 // loops, so it drives them in that order).
 var stmtLockHeads = NewStmt(`
 	select h.merchant_id, h.last_seq, h.last_hash, h.last_bill_seq, h.last_event_seq, h.last_ts,
-	       m.shop_no, m.name, m.currencies, m.status, m.ip_whitelist, coalesce(m.callback_url, ''),
-	       m.kyb_tier, m.created_at, m.last_authenticated_at, m.test
+	       m.shop_no, m.currencies, coalesce(m.callback_url, '')
 	from unnest($1::bigint[]) with ordinality as v(m, i)
 	cross join lateral (select * from ledger_heads h where h.merchant_id = v.m for update) h
 	cross join lateral (select * from merchants m where m.id = v.m offset 0) m
@@ -281,21 +276,19 @@ var stmtLockHeads = NewStmt(`
 func (tx *Tx) queueLockHeads(p *Pipeline, merchants []int64) {
 	p.Query(stmtLockHeads, func(rows pgx.Rows) error {
 		for rows.Next() {
-			var r merchantRow
 			var hash []byte
 			h := &head{}
-			if err := rows.Scan(&r.ID, &h.seq, &hash, &h.billSeq, &h.eventSeq, &h.ts,
-				&r.ShopNo, &r.Name, &r.Currencies, &r.Status, &r.IPWhitelist, &r.CallbackURL,
-				&r.KYBTier, &r.CreatedAt, &r.LastAuthAt, &r.Test); err != nil {
+			m := &h.merchant
+			if err := rows.Scan(&m.ID, &h.seq, &hash, &h.billSeq, &h.eventSeq, &h.ts,
+				&m.ShopNo, &m.Currencies, &m.CallbackURL); err != nil {
 				return err
 			}
 			if len(hash) != len(h.hash) {
-				return fmt.Errorf("ledger: head of merchant %d has a %d-byte hash", r.ID, len(hash))
+				return fmt.Errorf("ledger: head of merchant %d has a %d-byte hash", m.ID, len(hash))
 			}
 			copy(h.hash[:], hash)
 			h.ts = h.ts.UTC()
-			h.merchant = r.toMerchant()
-			tx.heads[r.ID] = h
+			tx.heads[m.ID] = h
 		}
 		return nil
 	}, UniqueSorted(merchants))

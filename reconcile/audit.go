@@ -10,15 +10,15 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/audit"
 )
 
 // Verifier is what Audit needs from the ledger.
 type Verifier interface {
-	Verify(ctx context.Context, opts ledger.VerifyOptions) (*ledger.Report, error)
+	Verify(ctx context.Context, opts audit.VerifyOptions) (*audit.Report, error)
 }
 
-var _ Verifier = (*ledger.Ledger)(nil)
+var _ Verifier = (*audit.Service)(nil)
 
 // AuditOptions configure Audit.
 type AuditOptions struct {
@@ -33,7 +33,7 @@ type AuditOptions struct {
 // Audit runs the ledger's verification, prints a report naming each break,
 // and reports whether the journal verifies.
 func Audit(ctx context.Context, v Verifier, o AuditOptions) (bool, error) {
-	opts := ledger.VerifyOptions{Merchant: o.Merchant}
+	opts := audit.VerifyOptions{Merchant: o.Merchant}
 	bar := newProgressBar(o.Progress)
 	if bar != nil {
 		opts.Progress = bar.update

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/reconcile"
 )
 
@@ -26,7 +26,7 @@ func TestAuditNamesTamperedEntry(t *testing.T) {
 	f.clear(t, f.authorize(t, c.CardNo, 20_00, "USD").AuthID, 20_00)
 
 	var out, progress bytes.Buffer
-	ok, err := reconcile.Audit(ctx, f.l, reconcile.AuditOptions{Out: &out, Progress: &progress})
+	ok, err := reconcile.Audit(ctx, audit.New(f.l.Ledger), reconcile.AuditOptions{Out: &out, Progress: &progress})
 	if err != nil || !ok || !strings.HasPrefix(out.String(), "OK: 2 merchants, 9 entries") {
 		t.Fatalf("Audit before tampering = %v, %v:\n%s", ok, err, out.String())
 	}
@@ -38,7 +38,7 @@ func TestAuditNamesTamperedEntry(t *testing.T) {
 	f.tamper(t, `update postings set amount = amount + 1 where merchant_id = ? and merchant_seq = 2`, m.ID)
 
 	out.Reset()
-	ok, err = reconcile.Audit(ctx, f.l, reconcile.AuditOptions{Out: &out, Progress: &progress})
+	ok, err = reconcile.Audit(ctx, audit.New(f.l.Ledger), reconcile.AuditOptions{Out: &out, Progress: &progress})
 	if err != nil || ok {
 		t.Fatalf("Audit after tampering = %v, %v, want a failure", ok, err)
 	}
@@ -58,17 +58,17 @@ func TestAuditNamesTamperedEntry(t *testing.T) {
 
 	// The same, as JSON, for one merchant.
 	out.Reset()
-	ok, err = reconcile.Audit(ctx, f.l, reconcile.AuditOptions{Merchant: m.ID, JSON: true, Out: &out})
+	ok, err = reconcile.Audit(ctx, audit.New(f.l.Ledger), reconcile.AuditOptions{Merchant: m.ID, JSON: true, Out: &out})
 	if err != nil || ok {
 		t.Fatalf("Audit --json = %v, %v", ok, err)
 	}
-	var rep ledger.Report
+	var rep audit.Report
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, out.String())
 	}
 	found := false
 	for _, p := range rep.Problems {
-		found = found || (p.Check == ledger.CheckHashChain && p.Merchant == m.ID && p.Seq == 2)
+		found = found || (p.Check == audit.CheckHashChain && p.Merchant == m.ID && p.Seq == 2)
 	}
 	if !found || rep.Merchants != 1 {
 		t.Errorf("the JSON report does not name merchant %d entry 2: %+v", m.ID, rep)
@@ -76,7 +76,7 @@ func TestAuditNamesTamperedEntry(t *testing.T) {
 
 	// The other merchant alone still verifies.
 	out.Reset()
-	if ok, err := reconcile.Audit(ctx, f.l, reconcile.AuditOptions{Merchant: other.ID, Out: &out}); err != nil || !ok {
+	if ok, err := reconcile.Audit(ctx, audit.New(f.l.Ledger), reconcile.AuditOptions{Merchant: other.ID, Out: &out}); err != nil || !ok {
 		t.Errorf("Audit of the untouched merchant = %v, %v:\n%s", ok, err, out.String())
 	}
 }

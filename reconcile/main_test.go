@@ -10,7 +10,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
@@ -37,7 +39,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{url: pgtest.NewDatabase(t)}
 	f.now.Store(&fixtureStart)
-	db, err := ledger.OpenDB(context.Background(), f.url, ledger.DBOptions{ConnsMax: 8})
+	db, err := database.OpenDB(context.Background(), f.url, database.DBOptions{ConnsMax: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +70,9 @@ func (f *fixture) refreshRates(t *testing.T) {
 
 func (f *fixture) msg() string { return fmt.Sprintf("msg-%d", f.msgs.Add(1)) }
 
-func (f *fixture) merchant(t *testing.T, currencies ...string) *ledger.Merchant {
+func (f *fixture) merchant(t *testing.T, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	m, _, err := f.l.CreateMerchant(context.Background(), ledger.MerchantSpec{Name: "Test shop", Currencies: currencies})
+	m, _, err := f.l.CreateMerchant(context.Background(), merchant.Spec{Name: "Test shop", Currencies: currencies})
 	if err != nil {
 		t.Fatalf("CreateMerchant: %v", err)
 	}

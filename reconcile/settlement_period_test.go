@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/reconcile"
 )
 
@@ -115,7 +115,7 @@ func TestSettlementNamesTestMerchants(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	m, _, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Sandbox shop", Currencies: []string{"USD"}, Test: true})
+	m, _, err := f.l.CreateMerchant(ctx, merchant.Spec{Name: "Sandbox shop", Currencies: []string{"USD"}, Test: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -14,10 +14,10 @@ import (
 type StatementSource interface {
 	// StatementAccounts returns every billable account of the merchant with
 	// its bill over [from, to) and its balance, read in one snapshot.
-	StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]ledger.StatementAccount, error)
+	StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]audit.StatementAccount, error)
 }
 
-var _ StatementSource = (*ledger.Ledger)(nil)
+var _ StatementSource = (*audit.Service)(nil)
 
 // StatementReport is a merchant's statement over [From, To): per billable
 // account, the opening balance, the movements of the bill and the closing
@@ -117,7 +117,7 @@ func Statement(ctx context.Context, src StatementSource, merchant int64, from, t
 
 // checkStatementAccount makes an account's statement line and names what
 // does not add up.
-func checkStatementAccount(a ledger.StatementAccount, cur postings.Currency) (StatementAccount, []string) {
+func checkStatementAccount(a audit.StatementAccount, cur postings.Currency) (StatementAccount, []string) {
 	line := StatementAccount{
 		Account: "funding", Address: a.Account.Address(), Currency: cur.Code,
 		Opening: money(a.Opening, cur), Moved: money(a.Moved, cur), Lines: a.Lines,

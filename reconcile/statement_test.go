@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/network"
@@ -96,7 +97,7 @@ func (w *workload) takeOpen() *network.AuthResult {
 // from the balances table (not from the bill).
 func billableTotals(t *testing.T, l *gatewaytest.Gateway, m int64) map[string]int64 {
 	t.Helper()
-	bals, err := l.Balances(context.Background(), m, postings.AccountFunding, postings.AccountCardAvailable)
+	bals, err := audit.New(l.Ledger).Balances(context.Background(), m, postings.AccountFunding, postings.AccountCardAvailable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestStatementOverRandomWorkload(t *testing.T) {
 	// the bill amounts sum, per currency, to the change of the balances.
 	for i := 0; i < len(bounds); i++ {
 		for j := i + 1; j < len(bounds); j++ {
-			rep, err := reconcile.Statement(ctx, f.l, m.ID, bounds[i], bounds[j])
+			rep, err := reconcile.Statement(ctx, audit.New(f.l.Ledger), m.ID, bounds[i], bounds[j])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,7 +172,7 @@ func TestStatementOverRandomWorkload(t *testing.T) {
 
 	// The latest period ends after the last movement: every closing
 	// balance is the balance now.
-	rep, err := reconcile.Statement(ctx, f.l, m.ID, bounds[1], bounds[len(bounds)-1].Add(time.Hour))
+	rep, err := reconcile.Statement(ctx, audit.New(f.l.Ledger), m.ID, bounds[1], bounds[len(bounds)-1].Add(time.Hour))
 	if err != nil || !rep.OK() {
 		t.Fatalf("latest period: %v, %+v", err, rep)
 	}
@@ -180,7 +181,7 @@ func TestStatementOverRandomWorkload(t *testing.T) {
 			t.Errorf("%s: closing %s, balance now %s", a.Address, a.Closing, a.Balance)
 		}
 	}
-	if o, err := reconcile.Statement(ctx, f.l, other.m, bounds[0], bounds[len(bounds)-1]); err != nil || !o.OK() {
+	if o, err := reconcile.Statement(ctx, audit.New(f.l.Ledger), other.m, bounds[0], bounds[len(bounds)-1]); err != nil || !o.OK() {
 		t.Errorf("the other merchant's statement: %v, %+v", err, o)
 	}
 
@@ -199,7 +200,7 @@ func TestStatementOverRandomWorkload(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.tamper(t, `update bill_lines set amount = amount + 1 where merchant_id = ? and bill_seq = ?`, m.ID, line.BillSeq)
-	rep, err = reconcile.Statement(ctx, f.l, m.ID, bounds[1], bounds[2])
+	rep, err = reconcile.Statement(ctx, audit.New(f.l.Ledger), m.ID, bounds[1], bounds[2])
 	if err != nil || rep.OK() || rep.Mismatches != 1 {
 		t.Fatalf("tampered statement: %v, %+v", err, rep)
 	}
@@ -217,7 +218,7 @@ func TestStatementOverRandomWorkload(t *testing.T) {
 		t.Errorf("JSON report %s, %v", js, err)
 	}
 	// Periods that do not contain the line still hold.
-	if rep, err := reconcile.Statement(ctx, f.l, m.ID, bounds[2], bounds[3]); err != nil || !rep.OK() {
+	if rep, err := reconcile.Statement(ctx, audit.New(f.l.Ledger), m.ID, bounds[2], bounds[3]); err != nil || !rep.OK() {
 		t.Errorf("a period after the tampered line: %v, %+v", err, rep)
 	}
 }
@@ -226,11 +227,11 @@ func TestStatementRefusesAnEmptyPeriod(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	m := f.merchant(t, "USD")
-	_, err := reconcile.Statement(context.Background(), f.l, m.ID, fixtureStart, fixtureStart)
+	_, err := reconcile.Statement(context.Background(), audit.New(f.l.Ledger), m.ID, fixtureStart, fixtureStart)
 	if postings.ErrorCode(err) != postings.EINVALID {
 		t.Fatalf("Statement(from = to) = %v, want EINVALID", err)
 	}
-	rep, err := reconcile.Statement(context.Background(), f.l, m.ID, fixtureStart, fixtureStart.Add(time.Hour))
+	rep, err := reconcile.Statement(context.Background(), audit.New(f.l.Ledger), m.ID, fixtureStart, fixtureStart.Add(time.Hour))
 	if err != nil || !rep.OK() || len(rep.Accounts) != 0 || len(rep.Currencies) != 0 {
 		t.Fatalf("a merchant without movements: %v, %+v", err, rep)
 	}

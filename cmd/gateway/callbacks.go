@@ -9,7 +9,7 @@ import (
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/delivery"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -25,7 +25,7 @@ func cmdCallbacksList(ctx context.Context, e *env, args []string) error {
 			limit = fs.Int("limit", 50, fmt.Sprintf("at most this many, 1 to %d", delivery.DeliveriesPageMax))
 			asJSON = fs.Bool("json", false, "print JSON")
 		},
-		func(l *app.Services, m *ledger.Merchant) error {
+		func(l *app.Services, m *merchant.Merchant) error {
 			if *limit < 1 || *limit > delivery.DeliveriesPageMax {
 				// Refused, not silently clamped: the operator asked for
 				// something else than they would get.
@@ -66,7 +66,7 @@ func cmdCallbacksReplay(ctx context.Context, e *env, args []string) error {
 			eventID = fs.String("event-id", "", "the event to send again")
 			failed = fs.Bool("failed", false, "replay every FAILED delivery of the merchant")
 		},
-		func(l *app.Services, m *ledger.Merchant) error {
+		func(l *app.Services, m *merchant.Merchant) error {
 			switch {
 			case *failed == (*eventID != ""):
 				return usageError("give exactly one of --event-id and --failed")

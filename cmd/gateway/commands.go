@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/app"
+	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
 	"github.com/paygate/gateway/postings"
@@ -24,7 +27,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	s, err := openStore(ctx, e, ledger.DBOptions{ConnsMax: 2})
+	s, err := openStore(ctx, e, database.DBOptions{ConnsMax: 2})
 	if err != nil {
 		return err
 	}
@@ -44,7 +47,7 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 		if err := checkCallbackURL(e, "callback_url", *callback); err != nil {
 			return err
 		}
-		m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{
+		m, creds, err := l.CreateMerchant(ctx, merchant.Spec{
 			Name: *name, Currencies: splitList(*currencies), IPWhitelist: splitList(*whitelist), CallbackURL: *callback,
 			Test: *test,
 		})
@@ -67,7 +70,7 @@ func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
 			amount = fs.String("amount", "", "decimal amount, e.g. 1000.00 (required)")
 			key = fs.String("idempotency-key", "", "makes the command safe to repeat: the same key deposits once")
 		},
-		func(l *app.Services, m *ledger.Merchant) error {
+		func(l *app.Services, m *merchant.Merchant) error {
 			cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
 			if err != nil {
 				return err
@@ -109,7 +112,7 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.Close()
 	defer l.Close()
-	closeReads, err := attachReadRoute(e, l.Ledger, ledger.DBOptions{ConnsMax: 8}, readWaitOperatorMs*time.Millisecond)
+	closeReads, err := attachReadRoute(e, l.Ledger, database.DBOptions{ConnsMax: 8}, readWaitOperatorMs*time.Millisecond)
 	if err != nil {
 		return err
 	}
@@ -122,7 +125,7 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 		}
 		merchant = m.ID
 	}
-	ok, err := reconcile.Audit(ctx, l, reconcile.AuditOptions{
+	ok, err := reconcile.Audit(ctx, audit.New(l.Ledger), reconcile.AuditOptions{
 		Merchant: merchant, JSON: *asJSON, Out: e.stdout, Progress: e.stderr,
 	})
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/api/client"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/database"
 )
 
 // hookReceiver is a merchant's callback endpoint on the loopback: the
@@ -125,7 +125,7 @@ func TestWebhooksAndKeyRolls(t *testing.T) {
 	g.deposit(m.ShopNo, "USD", "100.00")
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
-	db, err := ledger.OpenDB(ctx, g.env["DATABASE_URL"], ledger.DBOptions{ConnsMax: 2})
+	db, err := database.OpenDB(ctx, g.env["DATABASE_URL"], database.DBOptions{ConnsMax: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/app"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -23,20 +23,20 @@ func cmdMerchantRollKey(ctx context.Context, e *env, args []string) error {
 		"Replace a merchant's public key or callback signing key; the old one stays valid for the overlap. Prints the new key once.", args,
 		func(fs *flag.FlagSet) {
 			kind = fs.String("key", "", "which key: public (authenticates /shop requests) or signing (signs callbacks) (required)")
-			hours = fs.Int("overlap-hours", int(ledger.KeyOverlapDefault/time.Hour),
-				fmt.Sprintf("how long the replaced key stays valid, 0 to %d (0 ends it at once, as after a leak)", int(ledger.KeyOverlapMax/time.Hour)))
+			hours = fs.Int("overlap-hours", int(merchant.KeyOverlapDefault/time.Hour),
+				fmt.Sprintf("how long the replaced key stays valid, 0 to %d (0 ends it at once, as after a leak)", int(merchant.KeyOverlapMax/time.Hour)))
 		},
-		func(l *app.Services, m *ledger.Merchant) error {
-			if *hours < 0 || *hours > int(ledger.KeyOverlapMax/time.Hour) {
-				return postings.FieldErrorf("overlap-hours", "must be from 0 to %d", int(ledger.KeyOverlapMax/time.Hour))
+		func(l *app.Services, m *merchant.Merchant) error {
+			if *hours < 0 || *hours > int(merchant.KeyOverlapMax/time.Hour) {
+				return postings.FieldErrorf("overlap-hours", "must be from 0 to %d", int(merchant.KeyOverlapMax/time.Hour))
 			}
 			overlap := time.Duration(*hours) * time.Hour
-			var r *ledger.KeyRoll
+			var r *merchant.KeyRoll
 			var err error
 			switch *kind {
-			case ledger.KeyPublic:
+			case merchant.KeyPublic:
 				r, err = l.RollPublicKey(ctx, m.ID, overlap, false, nil)
-			case ledger.KeySigning:
+			case merchant.KeySigning:
 				r, err = l.RollSigningKey(ctx, m.ID, overlap, nil)
 			default:
 				return usageError("--key must be public or signing")

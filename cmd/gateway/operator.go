@@ -10,7 +10,7 @@ import (
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/cards"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -35,7 +35,7 @@ func withLedger(ctx context.Context, e *env, fs *flag.FlagSet, args []string, fn
 // withMerchant is withLedger for the commands that take --shop-no: it
 // resolves the merchant before calling fn.
 func withMerchant(ctx context.Context, e *env, name, summary string, args []string,
-	define func(fs *flag.FlagSet), fn func(l *app.Services, m *ledger.Merchant) error) error {
+	define func(fs *flag.FlagSet), fn func(l *app.Services, m *merchant.Merchant) error) error {
 	fs := newFlags(e, name, summary)
 	shopNo := fs.String("shop-no", "", "the merchant's shop number (required)")
 	if define != nil {
@@ -62,7 +62,7 @@ type operatorProfile struct {
 	CallbackURL string   `json:"callbackUrl"`
 }
 
-func printProfile(ctx context.Context, e *env, l *app.Services, m *ledger.Merchant) error {
+func printProfile(ctx context.Context, e *env, l *app.Services, m *merchant.Merchant) error {
 	p, err := l.Cards.Profile(ctx, m.ID)
 	if err != nil {
 		return err
@@ -73,15 +73,15 @@ func printProfile(ctx context.Context, e *env, l *app.Services, m *ledger.Mercha
 
 func cmdMerchantShow(ctx context.Context, e *env, args []string) error {
 	return withMerchant(ctx, e, "merchant show", "Print a merchant's settings, balances and limits.", args, nil,
-		func(l *app.Services, m *ledger.Merchant) error { return printProfile(ctx, e, l, m) })
+		func(l *app.Services, m *merchant.Merchant) error { return printProfile(ctx, e, l, m) })
 }
 
 func cmdMerchantStatus(status string) func(ctx context.Context, e *env, args []string) error {
-	verb := map[string]string{ledger.MerchantActive: "enable", ledger.MerchantDisabled: "disable"}[status]
+	verb := map[string]string{merchant.Active: "enable", merchant.Disabled: "disable"}[status]
 	return func(ctx context.Context, e *env, args []string) error {
 		return withMerchant(ctx, e, "merchant "+verb,
 			"Set the merchant "+status+" (a disabled merchant's /shop requests answer 403).", args, nil,
-			func(l *app.Services, m *ledger.Merchant) error {
+			func(l *app.Services, m *merchant.Merchant) error {
 				if err := l.SetMerchantStatus(ctx, m.ID, status); err != nil {
 					return err
 				}
@@ -97,7 +97,7 @@ func cmdMerchantWhitelist(ctx context.Context, e *env, args []string) error {
 		func(fs *flag.FlagSet) {
 			ips = fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes; empty clears")
 		},
-		func(l *app.Services, m *ledger.Merchant) error {
+		func(l *app.Services, m *merchant.Merchant) error {
 			if err := l.SetIPWhitelist(ctx, m.ID, splitList(*ips)); err != nil {
 				return err
 			}
@@ -112,7 +112,7 @@ func cmdMerchantCallbackURL(ctx context.Context, e *env, args []string) error {
 		func(fs *flag.FlagSet) {
 			url = fs.String("url", "", "public http or https URL (docs/callbacks.md); empty removes it")
 		},
-		func(l *app.Services, m *ledger.Merchant) error {
+		func(l *app.Services, m *merchant.Merchant) error {
 			if err := checkCallbackURL(e, "url", *url); err != nil {
 				return err
 			}
@@ -150,7 +150,7 @@ func cmdMerchantKYB(ctx context.Context, e *env, args []string) error {
 	return withMerchant(ctx, e, "merchant kyb",
 		"Set the merchant's KYB tier; its limits in every currency go back to the tier's defaults.", args,
 		func(fs *flag.FlagSet) { tier = fs.String("tier", "", "TIER_1, TIER_2 or TIER_3 (required)") },
-		func(l *app.Services, m *ledger.Merchant) error {
+		func(l *app.Services, m *merchant.Merchant) error {
 			if err := l.Cards.SetKYBTier(ctx, m.ID, strings.ToUpper(*tier)); err != nil {
 				return err
 			}
@@ -166,7 +166,7 @@ func cmdMerchantLimits(ctx context.Context, e *env, args []string) error {
 			balanceMax = fs.String("card-balance-max", "", "largest available balance of one card, e.g. 10000.00 (required)")
 			issueMax = fs.String("daily-card-issue-max", "", "card funding per UTC day, e.g. 50000.00 (required)")
 		},
-		func(l *app.Services, m *ledger.Merchant) error {
+		func(l *app.Services, m *merchant.Merchant) error {
 			cur, err := postings.LookupCurrency(strings.ToUpper(*currency))
 			if err != nil {
 				return err
@@ -221,7 +221,7 @@ func cmdBINAccess(ctx context.Context, e *env, args []string) error {
 			currency = fs.String("currency", "", "the BIN entry's currency (required)")
 			mode = fs.String("mode", "", "allow, deny or default (required)")
 		},
-		func(l *app.Services, m *ledger.Merchant) error {
+		func(l *app.Services, m *merchant.Merchant) error {
 			var allowed *bool
 			switch *mode {
 			case "allow", "deny":

@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -23,7 +24,7 @@ const readWaitOperatorMs = 5_000
 // attachReadRoute opens DATABASE_READ_URL, when it is set, and routes l's
 // standby-tolerant reads through it; the returned function closes it.
 // defaultWait is the wait when DATABASE_READ_WAIT_MS is not set.
-func attachReadRoute(e *env, l *ledger.Ledger, o ledger.DBOptions, defaultWait time.Duration) (func(), error) {
+func attachReadRoute(e *env, l *ledger.Ledger, o database.DBOptions, defaultWait time.Duration) (func(), error) {
 	u := strings.TrimSpace(e.getenv("DATABASE_READ_URL"))
 	if u == "" {
 		return func() {}, nil

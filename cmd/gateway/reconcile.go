@@ -19,6 +19,9 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/app"
+	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
@@ -37,11 +40,11 @@ const passwordFileBytesMax = 4096
 // (nothing sealed is read, and an auditor's machine need not hold it), one
 // writer shard, long statements.
 func openReconcileLedger(ctx context.Context, e *env) (*app.Store, *app.Services, error) {
-	s, err := openStore(ctx, e, ledger.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout})
+	s, err := openStore(ctx, e, database.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout})
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, app.NewServices(ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1}), nil), nil
+	return s, app.NewServices(ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1, Domains: domains.All()}), nil, nil), nil
 }
 
 func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
@@ -74,7 +77,7 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.Close()
 	defer l.Close()
-	closeReads, err := attachReadRoute(e, l.Ledger, ledger.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout},
+	closeReads, err := attachReadRoute(e, l.Ledger, database.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout},
 		readWaitOperatorMs*time.Millisecond)
 	if err != nil {
 		return err
@@ -84,7 +87,7 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := reconcile.Statement(ctx, l, m.ID, from, to.AddDate(0, 0, 1))
+	rep, err := reconcile.Statement(ctx, audit.New(l.Ledger), m.ID, from, to.AddDate(0, 0, 1))
 	if err != nil {
 		return cliError(err)
 	}
@@ -246,7 +249,7 @@ func cmdAuditRole(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := openStore(ctx, e, ledger.DBOptions{ConnsMax: 2})
+	s, err := openStore(ctx, e, database.DBOptions{ConnsMax: 2})
 	if err != nil {
 		return err
 	}

@@ -14,16 +14,16 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/network"
-	"github.com/paygate/gateway/ledger"
 )
 
 // openTestLedger opens a ledger on the installation's database, for what
 // no command does (the card network's side) and for tampering.
 func (g *gateway) openTestLedger() *gatewaytest.Gateway {
 	g.t.Helper()
-	db, err := ledger.OpenDB(context.Background(), g.env["DATABASE_URL"], ledger.DBOptions{ConnsMax: 4})
+	db, err := database.OpenDB(context.Background(), g.env["DATABASE_URL"], database.DBOptions{ConnsMax: 4})
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestAuditRoleCommand(t *testing.T) {
 	}
 	// The auditor logs in with that URL and the password, and reads.
 	u.User = url.UserPassword(login, "a long enough password")
-	auditor, err := ledger.OpenDB(context.Background(), u.String(), ledger.DBOptions{ConnsMax: 1})
+	auditor, err := database.OpenDB(context.Background(), u.String(), database.DBOptions{ConnsMax: 1})
 	if err != nil {
 		t.Fatalf("logging in as the auditor: %v", err)
 	}

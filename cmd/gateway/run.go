@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/remittance"
-	"github.com/paygate/gateway/ledger"
 )
 
 // env is what every subcommand gets from the outside world. Nothing reads
@@ -67,8 +67,8 @@ func subcommands() []subcommand {
 		{"merchant create", "create a merchant and print its credentials as JSON", cmdMerchantCreate},
 		{"merchant deposit", "credit a merchant's funding account from its bank (a DEPOSIT entry)", cmdMerchantDeposit},
 		{"merchant show", "print a merchant's settings, balances and limits", cmdMerchantShow},
-		{"merchant disable", "disable a merchant: its /shop requests answer 403", cmdMerchantStatus(ledger.MerchantDisabled)},
-		{"merchant enable", "enable a disabled merchant", cmdMerchantStatus(ledger.MerchantActive)},
+		{"merchant disable", "disable a merchant: its /shop requests answer 403", cmdMerchantStatus(merchant.Disabled)},
+		{"merchant enable", "enable a disabled merchant", cmdMerchantStatus(merchant.Active)},
 		{"merchant whitelist", "replace a merchant's IP whitelist", cmdMerchantWhitelist},
 		{"merchant callback-url", "set a merchant's default callback URL", cmdMerchantCallbackURL},
 		{"merchant roll-key", "replace a merchant's public or signing key, the old one valid for an overlap", cmdMerchantRollKey},

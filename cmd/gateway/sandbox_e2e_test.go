@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api/client"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/database"
 )
 
 // TestSandboxEndToEnd drives the real gateway (`gateway serve`) as a test
@@ -241,7 +241,7 @@ func TestSandboxEndToEnd(t *testing.T) {
 	// books as in a live one's.
 	g.auditOK()
 	g.auditOK("--shop-no", tm.ShopNo)
-	db, err := ledger.OpenDB(ctx, g.env["DATABASE_URL"], ledger.DBOptions{ConnsMax: 1})
+	db, err := database.OpenDB(ctx, g.env["DATABASE_URL"], database.DBOptions{ConnsMax: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

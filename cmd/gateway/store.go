@@ -4,12 +4,14 @@ import (
 	"context"
 
 	"github.com/paygate/gateway/internal/app"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/ledger"
 )
 
 // openStore opens the database of the environment's configuration
 // (app.OpenStore: DATABASE_URL or the embedded cluster), migrated.
-func openStore(ctx context.Context, e *env, opts ledger.DBOptions) (*app.Store, error) {
+func openStore(ctx context.Context, e *env, opts database.DBOptions) (*app.Store, error) {
 	cfg, err := e.config()
 	if err != nil {
 		return nil, err
@@ -28,10 +30,10 @@ func openLedger(ctx context.Context, e *env) (*app.Store, *app.Services, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := app.OpenStore(ctx, cfg, e.stderr, ledger.DBOptions{ConnsMax: 8})
+	s, err := app.OpenStore(ctx, cfg, e.stderr, database.DBOptions{ConnsMax: 8})
 	if err != nil {
 		return nil, nil, err
 	}
-	l := ledger.New(s.DB, ledger.Config{Sealer: sealer, Logger: e.log, Shards: 1})
-	return s, app.NewServices(l, cfg), nil
+	l := ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1, Domains: domains.All()})
+	return s, app.NewServices(l, sealer, cfg), nil
 }

@@ -24,6 +24,8 @@ import (
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/workers"
 	"github.com/paygate/gateway/ledger"
 )
@@ -78,10 +80,10 @@ type App struct {
 	intLn     net.Listener
 	console   *http.Server // nil with ConsoleAddr "off"
 	consoleLn net.Listener
-	workers   *workers.Group // nil with NoWorkers
-	watch     *ledger.Watch  // the database hosts' probe (readiness, silent hosts)
-	draining  atomic.Bool    // Run is draining: /readyz answers 503
-	closers   []func()       // in the order to run them
+	workers   *workers.Group  // nil with NoWorkers
+	watch     *database.Watch // the database hosts' probe (readiness, silent hosts)
+	draining  atomic.Bool     // Run is draining: /readyz answers 503
+	closers   []func()        // in the order to run them
 
 	closeOnce sync.Once
 }
@@ -112,23 +114,26 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 		a.log.Warn("serving plain HTTP: only do this behind a proxy that terminates TLS")
 	}
 	// The Watch stops after the store closes (closers run in reverse).
-	a.watch = ledger.NewWatch(ledger.WatchOptions{ProbeTimeout: cfg.DBProbeTimeout, Log: a.log})
+	a.watch = database.NewWatch(database.WatchOptions{ProbeTimeout: cfg.DBProbeTimeout, Log: a.log})
 	a.closers = append(a.closers, a.watch.Close)
-	if a.store, err = OpenStore(ctx, cfg, o.Stderr, ledger.DBOptions{ConnsMax: serveConnsMax, Watch: a.watch,
-		TCP: ledger.TCPOptions{UserTimeout: cfg.DBTCPUserTimeout}}); err != nil {
+	if a.store, err = OpenStore(ctx, cfg, o.Stderr, database.DBOptions{ConnsMax: serveConnsMax, Watch: a.watch,
+		TCP: database.TCPOptions{UserTimeout: cfg.DBTCPUserTimeout}}); err != nil {
 		return a, err
 	}
 	a.closers = append(a.closers, a.store.Close)
-	l := ledger.New(a.store.DB, ledger.Config{Sealer: sealer, Logger: a.log, Shards: cfg.LedgerShards,
-		BatchWindow: cfg.LedgerBatchWindow, CommitTimeout: cfg.DBCommitTimeout})
+	l := ledger.New(a.store.DB, ledger.Config{Logger: a.log, Shards: cfg.LedgerShards,
+		BatchWindow: cfg.LedgerBatchWindow, CommitTimeout: cfg.DBCommitTimeout, Domains: domains.All()})
 	// The ledger stops before the store closes: closers run in reverse.
 	a.closers = append(a.closers, l.Close)
-	closeReads, err := AttachReadRoute(a.log, l, cfg.ReadURL, ReadWait(cfg.ReadWaitMs), ledger.DBOptions{ConnsMax: readConnsMax})
+	closeReads, err := AttachReadRoute(a.log, l, cfg.ReadURL, ReadWait(cfg.ReadWaitMs), database.DBOptions{ConnsMax: readConnsMax})
 	if err != nil {
 		return a, err
 	}
 	a.closers = append(a.closers, closeReads)
-	a.Services = NewServices(l, cfg)
+	a.Services = NewServices(l, sealer, cfg)
+	// The authentication times not written yet are written before the
+	// ledger stops (closers run in reverse).
+	a.closers = append(a.closers, a.Services.Merchants.Close)
 	if !cfg.NoWorkers {
 		a.workers = newWorkers(cfg, a.Services, a.log)
 	}
@@ -151,9 +156,9 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	}
 	metrics := api.NewMetrics(mo)
 	s := a.Services
-	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Ready: a.ready, Merchants: l, Accounts: s.Cards, Cards: s.Cards,
-		ReadKeys: l, Bills: l, Remittances: s.Remit, Stats: l,
-		WebhookSettings: l, Webhooks: s.Deliveries, Keys: l, Network: s.Network, Rails: s.Remit,
+	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Ready: a.ready, Merchants: s.Merchants, Accounts: s.Cards, Cards: s.Cards,
+		ReadKeys: l, Bills: s.Bills, Remittances: s.Remit, Stats: l,
+		WebhookSettings: s.Merchants, Webhooks: s.Deliveries, Keys: s.Merchants, Network: s.Network, Rails: s.Remit,
 		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

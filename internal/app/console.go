@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/console"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // The web console (docs/console.md): its listener, beside the /shop and
@@ -24,13 +25,13 @@ import (
 // listenConsole listens for the console on cfg.ConsoleAddr with the API's
 // TLS configuration; "off" starts nothing. With Demo, the demo operator
 // and the demo merchant's admin are made and printed.
-func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.Config, sealer *ledger.Sealer) error {
+func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.Config, sealer *merchant.Sealer) error {
 	addr := a.cfg.ConsoleAddr
 	if addr == "" || addr == "off" {
 		return nil
 	}
 	s := a.Services
-	h, err := console.New(console.Config{DB: s.DB().DB, Sealer: sealer, Log: a.log, Ledger: s.Ledger,
+	h, err := console.New(console.Config{DB: s.DB().DB, Sealer: sealer, Log: a.log, Ledger: s.Ledger, Merchants: s.Merchants, Bills: s.Bills, Audit: audit.New(s.Ledger),
 		Cards: s.Cards, Deliveries: s.Deliveries, Rates: s.FX, Remittances: s.Remit, Holds: s.Network, Settlements: s.Settlements(),
 		IdleTimeout: a.cfg.ConsoleIdleTimeout, SessionMax: a.cfg.ConsoleSessionMax, LockoutFailures: a.cfg.ConsoleLockoutTries,
 		LockoutFor: a.cfg.ConsoleLockoutFor, AddressFailures: a.cfg.ConsoleAddressTries,
@@ -87,7 +88,7 @@ type demoConsole struct {
 // ensureDemoConsole makes the demo operator and the demo merchant's admin
 // when they are missing, writes their credentials to the data directory
 // and prints them: make run's "demo login".
-func ensureDemoConsole(ctx context.Context, stdout io.Writer, dataDir string, l *Services, sealer *ledger.Sealer, url string) error {
+func ensureDemoConsole(ctx context.Context, stdout io.Writer, dataDir string, l *Services, sealer *merchant.Sealer, url string) error {
 	path := filepath.Join(dataDir, demoConsoleFile)
 	var d demoConsole
 	if b, err := os.ReadFile(path); err == nil {

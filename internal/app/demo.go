@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -51,7 +52,7 @@ func ensureDemo(ctx context.Context, log *slog.Logger, dataDir string, l *Servic
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Demo Shop", Currencies: []string{"USD", "EUR"}})
+	m, creds, err := l.CreateMerchant(ctx, merchant.Spec{Name: "Demo Shop", Currencies: []string{"USD", "EUR"}})
 	if err != nil {
 		return err
 	}

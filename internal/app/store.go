@@ -14,7 +14,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/config"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
 
@@ -46,7 +47,7 @@ func (s *Store) Close() {
 // cluster in $GATEWAY_DATA_DIR/pg, starting it when it is not running (it
 // is then stopped by Close); the cluster's own output goes to logOut. It
 // applies pending migrations.
-func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts ledger.DBOptions) (*Store, error) {
+func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts database.DBOptions) (*Store, error) {
 	s := &Store{URL: cfg.DatabaseURL}
 	if s.URL == "" {
 		c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: EmbeddedDir(cfg), Durable: true, Log: logOut})
@@ -60,13 +61,13 @@ func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts l
 		}
 		s.URL = c.URL(EmbeddedDBName)
 	}
-	db, err := ledger.OpenDB(ctx, s.URL, opts)
+	db, err := database.OpenDB(ctx, s.URL, opts)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
 	s.DB = db
-	if err := ledger.Migrate(ctx, db); err != nil {
+	if err := database.Migrate(ctx, db); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -77,14 +78,14 @@ func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts l
 // file in the data directory, generated on first use with mode 0600.
 // Losing that file loses every sealed secret: back it up with the database
 // (docs/operations.md).
-func LoadSealer(cfg *config.Config) (*ledger.Sealer, error) {
+func LoadSealer(cfg *config.Config) (*merchant.Sealer, error) {
 	if cfg.DataKey != nil {
-		return ledger.NewSealer(cfg.DataKey)
+		return merchant.NewSealer(cfg.DataKey)
 	}
 	path := filepath.Join(cfg.DataDir, "data.key")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		key := make([]byte, ledger.DataKeyBytes)
+		key := make([]byte, merchant.DataKeyBytes)
 		if _, err := rand.Read(key); err != nil {
 			return nil, err
 		}
@@ -105,7 +106,7 @@ func LoadSealer(cfg *config.Config) (*ledger.Sealer, error) {
 		if err := f.Close(); err != nil {
 			return nil, err
 		}
-		return ledger.NewSealer(key)
+		return merchant.NewSealer(key)
 	}
 	if err != nil {
 		return nil, err
@@ -114,5 +115,5 @@ func LoadSealer(cfg *config.Config) (*ledger.Sealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a hex key", path)
 	}
-	return ledger.NewSealer(key)
+	return merchant.NewSealer(key)
 }

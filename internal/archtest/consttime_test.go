@@ -67,13 +67,13 @@ var constTimeAllowed = map[string]string{
 		"not a credential",
 	"internal/remittance/rules/sanctions_index.go keysMatch strings.Join(a, \"\")": "the same screening key with " +
 		"its spaces removed, not a credential",
-	"ledger/verify_stream.go merge s.cur.entries.key()":  "the sort-merge keys (merchant, seq) of Verify's streams",
-	"ledger/verify_stream.go merge s.cur.postings.key()": "the sort-merge keys (merchant, seq) of Verify's streams",
-	"ledger/verify_stream.go merge s.cur.lines.key()":    "the sort-merge keys (merchant, seq) of Verify's streams",
-	"ledger/verify_stream.go finishEntry r.PrevHash": "hash-chain verification: Verify computes both sides from the " +
+	"internal/audit/verify_stream.go merge s.cur.entries.key()":  "the sort-merge keys (merchant, seq) of Verify's streams",
+	"internal/audit/verify_stream.go merge s.cur.postings.key()": "the sort-merge keys (merchant, seq) of Verify's streams",
+	"internal/audit/verify_stream.go merge s.cur.lines.key()":    "the sort-merge keys (merchant, seq) of Verify's streams",
+	"internal/audit/verify_stream.go finishEntry r.PrevHash": "hash-chain verification: Verify computes both sides from the " +
 		"journal it reads; no attacker's guess, and the hashes are public",
-	"ledger/verify_stream.go finishEntry s.hash":    "hash-chain verification, as above",
-	"ledger/verify_stream.go finishMerchant h.hash": "the head's hash against the last entry's, as above",
+	"internal/audit/verify_stream.go finishEntry s.hash":    "hash-chain verification, as above",
+	"internal/audit/verify_stream.go finishMerchant h.hash": "the head's hash against the last entry's, as above",
 }
 
 // secretWords are the words of an identifier that make it a secret's.

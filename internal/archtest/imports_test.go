@@ -31,47 +31,65 @@ var allowed = map[string][]string{
 	"internal/httplimits": {"postings"},
 
 	// The journal core and its PostgreSQL tooling.
-	"ledger":           {"postings", "sql"},
-	"ledger/pgcluster": {},
-	"ledger/pgtest":    {"ledger", "ledger/pgcluster", "sql"},
+	"ledger": {"postings", "sql", "internal/database"},
+	// Below the journal: the pools, the migrations and the routing of
+	// standby-tolerant reads.
+	"internal/database": {"sql"},
+	"ledger/pgcluster":  {},
+	"ledger/pgtest":     {"ledger", "internal/database", "ledger/pgcluster", "sql"},
 	// High availability: a synchronous pair, the formation, backups.
 	"internal/pgha":          {"ledger/pgcluster"},
 	"internal/pgha/pghatest": {"internal/pgha"},
 
+	// The merchants: their configuration, credentials, authentication, key
+	// rolls, and the sealing of secrets at rest; on the core, which opens
+	// a new merchant's journal in the same transaction.
+	"internal/merchant": {"ledger", "postings"},
+
 	// The domains, each above the core and the domains it builds on.
 	"internal/fx":         {"ledger", "postings"},
-	"internal/cards":      {"ledger", "postings", "internal/fx"},
-	"internal/network":    {"ledger", "postings", "internal/fx", "internal/cards"},
-	"internal/remittance": {"ledger", "postings", "internal/cards", "internal/remittance/rules"},
-	"internal/delivery":   {"ledger", "postings", "internal/callbackurl", "api/receiver/signature"},
+	"internal/cards":      {"ledger", "internal/database", "postings", "internal/fx", "internal/merchant", "internal/audit"},
+	"internal/network":    {"ledger", "internal/database", "postings", "internal/fx", "internal/cards"},
+	"internal/remittance": {"ledger", "internal/database", "postings", "internal/cards", "internal/remittance/rules"},
+	"internal/delivery":   {"ledger", "postings", "internal/merchant", "internal/callbackurl", "api/receiver/signature"},
 	"internal/railsim":    {"internal/remittance"},
+	// The one ordered list of the domains the core runs (ledger.Domain).
+	"internal/domains": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance"},
 
 	// Above the domains: the workers, reconciliation, the HTTP surface.
 	"internal/workers": {"ledger", "internal/network", "internal/remittance", "internal/delivery"},
-	"reconcile":        {"ledger", "postings"}, // its settlement source is its own type: app/services adapts the network
-	"api": {"ledger", "postings", "internal/cards", "internal/network", "internal/remittance",
+	// The books' reads: audit verify, the statement's reads, balances and
+	// entries by reference, on the core's tables and the domains' that
+	// mirror it (holds); it imports no domain, so a domain may read the
+	// books through it (the card profile's balances).
+	"internal/audit": {"ledger", "postings"},
+	// The merchant's bill: a reader of the bill lines the core writes.
+	"internal/bill": {"ledger", "postings"},
+	"reconcile":     {"ledger", "internal/audit", "postings"}, // its settlement source is its own type: app/services adapts the network
+	"api": {"ledger", "internal/database", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/network", "internal/remittance",
 		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "ledger/pgcluster", "postings", "internal/config", "internal/httplimits", "internal/app/services", "internal/cards", "internal/delivery",
+	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings",
+		"internal/config", "internal/httplimits", "internal/app/services", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console",
 		"internal/opsmetrics", "internal/pgha"},
 	// The on-call metrics: handed the database and functions by the app.
 	"internal/opsmetrics": {},
-	// The domains built on one ledger: the one constructor of serve, the
-	// operator's commands and the tests (internal/gatewaytest).
-	"internal/app/services": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance", "internal/delivery",
+	// The merchants and domains built on one ledger: the one constructor of
+	// serve, the operator's commands and the tests (internal/gatewaytest).
+	"internal/app/services": {"ledger", "internal/merchant", "internal/bill", "internal/fx", "internal/cards", "internal/network", "internal/remittance", "internal/delivery",
 		"reconcile"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
-	"internal/console": {"ledger", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/network", "internal/remittance", "reconcile",
+	"internal/console": {"ledger", "internal/audit", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/network", "internal/remittance", "reconcile",
 		"internal/callbackurl",
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
 
 	// Test support and test-only packages.
-	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/app/services", "internal/network"},
+	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/app/services", "internal/audit", "internal/merchant", "internal/domains", "internal/network"},
 	"internal/sim":         {},
 	// The internal API's client, and the harness of tools/bench and tools/chaos.
 	"internal/netclient":     {"api/client"},

@@ -9,13 +9,13 @@ import (
 	"testing"
 )
 
-// TestPackageSizes prints, with -v, every package's non-test Go files and
+// TestPrintPackageSizes prints, with -v, every package's non-test Go files and
 // lines, its largest file and the median: the sizes docs/architecture.md
 // no longer writes by hand, where they went stale. It checks nothing but
 // that it could count.
 //
-//	go test -v -run TestPackageSizes ./internal/archtest
-func TestPackageSizes(t *testing.T) {
+//	go test -v -run TestPrintPackageSizes ./internal/archtest
+func TestPrintPackageSizes(t *testing.T) {
 	total := 0
 	for _, line := range goList(t, "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \" \"}}", module+"...") {
 		f := strings.Fields(line)

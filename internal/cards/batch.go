@@ -5,7 +5,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
 )
 
 // batch is the card domain's rows in one batch transaction: cards, the
@@ -16,9 +18,13 @@ import (
 type batch struct {
 	cards      map[string]*BatchCard // by card number, loaded or new
 	cardAbsent map[string]bool       // looked up and not found
-	newCards   []*BatchCard
-	issued     map[issueKey]*issueState
-	bins       map[binKey]*binAccessRow // nil: no such entry
+	// accountsRead are the cards whose accounts are all in the batch's
+	// accounts: read with the card, or the card is new in this batch
+	// (KnowsAccounts).
+	accountsRead map[string]bool
+	newCards     []*BatchCard
+	issued       map[issueKey]*issueState
+	bins         map[binKey]*binAccessRow // nil: no such entry
 	// Limits are read once per batch (an operator's change applies from
 	// the next batch): the merchant_limits rows of the batch's merchants
 	// with the head lock (Begin), by "merchant:currency", and the limits
@@ -26,6 +32,9 @@ type batch struct {
 	limits     map[string]*Limit
 	limitsRead map[int64]bool
 	limitRows  map[string]*limitRow
+	// tiers are the KYB tiers of the batch's merchants, read with their
+	// limits (a tier's defaults stand for a currency without a row).
+	tiers map[int64]string
 	// merchants are the batch's merchants (Begin), whose issuing counters
 	// a missing one is read with (issuedToday).
 	merchants []int64
@@ -43,9 +52,10 @@ type batch struct {
 
 var batchOf = ledger.NewState(func() *batch {
 	return &batch{
-		cards: map[string]*BatchCard{}, cardAbsent: map[string]bool{}, issued: map[issueKey]*issueState{},
-		bins: map[binKey]*binAccessRow{}, limits: map[string]*Limit{}, limitsRead: map[int64]bool{},
-		limitRows: map[string]*limitRow{},
+		cards: map[string]*BatchCard{}, cardAbsent: map[string]bool{}, accountsRead: map[string]bool{},
+		issued: map[issueKey]*issueState{},
+		bins:   map[binKey]*binAccessRow{}, limits: map[string]*Limit{}, limitsRead: map[int64]bool{},
+		limitRows: map[string]*limitRow{}, tiers: map[int64]string{},
 	}
 })
 
@@ -55,7 +65,14 @@ type BatchCard struct {
 	row   cardRow
 	isNew bool
 	dirty bool
+	// merchantActive is whether the card's merchant was ACTIVE when the
+	// batch read the card (a card made in the batch: its merchant acts).
+	merchantActive bool
 }
+
+// MerchantActive reports whether the card's merchant is active: a disabled
+// merchant's cards are declined (docs/network.md).
+func (c *BatchCard) MerchantActive() bool { return c.isNew || c.merchantActive }
 
 // No is the card number.
 func (c *BatchCard) No() string { return c.row.CardNo }
@@ -115,8 +132,12 @@ func (b *batch) Load(tx *ledger.Tx, p *ledger.Pipeline) {
 	}
 }
 
-var stmtLoadCards = ledger.NewStmt(`select c.* from unnest($1::text[]) as v(card_no)
-	cross join lateral (select ` + cardColumns + ` from cards c where c.card_no = v.card_no offset 0) c`)
+// The merchant's status comes with each card (one probe of the merchants'
+// primary key per card, no round trip of its own): a disabled merchant's
+// cards are declined by the network domain (MerchantActive).
+var stmtLoadCards = ledger.NewStmt(`select c.*, m.status = 'ACTIVE' from unnest($1::text[]) as v(card_no)
+	cross join lateral (select ` + cardColumns + ` from cards c where c.card_no = v.card_no offset 0) c
+	cross join lateral (select m.status from merchants m where m.id = c.merchant_id offset 0) m`)
 
 // queueCards queues the read of cards by number, with all their accounts.
 // Cards of every merchant are read; commands check ownership.
@@ -135,10 +156,11 @@ func (b *batch) queueCards(tx *ledger.Tx, p *ledger.Pipeline, cardNos []string) 
 	p.Query(stmtLoadCards, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var r cardRow
-			if err := r.scan(rows); err != nil {
+			var active bool
+			if err := r.scan(rows, &active); err != nil {
 				return err
 			}
-			b.cards[r.CardNo] = &BatchCard{row: r}
+			b.cards[r.CardNo] = &BatchCard{row: r, merchantActive: active}
 		}
 		for _, c := range want {
 			if _, ok := b.cards[c]; !ok {
@@ -147,7 +169,48 @@ func (b *batch) queueCards(tx *ledger.Tx, p *ledger.Pipeline, cardNos []string) 
 		}
 		return nil
 	}, want)
-	tx.QueueCardAccounts(p, want)
+	b.queueCardAccounts(tx, p, want)
+}
+
+// stmtLoadCardAccounts reads every account of the given cards: a card's
+// accounts cannot be named before the card is read (their currency is the
+// card's), so they are read with it, in the same pipeline, and handed to
+// the journal's batch (ledger.Tx.ScanAccounts).
+var stmtLoadCardAccounts = ledger.NewStmt(`
+	select a.id, a.merchant_id, a.type, a.currency, a.card_no, b.balance, b.last_seq
+	from unnest($1::text[]) as v(card_no)
+	cross join lateral (select * from accounts a where a.card_no = v.card_no offset 0) a
+	cross join lateral (select b.balance, b.last_seq from balances b where b.account_id = a.id offset 0) b`)
+
+// queueCardAccounts queues the read of every account of the cards whose
+// accounts the batch does not hold yet.
+func (b *batch) queueCardAccounts(tx *ledger.Tx, p *ledger.Pipeline, cardNos []string) {
+	var want []string
+	for _, c := range cardNos {
+		if !b.accountsRead[c] {
+			want = append(want, c)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	// One probe per element: no element twice.
+	want = ledger.UniqueSorted(want)
+	p.Query(stmtLoadCardAccounts, func(rows pgx.Rows) error {
+		if err := tx.ScanAccounts(rows); err != nil {
+			return err
+		}
+		for _, c := range want {
+			b.accountsRead[c] = true
+		}
+		return nil
+	}, want)
+}
+
+// KnowsAccounts implements ledger.AccountKnower: the batch holds every
+// account of a card whose accounts were read, or that it created.
+func (b *batch) KnowsAccounts(a postings.Account) bool {
+	return a.Card != "" && b.accountsRead[a.Card]
 }
 
 // Load reads cards by number into the batch (those it does not hold yet).
@@ -188,7 +251,7 @@ func (b *batch) add(tx *ledger.Tx, r cardRow) *BatchCard {
 	n := len(b.newCards)
 	b.cards[r.CardNo] = c
 	delete(b.cardAbsent, r.CardNo)
-	tx.CardAccountsKnown(r.CardNo) // a new card has no accounts yet
+	b.accountsRead[r.CardNo] = true // a new card has no accounts yet
 	b.newCards = append(b.newCards, c)
 	tx.Undo(func() {
 		delete(b.cards, r.CardNo)
@@ -231,8 +294,8 @@ func (b *batch) flushCards(p *ledger.Pipeline) {
 			r := &c.row
 			nos[i], ms[i], bins[i], curs[i], nets[i], last4s[i] = r.CardNo, r.MerchantID, r.Bin, r.Currency, r.Network, r.Last4
 			months[i], years[i], sealed[i], fps[i], statuses[i] = int16(r.ExpiryMonth), int16(r.ExpiryYear), r.PanSealed, r.PanFingerprint, r.Status
-			reasons[i], remarks[i], urls[i] = ledger.NullText(r.FreezeReason), ledger.NullText(r.Remark), ledger.NullText(r.CallbackURL)
-			created[i], updated[i], cancelled[i] = r.CreatedAt, r.UpdatedAt, ledger.NullTime(r.CancelledAt)
+			reasons[i], remarks[i], urls[i] = database.NullText(r.FreezeReason), database.NullText(r.Remark), database.NullText(r.CallbackURL)
+			created[i], updated[i], cancelled[i] = r.CreatedAt, r.UpdatedAt, database.NullTime(r.CancelledAt)
 		}
 		p.ExecRows(stmtInsertCards, n, "cards", nos, ms, bins, curs, nets, last4s, months, years, sealed, fps, statuses,
 			reasons, remarks, urls, created, updated, cancelled)
@@ -244,8 +307,8 @@ func (b *batch) flushCards(p *ledger.Pipeline) {
 	for _, c := range b.cards {
 		if c.dirty && !c.isNew {
 			nos, statuses = append(nos, c.row.CardNo), append(statuses, c.row.Status)
-			reasons, updated = append(reasons, ledger.NullText(c.row.FreezeReason)), append(updated, c.row.UpdatedAt)
-			cancelled = append(cancelled, ledger.NullTime(c.row.CancelledAt))
+			reasons, updated = append(reasons, database.NullText(c.row.FreezeReason)), append(updated, c.row.UpdatedAt)
+			cancelled = append(cancelled, database.NullTime(c.row.CancelledAt))
 		}
 	}
 	if len(nos) > 0 {

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -35,7 +37,7 @@ func TestCardCreateFundsTheCardAndSealsThePAN(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	sealer := newSealer(t)
-	l := newLedger(t, ledger.Config{Sealer: sealer})
+	l := gatewaytest.New(t, nil, gatewaytest.Options{Sealer: sealer})
 	m := newMerchant(t, l, "USD", "EUR")
 	deposit(t, l, m.ID, "USD", 1_000_00)
 
@@ -93,13 +95,13 @@ func TestCardCreateFundsTheCardAndSealsThePAN(t *testing.T) {
 	mustVerify(t, l)
 }
 
-func newSealer(t *testing.T) *ledger.Sealer {
+func newSealer(t *testing.T) *merchant.Sealer {
 	t.Helper()
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ledger.NewSealer(key)
+	s, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +336,7 @@ func TestCrossCurrencyTransfer(t *testing.T) {
 	if out.CardAmount != 8_09 || out.FXRate != "1.2375" || out.CardBalance != 81_01 || out.FundingBalance != 909_99 {
 		t.Fatalf("OUT %+v", out)
 	}
-	recs, err := l.EntriesByRef(ctx, m.ID, postings.Refs{TxID: in.TxID})
+	recs, err := audit.New(l.Ledger).EntriesByRef(ctx, m.ID, postings.Refs{TxID: in.TxID})
 	if err != nil || len(recs) != 1 || len(recs[0].Postings) != 2 || recs[0].Metadata["fx_rate"] != "0.891" {
 		t.Fatalf("IN entry %+v %v", recs, err)
 	}
@@ -389,7 +391,7 @@ func TestAuthenticate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	l := newLedger(t, ledger.Config{})
-	_, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Shop", Currencies: []string{"USD"}})
+	_, creds, err := l.CreateMerchant(ctx, merchant.Spec{Name: "Shop", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}

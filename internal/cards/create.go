@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -16,7 +17,7 @@ func (s *Service) CreateCard(ctx context.Context, merchant int64, in CreateCardI
 	if in.Amount < 0 || in.Amount > postings.AmountMinorMax {
 		return nil, postings.FieldErrorf("amount", "must be between 0 and the maximum amount")
 	}
-	if s.l.Sealer() == nil {
+	if s.merchants.Sealer() == nil {
 		return nil, errors.New("cards: no data key configured")
 	}
 	return ledger.Do(ctx, s.l, idem, in, s.createCmd(merchant, in, true))
@@ -63,16 +64,16 @@ func (s *Service) createCard(tx *ledger.Tx, m *ledger.Merchant, in CreateCardInp
 	// (loads.go), like every other load onto a card.
 
 	now := tx.Now()
-	cardNo := "crd_" + ledger.RandomID(20)
+	cardNo := "crd_" + database.RandomID(20)
 	pan := s.newPAN(in.Bin)
 	exp := now.UTC().AddDate(3, 0, 0)
-	sealer := s.l.Sealer()
+	sealer := s.merchants.Sealer()
 	c := b.add(tx, cardRow{
 		CardNo: cardNo, MerchantID: m.ID, Bin: in.Bin, Currency: in.Currency, Network: bin.Network,
 		Last4: pan[len(pan)-4:], ExpiryMonth: int(exp.Month()), ExpiryYear: exp.Year(),
 		PanSealed:      sealer.Seal([]byte(pan), "pan:"+cardNo),
 		PanFingerprint: sealer.MAC([]byte(pan)),
-		Status:         CardActive, Remark: ledger.NullString(in.Remark), CallbackURL: ledger.NullString(in.CallbackURL),
+		Status:         CardActive, Remark: database.NullString(in.Remark), CallbackURL: database.NullString(in.CallbackURL),
 		CreatedAt: now, UpdatedAt: now,
 	})
 	if in.Amount > 0 {

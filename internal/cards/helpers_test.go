@@ -3,7 +3,9 @@ package cards_test
 import (
 	"testing"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -17,9 +19,9 @@ func newLedger(t testing.TB, cfg ledger.Config) *gatewaytest.Gateway {
 	return gatewaytest.New(t, nil, gatewaytest.Options{Ledger: cfg})
 }
 
-func newMerchant(t testing.TB, l *gatewaytest.Gateway, currencies ...string) *ledger.Merchant {
+func newMerchant(t testing.TB, l *gatewaytest.Gateway, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	return gatewaytest.Merchant(t, l.Ledger, currencies...)
+	return gatewaytest.Merchant(t, l, currencies...)
 }
 
 func deposit(t testing.TB, l *gatewaytest.Gateway, m int64, cur string, minor int64) {
@@ -28,7 +30,7 @@ func deposit(t testing.TB, l *gatewaytest.Gateway, m int64, cur string, minor in
 }
 
 // mustVerify fails the test when Verify finds anything.
-func mustVerify(t testing.TB, l *gatewaytest.Gateway) *ledger.Report {
+func mustVerify(t testing.TB, l *gatewaytest.Gateway) *audit.Report {
 	t.Helper()
 	return gatewaytest.Verify(t, l.Ledger)
 }

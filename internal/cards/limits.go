@@ -41,13 +41,11 @@ var tierLimitsUSD = map[string]struct{ cardBalanceMax, dailyCardIssueMax, remitt
 	KYBTier3: {1_000_000_00, 10_000_000_00, 1_000_000_00},
 }
 
-// A new merchant starts in TIER_1 (the column's default) with that tier's
-// limits in each of its currencies, written in the transaction that
-// creates it.
-func init() {
-	ledger.RegisterMerchantSetup(func(ctx context.Context, db bun.IDB, m *ledger.Merchant) error {
-		return resetLimits(ctx, db, m.ID, KYBTier1, m.Currencies)
-	})
+// setupMerchant starts a new merchant in TIER_1 (the column's default) with
+// that tier's limits in each of its currencies, written in the transaction
+// that creates it (Domain.MerchantSetup).
+func setupMerchant(ctx context.Context, db bun.IDB, m *ledger.Merchant) error {
+	return resetLimits(ctx, db, m.ID, KYBTier1, m.Currencies)
 }
 
 // limitRow is a merchant_limits row.
@@ -56,24 +54,35 @@ type limitRow struct {
 	remittanceMax                     *int64 // NULL: the tier's
 }
 
-// limitFor reads m's limit in currency outside any batch.
-func limitFor(ctx context.Context, db bun.IDB, m *ledger.Merchant, currency string) (*Limit, error) {
+// limitFor reads the limit in currency of merchant m, of KYB tier tier,
+// outside any batch.
+func limitFor(ctx context.Context, db bun.IDB, m int64, tier, currency string) (*Limit, error) {
 	var row limitRow
 	err := db.NewRaw(`select card_balance_max, daily_card_issue_max, remittance_max from merchant_limits where merchant_id = ? and currency = ?`,
-		m.ID, currency).Scan(ctx, &row.cardBalanceMax, &row.dailyCardIssueMax, &row.remittanceMax)
+		m, currency).Scan(ctx, &row.cardBalanceMax, &row.dailyCardIssueMax, &row.remittanceMax)
 	if errors.Is(err, sql.ErrNoRows) {
-		return limitFrom(ctx, db, m, currency, nil)
+		return limitFrom(ctx, db, tier, currency, nil)
 	}
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
-	return limitFrom(ctx, db, m, currency, &row)
+	return limitFrom(ctx, db, tier, currency, &row)
 }
 
-// limitFrom is m's limit in currency from its merchant_limits row, or the
-// tier's defaults when it has none.
-func limitFrom(ctx context.Context, db bun.IDB, m *ledger.Merchant, currency string, row *limitRow) (*Limit, error) {
-	def, err := tierLimit(ctx, db, m.KYBTier, currency)
+// limitOutside reads the tier and the limit in currency of merchant m, one
+// the batch did not read with its head.
+func limitOutside(ctx context.Context, db bun.IDB, m int64, currency string) (*Limit, error) {
+	var tier string
+	if err := db.NewRaw(`select kyb_tier from merchants where id = ?`, m).Scan(ctx, &tier); err != nil {
+		return nil, ledger.MapError(err)
+	}
+	return limitFor(ctx, db, m, tier, currency)
+}
+
+// limitFrom is the limit in currency of a merchant of KYB tier tier from its
+// merchant_limits row, or the tier's defaults when it has none.
+func limitFrom(ctx context.Context, db bun.IDB, tier, currency string, row *limitRow) (*Limit, error) {
+	def, err := tierLimit(ctx, db, tier, currency)
 	if err != nil || row == nil {
 		return def, err
 	}
@@ -130,23 +139,35 @@ func resetLimits(ctx context.Context, db bun.IDB, merchant int64, tier string, c
 	return nil
 }
 
+// stmtLoadLimits reads each merchant's KYB tier with its merchant_limits
+// rows, one row with no currency for a merchant that has none: the tier is
+// the card domain's (SetKYBTier), not the journal's, so it is read here
+// rather than with the head.
 var stmtLoadLimits = ledger.NewStmt(`
-	select l.merchant_id, l.currency, l.card_balance_max, l.daily_card_issue_max, l.remittance_max
+	select m.id, m.kyb_tier, l.currency, l.card_balance_max, l.daily_card_issue_max, l.remittance_max
 	from unnest($1::bigint[]) as v(m)
-	cross join lateral (select * from merchant_limits l where l.merchant_id = v.m offset 0) l`)
+	cross join lateral (select m.id, m.kyb_tier from merchants m where m.id = v.m offset 0) m
+	left join lateral (select * from merchant_limits l where l.merchant_id = v.m offset 0) l on true`)
 
-// queueLimits queues the read of the merchants' limits in every currency,
-// with the head lock: most commands check one.
+// queueLimits queues the read of the merchants' tiers and limits in every
+// currency, with the head lock: most commands check one.
 func (b *batch) queueLimits(p *ledger.Pipeline, merchants []int64) {
 	p.Query(stmtLoadLimits, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var m int64
-			var cur string
+			var tier string
+			var cur *string
+			var balanceMax, issueMax *int64
 			r := &limitRow{}
-			if err := rows.Scan(&m, &cur, &r.cardBalanceMax, &r.dailyCardIssueMax, &r.remittanceMax); err != nil {
+			if err := rows.Scan(&m, &tier, &cur, &balanceMax, &issueMax, &r.remittanceMax); err != nil {
 				return err
 			}
-			b.limitRows[strconv.FormatInt(m, 10)+":"+cur] = r
+			b.tiers[m] = tier
+			if cur == nil {
+				continue // no merchant_limits row: the tier's defaults
+			}
+			r.cardBalanceMax, r.dailyCardIssueMax = *balanceMax, *issueMax
+			b.limitRows[strconv.FormatInt(m, 10)+":"+*cur] = r
 		}
 		for _, m := range merchants {
 			b.limitsRead[m] = true
@@ -166,9 +187,9 @@ func (b *batch) limit(tx *ledger.Tx, m *ledger.Merchant, currency string) (*Limi
 	var err error
 	if b.limitsRead[m.ID] {
 		// Read with the head lock; absent rows mean the tier's defaults.
-		lim, err = limitFrom(tx.Context(), tx.DB(), m, currency, b.limitRows[k])
+		lim, err = limitFrom(tx.Context(), tx.DB(), b.tiers[m.ID], currency, b.limitRows[k])
 	} else {
-		lim, err = limitFor(tx.Context(), tx.DB(), m, currency)
+		lim, err = limitOutside(tx.Context(), tx.DB(), m.ID, currency)
 	}
 	if err != nil {
 		return nil, err
@@ -195,7 +216,7 @@ func (s *Service) SetKYBTier(ctx context.Context, merchant int64, tier string) e
 	if _, ok := tierLimitsUSD[tier]; !ok {
 		return postings.FieldErrorf("tier", "must be one of TIER_1, TIER_2, TIER_3")
 	}
-	defer s.l.MerchantChanged(merchant)
+	defer s.merchants.MerchantChanged(merchant)
 	return s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var currencies []string
 		err := tx.NewRaw(`update merchants set kyb_tier = ? where id = ? returning currencies`, tier, merchant).

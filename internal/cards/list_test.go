@@ -27,7 +27,7 @@ func TestListCardsPagesMatchAPlainFilter(t *testing.T) {
 	var clock atomic.Pointer[time.Time]
 	set := func(tm time.Time) { clock.Store(&tm) }
 	set(day0)
-	l := newLedger(t, ledger.Config{Sealer: newSealer(t), Now: func() time.Time { return *clock.Load() }})
+	l := newLedger(t, ledger.Config{Now: func() time.Time { return *clock.Load() }})
 	m := newMerchant(t, l, "USD", "EUR")
 	other := newMerchant(t, l, "USD")
 	deposit(t, l, m.ID, "USD", 1_000_00)

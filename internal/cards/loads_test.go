@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -18,7 +19,7 @@ import (
 // moves.
 type loadsFixture struct {
 	l   *gatewaytest.Gateway
-	m   *ledger.Merchant
+	m   *merchant.Merchant
 	now *atomic.Pointer[time.Time]
 }
 

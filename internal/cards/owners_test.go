@@ -35,7 +35,7 @@ func TestMerchantOfGroupsMissesIntoOneLookup(t *testing.T) {
 		want[c.CardNo] = m.ID
 	}
 	// A fresh service: its cache is empty (creation does not fill it).
-	svc := cards.New(l.Ledger, l.FX)
+	svc := cards.New(l.Ledger, l.FX, l.Merchants)
 	var mu sync.Mutex
 	var sizes []int
 	first, release := make(chan struct{}), make(chan struct{})
@@ -113,7 +113,7 @@ func TestMerchantOfGroupsMissesIntoOneLookup(t *testing.T) {
 func TestMerchantOfGivesUpAtItsDeadline(t *testing.T) {
 	t.Parallel()
 	l := newLedger(t, ledger.Config{})
-	svc := cards.New(l.Ledger, l.FX)
+	svc := cards.New(l.Ledger, l.FX, l.Merchants)
 	held, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	cards.SetBeforeOwnerLookup(svc, func(int) { once.Do(func() { close(held); <-release }) })

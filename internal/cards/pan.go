@@ -3,13 +3,12 @@ package cards
 import (
 	"crypto/rand"
 	"math/big"
-
-	"github.com/paygate/gateway/ledger"
 )
 
-// A new card drew a PAN already issued (the database finds it by its
-// fingerprint): the writer runs the batch again, which draws new ones.
-func init() { ledger.RegisterRetryConstraint("cards_pan_fingerprint_key") }
+// panFingerprintKey is violated when a new card drew a PAN already issued
+// (the database finds it by its fingerprint): the writer runs the batch
+// again, which draws new ones (Domain.RetryConstraints).
+const panFingerprintKey = "cards_pan_fingerprint_key"
 
 // panRef is the reference to a card's PAN in the vault: it names the sealed
 // value without revealing anything about the number.

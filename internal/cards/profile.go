@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -27,22 +28,22 @@ type Receivable struct {
 // merchant, its funding balances, what its cards owe, and its limits with
 // the day's card loads.
 type Profile struct {
-	Merchant            ledger.Merchant  `json:"merchant"`
-	KYBTier             string           `json:"kybTier"`
-	Balances            []FundingBalance `json:"balances"`
-	Receivables         []Receivable     `json:"receivables"` // one per currency of Balances, then any other
-	Limits              []Limit          `json:"limits"`
-	LastAuthenticatedAt *time.Time       `json:"lastAuthenticatedAt,omitempty"`
+	Merchant            merchant.Merchant `json:"merchant"`
+	KYBTier             string            `json:"kybTier"`
+	Balances            []FundingBalance  `json:"balances"`
+	Receivables         []Receivable      `json:"receivables"` // one per currency of Balances, then any other
+	Limits              []Limit           `json:"limits"`
+	LastAuthenticatedAt *time.Time        `json:"lastAuthenticatedAt,omitempty"`
 }
 
 // Profile returns the merchant account profile.
 func (s *Service) Profile(ctx context.Context, merchant int64) (*Profile, error) {
-	m, err := s.l.MerchantByID(ctx, merchant)
+	m, err := s.merchants.MerchantByID(ctx, merchant)
 	if err != nil {
 		return nil, err
 	}
-	p := &Profile{Merchant: *m, KYBTier: m.KYBTier, LastAuthenticatedAt: s.l.LastAuthenticatedAt(m)}
-	bals, err := s.l.Balances(ctx, merchant, postings.AccountFunding)
+	p := &Profile{Merchant: *m, KYBTier: m.KYBTier, LastAuthenticatedAt: s.merchants.LastAuthenticatedAt(m)}
+	bals, err := s.books.Balances(ctx, merchant, postings.AccountFunding)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func (s *Service) Profile(ctx context.Context, merchant int64) (*Profile, error)
 	day := s.l.Now().Format("2006-01-02")
 	for _, cur := range m.Currencies {
 		p.Balances = append(p.Balances, FundingBalance{Currency: cur, Balance: byCur[cur]})
-		lim, err := limitFor(ctx, db, m, cur)
+		lim, err := limitFor(ctx, db, m.ID, m.KYBTier, cur)
 		if err != nil {
 			return nil, err
 		}

@@ -17,7 +17,7 @@ func TestSearchFindsTheMerchantsCardsOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	at := time.Date(2031, 6, 1, 9, 0, 0, 0, time.UTC)
-	l := newLedger(t, ledger.Config{Sealer: newSealer(t), Now: func() time.Time { at = at.Add(time.Minute); return at }})
+	l := newLedger(t, ledger.Config{Now: func() time.Time { at = at.Add(time.Minute); return at }})
 	m := newMerchant(t, l, "USD")
 	other := newMerchant(t, l, "USD")
 	deposit(t, l, m.ID, "USD", 1_000_00)
@@ -70,7 +70,7 @@ func TestSearchFindsTheMerchantsCardsOnly(t *testing.T) {
 func TestBINOverridesAreTheMerchantsExplicitAccess(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	l := newLedger(t, ledger.Config{Sealer: newSealer(t)})
+	l := newLedger(t, ledger.Config{})
 	m := newMerchant(t, l, "USD", "EUR")
 	other := newMerchant(t, l, "USD")
 	yes, no := true, false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -39,7 +40,7 @@ func (s *Service) setStatus(ctx context.Context, merchant int64, cardNo, status,
 				r.Status = status
 				r.FreezeReason = sql.NullString{}
 				if status == CardFrozen {
-					r.FreezeReason = ledger.NullString(reason)
+					r.FreezeReason = database.NullString(reason)
 				}
 			})
 			card, err := View(tx, c)

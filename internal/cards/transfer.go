@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -59,7 +60,7 @@ func (s *Service) transfer(tx *ledger.Tx, m *ledger.Merchant, in TransferInput) 
 	fund := FundingAccount(m.ID, in.Currency)
 	avail := AvailableAccount(m.ID, c.row.Currency, c.row.CardNo)
 	res := &TransferResult{
-		TxID: "trf_" + ledger.RandomID(20), CardNo: c.row.CardNo, Direction: in.Direction,
+		TxID: "trf_" + database.RandomID(20), CardNo: c.row.CardNo, Direction: in.Direction,
 		Amount: in.Amount, Currency: in.Currency, CardAmount: in.Amount, CardCurrency: c.row.Currency,
 		CreatedAt: tx.Now(),
 	}

@@ -147,7 +147,7 @@ func rps(to *float64, env, def, usage string) *setting {
 	})
 }
 
-// dataKeyBytes is ledger.DataKeyBytes (config does not open the ledger).
+// dataKeyBytes is merchant.DataKeyBytes (config does not open the ledger).
 const dataKeyBytes = 32
 
 // bytesHex is a key of n bytes in hex; "" leaves it nil. The message never

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -26,14 +26,14 @@ type journalData struct {
 }
 
 // merchantOfQuery resolves ?shopNo=; nil with no error when none is given.
-func (s *Server) merchantOfQuery(ctx context.Context, shop string) (*ledger.Merchant, error) {
+func (s *Server) merchantOfQuery(ctx context.Context, shop string) (*merchant.Merchant, error) {
 	if shop == "" {
 		return nil, nil
 	}
 	if len(shop) > 64 || !postings.IsRefText(shop) {
 		return nil, postings.FieldErrorf("shopNo", "is not a shop number")
 	}
-	return s.cfg.Ledger.MerchantByShopNo(ctx, shop)
+	return s.cfg.Merchants.MerchantByShopNo(ctx, shop)
 }
 
 func (s *Server) journal(w http.ResponseWriter, r *http.Request, sess *session) {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
 )
@@ -49,7 +49,7 @@ func (s *Server) auditStatement(w http.ResponseWriter, r *http.Request, sess *se
 		s.render(w, r, http.StatusBadRequest, "statement", "Statement of a merchant", d)
 		return
 	}
-	rep, err := reconcile.Statement(r.Context(), s.cfg.Ledger, m.ID, start, end.AddDate(0, 0, 1))
+	rep, err := reconcile.Statement(r.Context(), s.cfg.Audit, m.ID, start, end.AddDate(0, 0, 1))
 	if err != nil {
 		s.domainError(w, r, err)
 		return
@@ -70,7 +70,7 @@ func (s *Server) auditStatement(w http.ResponseWriter, r *http.Request, sess *se
 // most 366 days): msg names the field that is wrong. An unknown shop
 // number is a refusal of the form, not the 404 page: the reader typed it.
 // Any other error (the database) is err.
-func (s *Server) auditStatementInput(r *http.Request) (m *ledger.Merchant, start, end time.Time, msg string, err error) {
+func (s *Server) auditStatementInput(r *http.Request) (m *merchant.Merchant, start, end time.Time, msg string, err error) {
 	q := r.URL.Query()
 	if len(q["shopNo"]) > 1 {
 		return nil, start, end, "shopNo: appears more than once", nil

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -98,7 +98,7 @@ func (s *Server) parseBill(r *http.Request) (billQuery, error) {
 }
 
 type billLine struct {
-	ledger.BillLine
+	bill.Line
 	BillID string
 }
 
@@ -116,7 +116,7 @@ func (s *Server) bill(w http.ResponseWriter, r *http.Request, sess *session) {
 		s.domainError(w, r, err)
 		return
 	}
-	p, err := s.cfg.Ledger.Bill(r.Context(), sess.user.MerchantID, q.from(), q.to(), q.Page, q.Size)
+	p, err := s.cfg.Bills.Bill(r.Context(), sess.user.MerchantID, q.from(), q.to(), q.Page, q.Size)
 	if err != nil {
 		s.domainError(w, r, err)
 		return
@@ -124,7 +124,7 @@ func (s *Server) bill(w http.ResponseWriter, r *http.Request, sess *session) {
 	d := billData{Q: q, Total: p.Total, Pages: (p.Total + int64(q.Size) - 1) / int64(q.Size),
 		CSV: "/bill.csv?" + q.values(0)}
 	for _, l := range p.Lines {
-		d.Lines = append(d.Lines, billLine{BillLine: l, BillID: billID(sess.user.ShopNo, l.BillSeq)})
+		d.Lines = append(d.Lines, billLine{Line: l, BillID: billID(sess.user.ShopNo, l.BillSeq)})
 	}
 	if q.Page > 1 {
 		d.Prev = "/bill?" + q.values(q.Page-1)
@@ -154,7 +154,7 @@ func (s *Server) billCSV(w http.ResponseWriter, r *http.Request, sess *session) 
 		return
 	}
 	ctx, m := r.Context(), sess.user.MerchantID
-	rng, err := s.cfg.Ledger.BillRange(ctx, m, q.from(), q.to())
+	rng, err := s.cfg.Bills.BillRange(ctx, m, q.from(), q.to())
 	if err != nil {
 		s.domainError(w, r, err)
 		return
@@ -167,7 +167,7 @@ func (s *Server) billCSV(w http.ResponseWriter, r *http.Request, sess *session) 
 	w.Header().Set("Cache-Control", "no-store")
 	cw := csv.NewWriter(w)
 	_ = cw.Write(billCSVHeader)
-	err = s.cfg.Ledger.BillStream(ctx, m, rng, billCSVBatch, func(lines []ledger.BillLine) error {
+	err = s.cfg.Bills.BillStream(ctx, m, rng, billCSVBatch, func(lines []bill.Line) error {
 		for i := range lines {
 			if err := cw.Write(billCSVRecord(sess.user.ShopNo, &lines[i])); err != nil {
 				return err
@@ -186,9 +186,9 @@ func (s *Server) billCSV(w http.ResponseWriter, r *http.Request, sess *session) 
 	}
 }
 
-func billCSVRecord(shopNo string, b *ledger.BillLine) []string {
+func billCSVRecord(shopNo string, b *bill.Line) []string {
 	acct := b.Account
-	if acct == ledger.BillAccountFunding {
+	if acct == bill.AccountFunding {
 		acct = "FUNDING"
 	}
 	return []string{billID(shopNo, b.BillSeq), string(b.Kind), plainAmount(b.Amount, b.Currency), b.Currency,

@@ -4,9 +4,12 @@ import (
 	"context"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -20,25 +23,39 @@ import (
 
 // Ledger is the journal core's part (*ledger.Ledger).
 type Ledger interface {
-	MerchantByID(ctx context.Context, id int64) (*ledger.Merchant, error)
-	MerchantByShopNo(ctx context.Context, shopNo string) (*ledger.Merchant, error)
-	CreateMerchant(ctx context.Context, spec ledger.MerchantSpec) (*ledger.Merchant, *ledger.Credentials, error)
-	SetMerchantStatus(ctx context.Context, merchant int64, status string) error
-	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*ledger.BillPage, error)
-	BillRange(ctx context.Context, merchant int64, from, to time.Time) (ledger.BillRange, error)
-	BillStream(ctx context.Context, merchant int64, r ledger.BillRange, batch int, fn func([]ledger.BillLine) error) error
-	StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]ledger.StatementAccount, error)
 	Entries(ctx context.Context, merchant, from, to int64, limit int) ([]postings.Record, error)
-	Verify(ctx context.Context, opts ledger.VerifyOptions) (*ledger.Report, error)
 	Now() time.Time
-	SetIPWhitelist(ctx context.Context, merchant int64, list []string) error
-	// The operator's callback URL, deposit and key roll (the CLI's
-	// merchant callback-url, merchant deposit, merchant roll-key).
-	SetCallbackURL(ctx context.Context, merchant int64, url string) error
+	// The operator's deposit (the CLI's merchant deposit).
 	Deposit(ctx context.Context, merchant int64, currency string, minor int64, idem *ledger.Idempotency) (*postings.Record, error)
 	Balance(ctx context.Context, a postings.Account) (int64, error)
-	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
-	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*ledger.KeyRoll, error)
+}
+
+// Merchants are the merchants (*merchant.Service): their reads, creation
+// and settings, and the operator's key roll (the CLI's merchant
+// callback-url, merchant roll-key).
+type Merchants interface {
+	MerchantByID(ctx context.Context, id int64) (*merchant.Merchant, error)
+	MerchantByShopNo(ctx context.Context, shopNo string) (*merchant.Merchant, error)
+	CreateMerchant(ctx context.Context, spec merchant.Spec) (*merchant.Merchant, *merchant.Credentials, error)
+	SetMerchantStatus(ctx context.Context, merchant int64, status string) error
+	SetIPWhitelist(ctx context.Context, merchant int64, list []string) error
+	SetCallbackURL(ctx context.Context, merchant int64, url string) error
+	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*merchant.KeyRoll, error)
+	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*merchant.KeyRoll, error)
+}
+
+// Bills reads the merchant's bill (*bill.Service).
+type Bills interface {
+	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*bill.Page, error)
+	BillRange(ctx context.Context, merchant int64, from, to time.Time) (bill.Range, error)
+	BillStream(ctx context.Context, merchant int64, r bill.Range, batch int, fn func([]bill.Line) error) error
+}
+
+// Audit checks the books (*audit.Service): audit verify and the
+// statement's reads.
+type Audit interface {
+	StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]audit.StatementAccount, error)
+	Verify(ctx context.Context, opts audit.VerifyOptions) (*audit.Report, error)
 }
 
 // Cards are the card domain's reads and commands (*cards.Service).
@@ -96,6 +113,9 @@ type Rates interface {
 
 var (
 	_ Ledger     = (*ledger.Ledger)(nil)
+	_ Merchants  = (*merchant.Service)(nil)
+	_ Bills      = (*bill.Service)(nil)
+	_ Audit      = (*audit.Service)(nil)
 	_ Cards      = (*cards.Service)(nil)
 	_ Deliveries = (*delivery.Store)(nil)
 	_ Rates      = (*fx.Service)(nil)

@@ -78,7 +78,7 @@ func (s *Server) statement(w http.ResponseWriter, r *http.Request, sess *session
 		s.domainError(w, r, err)
 		return
 	}
-	rep, err := reconcile.Statement(r.Context(), s.cfg.Ledger, sess.user.MerchantID, start, end.AddDate(0, 0, 1))
+	rep, err := reconcile.Statement(r.Context(), s.cfg.Audit, sess.user.MerchantID, start, end.AddDate(0, 0, 1))
 	if err != nil {
 		s.domainError(w, r, err)
 		return

@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/console"
 	"github.com/paygate/gateway/internal/gatewaytest"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // The console on a fresh database, with two merchants (A with cards and a
@@ -41,14 +42,14 @@ type fixture struct {
 	g            *gatewaytest.Gateway
 	srv          *httptest.Server
 	clock        *clock
-	a, b         *ledger.Merchant
+	a, b         *merchant.Merchant
 	cardsA       []string
 	cardB        string
 	secrets      map[string]string // login -> TOTP secret
 	deposits     int               // funding lines of A besides its cards'
 	lockFailures int
-	ledger       *gatedLedger // the console's ledger: a test may hold its Verify
 	console      *console.Server
+	audit        *gatedAudit // the console's audit: a test may hold its Verify
 }
 
 func newFixture(t *testing.T) *fixture { t.Helper(); return newFixtureWith(t, nil) }
@@ -62,8 +63,8 @@ func newFixtureWith(t *testing.T, configure func(*console.Config), wrap ...func(
 	t.Cleanup(console.UseCheapHashes())
 	g := gatewaytest.New(t, nil, gatewaytest.Options{})
 	f := &fixture{g: g, clock: &clock{t: time.Now().UTC()}, secrets: map[string]string{}, lockFailures: 5}
-	mk := func(name string) *ledger.Merchant {
-		m, _, err := g.CreateMerchant(ctx, ledger.MerchantSpec{Name: name, Currencies: []string{"USD", "EUR"},
+	mk := func(name string) *merchant.Merchant {
+		m, _, err := g.CreateMerchant(ctx, merchant.Spec{Name: name, Currencies: []string{"USD", "EUR"},
 			CallbackURL: "https://127.0.0.1:9/callbacks"})
 		if err != nil {
 			t.Fatal(err)
@@ -107,8 +108,8 @@ func newFixtureWith(t *testing.T, configure func(*console.Config), wrap ...func(
 		}
 		f.secrets[u.Login] = cr.TOTPSecret
 	}
-	f.ledger = &gatedLedger{Ledger: g.Ledger}
-	cfg := console.Config{DB: db, Sealer: g.Sealer(), Ledger: f.ledger, Cards: g.Cards,
+	f.audit = &gatedAudit{Service: audit.New(g.Ledger)}
+	cfg := console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Merchants: g.Merchants, Bills: g.Bills, Audit: f.audit, Cards: g.Cards,
 		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Holds: g.Network, Settlements: g.Settlements(), Now: f.clock.Now, LockoutFailures: f.lockFailures}
 	if configure != nil {
 		configure(&cfg)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/console"
 	"github.com/paygate/gateway/reconcile"
 )
@@ -39,7 +40,7 @@ func (b *browser) getPage(t *testing.T, path string) (int, string) {
 // over the day: the same function, called as the CLI calls it.
 func (f *fixture) cliStatement(t *testing.T, merchant int64, day time.Time) *reconcile.StatementReport {
 	t.Helper()
-	rep, err := reconcile.Statement(context.Background(), f.g.Ledger, merchant, day, day.AddDate(0, 0, 1))
+	rep, err := reconcile.Statement(context.Background(), audit.New(f.g.Ledger), merchant, day, day.AddDate(0, 0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // A disabled merchant keeps nothing in the console (docs/security.md,
@@ -22,7 +22,7 @@ func TestDisabledMerchantKeepsNoConsole(t *testing.T) {
 	ann := newWebUser(t, f, "ann.admin")
 	fred := newWebUser(t, f, "fred.finance")
 	bob := newWebUser(t, f, "bob.admin")
-	if err := f.g.SetMerchantStatus(ctx, f.a.ID, ledger.MerchantDisabled); err != nil { // the CLI's merchant disable
+	if err := f.g.SetMerchantStatus(ctx, f.a.ID, merchant.Disabled); err != nil { // the CLI's merchant disable
 		t.Fatal(err)
 	}
 	funding := func() (n int64) {
@@ -80,7 +80,7 @@ func TestDisabledMerchantKeepsNoConsole(t *testing.T) {
 		t.Errorf("the operator's page of the disabled merchant: %d", status)
 	}
 	// Enabled again: a new login works; the old session stays ended.
-	if err := f.g.SetMerchantStatus(ctx, f.a.ID, ledger.MerchantActive); err != nil {
+	if err := f.g.SetMerchantStatus(ctx, f.a.ID, merchant.Active); err != nil {
 		t.Fatal(err)
 	}
 	if status, _ := fred.get(t, "/balances"); status != http.StatusSeeOther {

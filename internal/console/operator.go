@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -16,7 +16,7 @@ import (
 type merchantsData struct {
 	Merchants []merchantRow
 	Next      string
-	Created   *ledger.Credentials // shown once, right after creation
+	Created   *merchant.Credentials // shown once, right after creation
 }
 
 func (s *Server) merchantList(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -67,7 +67,7 @@ func (s *Server) merchantCreate(w http.ResponseWriter, r *http.Request, sess *se
 	if !ok {
 		return
 	}
-	m, creds, err := s.cfg.Ledger.CreateMerchant(r.Context(), ledger.MerchantSpec{Name: name, Currencies: curs})
+	m, creds, err := s.cfg.Merchants.CreateMerchant(r.Context(), merchant.Spec{Name: name, Currencies: curs})
 	if err != nil {
 		a.finish(err, 0, "", "")
 		s.domainError(w, r, err)
@@ -90,12 +90,12 @@ func (s *Server) merchantStatus(w http.ResponseWriter, r *http.Request, sess *se
 		s.notFound(w, r)
 		return
 	}
-	status := map[string]string{"disable": ledger.MerchantDisabled, "enable": ledger.MerchantActive}[r.PathValue("action")]
+	status := map[string]string{"disable": merchant.Disabled, "enable": merchant.Active}[r.PathValue("action")]
 	if status == "" {
 		s.notFound(w, r)
 		return
 	}
-	m, err := s.cfg.Ledger.MerchantByShopNo(r.Context(), shop)
+	m, err := s.cfg.Merchants.MerchantByShopNo(r.Context(), shop)
 	if err != nil {
 		s.domainError(w, r, err)
 		return
@@ -104,13 +104,13 @@ func (s *Server) merchantStatus(w http.ResponseWriter, r *http.Request, sess *se
 	if !ok {
 		return
 	}
-	err = s.cfg.Ledger.SetMerchantStatus(r.Context(), m.ID, status)
+	err = s.cfg.Merchants.SetMerchantStatus(r.Context(), m.ID, status)
 	a.finish(err, 0, "", "")
 	if err != nil {
 		s.domainError(w, r, err)
 		return
 	}
-	if status == ledger.MerchantDisabled {
+	if status == merchant.Disabled {
 		if err := s.store.endMerchantSessions(r.Context(), m.ID); err != nil {
 			s.internal(w, r, err)
 			return

@@ -44,7 +44,7 @@ func (s *Server) merchantCallbackURL(w http.ResponseWriter, r *http.Request, ses
 	if !ok {
 		return
 	}
-	err := s.cfg.Ledger.SetCallbackURL(r.Context(), m.ID, url)
+	err := s.cfg.Merchants.SetCallbackURL(r.Context(), m.ID, url)
 	a.finish(err, 0, "", "")
 	if err != nil {
 		s.commandError(w, r, m, "callback_url", value, err)

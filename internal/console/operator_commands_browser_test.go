@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -82,7 +82,7 @@ func (f *fixture) callbackURL(t *testing.T, m int64) sql.NullString {
 
 func (f *fixture) verifyJournal(t *testing.T, m int64) {
 	t.Helper()
-	rep, err := f.g.Verify(context.Background(), ledger.VerifyOptions{Merchant: m})
+	rep, err := audit.New(f.g.Ledger).Verify(context.Background(), audit.VerifyOptions{Merchant: m})
 	if err != nil || !rep.OK() {
 		t.Fatalf("journal of %d: %+v, %v", m, rep, err)
 	}

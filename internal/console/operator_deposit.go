@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -25,7 +26,7 @@ import (
 const depositAmountBytesMax = 32
 
 type depositData struct {
-	M        *ledger.Merchant
+	M        *merchant.Merchant
 	Currency string
 	Amount   string // as typed, sent again with the confirmation
 	Shown    string // the amount formatted in the currency
@@ -35,7 +36,7 @@ type depositData struct {
 
 // depositInput checks the deposit form's currency and amount; msg names
 // the field that is wrong.
-func depositInput(r *http.Request, m *ledger.Merchant) (cur postings.Currency, minor int64, value map[string]string, msg string) {
+func depositInput(r *http.Request, m *merchant.Merchant) (cur postings.Currency, minor int64, value map[string]string, msg string) {
 	value = map[string]string{"currency": strings.ToUpper(strings.TrimSpace(r.PostFormValue("currency"))),
 		"amount": strings.TrimSpace(r.PostFormValue("amount"))}
 	code := value["currency"]
@@ -116,7 +117,7 @@ func (s *Server) deposit(w http.ResponseWriter, r *http.Request, sess *session) 
 }
 
 // funding lists the merchant's funding balance in each of its currencies.
-func (s *Server) funding(r *http.Request, m *ledger.Merchant) ([]fundingRow, error) {
+func (s *Server) funding(r *http.Request, m *merchant.Merchant) ([]fundingRow, error) {
 	out := make([]fundingRow, 0, len(m.Currencies))
 	for _, code := range m.Currencies {
 		cur, err := postings.LookupCurrency(code)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -22,11 +23,11 @@ import (
 // ledger's replay instead, which says the roll was made and has no key.
 
 // keyOverlapHoursMax is the longest overlap, the ledger's bound in hours.
-const keyOverlapHoursMax = int(ledger.KeyOverlapMax / time.Hour)
+const keyOverlapHoursMax = int(merchant.KeyOverlapMax / time.Hour)
 
 type keyRolledData struct {
-	M        *ledger.Merchant
-	Roll     *ledger.KeyRoll
+	M        *merchant.Merchant
+	Roll     *merchant.KeyRoll
 	Overlap  int
 	Replayed bool
 }
@@ -38,7 +39,7 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 	}
 	value := map[string]string{"key": r.PostFormValue("key"), "overlapHours": strings.TrimSpace(r.PostFormValue("overlapHours"))}
 	kind := value["key"]
-	if kind != ledger.KeyPublic && kind != ledger.KeySigning {
+	if kind != merchant.KeyPublic && kind != merchant.KeySigning {
 		s.refuse(w, r, m, "roll_key", "key: must be public or signing", value)
 		return
 	}
@@ -59,11 +60,11 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 	if !ok {
 		return
 	}
-	var roll *ledger.KeyRoll
-	if kind == ledger.KeyPublic {
-		roll, err = s.cfg.Ledger.RollPublicKey(r.Context(), m.ID, overlap, false, key)
+	var roll *merchant.KeyRoll
+	if kind == merchant.KeyPublic {
+		roll, err = s.cfg.Merchants.RollPublicKey(r.Context(), m.ID, overlap, false, key)
 	} else {
-		roll, err = s.cfg.Ledger.RollSigningKey(r.Context(), m.ID, overlap, key)
+		roll, err = s.cfg.Merchants.RollSigningKey(r.Context(), m.ID, overlap, key)
 	}
 	if err != nil {
 		a.finish(err, 0, "", "")

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/paygate/gateway/internal/cards"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -40,7 +40,7 @@ type binAccessRow struct {
 }
 
 type merchantPageData struct {
-	M         *ledger.Merchant
+	M         *merchant.Merchant
 	KYBTier   string
 	Tiers     []string
 	Limits    []limitRow
@@ -65,13 +65,13 @@ type fundingRow struct {
 
 // operatorMerchant resolves the {shopNo} of the URL; an unknown or
 // malformed one is a 404.
-func (s *Server) operatorMerchant(w http.ResponseWriter, r *http.Request) *ledger.Merchant {
+func (s *Server) operatorMerchant(w http.ResponseWriter, r *http.Request) *merchant.Merchant {
 	shop := r.PathValue("shopNo")
 	if len(shop) > 64 || !postings.IsRefText(shop) {
 		s.notFound(w, r)
 		return nil
 	}
-	m, err := s.cfg.Ledger.MerchantByShopNo(r.Context(), shop)
+	m, err := s.cfg.Merchants.MerchantByShopNo(r.Context(), shop)
 	if err != nil {
 		s.domainError(w, r, err)
 		return nil
@@ -89,7 +89,7 @@ func (s *Server) merchantPage(w http.ResponseWriter, r *http.Request, sess *sess
 }
 
 // renderMerchant fills the page from the domains and renders it.
-func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status int, m *ledger.Merchant, d merchantPageData) {
+func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status int, m *merchant.Merchant, d merchantPageData) {
 	ctx := r.Context()
 	p, err := s.cfg.Cards.Profile(ctx, m.ID)
 	if err != nil {
@@ -147,7 +147,7 @@ func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status i
 
 // refuse re-renders the merchant's page with 400, the message naming the
 // field and the values typed into the form.
-func (s *Server) refuse(w http.ResponseWriter, r *http.Request, m *ledger.Merchant, form, msg string, value map[string]string) {
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form, msg string, value map[string]string) {
 	d := merchantPageData{Error: msg, Form: form, Value: value}
 	switch form {
 	case "whitelist":
@@ -160,14 +160,14 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, m *ledger.Mercha
 
 // changed sends the browser back to the page after a change (its row
 // resolved by the handler, audit_intent.go).
-func (s *Server) changed(w http.ResponseWriter, r *http.Request, m *ledger.Merchant, form string) {
+func (s *Server) changed(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form string) {
 	http.Redirect(w, r, "/operator/merchants/"+m.ShopNo+"?saved="+form, http.StatusSeeOther)
 }
 
 // merchantCommand runs one of the merchant page's domain commands between
 // its write-ahead row and that row's outcome (audit_intent.go), then
 // answers: back to the page, or the command's refusal.
-func (s *Server) merchantCommand(w http.ResponseWriter, r *http.Request, sess *session, m *ledger.Merchant, form string,
+func (s *Server) merchantCommand(w http.ResponseWriter, r *http.Request, sess *session, m *merchant.Merchant, form string,
 	value map[string]string, detail string, run func(context.Context) error) {
 	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant."+form, m.ShopNo, clip(detail, 500))
 	if !ok {
@@ -184,7 +184,7 @@ func (s *Server) merchantCommand(w http.ResponseWriter, r *http.Request, sess *s
 
 // commandError answers a domain command's refusal: the user's mistake
 // re-renders the form, anything else is domainError's.
-func (s *Server) commandError(w http.ResponseWriter, r *http.Request, m *ledger.Merchant, form string, value map[string]string, err error) {
+func (s *Server) commandError(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form string, value map[string]string, err error) {
 	if postings.ErrorCode(err) == postings.EINVALID {
 		s.refuse(w, r, m, form, postings.AsError(err).Error(), value)
 		return
@@ -215,13 +215,13 @@ func (s *Server) merchantWhitelist(w http.ResponseWriter, r *http.Request, sess 
 			return
 		}
 	}
-	list, err := ledger.NormalizeIPWhitelist(fields)
+	list, err := merchant.NormalizeIPWhitelist(fields)
 	if err != nil {
 		s.commandError(w, r, m, "whitelist", value, err)
 		return
 	}
 	s.merchantCommand(w, r, sess, m, "whitelist", value, strings.Join(list, ","), func(ctx context.Context) error {
-		return s.cfg.Ledger.SetIPWhitelist(ctx, m.ID, list)
+		return s.cfg.Merchants.SetIPWhitelist(ctx, m.ID, list)
 	})
 }
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/callbackurl"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/reconcile"
 )
 
@@ -23,9 +23,12 @@ import (
 // take the defaults of docs/console.md.
 type Config struct {
 	DB          *sql.DB
-	Sealer      *ledger.Sealer // opens the TOTP secrets
+	Sealer      *merchant.Sealer // opens the TOTP secrets
 	Log         *slog.Logger
 	Ledger      Ledger
+	Merchants   Merchants
+	Bills       Bills
+	Audit       Audit
 	Cards       Cards
 	Deliveries  Deliveries
 	Rates       Rates

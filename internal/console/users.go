@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"regexp"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -35,7 +35,7 @@ var loginRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._@-]{2,63}$`)
 // it (users_admin.go).
 func CreateUser(ctx context.Context, db interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, sealer *ledger.Sealer, u NewUser) (*Created, error) {
+}, sealer *merchant.Sealer, u NewUser) (*Created, error) {
 	if !loginRE.MatchString(u.Login) {
 		return nil, postings.FieldErrorf("login", "must be 3 to 64 of a-z 0-9 . _ @ -, starting with a letter or digit")
 	}

@@ -11,17 +11,17 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/audit"
 )
 
 // audit verify runs in the background: its page shows the progress the
 // ledger reports, refreshing itself with htmx (and with a <noscript> meta
 // refresh without JavaScript), then the report. One run at a time.
 
-// gatedLedger is the fixture's ledger; a test can hold Verify after a first
+// gatedAudit is the fixture's audit; a test can hold Verify after a first
 // progress report, so that the page is seen while the run goes.
-type gatedLedger struct {
-	*ledger.Ledger
+type gatedAudit struct {
+	*audit.Service
 	mu          sync.Mutex
 	hold        chan struct{}
 	done, total int64
@@ -29,7 +29,7 @@ type gatedLedger struct {
 
 // holdVerify makes the next Verify report done of total and wait until
 // the returned release is called.
-func (g *gatedLedger) holdVerify(done, total int64) (release func()) {
+func (g *gatedAudit) holdVerify(done, total int64) (release func()) {
 	ch := make(chan struct{})
 	g.mu.Lock()
 	g.hold, g.done, g.total = ch, done, total
@@ -38,7 +38,7 @@ func (g *gatedLedger) holdVerify(done, total int64) (release func()) {
 	return func() { once.Do(func() { close(ch) }) }
 }
 
-func (g *gatedLedger) Verify(ctx context.Context, opts ledger.VerifyOptions) (*ledger.Report, error) {
+func (g *gatedAudit) Verify(ctx context.Context, opts audit.VerifyOptions) (*audit.Report, error) {
 	g.mu.Lock()
 	ch, done, total := g.hold, g.done, g.total
 	g.hold = nil
@@ -53,14 +53,14 @@ func (g *gatedLedger) Verify(ctx context.Context, opts ledger.VerifyOptions) (*l
 			return nil, ctx.Err()
 		}
 	}
-	return g.Ledger.Verify(ctx, opts)
+	return g.Service.Verify(ctx, opts)
 }
 
 func TestVerifyRunShowsProgress(t *testing.T) {
 	f := newFixture(t)
 	b := newBrowser(t)
 	b.login(t, f, "aldo.auditor", f.code(t, "aldo.auditor"))
-	release := f.ledger.holdVerify(3, 8)
+	release := f.audit.holdVerify(3, 8)
 	t.Cleanup(release)
 	b.open(t, f.url("/audit/verify"))
 	b.do(t, chromedp.SendKeys(chromedp.ID("shopNo"), f.a.ShopNo), chromedp.Click(chromedp.ID("run-verify")))

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/audit"
 )
 
 // audit verify from the page runs in the background: the POST starts a run
@@ -41,7 +41,7 @@ type verifyRun struct {
 	done     int64 // entries checked
 	total    int64 // entries the heads announce
 	finished time.Time
-	report   *ledger.Report
+	report   *audit.Report
 	err      string // a failure of the run itself (not a break)
 }
 
@@ -52,7 +52,7 @@ type verifyView struct {
 	Done, Total       int64
 	Percent           int64
 	Running           bool
-	Report            *ledger.Report
+	Report            *audit.Report
 	Err               string
 }
 
@@ -166,7 +166,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, sess *session) {
 		s.render(w, r, http.StatusServiceUnavailable, "verify_busy", "Audit verify", going.view())
 		return
 	}
-	opts := ledger.VerifyOptions{Progress: run.progress}
+	opts := audit.VerifyOptions{Progress: run.progress}
 	if m != nil {
 		opts.Merchant = m.ID
 	}
@@ -180,7 +180,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, sess *session) {
 // under the user who started it. The row is written before the run shows
 // as finished, and the run stops being the one going at that same moment:
 // whoever sees the report can start the next run and find the row.
-func (s *Server) runVerify(run *verifyRun, opts ledger.VerifyOptions, user User, addr string) {
+func (s *Server) runVerify(run *verifyRun, opts audit.VerifyOptions, user User, addr string) {
 	// As net/http recovers a handler's panic, so does the run: a bug in
 	// it ends the run, not the gateway.
 	defer func() {
@@ -195,7 +195,7 @@ func (s *Server) runVerify(run *verifyRun, opts ledger.VerifyOptions, user User,
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 	defer cancel()
-	rep, err := s.cfg.Ledger.Verify(ctx, opts)
+	rep, err := s.cfg.Audit.Verify(ctx, opts)
 	var failure string
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):

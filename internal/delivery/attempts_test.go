@@ -7,7 +7,7 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -74,7 +74,7 @@ func TestEveryAttemptIsKept(t *testing.T) {
 		t.Errorf("the newest 2: %+v %v", as, err)
 	}
 
-	other, _, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Other", Currencies: []string{"USD"}})
+	other, _, err := f.l.CreateMerchant(ctx, merchant.Spec{Name: "Other", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}

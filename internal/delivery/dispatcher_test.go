@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -85,7 +86,7 @@ type fixture struct {
 	l     *gatewaytest.Gateway
 	store *delivery.Store
 	clock *clock
-	m     *ledger.Merchant
+	m     *merchant.Merchant
 	recv  *merchantReceiver
 	send  *delivery.Sender
 }
@@ -93,16 +94,16 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{clock: newClock()}
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	_, _ = rand.Read(key)
-	sealer, err := ledger.NewSealer(key)
+	sealer, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.l = gatewaytest.New(t, nil, gatewaytest.Options{Ledger: ledger.Config{Sealer: sealer, Now: f.clock.Now}})
+	f.l = gatewaytest.New(t, nil, gatewaytest.Options{Sealer: sealer, Ledger: ledger.Config{Now: f.clock.Now}})
 	f.store = f.l.Deliveries
 	ctx := context.Background()
-	m, creds, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Shop", Currencies: []string{"USD"}})
+	m, creds, err := f.l.CreateMerchant(ctx, merchant.Spec{Name: "Shop", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/paygate/gateway/api/receiver"
 	"github.com/paygate/gateway/internal/cards"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // captured is one callback as it arrived: its body and headers.
@@ -42,11 +42,11 @@ func TestSigningKeyRollOver(t *testing.T) {
 		_, _ = w.Write([]byte(`{"code":200,"message":"ok"}`))
 	}))
 	t.Cleanup(srv.Close)
-	m, creds, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Roller", Currencies: []string{"USD"}, CallbackURL: srv.URL + "/hooks"})
+	m, creds, err := f.l.CreateMerchant(ctx, merchant.Spec{Name: "Roller", Currencies: []string{"USD"}, CallbackURL: srv.URL + "/hooks"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.l.Ledger.MerchantChanged(m.ID)
+	f.l.MerchantChanged(m.ID)
 	if _, err := f.l.Deposit(ctx, m.ID, "USD", 100_00, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestSigningKeySecondRoll(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	m, creds, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Roller", Currencies: []string{"USD"}})
+	m, creds, err := f.l.CreateMerchant(ctx, merchant.Spec{Name: "Roller", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -47,10 +48,13 @@ const DeliveryLeaseMax = 60 * time.Second
 // writer: a delivery changes no money and takes no merchant's lock.
 type Store struct {
 	l *ledger.Ledger
+	// sealer opens the merchants' signing keys of the claimed deliveries.
+	sealer *merchant.Sealer
 }
 
-// NewStore returns the deliveries of l's database.
-func NewStore(l *ledger.Ledger) *Store { return &Store{l: l} }
+// NewStore returns the deliveries of l's database, whose merchants' signing
+// keys sealer opens.
+func NewStore(l *ledger.Ledger, sealer *merchant.Sealer) *Store { return &Store{l: l, sealer: sealer} }
 
 // ClaimDeliveries claims up to limit due deliveries for one attempt each.
 // SKIP LOCKED spreads them over dispatchers; the claim counts the attempt
@@ -107,13 +111,13 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 	}
 	out := make([]Delivery, 0, len(rows))
 	for _, r := range rows {
-		key, err := s.l.Sealer().Open(r.Sealed, "merchant-private-key:"+r.ShopNo)
+		key, err := s.sealer.OpenSigningKey(r.Sealed, r.ShopNo)
 		if err != nil {
 			return nil, ledger.Invariantf("the signing key of %s does not open: %v", r.ShopNo, err)
 		}
 		var prev []byte
 		if r.PrevUntil != nil && now.Before(*r.PrevUntil) {
-			if prev, err = s.l.Sealer().Open(r.PrevSealed, "merchant-private-key:"+r.ShopNo); err != nil {
+			if prev, err = s.sealer.OpenSigningKey(r.PrevSealed, r.ShopNo); err != nil {
 				return nil, ledger.Invariantf("the previous signing key of %s does not open: %v", r.ShopNo, err)
 			}
 		}

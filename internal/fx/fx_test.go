@@ -38,7 +38,7 @@ func TestCurrentRefusesStaleAndMissingRates(t *testing.T) {
 	now.Store(&start)
 	g := gatewaytest.New(t, nil, gatewaytest.Options{Ledger: ledger.Config{Now: func() time.Time { return *now.Load() }},
 		FXRateMaxAge: time.Hour})
-	m := gatewaytest.Merchant(t, g.Ledger, "USD")
+	m := gatewaytest.Merchant(t, g, "USD")
 	if _, err := g.FX.Set(context.Background(), "USD", "EUR", "0.92", 50); err != nil {
 		t.Fatal(err)
 	}

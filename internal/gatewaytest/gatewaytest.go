@@ -12,21 +12,29 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/app/services"
+	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/domains"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
-// Gateway is a ledger with the domains on it, as the gateway builds them
-// (internal/app/services). The ledger is embedded, so that its own
-// operations read g.CreateMerchant, g.Deposit.
+// Gateway is a ledger with the merchants and the domains on it, as the
+// gateway builds them (internal/app/services). The ledger and the merchants
+// are embedded, so that their operations read g.Deposit, g.CreateMerchant.
 type Gateway = services.Services
+
+// Merchants names the embedded merchant service of a Gateway.
+type Merchants = services.Merchants
 
 // Options tune New; the zero value gives the defaults.
 type Options struct {
-	// Ledger is the ledger's configuration; a missing Sealer gets a random
-	// data key.
+	// Ledger is the ledger's configuration.
 	Ledger ledger.Config
+	// Sealer seals the merchants' keys and the PANs; nil: a random data
+	// key.
+	Sealer *merchant.Sealer
 	// FXRateMaxAge is the age beyond which a rate is refused.
 	FXRateMaxAge time.Duration
 	// Network configures the network side.
@@ -39,38 +47,48 @@ func New(t testing.TB, db *bun.DB, o Options) *Gateway {
 	if db == nil {
 		db = pgtest.NewDB(t)
 	}
-	if o.Ledger.Sealer == nil {
-		o.Ledger.Sealer = NewSealer(t)
+	if o.Sealer == nil {
+		o.Sealer = NewSealer(t)
+	}
+	if o.Ledger.Domains == nil {
+		o.Ledger.Domains = domains.All()
 	}
 	l := ledger.New(db, o.Ledger)
 	t.Cleanup(l.Close)
-	return Build(l, o)
+	g := Build(l, o)
+	t.Cleanup(g.Merchants.Close)
+	return g
 }
 
-// Build builds the domains on an open ledger with the gateway's own
-// constructor, so that a test sees every domain serve has.
+// Build builds the merchants and the domains on an open ledger with the
+// gateway's own constructor, so that a test sees every domain serve has.
 func Build(l *ledger.Ledger, o Options) *Gateway {
-	return services.New(l, services.Settings{FXRateMaxAge: o.FXRateMaxAge, Network: o.Network})
+	return services.New(l, o.Sealer, services.Settings{FXRateMaxAge: o.FXRateMaxAge, Network: o.Network})
 }
 
 // NewSealer returns a sealer with a random data key.
-func NewSealer(t testing.TB) *ledger.Sealer {
+func NewSealer(t testing.TB) *merchant.Sealer {
 	t.Helper()
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ledger.NewSealer(key)
+	s, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
+// Creator creates merchants: a Gateway or a merchant.Service.
+type Creator interface {
+	CreateMerchant(ctx context.Context, spec merchant.Spec) (*merchant.Merchant, *merchant.Credentials, error)
+}
+
 // Merchant creates a merchant with the currencies.
-func Merchant(t testing.TB, l *ledger.Ledger, currencies ...string) *ledger.Merchant {
+func Merchant(t testing.TB, c Creator, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	m, _, err := l.CreateMerchant(context.Background(), ledger.MerchantSpec{Name: "Test shop", Currencies: currencies})
+	m, _, err := c.CreateMerchant(context.Background(), merchant.Spec{Name: "Test shop", Currencies: currencies})
 	if err != nil {
 		t.Fatalf("CreateMerchant: %v", err)
 	}
@@ -86,9 +104,9 @@ func Deposit(t testing.TB, l *ledger.Ledger, m int64, cur string, minor int64) {
 }
 
 // Verify fails the test when the ledger's Verify finds anything.
-func Verify(t testing.TB, l *ledger.Ledger) *ledger.Report {
+func Verify(t testing.TB, l *ledger.Ledger) *audit.Report {
 	t.Helper()
-	rep, err := l.Verify(context.Background(), ledger.VerifyOptions{})
+	rep, err := audit.New(l).Verify(context.Background(), audit.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}

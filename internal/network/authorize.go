@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -62,8 +63,8 @@ func (s *Service) declineUnknownCard(ctx context.Context, req AuthRequest) (*Aut
 		Amount: req.Amount, Currency: req.Currency, CreatedAt: now}
 	_, err := s.l.DB().NewInsert().Model(&authAttemptRow{
 		MessageID: req.MessageID, CardNo: res.CardNo, TxnAmount: req.Amount, TxnCurrency: req.Currency,
-		ResponseCode: RespUnknownCard, Reason: res.Reason, MerchantName: ledger.NullString(req.MerchantName),
-		MCC: ledger.NullString(req.MCC), MerchantCountry: ledger.NullString(req.MerchantCountry), CreatedAt: now,
+		ResponseCode: RespUnknownCard, Reason: res.Reason, MerchantName: database.NullString(req.MerchantName),
+		MCC: database.NullString(req.MCC), MerchantCountry: database.NullString(req.MerchantCountry), CreatedAt: now,
 	}).On("CONFLICT (message_id) DO NOTHING").Exec(ctx)
 	if err != nil {
 		return nil, ledger.MapError(err)
@@ -100,7 +101,7 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 		return res, recordAttempt(tx, m, req, res)
 	}
 	switch {
-	case m.Status == ledger.MerchantDisabled:
+	case !c.MerchantActive():
 		// The merchant is the card programme: a disabled one's cards are
 		// declined as an issuer declines a suspended programme's, with
 		// 05 and nothing about why to the acceptor (docs/network.md).
@@ -153,7 +154,7 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 	case total > res.Available:
 		return decline(RespInsufficient, "insufficient available balance")
 	}
-	res.AuthID = "auth_" + ledger.RandomID(20)
+	res.AuthID = "auth_" + database.RandomID(20)
 	if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardAuth,
 		Refs:     postings.Refs{CardNo: c.No(), AuthID: res.AuthID},
 		Postings: []postings.Posting{{Source: avail, Destination: held, Amount: total, Currency: cardCur}},
@@ -162,10 +163,10 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 	}
 	batchOf.Of(tx).addAuth(tx, authRow{
 		AuthID: res.AuthID, MerchantID: m.ID, CardNo: c.No(), MessageID: req.MessageID,
-		TxnAmount: req.Amount, TxnCurrency: req.Currency, FXRate: ledger.NullString(res.FXRate),
+		TxnAmount: req.Amount, TxnCurrency: req.Currency, FXRate: database.NullString(res.FXRate),
 		Amount: res.CardAmount, Fee: res.Fee, Currency: cardCur, Held: total, Status: AuthOpen,
-		MerchantName: ledger.NullString(req.MerchantName), MCC: ledger.NullString(req.MCC),
-		MerchantCountry: ledger.NullString(req.MerchantCountry),
+		MerchantName: database.NullString(req.MerchantName), MCC: database.NullString(req.MCC),
+		MerchantCountry: database.NullString(req.MerchantCountry),
 		ExpiresAt:       now.Add(s.cfg.HoldExpiry), CreatedAt: now, UpdatedAt: now,
 	})
 	res.Approved, res.Code, res.Reason = true, RespApproved, "approved"
@@ -178,8 +179,8 @@ func recordAttempt(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest, res *Auth
 	batchOf.Of(tx).addAttempt(tx, authAttemptRow{
 		MessageID: req.MessageID, MerchantID: sql.NullInt64{Int64: m.ID, Valid: true}, CardNo: req.CardNo,
 		TxnAmount: req.Amount, TxnCurrency: req.Currency, Approved: res.Approved, ResponseCode: res.Code,
-		Reason: res.Reason, AuthID: ledger.NullString(res.AuthID), MerchantName: ledger.NullString(req.MerchantName),
-		MCC: ledger.NullString(req.MCC), MerchantCountry: ledger.NullString(req.MerchantCountry), CreatedAt: tx.Now(),
+		Reason: res.Reason, AuthID: database.NullString(res.AuthID), MerchantName: database.NullString(req.MerchantName),
+		MCC: database.NullString(req.MCC), MerchantCountry: database.NullString(req.MerchantCountry), CreatedAt: tx.Now(),
 	})
 	typ := EventAuthDeclined
 	if res.Approved {

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -194,9 +195,9 @@ func (n *batch) Flush(p *ledger.Pipeline) {
 		for i, a := range n.newAuths {
 			r := &a.row
 			ids[i], ms[i], cards[i], msgs[i], txnAmts[i], txnCurs[i] = r.AuthID, r.MerchantID, r.CardNo, r.MessageID, r.TxnAmount, r.TxnCurrency
-			rates[i], amts[i], fees[i], curs[i] = ledger.NullText(r.FXRate), r.Amount, r.Fee, r.Currency
+			rates[i], amts[i], fees[i], curs[i] = database.NullText(r.FXRate), r.Amount, r.Fee, r.Currency
 			helds[i], capts[i], rels[i], revs[i], statuses[i] = r.Held, r.Captured, r.Released, r.TxnReversed, r.Status
-			names[i], mccs[i], countries[i] = ledger.NullText(r.MerchantName), ledger.NullText(r.MCC), ledger.NullText(r.MerchantCountry)
+			names[i], mccs[i], countries[i] = database.NullText(r.MerchantName), database.NullText(r.MCC), database.NullText(r.MerchantCountry)
 			expires[i], created[i], updated[i] = r.ExpiresAt, r.CreatedAt, r.UpdatedAt
 		}
 		p.ExecRows(stmtInsertAuths, k, "authorizations", ids, ms, cards, msgs, txnAmts, txnCurs, rates, amts, fees, curs,
@@ -231,7 +232,7 @@ func (n *batch) Flush(p *ledger.Pipeline) {
 				m := r.MerchantID.Int64
 				ms[i] = &m
 			}
-			authIDs[i], names[i], mccs[i], countries[i] = ledger.NullText(r.AuthID), ledger.NullText(r.MerchantName), ledger.NullText(r.MCC), ledger.NullText(r.MerchantCountry)
+			authIDs[i], names[i], mccs[i], countries[i] = database.NullText(r.AuthID), database.NullText(r.MerchantName), database.NullText(r.MCC), database.NullText(r.MerchantCountry)
 			created[i] = r.CreatedAt
 		}
 		p.ExecRows(stmtInsertAttempts, k, "authorization attempts", msgs, ms, cards, amts, txnCurs, approved, codes, reasons,

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
-	"github.com/paygate/gateway/ledger"
 )
 
 // A disabled merchant's cards are declined 05 (docs/network.md,
@@ -17,7 +17,7 @@ func TestDisabledMerchantsCardsAreDeclined(t *testing.T) {
 	ctx := context.Background()
 	f := newNetworkFixture(t, 100_00)
 	open := f.authorize(t, 10_00, "USD")
-	if err := f.l.Ledger.SetMerchantStatus(ctx, f.m.ID, ledger.MerchantDisabled); err != nil {
+	if err := f.l.Merchants.SetMerchantStatus(ctx, f.m.ID, merchant.Disabled); err != nil {
 		t.Fatal(err)
 	}
 	avail, held := f.balances(t)
@@ -33,7 +33,7 @@ func TestDisabledMerchantsCardsAreDeclined(t *testing.T) {
 	if r, err := f.l.Network.Refund(ctx, network.RefundRequest{MessageID: f.msg(), CardNo: f.card.CardNo, Amount: 1_00, Currency: "USD"}); err != nil || r.Credited != "card" {
 		t.Fatalf("refund to a disabled merchant's card: %+v %v", r, err)
 	}
-	if err := f.l.Ledger.SetMerchantStatus(ctx, f.m.ID, ledger.MerchantActive); err != nil {
+	if err := f.l.Merchants.SetMerchantStatus(ctx, f.m.ID, merchant.Active); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.authorize(t, 1_00, "USD"); !r.Approved {

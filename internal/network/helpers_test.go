@@ -4,7 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 	"github.com/paygate/gateway/postings"
@@ -18,9 +20,9 @@ func newLedger(t testing.TB, cfg ledger.Config) *gatewaytest.Gateway {
 	return gatewaytest.New(t, nil, gatewaytest.Options{Ledger: cfg})
 }
 
-func newMerchant(t testing.TB, l *gatewaytest.Gateway, currencies ...string) *ledger.Merchant {
+func newMerchant(t testing.TB, l *gatewaytest.Gateway, currencies ...string) *merchant.Merchant {
 	t.Helper()
-	return gatewaytest.Merchant(t, l.Ledger, currencies...)
+	return gatewaytest.Merchant(t, l, currencies...)
 }
 
 func deposit(t testing.TB, l *gatewaytest.Gateway, m int64, cur string, minor int64) {
@@ -29,7 +31,7 @@ func deposit(t testing.TB, l *gatewaytest.Gateway, m int64, cur string, minor in
 }
 
 // mustVerify fails the test when Verify finds anything.
-func mustVerify(t testing.TB, l *gatewaytest.Gateway) *ledger.Report {
+func mustVerify(t testing.TB, l *gatewaytest.Gateway) *audit.Report {
 	t.Helper()
 	return gatewaytest.Verify(t, l.Ledger)
 }

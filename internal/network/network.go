@@ -17,12 +17,18 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-// A network message id is kept as an idempotency key for the TTL, and in
-// the attempts log for ever: one reused after the TTL is refused.
-func init() {
-	ledger.RegisterConstraint("auth_attempts_message_id_key", &postings.Error{Code: postings.ECONFLICT,
+// Domain is the network as the journal core runs it (ledger.Domain):
+// listed by the app after the cards its authorizations reference
+// (internal/domains). A network message id is kept as an idempotency key
+// for the TTL, and in the attempts log for ever: one reused after the TTL
+// is refused.
+var Domain = ledger.Domain{
+	Name:   "network",
+	States: []ledger.StateKind{batchOf},
+	Tables: []string{"authorizations", "auth_attempts"},
+	Constraints: map[string]*postings.Error{"auth_attempts_message_id_key": {Code: postings.ECONFLICT,
 		Reason:  postings.ReasonMessageID,
-		Message: "this network message id was used before and its answer is no longer kept; send a new message id"})
+		Message: "this network message id was used before and its answer is no longer kept; send a new message id"}},
 }
 
 // ISO 8583 response codes of an authorization decision.

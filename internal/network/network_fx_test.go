@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -23,7 +24,7 @@ import (
 // USD, EUR, JPY, KWD and BHD.
 type fxCards struct {
 	l     *gatewaytest.Gateway
-	m     *ledger.Merchant
+	m     *merchant.Merchant
 	cards map[string]*cards.Card
 	seq   int
 }

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -18,7 +20,7 @@ import (
 // networkFixture is a merchant with one funded USD card.
 type networkFixture struct {
 	l    *gatewaytest.Gateway
-	m    *ledger.Merchant
+	m    *merchant.Merchant
 	card *cards.Card
 	now  *atomic.Pointer[time.Time]
 	seq  atomic.Int64
@@ -283,7 +285,7 @@ func TestCrossBorderAuthorizationFee(t *testing.T) {
 	if err != nil || res.Captured != 5_50 || res.Fee != 9 || res.Released != 5_58 || res.Available != 94_41 {
 		t.Fatalf("clearing %+v %v", res, err)
 	}
-	recs, err := f.l.EntriesByRef(ctx, f.m.ID, postings.Refs{AuthID: a.AuthID})
+	recs, err := audit.New(f.l.Ledger).EntriesByRef(ctx, f.m.ID, postings.Refs{AuthID: a.AuthID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func TestCollectorReportsTheDatabase(t *testing.T) {
 		}
 	}
 
-	m := gatewaytest.Merchant(t, g.Ledger, "USD")
+	m := gatewaytest.Merchant(t, g, "USD")
 	created := now.Add(-90 * time.Second)
 	if _, err := db.DB.Exec(`insert into remittances (tx_id, merchant_id, payer_id, beneficiary, amount, fee, currency, rail,
 		status, next_action_at, created_at, updated_at) values ('rmt_aaaaaaaaaaaaaaaaaaaa', $1, 'p', '{}', 100, 0, 'USD', 'SEPA',

@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/domains"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
 	"github.com/paygate/gateway/ledger"
@@ -17,16 +21,16 @@ import (
 )
 
 // openLedger opens a migrated ledger on url.
-func openLedger(ctx context.Context, t *testing.T, url string, sealer *ledger.Sealer) *ledger.Ledger {
+func openLedger(ctx context.Context, t *testing.T, url string, sealer *merchant.Sealer) *ledger.Ledger {
 	t.Helper()
-	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: 4})
+	db, err := database.OpenDB(ctx, url, database.DBOptions{ConnsMax: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ledger.Migrate(ctx, db); err != nil {
+	if err := database.Migrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	l := ledger.New(db, ledger.Config{Sealer: sealer, Shards: 1})
+	l := ledger.New(db, ledger.Config{Shards: 1, Domains: domains.All()})
 	t.Cleanup(func() {
 		l.Close()
 		db.Close()
@@ -59,14 +63,14 @@ func TestRestoreToAMoment(t *testing.T) {
 	if err := p.CreateDatabase(ctx, "gateway"); err != nil {
 		t.Fatal(err)
 	}
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	_, _ = rand.Read(key)
-	sealer, err := ledger.NewSealer(key)
+	sealer, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := openLedger(ctx, t, p.Primary().URL("gateway"), sealer)
-	m, _, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "PITR Shop", Currencies: []string{"USD"}})
+	m, _, err := merchant.New(l, sealer).CreateMerchant(ctx, merchant.Spec{Name: "PITR Shop", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +165,7 @@ func TestRestoreToAMoment(t *testing.T) {
 	restoredAt := time.Now()
 
 	rl := openLedger(ctx, t, restored.URL("gateway"), sealer)
-	rep, err := rl.Verify(ctx, ledger.VerifyOptions{})
+	rep, err := audit.New(rl).Verify(ctx, audit.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

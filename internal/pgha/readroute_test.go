@@ -1,6 +1,6 @@
 package pgha_test
 
-// Reads from the standby (ledger.ReadRoute, DATABASE_READ_URL) on a real
+// Reads from the standby (database.ReadRoute, DATABASE_READ_URL) on a real
 // primary and synchronous standby: a read right after a write sees it —
 // served by the standby once it has replayed the write, or by the primary
 // when the standby lags past the bound, is down, or is no standby at all
@@ -16,6 +16,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/bill"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/internal/pgha/pghatest"
 	"github.com/paygate/gateway/ledger"
@@ -36,14 +40,14 @@ func newReadRouteFixture(ctx context.Context, t *testing.T) *readRouteFixture {
 	if err := p.CreateDatabase(ctx, "gateway"); err != nil {
 		t.Fatal(err)
 	}
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	_, _ = rand.Read(key)
-	sealer, err := ledger.NewSealer(key)
+	sealer, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := openLedger(ctx, t, p.URL("gateway"), sealer)
-	m, _, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Read Shop", Currencies: []string{"USD"}})
+	m, _, err := merchant.New(l, sealer).CreateMerchant(ctx, merchant.Spec{Name: "Read Shop", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,13 +55,13 @@ func newReadRouteFixture(ctx context.Context, t *testing.T) *readRouteFixture {
 }
 
 // route attaches a read route to the standby's gateway database.
-func (f *readRouteFixture) route(t *testing.T, url string, o ledger.ReadRouteOptions) *ledger.ReadRoute {
+func (f *readRouteFixture) route(t *testing.T, url string, o database.ReadRouteOptions) *database.ReadRoute {
 	t.Helper()
-	db, err := ledger.OpenDBLazy(url, ledger.DBOptions{ConnsMax: 4})
+	db, err := database.OpenDBLazy(url, database.DBOptions{ConnsMax: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ledger.NewReadRoute(f.l.DB(), db, o)
+	r := database.NewReadRoute(f.l.DB(), db, o)
 	f.l.SetReadRoute(r)
 	t.Cleanup(func() {
 		f.l.SetReadRoute(nil)
@@ -79,7 +83,7 @@ func (f *readRouteFixture) deposit(ctx context.Context, t *testing.T) int {
 // billTotal is the bill's line count as a read through the route sees it.
 func (f *readRouteFixture) billTotal(ctx context.Context, t *testing.T) int64 {
 	t.Helper()
-	page, err := f.l.Bill(ctx, f.merchant, time.Unix(0, 0), time.Now().Add(time.Hour), 1, ledger.BillPageMax)
+	page, err := bill.New(f.l).Bill(ctx, f.merchant, time.Unix(0, 0), time.Now().Add(time.Hour), 1, bill.PageMax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +117,7 @@ func TestReadRouteReadsYourWritesFromTheStandby(t *testing.T) {
 	// wait too (the standby had not replayed yet), and a second wait must
 	// not hang on a full channel.
 	waiting := make(chan struct{}, 1)
-	r := f.route(t, f.p.Standby().URL("gateway"), ledger.ReadRouteOptions{
+	r := f.route(t, f.p.Standby().URL("gateway"), database.ReadRouteOptions{
 		WaitMax: pairTestTimeout,
 		OnWait: func() {
 			select {
@@ -168,7 +172,7 @@ func TestReadRouteFallsBackToThePrimary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), pairTestTimeout)
 	defer cancel()
 	f := newReadRouteFixture(ctx, t)
-	r := f.route(t, f.p.Standby().URL("gateway"), ledger.ReadRouteOptions{WaitMax: 50 * time.Millisecond})
+	r := f.route(t, f.p.Standby().URL("gateway"), database.ReadRouteOptions{WaitMax: 50 * time.Millisecond})
 	f.deposit(ctx, t)
 	f.replay(ctx, t, true)
 	defer f.replay(ctx, t, false)
@@ -197,7 +201,7 @@ func TestReadRouteFallsBackToThePrimary(t *testing.T) {
 	if lines != int64(f.deposits) {
 		t.Fatalf("QueryRead on a lagging standby counted %d lines, want %d", lines, f.deposits)
 	}
-	rep, err := f.l.Verify(ctx, ledger.VerifyOptions{})
+	rep, err := audit.New(f.l).Verify(ctx, audit.VerifyOptions{})
 	if err != nil || !rep.OK() {
 		t.Fatalf("verify through the route: %v %+v", err, rep)
 	}
@@ -210,7 +214,7 @@ func TestReadRouteFallsBackToThePrimary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	down := f.route(t, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/gateway?sslmode=disable&connect_timeout=2", ports[0]), ledger.ReadRouteOptions{})
+	down := f.route(t, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/gateway?sslmode=disable&connect_timeout=2", ports[0]), database.ReadRouteOptions{})
 	n := f.deposit(ctx, t)
 	if got := f.billTotal(ctx, t); got != int64(n) {
 		t.Fatalf("standby down: %d lines, want %d", got, n)
@@ -220,7 +224,7 @@ func TestReadRouteFallsBackToThePrimary(t *testing.T) {
 	}
 
 	// A read URL that names the primary (the standby was promoted).
-	promoted := f.route(t, f.p.Primary().URL("gateway"), ledger.ReadRouteOptions{})
+	promoted := f.route(t, f.p.Primary().URL("gateway"), database.ReadRouteOptions{})
 	if got := f.billTotal(ctx, t); got != int64(n) {
 		t.Fatalf("read URL on the primary: %d lines, want %d", got, n)
 	}
@@ -239,15 +243,15 @@ func TestReadRouteVerifiesOnTheStandby(t *testing.T) {
 	for range 3 {
 		f.deposit(ctx, t)
 	}
-	r := f.route(t, f.p.Standby().URL("gateway"), ledger.ReadRouteOptions{WaitMax: pairTestTimeout})
-	rep, err := f.l.Verify(ctx, ledger.VerifyOptions{})
+	r := f.route(t, f.p.Standby().URL("gateway"), database.ReadRouteOptions{WaitMax: pairTestTimeout})
+	rep, err := audit.New(f.l).Verify(ctx, audit.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() || rep.Entries < 3 {
 		t.Fatalf("verify on the standby: %+v", rep)
 	}
-	accts, err := f.l.StatementAccounts(ctx, f.merchant, time.Unix(0, 0), time.Now().Add(time.Hour))
+	accts, err := audit.New(f.l).StatementAccounts(ctx, f.merchant, time.Unix(0, 0), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

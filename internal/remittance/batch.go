@@ -6,6 +6,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -88,10 +89,10 @@ func (b *batch) step(tx *ledger.Tx, s *remitState, status, reason string) {
 	now := tx.Now()
 	s.history++
 	s.row.Status, s.row.UpdatedAt, s.dirty = status, now, true
-	s.row.Reason = ledger.NullString(reason)
+	s.row.Reason = database.NullString(reason)
 	s.row.ClaimedUntil = bun.NullTime{}
 	b.history = append(b.history, remitHistoryRow{
-		TxID: s.row.TxID, Seq: s.history, Status: status, Reason: ledger.NullString(reason), At: now,
+		TxID: s.row.TxID, Seq: s.history, Status: status, Reason: database.NullString(reason), At: now,
 	})
 }
 

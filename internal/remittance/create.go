@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -59,9 +60,9 @@ func create(tx *ledger.Tx, m *ledger.Merchant, in RemittanceInput) (*Remittance,
 	}
 	now := tx.Now()
 	s := batchOf.Of(tx).add(tx, remitRow{
-		TxID: "rmt_" + ledger.RandomID(20), MerchantID: m.ID, PayerID: in.PayerID, Beneficiary: in.Beneficiary,
-		Amount: in.Amount, Fee: in.Fee, Currency: in.Currency, Purpose: ledger.NullString(in.Purpose), Rail: in.Rail,
-		Status: RemitSubmitted, CallbackURL: ledger.NullString(in.CallbackURL),
+		TxID: "rmt_" + database.RandomID(20), MerchantID: m.ID, PayerID: in.PayerID, Beneficiary: in.Beneficiary,
+		Amount: in.Amount, Fee: in.Fee, Currency: in.Currency, Purpose: database.NullString(in.Purpose), Rail: in.Rail,
+		Status: RemitSubmitted, CallbackURL: database.NullString(in.CallbackURL),
 		NextActionAt: bun.NullTime{Time: now}, CreatedAt: now, UpdatedAt: now,
 	})
 	refs := postings.Refs{TxID: s.row.TxID}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/network"
-	"github.com/paygate/gateway/ledger"
 )
 
 // checkAfter reads back what a step touched: the funding balance (Balance),
@@ -65,7 +65,7 @@ func (s *sim) fullCheck() {
 	s.stats["full checks"]++
 	for _, m := range s.md.merchants {
 		s.checkSeq(m)
-		got, err := s.l.Balances(ctx, m.id)
+		got, err := audit.New(s.l.Ledger).Balances(ctx, m.id)
 		if err != nil {
 			s.fail("Balances: %v", err)
 		}
@@ -194,7 +194,7 @@ func (s *sim) fullCheck() {
 func (s *sim) verify() {
 	s.t.Helper()
 	s.stats["verifications"]++
-	rep, err := s.l.Verify(context.Background(), ledger.VerifyOptions{})
+	rep, err := audit.New(s.l.Ledger).Verify(context.Background(), audit.VerifyOptions{})
 	if err != nil {
 		s.fail("Verify: %v", err)
 	}

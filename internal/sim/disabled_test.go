@@ -10,7 +10,7 @@ import (
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/cards"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // Disabled merchants (issue 27 point 3, "Done when"): mid-run a merchant
@@ -37,9 +37,9 @@ type disabling struct {
 // shopServer starts the real /shop API on this run's domains, once.
 func (s *sim) shopServer() *httptest.Server {
 	if s.dis == nil {
-		h := api.NewServer(api.Deps{DB: s.db, Merchants: s.l.Ledger, Accounts: s.l.Cards, Cards: s.l.Cards, ReadKeys: s.l.Ledger,
-			Bills: s.l.Ledger, Remittances: s.l.Remit, Stats: s.l.Ledger, WebhookSettings: s.l.Ledger, Webhooks: s.l.Deliveries,
-			Keys: s.l.Ledger, Now: s.nowUTC, RateLimit: api.RateLimit{RPS: 1e6, Burst: 1_000_000}})
+		h := api.NewServer(api.Deps{DB: s.db, Merchants: s.l.Merchants, Accounts: s.l.Cards, Cards: s.l.Cards, ReadKeys: s.l.Ledger,
+			Bills: s.l.Bills, Remittances: s.l.Remit, Stats: s.l.Ledger, WebhookSettings: s.l.Merchants, Webhooks: s.l.Deliveries,
+			Keys: s.l.Merchants, Now: s.nowUTC, RateLimit: api.RateLimit{RPS: 1e6, Burst: 1_000_000}})
 		s.dis = &disabling{srv: httptest.NewServer(h)} // loopback, port 0
 		s.t.Cleanup(s.dis.srv.Close)
 	}
@@ -51,14 +51,14 @@ func (s *sim) shopServer() *httptest.Server {
 func (s *sim) disabledStep(m *mMerchant) bool {
 	switch {
 	case m.disabled && s.chance(10):
-		s.setStatus(m, ledger.MerchantActive)
+		s.setStatus(m, merchant.Active)
 		s.shopCall(m, "GET", "/shop/account", "", http.StatusOK)
 		return true
 	case m.disabled:
 		s.shopRefused(m)
 		return true
 	case m.creds != nil && s.chance(1):
-		s.setStatus(m, ledger.MerchantDisabled)
+		s.setStatus(m, merchant.Disabled)
 		return true
 	}
 	return false
@@ -69,7 +69,7 @@ func (s *sim) setStatus(m *mMerchant, status string) {
 	if err := s.l.SetMerchantStatus(context.Background(), m.id, status); err != nil {
 		s.fail("SetMerchantStatus %s: %v", status, err)
 	}
-	m.disabled = status == ledger.MerchantDisabled
+	m.disabled = status == merchant.Disabled
 	s.stats["merchant "+strings.ToLower(status)]++
 }
 

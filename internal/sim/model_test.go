@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -34,7 +35,7 @@ type mMerchant struct {
 	// Disabled mid-run (disabled_test.go), with the credentials its
 	// refused /shop requests are sent under.
 	disabled bool
-	creds    *ledger.Credentials
+	creds    *merchant.Credentials
 }
 
 // netAnswer is a network message id and when the ledger answered it: its

@@ -19,6 +19,7 @@ import (
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
@@ -100,15 +101,15 @@ func TestSimulation(t *testing.T) {
 		// clock behind it would expire them early.
 		clock: time.Now().UTC().Truncate(time.Second)}
 	s.db = pgtest.NewDB(t)
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	_, _ = rand.Read(key)
-	sealer, err := ledger.NewSealer(key)
+	sealer, err := merchant.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const holdExpiry = 3 * time.Hour
 	s.md = newModel(holdExpiry)
-	s.l = gatewaytest.New(t, s.db, gatewaytest.Options{Ledger: ledger.Config{Now: s.nowUTC, Sealer: sealer, Shards: 4},
+	s.l = gatewaytest.New(t, s.db, gatewaytest.Options{Sealer: sealer, Ledger: ledger.Config{Now: s.nowUTC, Shards: 4},
 		Network: network.Config{HoldExpiry: holdExpiry, Bounds: simNetworkBounds}})
 	s.setup()
 
@@ -181,7 +182,7 @@ func (s *sim) newKey(prefix string) string {
 func (s *sim) setup() {
 	ctx := context.Background()
 	for i, cur := range []string{"USD", "USD", "EUR"} {
-		m, creds, err := s.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: fmt.Sprintf("Sim shop %d", i+1), Currencies: []string{cur}})
+		m, creds, err := s.l.CreateMerchant(ctx, merchant.Spec{Name: fmt.Sprintf("Sim shop %d", i+1), Currencies: []string{cur}})
 		if err != nil {
 			s.fail("CreateMerchant: %v", err)
 		}

@@ -23,7 +23,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
 	"github.com/uptrace/bun"
 
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger/pgcluster"
 	schema "github.com/paygate/gateway/sql"
 )
@@ -122,11 +122,11 @@ func buildTemplate(ctx context.Context, admin *sql.DB, adminURL, name string) er
 	if err != nil {
 		return err
 	}
-	db, err := ledger.OpenDB(ctx, withConnectTimeout(u), ledger.DBOptions{ConnsMax: 2})
+	db, err := database.OpenDB(ctx, withConnectTimeout(u), database.DBOptions{ConnsMax: 2})
 	if err != nil {
 		return err
 	}
-	err = ledger.Migrate(ctx, db)
+	err = database.Migrate(ctx, db)
 	db.Close()
 	if err != nil {
 		return err
@@ -213,7 +213,7 @@ func withConnectTimeout(u string) string {
 // NewDB is NewDatabase opened with bun, closed when t ends.
 func NewDB(t testing.TB) *bun.DB {
 	t.Helper()
-	db, err := ledger.OpenDB(context.Background(), NewDatabase(t), ledger.DBOptions{ConnsMax: 16})
+	db, err := database.OpenDB(context.Background(), NewDatabase(t), database.DBOptions{ConnsMax: 16})
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}

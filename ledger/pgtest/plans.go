@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"testing"
 
 	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/ledger"
 )
 
 // The check that a read's plan cannot turn quadratic whatever the
@@ -101,4 +104,29 @@ func ReadPlanProblems(n PlanNode, scoped bool) []string {
 	}
 	walk(n, false, "")
 	return out
+}
+
+// CheckReadPlans explains every read that queries lists, for one merchant
+// and for every merchant, on a freshly migrated database, and fails the
+// test on each plan ReadPlanProblems finds: the read-plan test of every
+// package that owns reads (the bill's, audit verify's).
+func CheckReadPlans(t *testing.T, queries func(db *bun.DB, m int64) ([]ledger.Statement, error)) {
+	t.Helper()
+	db := NewDB(t)
+	ctx := context.Background()
+	for _, m := range []int64{1, 0} {
+		qs, err := queries(db, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range qs {
+			plan, err := ExplainRead(ctx, db, q.SQL)
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", q.Name, err, q.SQL)
+			}
+			for _, why := range ReadPlanProblems(plan, m != 0) {
+				t.Errorf("%s (merchant %d): %s\n%s", q.Name, m, why, q.SQL)
+			}
+		}
+	}
 }

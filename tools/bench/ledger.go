@@ -13,8 +13,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/tools/internal/harness"
 
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -172,22 +175,23 @@ func (b *bench) benchLedger(name string, merchantsN, cardsPer int, kind postings
 	if err != nil {
 		return row{}, err
 	}
-	db, err := ledger.OpenDB(b.ctx, u, ledger.DBOptions{ConnsMax: 40})
+	db, err := database.OpenDB(b.ctx, u, database.DBOptions{ConnsMax: 40})
 	if err != nil {
 		return row{}, err
 	}
 	defer db.Close()
-	if err := ledger.Migrate(b.ctx, db); err != nil {
+	if err := database.Migrate(b.ctx, db); err != nil {
 		return row{}, err
 	}
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	_, _ = rand.Read(key)
-	sealer, _ := ledger.NewSealer(key)
-	l := ledger.New(db, ledger.Config{Sealer: sealer, Shards: b.o.lShards, BatchWindow: b.o.lWindow})
+	sealer, _ := merchant.NewSealer(key)
+	l := ledger.New(db, ledger.Config{Shards: b.o.lShards, BatchWindow: b.o.lWindow, Domains: domains.All()})
 	defer l.Close()
+	ms := merchant.New(l, sealer)
 	merchants := make([]int64, merchantsN)
 	for i := range merchants {
-		m, _, err := l.CreateMerchant(b.ctx, ledger.MerchantSpec{Name: fmt.Sprintf("bench %d", i), Currencies: []string{"USD"}})
+		m, _, err := ms.CreateMerchant(b.ctx, merchant.Spec{Name: fmt.Sprintf("bench %d", i), Currencies: []string{"USD"}})
 		if err != nil {
 			return row{}, err
 		}

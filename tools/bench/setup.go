@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -52,7 +53,7 @@ const (
 // newMerchant creates a USD merchant on TIER_3 (so that the daily issuing
 // limit never stops a run), funded with depositMinor.
 func (b *bench) newMerchant(name, callbackURL string) (*merchantSetup, error) {
-	m, cr, err := b.l.CreateMerchant(b.ctx, ledger.MerchantSpec{Name: name, Currencies: []string{"USD"}, CallbackURL: callbackURL})
+	m, cr, err := b.ms.CreateMerchant(b.ctx, merchant.Spec{Name: name, Currencies: []string{"USD"}, CallbackURL: callbackURL})
 	if err != nil {
 		return nil, fmt.Errorf("creating merchant %s: %w", name, err)
 	}

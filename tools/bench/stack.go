@@ -23,7 +23,10 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
@@ -48,6 +51,7 @@ type bench struct {
 	dataKey string // hex
 	db      *bun.DB
 	l       *ledger.Ledger
+	ms      *merchant.Service // the merchants on l
 	pg      *harness.Postgres
 	cards   *cards.Service   // the card domain on l
 	network *network.Service // the network side on l
@@ -92,7 +96,7 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 		}
 	}()
 	progress(log, "working directory %s", dir)
-	key := make([]byte, ledger.DataKeyBytes)
+	key := make([]byte, merchant.DataKeyBytes)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
@@ -147,11 +151,11 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 		return nil, err
 	}
 	b.dbURL = b.cluster.URL("gateway")
-	b.db, err = ledger.OpenDB(ctx, b.dbURL, ledger.DBOptions{ConnsMax: 80})
+	b.db, err = database.OpenDB(ctx, b.dbURL, database.DBOptions{ConnsMax: 80})
 	if err != nil {
 		return nil, err
 	}
-	if err := ledger.Migrate(ctx, b.db); err != nil {
+	if err := database.Migrate(ctx, b.db); err != nil {
 		return nil, err
 	}
 	if b.pgStat {
@@ -159,13 +163,14 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 			return nil, err
 		}
 	}
-	sealer, err := ledger.NewSealer(key)
+	sealer, err := merchant.NewSealer(key)
 	if err != nil {
 		return nil, err
 	}
-	b.l = ledger.New(b.db, ledger.Config{Sealer: sealer})
+	b.l = ledger.New(b.db, ledger.Config{Domains: domains.All()})
+	b.ms = merchant.New(b.l, sealer)
 	rates := fx.New(b.l, 0)
-	b.cards = cards.New(b.l, rates)
+	b.cards = cards.New(b.l, rates, b.ms)
 	b.network = network.New(b.l, b.cards, rates, network.Config{})
 
 	if bin != "" {

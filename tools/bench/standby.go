@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/ledger"
 )
@@ -45,23 +48,24 @@ func scenarioStandby(b *bench) ([]row, error) {
 		return nil, err
 	}
 	url := p.URL("gateway")
-	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: 80})
+	db, err := database.OpenDB(ctx, url, database.DBOptions{ConnsMax: 80})
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	if err := ledger.Migrate(ctx, db); err != nil {
+	if err := database.Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	key, err := hex.DecodeString(b.dataKey)
 	if err != nil {
 		return nil, err
 	}
-	sealer, err := ledger.NewSealer(key)
+	sealer, err := merchant.NewSealer(key)
 	if err != nil {
 		return nil, err
 	}
-	l := ledger.New(db, ledger.Config{Sealer: sealer})
+	l := ledger.New(db, ledger.Config{Domains: domains.All()})
+	ms := merchant.New(l, sealer)
 	defer l.Close()
 	gw, err := startGatewayOn(ctx, b.gatewayBin, b, url, "gw-pair", "gateway-pair.log", b.log)
 	if err != nil {
@@ -70,9 +74,9 @@ func scenarioStandby(b *bench) ([]row, error) {
 	defer gw.stop()
 	// A bench of its own on the pair: the same setup code, the pair's
 	// ledger, the pair's gateway, both servers' CPU.
-	sb := &bench{ctx: ctx, o: b.o, log: b.log, dir: b.dir, dataKey: b.dataKey, db: db, l: l, gw: gw,
+	sb := &bench{ctx: ctx, o: b.o, log: b.log, dir: b.dir, dataKey: b.dataKey, db: db, l: l, ms: ms, gw: gw,
 		pgDataDirs: []string{p.Primary().DataDir(), p.Standby().DataDir()}, gatewayBin: b.gatewayBin}
-	sb.cards = cards.New(l, fx.New(l, 0))
+	sb.cards = cards.New(l, fx.New(l, 0), ms)
 	s, err := sb.spread()
 	if err != nil {
 		return nil, err

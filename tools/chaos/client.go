@@ -12,6 +12,7 @@ import (
 
 	"github.com/paygate/gateway/api/client"
 	"github.com/paygate/gateway/internal/cards"
+	merchants "github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/tools/internal/harness"
@@ -43,7 +44,7 @@ type card struct {
 func setupMerchants(ctx context.Context, l *services, n, cardsEach int, cardFunding int64, callbackURL string) ([]*merchant, error) {
 	var out []*merchant
 	for i := 0; i < n; i++ {
-		m, creds, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: fmt.Sprintf("Chaos shop %d", i+1),
+		m, creds, err := l.merchants.CreateMerchant(ctx, merchants.Spec{Name: fmt.Sprintf("Chaos shop %d", i+1),
 			Currencies: []string{"USD"}, CallbackURL: callbackURL})
 		if err != nil {
 			return nil, fmt.Errorf("CreateMerchant: %w", err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	merchants "github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/pgha"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
@@ -46,7 +47,7 @@ func runHARestore(ctx context.Context, e *env, h *haFormation, seed uint64, depo
 	}
 	defer db.Close()
 	defer l.Close()
-	m, _, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Restore shop", Currencies: []string{"USD"}})
+	m, _, err := l.merchants.CreateMerchant(ctx, merchants.Spec{Name: "Restore shop", Currencies: []string{"USD"}})
 	if err != nil {
 		return fail("merchant: %v", err)
 	}

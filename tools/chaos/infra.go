@@ -15,7 +15,10 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/fx"
+	merchants "github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
@@ -36,7 +39,7 @@ type env struct {
 	token    string
 	verbose  bool
 	out      io.Writer
-	sealer   *ledger.Sealer
+	sealer   *merchants.Sealer
 	logFiles []string
 }
 
@@ -83,28 +86,30 @@ func (e *env) newDatabase(ctx context.Context, name string) (string, error) {
 // services is a ledger of this process with the domains on it.
 type services struct {
 	*ledger.Ledger
-	cards   *cards.Service
-	network *network.Service
-	remit   *remittance.Service
+	merchants *merchants.Service
+	cards     *cards.Service
+	network   *network.Service
+	remit     *remittance.Service
 }
 
 // openLedger opens the scenario's database with a ledger of its own (setup
 // and checks run in this process, beside the gateways); holds expire after
 // holdExpiry (0: the default).
 func (e *env) openLedger(ctx context.Context, url string, conns int, cfg ledger.Config, holdExpiry time.Duration) (*bun.DB, *services, error) {
-	db, err := ledger.OpenDB(ctx, url, ledger.DBOptions{ConnsMax: conns})
+	db, err := database.OpenDB(ctx, url, database.DBOptions{ConnsMax: conns})
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := ledger.Migrate(ctx, db); err != nil {
+	if err := database.Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, nil, err
 	}
-	cfg.Sealer = e.sealer
+	cfg.Domains = domains.All()
 	l := ledger.New(db, cfg)
+	ms := merchants.New(l, e.sealer)
 	rates := fx.New(l, 0)
-	c := cards.New(l, rates)
-	return db, &services{Ledger: l, cards: c, remit: remittance.New(l),
+	c := cards.New(l, rates, ms)
+	return db, &services{Ledger: l, merchants: ms, cards: c, remit: remittance.New(l),
 		network: network.New(l, c, rates, network.Config{HoldExpiry: holdExpiry})}, nil
 }
 

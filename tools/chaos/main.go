@@ -38,7 +38,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/paygate/gateway/ledger"
+	merchants "github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
 
@@ -112,12 +112,12 @@ func run() int {
 		}
 		os.RemoveAll(tmp)
 	}()
-	e.dataKey = make([]byte, ledger.DataKeyBytes)
+	e.dataKey = make([]byte, merchants.DataKeyBytes)
 	_, _ = rand.Read(e.dataKey)
 	tok := make([]byte, 24)
 	_, _ = rand.Read(tok)
 	e.token = hex.EncodeToString(tok)
-	if e.sealer, err = ledger.NewSealer(e.dataKey); err != nil {
+	if e.sealer, err = merchants.NewSealer(e.dataKey); err != nil {
 		fmt.Fprintln(os.Stderr, "chaos:", err)
 		return 1
 	}

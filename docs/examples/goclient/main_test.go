@@ -13,7 +13,7 @@ import (
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/gatewaytest"
-	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
@@ -25,15 +25,15 @@ func TestExampleRuns(t *testing.T) {
 	db := pgtest.NewDB(t)
 	l := gatewaytest.New(t, db, gatewaytest.Options{})
 	ctx := context.Background()
-	m, cr, err := l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Example shop", Currencies: []string{"USD"}})
+	m, cr, err := l.CreateMerchant(ctx, merchant.Spec{Name: "Example shop", Currencies: []string{"USD"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := l.Deposit(ctx, m.ID, "USD", 100_000, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(api.NewServer(api.Deps{DB: db, Merchants: l.Ledger, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger,
-		Bills: l.Ledger, Remittances: l.Remit, Stats: l.Ledger}))
+	srv := httptest.NewUnstartedServer(api.NewServer(api.Deps{DB: db, Merchants: l.Merchants, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger,
+		Bills: l.Bills, Remittances: l.Remit, Stats: l.Ledger}))
 	srv.TLS = api.TLSConfig()
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
