@@ -34,8 +34,11 @@ type Delivery struct {
 	Body        []byte
 	PrivateKey  string
 	PreviousKey string // "" outside a roll's overlap
-	Attempt     int    // 1 for the first
-	WindowStart time.Time
+	// WebhookSecrets sign the Standard Webhooks headers: the merchant's
+	// secrets in force, oldest first (two during a roll's overlap).
+	WebhookSecrets []string
+	Attempt        int // 1 for the first
+	WindowStart    time.Time
 }
 
 // DeliveryLeaseMax bounds how long a claim keeps other dispatchers away
@@ -105,6 +108,14 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
+	shops := make(map[int64]string, len(rows))
+	for _, r := range rows {
+		shops[r.MerchantID] = r.ShopNo
+	}
+	secrets, err := s.webhookSecrets(ctx, shops)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Delivery, 0, len(rows))
 	for _, r := range rows {
 		key, err := s.l.Sealer().Open(r.Sealed, "merchant-private-key:"+r.ShopNo)
@@ -119,7 +130,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		}
 		out = append(out, Delivery{MerchantID: r.MerchantID, EventSeq: r.EventSeq, EventID: r.EventID, EventType: r.EventType,
 			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), PreviousKey: string(prev),
-			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC()})
+			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC(), WebhookSecrets: secrets[r.MerchantID]})
 	}
 	return out, nil
 }
@@ -351,6 +362,11 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 		return ReplayResult{}, ledger.MapError(err)
 	}
 	return ReplayResult{Replayed: out.Replayed, More: out.More}, nil
+}
+
+// Signing is how to sign an attempt of d: both schemes (Sender.SendSigned).
+func (d *Delivery) Signing() Signing {
+	return Signing{Keys: d.SigningKeys(), EventID: d.EventID, WebhookSecrets: d.WebhookSecrets}
 }
 
 // SigningKeys are the keys to sign d with, oldest first (Sender.Send).
