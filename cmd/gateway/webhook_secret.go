@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/paygate/gateway/internal/app"
+	"github.com/paygate/gateway/ledger"
+	"github.com/paygate/gateway/postings"
+)
+
+// cmdWebhookSecretRoll makes the merchant a new Standard Webhooks secret
+// (docs/callbacks.md, "Standard Webhooks") and prints it once, on stdout
+// only: the store keeps it sealed and nothing shows it again. The replaced
+// secret keeps signing for the overlap, so a receiver given the new one
+// never refuses a genuine callback. A merchant whose secret was made lazily
+// (at its first delivery, unseen) rolls with --overlap-hours 0 to read one.
+func cmdWebhookSecretRoll(ctx context.Context, e *env, args []string) error {
+	var hours *int
+	return withMerchant(ctx, e, "webhook secret roll",
+		"Replace a merchant's Standard Webhooks secret (whsec_…); the old one keeps signing for the overlap. Prints the new secret once.", args,
+		func(fs *flag.FlagSet) {
+			hours = fs.Int("overlap-hours", int(ledger.KeyOverlapDefault/time.Hour),
+				fmt.Sprintf("how long the replaced secret keeps signing, 0 to %d (0 ends it at once, as after a leak)", int(ledger.KeyOverlapMax/time.Hour)))
+		},
+		func(l *app.Services, m *ledger.Merchant) error {
+			if *hours < 0 || *hours > int(ledger.KeyOverlapMax/time.Hour) {
+				return postings.FieldErrorf("overlap-hours", "must be from 0 to %d", int(ledger.KeyOverlapMax/time.Hour))
+			}
+			r, err := l.Deliveries.RollWebhookSecret(ctx, m.ID, time.Duration(*hours)*time.Hour)
+			if err != nil {
+				return err
+			}
+			out := map[string]any{"shopNo": m.ShopNo, "secret": r.Secret,
+				"rolledAt": r.RolledAt.Format(time.RFC3339), "previousValidUntil": nil}
+			if r.PreviousValidUntil != nil {
+				out["previousValidUntil"] = r.PreviousValidUntil.Format(time.RFC3339)
+			}
+			return printJSON(e, out)
+		})
+}
