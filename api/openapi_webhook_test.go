@@ -30,6 +30,15 @@ func contractWebhooksAndKeys(t *testing.T, c *contract, s *testServer, sh, other
 	}
 	c.call(&sh, "GET", "/shop/webhook/events?status=PENDING&type=card.frozen,card.created&type=remittance.status", "").must(t, 200, 200)
 	c.call(&sh, "GET", "/shop/webhook/events?status=LOST", "").must(t, 400, 400)
+	// Events as a resource: either order, a cursor, one event.
+	first := events.List[0].EventID
+	c.call(&sh, "GET", "/shop/webhook/events?order=desc&size=2", "").must(t, 200, 200)
+	c.call(&sh, "GET", "/shop/webhook/events?order=asc&startingAfter="+first, "").must(t, 200, 200)
+	c.call(&sh, "GET", "/shop/webhook/events?order=sideways", "").must(t, 400, 400)
+	c.call(&sh, "GET", "/shop/webhook/events?startingAfter="+first+"&page=2", "").must(t, 400, 400)
+	c.call(&other, "GET", "/shop/webhook/events?startingAfter="+first, "").must(t, 200, codeEventNotFound)
+	c.call(&sh, "GET", "/shop/webhook/events/"+first, "").must(t, 200, 200)
+	c.call(&other, "GET", "/shop/webhook/events/"+first, "").must(t, 200, codeEventNotFound)
 
 	c.call(&sh, "POST", "/shop/webhook/events/replay", `{"eventId":"`+events.List[len(events.List)-1].EventID+`"}`).must(t, 200, 200)
 	c.call(&other, "POST", "/shop/webhook/events/replay", `{"eventId":"`+events.List[0].EventID+`"}`).must(t, 200, codeEventNotFound)

@@ -252,10 +252,19 @@ const DeliveriesPageMax = 1000
 
 // Deliveries lists a merchant's events with their delivery (status
 // NOT_SENT for an event that has no target), newest first, optionally of
-// one status: the operator's `callbacks list`.
+// one status (DeliveriesInOrder).
 func (s *Store) Deliveries(ctx context.Context, merchant int64, status string, limit int) ([]DeliveryInfo, error) {
+	return s.DeliveriesInOrder(ctx, merchant, status, OrderDesc, limit)
+}
+
+// DeliveriesInOrder is Deliveries in either order (ParseOrder): the
+// operator's `callbacks list --order` and the console's events page.
+func (s *Store) DeliveriesInOrder(ctx context.Context, merchant int64, status string, order Order, limit int) ([]DeliveryInfo, error) {
 	if err := CheckStatus("status", status); err != nil {
 		return nil, err
+	}
+	if _, err := ParseOrder("order", string(order), OrderDesc); err != nil || order == "" {
+		return nil, postings.FieldErrorf("order", "must be asc or desc")
 	}
 	if limit <= 0 || limit > DeliveriesPageMax {
 		limit = DeliveriesPageMax
@@ -266,7 +275,7 @@ func (s *Store) Deliveries(ctx context.Context, merchant int64, status string, l
 		join merchants m on m.id = e.merchant_id
 		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
 		where e.merchant_id = ? and `+eventFilterSQL+`
-		order by e.event_seq desc
+		order by `+orderSQL[order]+`
 		limit ?`, merchant, status, status, pgdialect.Array([]string{}), pgdialect.Array([]string{}), limit).Scan(ctx, &out)
 	return out, ledger.MapError(err)
 }
