@@ -102,6 +102,7 @@ type WebhookSettings interface {
 type Webhooks interface {
 	ListEvents(ctx context.Context, merchant int64, q delivery.EventQuery) (*delivery.EventPage, error)
 	EventDetail(ctx context.Context, merchant int64, eventID string) (*delivery.EventDetail, error)
+	RollWebhookSecret(ctx context.Context, merchant int64, overlap time.Duration) (*delivery.SecretRoll, error)
 	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 	ReplayFailed(ctx context.Context, merchant int64, r delivery.FailedRange) (delivery.ReplayResult, error)
 }

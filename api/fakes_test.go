@@ -287,6 +287,10 @@ func (f *fakeServices) EventDetail(ctx context.Context, m int64, eventID string)
 	return d, f.answer(ctx, "EventDetail", m, eventID, nil)
 }
 
+func (f *fakeServices) RollWebhookSecret(ctx context.Context, m int64, overlap time.Duration) (*delivery.SecretRoll, error) {
+	return &delivery.SecretRoll{Secret: "whsec_next", RolledAt: fakeAt}, f.answer(ctx, "RollWebhookSecret", m, overlap, nil)
+}
+
 func (f *fakeServices) ReplayEvent(ctx context.Context, m int64, eventID string) (*delivery.DeliveryInfo, error) {
 	return &delivery.DeliveryInfo{}, f.answer(ctx, "ReplayEvent", m, eventID, nil)
 }

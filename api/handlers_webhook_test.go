@@ -88,6 +88,23 @@ func TestHandleWebhookEvent(t *testing.T) {
 	runShopCases(t, http.MethodGet, "/shop/webhook/events/"+strings.Repeat("e", 65), []handlerCase{{name: "id too long", field: "eventId"}})
 }
 
+func TestHandleWebhookSecretRoll(t *testing.T) {
+	t.Parallel()
+	cases := []handlerCase{
+		{name: "default overlap", body: `{}`, call: "RollWebhookSecret", in: ledger.KeyOverlapDefault,
+			data: `{"secret":"whsec_next","rolledAt":"` + fakeAt.Format(time.RFC3339) + `","previousValidUntil":null}`},
+		{name: "no overlap", body: `{"overlapHours":0}`, call: "RollWebhookSecret", in: time.Duration(0)},
+		{name: "a week", body: `{"overlapHours":168}`, call: "RollWebhookSecret", in: 168 * time.Hour},
+		{name: "too long", body: `{"overlapHours":169}`, field: "overlapHours"},
+		{name: "negative", body: `{"overlapHours":-1}`, field: "overlapHours"},
+		{name: "a fraction", body: `{"overlapHours":1.5}`, field: "overlapHours"},
+		{name: "unknown field", body: `{"secret":"whsec_mine"}`, field: "secret"},
+		{name: "key reused", body: `{}`, headers: []string{headerIdempotencyKey, "k1"}, err: mapIdemMismatch.err,
+			code: codeIdemConflict, message: mapIdemMismatch.message},
+	}
+	runShopCases(t, http.MethodPost, "/shop/webhook/secret/roll", withErrors(cases, handlerCase{body: `{}`, call: "RollWebhookSecret"}))
+}
+
 func TestHandleWebhookReplay(t *testing.T) {
 	t.Parallel()
 	ok := `{"eventId":"evt_1"}`

@@ -49,6 +49,12 @@ func contractWebhooksAndKeys(t *testing.T, c *contract, s *testServer, sh, other
 		now.Add(time.Hour).Format(time.RFC3339)+`","limit":10}`).must(t, 200, 200)
 	c.call(&sh, "POST", "/shop/webhook/events/replay-failed", `{"from":"2026-01-01T00:00:00Z","to":"2026-03-01T00:00:00Z"}`).must(t, 400, 400)
 
+	// The Standard Webhooks secret: a first roll makes one.
+	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{"overlapHours":0}`).must(t, 200, 200)
+	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{}`, "Idempotency-Key", "oa-whsec").must(t, 200, 200)
+	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{"overlapHours":2}`, "Idempotency-Key", "oa-whsec").must(t, 200, codeIdemConflict)
+	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{"overlapHours":169}`).must(t, 400, 400)
+
 	// Keys: on a merchant of its own, whose keys the rest does not use.
 	k := s.newShop(ledger.MerchantSpec{})
 	c.call(&k, "GET", "/shop/keys", "").must(t, 200, 200)
