@@ -9,11 +9,11 @@ import (
 	"github.com/paygate/gateway/api/client"
 )
 
-// TestStandardWebhooksEndToEnd: the operator's `webhook secret roll` shows
-// a whsec_ secret once, and the real gateway's deliveries then pass the
-// reference receiver holding both the private key and that secret, which
-// verifies X-Sign and Standard Webhooks alike (a receiver with a wrong
-// secret refuses them).
+// TestStandardWebhooksEndToEnd: `merchant create` prints a whsec_ secret
+// beside the keys, and the real gateway's deliveries pass the reference
+// receiver holding the private key and that secret, which verifies X-Sign
+// and Standard Webhooks alike; after the operator's `webhook secret roll`
+// (overlap 0) they pass with the new secret.
 func TestStandardWebhooksEndToEnd(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
@@ -23,24 +23,20 @@ func TestStandardWebhooksEndToEnd(t *testing.T) {
 	g.deposit(m.ShopNo, "USD", "100.00")
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
-
-	var roll struct {
-		Secret             string  `json:"secret"`
-		PreviousValidUntil *string `json:"previousValidUntil"`
+	if !strings.HasPrefix(m.WebhookSecret, "whsec_") {
+		t.Fatalf("merchant create printed webhookSecret %q", m.WebhookSecret)
 	}
-	out := g.mustRun("webhook", "secret", "roll", "--shop-no", m.ShopNo, "--overlap-hours", "0")
-	if err := json.Unmarshal([]byte(out), &roll); err != nil || !strings.HasPrefix(roll.Secret, "whsec_") || roll.PreviousValidUntil != nil {
-		t.Fatalf("webhook secret roll printed %q: %v", out, err)
-	}
-	g.mustFail("overlap-hours", "webhook", "secret", "roll", "--shop-no", m.ShopNo, "--overlap-hours", "169")
 
 	rcv := newHookReceiver(t, m.PrivateKey)
-	both := client.CallbackHandlerKeys([]string{m.PrivateKey}, client.CallbackOptions{Deduper: noDedupe{},
-		WebhookSecrets: []string{roll.Secret}}, func(_ context.Context, e client.CallbackEvent) error {
-		rcv.events <- e
-		return nil
-	})
-	rcv.handler.Store(&both)
+	verifyBoth := func(secret string) { // the receiver, redeployed with this secret
+		h := client.CallbackHandlerKeys([]string{m.PrivateKey}, client.CallbackOptions{Deduper: noDedupe{},
+			WebhookSecrets: []string{secret}}, func(_ context.Context, e client.CallbackEvent) error {
+			rcv.events <- e
+			return nil
+		})
+		rcv.handler.Store(&h)
+	}
+	verifyBoth(m.WebhookSecret)
 	c, err := client.New(client.Config{BaseURL: s.url(""), ShopNo: m.ShopNo, PublicKey: m.PublicKey, HTTPClient: s.client,
 		Retry: client.RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
@@ -56,7 +52,25 @@ func TestStandardWebhooksEndToEnd(t *testing.T) {
 	if err := c.FreezeCard(ctx, client.FreezeCardRequest{CardNo: card.CardNo}); err != nil {
 		t.Fatal(err)
 	}
-	if got := rcv.next(ctx, t, "a card.frozen verified by both schemes"); got.EventType != "card.frozen" {
+	if got := rcv.next(ctx, t, "a card.frozen verified with the creation's secret"); got.EventType != "card.frozen" {
+		t.Fatalf("received %+v", got)
+	}
+
+	var roll struct {
+		Secret             string  `json:"secret"`
+		PreviousValidUntil *string `json:"previousValidUntil"`
+	}
+	out := g.mustRun("webhook", "secret", "roll", "--shop-no", m.ShopNo, "--overlap-hours", "0")
+	if err := json.Unmarshal([]byte(out), &roll); err != nil || !strings.HasPrefix(roll.Secret, "whsec_") ||
+		roll.Secret == m.WebhookSecret || roll.PreviousValidUntil != nil {
+		t.Fatalf("webhook secret roll printed %q: %v", out, err)
+	}
+	g.mustFail("overlap-hours", "webhook", "secret", "roll", "--shop-no", m.ShopNo, "--overlap-hours", "169")
+	verifyBoth(roll.Secret)
+	if err := c.UnfreezeCard(ctx, card.CardNo); err != nil {
+		t.Fatal(err)
+	}
+	if got := rcv.next(ctx, t, "a card.unfrozen verified with the rolled secret"); got.EventType != "card.unfrozen" {
 		t.Fatalf("received %+v", got)
 	}
 	if n := rcv.refused(); n != 0 {

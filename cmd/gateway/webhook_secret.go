@@ -41,3 +41,17 @@ func cmdWebhookSecretRoll(ctx context.Context, e *env, args []string) error {
 			return printJSON(e, out)
 		})
 }
+
+// firstWebhookSecret makes a new merchant's Standard Webhooks secret for
+// `merchant create` to print beside its keys. The merchant is already
+// created and complete without it (a delivery makes one lazily), so a
+// failure here prints null and says how to get one, rather than hiding the
+// credentials just made behind an error.
+func firstWebhookSecret(ctx context.Context, e *env, l *app.Services, merchant int64) any {
+	r, err := l.Deliveries.RollWebhookSecret(ctx, merchant, 0)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "merchant create: no webhook secret made (%v); `gateway webhook secret roll` makes one\n", err)
+		return nil
+	}
+	return r.Secret
+}
