@@ -1,11 +1,7 @@
 package api
 
 import (
-	"time"
-
 	"github.com/gin-gonic/gin"
-
-	"github.com/paygate/gateway/ledger"
 )
 
 // The merchant's Standard Webhooks secret (docs/callbacks.md, "Standard
@@ -27,19 +23,10 @@ type webhookSecretView struct {
 // {"overlapHours": 0 to 168, default 24}.
 func handleWebhookSecretRoll(l Webhooks, keys ReadKeys) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		var hours amountText
-		if err := decodeObject(bodyOf(c), []field{{name: "overlapHours", into: &hours}}); err != nil {
+		overlap, err := decodeOverlap(c)
+		if err != nil {
 			writeError(c, err)
 			return
-		}
-		overlap := ledger.KeyOverlapDefault
-		if hours != "" {
-			n, err := parseIntField("overlapHours", hours, 0, keyOverlapHoursMax)
-			if err != nil {
-				writeError(c, err)
-				return
-			}
-			overlap = time.Duration(n) * time.Hour
 		}
 		ctx := c.Request.Context()
 		m := merchantOf(c)

@@ -4,11 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"time"
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/ledger"
-	"github.com/paygate/gateway/postings"
 )
 
 // cmdWebhookSecretRoll makes the merchant a new Standard Webhooks secret
@@ -22,23 +20,18 @@ func cmdWebhookSecretRoll(ctx context.Context, e *env, args []string) error {
 	return withMerchant(ctx, e, "webhook secret roll",
 		"Replace a merchant's Standard Webhooks secret (whsec_…); the old one keeps signing for the overlap. Prints the new secret once.", args,
 		func(fs *flag.FlagSet) {
-			hours = fs.Int("overlap-hours", int(ledger.KeyOverlapDefault/time.Hour),
-				fmt.Sprintf("how long the replaced secret keeps signing, 0 to %d (0 ends it at once, as after a leak)", int(ledger.KeyOverlapMax/time.Hour)))
+			hours = overlapFlag(fs, "secret keeps signing")
 		},
 		func(l *app.Services, m *ledger.Merchant) error {
-			if *hours < 0 || *hours > int(ledger.KeyOverlapMax/time.Hour) {
-				return postings.FieldErrorf("overlap-hours", "must be from 0 to %d", int(ledger.KeyOverlapMax/time.Hour))
-			}
-			r, err := l.Deliveries.RollWebhookSecret(ctx, m.ID, time.Duration(*hours)*time.Hour)
+			overlap, err := overlapOf(*hours)
 			if err != nil {
 				return err
 			}
-			out := map[string]any{"shopNo": m.ShopNo, "secret": r.Secret,
-				"rolledAt": r.RolledAt.Format(time.RFC3339), "previousValidUntil": nil}
-			if r.PreviousValidUntil != nil {
-				out["previousValidUntil"] = r.PreviousValidUntil.Format(time.RFC3339)
+			r, err := l.Deliveries.RollWebhookSecret(ctx, m.ID, overlap)
+			if err != nil {
+				return err
 			}
-			return printJSON(e, out)
+			return printRoll(e, map[string]any{"shopNo": m.ShopNo, "secret": r.Secret}, r.RolledAt, r.PreviousValidUntil)
 		})
 }
 

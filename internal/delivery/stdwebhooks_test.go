@@ -47,6 +47,27 @@ func (c *capturer) last(t *testing.T) captured {
 	return c.got[len(c.got)-1]
 }
 
+// newCapturedShop is a merchant whose callbacks go to a capturer, funded,
+// with one card whose events the test makes.
+func newCapturedShop(t *testing.T, f *fixture, name string) (*capturer, *ledger.Merchant, *ledger.Credentials, *cards.Card) {
+	t.Helper()
+	ctx := context.Background()
+	rc := newCapturer(t)
+	m, creds, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: name, Currencies: []string{"USD"}, CallbackURL: rc.srv.URL + "/hooks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.l.Ledger.MerchantChanged(m.ID)
+	if _, err := f.l.Deposit(ctx, m.ID, "USD", 100_00, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.l.Cards.CreateCard(ctx, m.ID, cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10_00}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc, m, creds, c
+}
+
 // verifyStd checks a captured callback's Standard Webhooks headers with
 // secret, as a receiver at time now would.
 func verifyStd(cb captured, secret string, now time.Time) error {
@@ -66,19 +87,8 @@ func TestStandardWebhooksOnEveryDelivery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	rc := newCapturer(t)
-	m, creds, err := f.l.CreateMerchant(ctx, ledger.MerchantSpec{Name: "Std", Currencies: []string{"USD"}, CallbackURL: rc.srv.URL + "/hooks"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.l.Ledger.MerchantChanged(m.ID)
-	if _, err := f.l.Deposit(ctx, m.ID, "USD", 100_00, nil); err != nil {
-		t.Fatal(err)
-	}
-	c, err := f.l.Cards.CreateCard(ctx, m.ID, cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10_00}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rc, m, creds, c := newCapturedShop(t, f, "Std")
+	var err error
 	d := f.dispatcher(nil)
 	flip := true
 	deliver := func() captured { // one more card event, delivered
