@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -75,5 +76,30 @@ func TestStandardWebhooksEndToEnd(t *testing.T) {
 	}
 	if n := rcv.refused(); n != 0 {
 		t.Errorf("the receiver refused %d genuine deliveries", n)
+	}
+
+	// The events as a resource, through the client: newest first, then
+	// the one event with its delivery and attempts.
+	page, err := c.WebhookEvents(ctx, client.WebhookEventsQuery{Order: client.OrderDesc, Types: []string{"card.frozen", "card.unfrozen"}})
+	if err != nil || len(page.List) != 2 || page.List[0].EventType != "card.unfrozen" {
+		t.Fatalf("WebhookEvents desc: %+v, %v", page, err)
+	}
+	older, err := c.WebhookEvents(ctx, client.WebhookEventsQuery{Order: client.OrderDesc, StartingAfter: page.List[0].EventID, Size: 1,
+		Types: []string{"card.frozen", "card.unfrozen"}})
+	if err != nil || len(older.List) != 1 || older.List[0].EventID != page.List[1].EventID {
+		t.Fatalf("WebhookEvents after %s: %+v, %v", page.List[0].EventID, older, err)
+	}
+	ev, err := c.WebhookEvent(ctx, page.List[1].EventID)
+	if err != nil || ev.EventType != "card.frozen" || len(ev.Deliveries) != 1 || len(ev.Deliveries[0].AttemptList) == 0 ||
+		!strings.Contains(string(ev.Data), ev.EventID) {
+		t.Fatalf("WebhookEvent: %+v, %v", ev, err)
+	}
+	var e *client.Error
+	if _, err := c.WebhookEvent(ctx, "evt_nosuchevent"); !errors.As(err, &e) || e.Code != 1301 {
+		t.Errorf("an unknown event: %v, want 1301", err)
+	}
+	sec, err := c.RollWebhookSecret(ctx, client.KeyRollRequest{})
+	if err != nil || !strings.HasPrefix(sec.Secret, "whsec_") || sec.PreviousValidUntil == nil {
+		t.Errorf("RollWebhookSecret: %+v, %v", sec, err)
 	}
 }
