@@ -25,7 +25,7 @@ PG_LIB ?= /usr/lib/postgresql
 # sudo only when we are not root and it exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
 
-.PHONY: build pg pg-ha chromium run run-ha backup-ha restore-ha test test-short test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
+.PHONY: build pg pg-ha chromium stdwebhooks run run-ha backup-ha restore-ha test test-short test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
 
 # COMMIT is stamped into bin/gateway for `gateway version` where the go
 # command does not record vcs.revision itself (git worktrees, -buildvcs=false).
@@ -80,6 +80,19 @@ chromium:
 		command -v chromium >/dev/null 2>&1 || { echo "make chromium: chromium is still missing after the install" >&2; exit 1; }; \
 	fi
 
+# stdwebhooks installs the pinned npm Standard Webhooks libraries
+# (standardwebhooks, svix) that verify real deliveries in internal/delivery
+# (docs/callbacks.md, "Standard Webhooks"), from the committed lock file.
+# Quiet when they are there.
+STDWEBHOOKS_DIR = internal/delivery/testdata/stdwebhooks
+stdwebhooks:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "make stdwebhooks: installing Debian's nodejs and npm for the Standard Webhooks verification test"; \
+		$(SUDO) apt-get update -qq; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; \
+	fi
+	@[ -d $(STDWEBHOOKS_DIR)/node_modules ] || (cd $(STDWEBHOOKS_DIR) && npm ci --no-audit --no-fund --ignore-scripts)
+
 # run starts the gateway on its embedded PostgreSQL in $(GATEWAY_DATA_DIR)/pg.
 # Ctrl-C stops both; the next `make run` finds the data again.
 run: pg build
@@ -114,8 +127,9 @@ restore-ha: pg-ha build
 # rather than skipping when GATEWAY_TEST_REQUIRE_HA_TOOLS is set; chromium
 # likewise for the console's browser tests (GATEWAY_TEST_REQUIRE_BROWSER).
 # GATEWAY_UPDATE_SCREENSHOTS=1 make test rewrites docs/console/*.png.
-test: pg pg-ha chromium
-	@export GATEWAY_TEST_REQUIRE_HA_TOOLS=1 GATEWAY_TEST_REQUIRE_BROWSER=1; \
+# stdwebhooks likewise for the npm libraries (GATEWAY_TEST_REQUIRE_NODE).
+test: pg pg-ha chromium stdwebhooks
+	@export GATEWAY_TEST_REQUIRE_HA_TOOLS=1 GATEWAY_TEST_REQUIRE_BROWSER=1 GATEWAY_TEST_REQUIRE_NODE=1; \
 	if [ -n "$${DATABASE_URL:-}" ]; then \
 		echo "make test: using DATABASE_URL"; \
 		$(GO) test $(TEST_FLAGS) ./...; \
@@ -134,7 +148,7 @@ test: pg pg-ha chromium
 # make test would turn those skips into failures: they are unset here, and
 # so is DATABASE_URL, which the tier never needs.
 test-short:
-	env -u DATABASE_URL -u GATEWAY_TEST_REQUIRE_HA_TOOLS -u GATEWAY_TEST_REQUIRE_BROWSER \
+	env -u DATABASE_URL -u GATEWAY_TEST_REQUIRE_HA_TOOLS -u GATEWAY_TEST_REQUIRE_BROWSER -u GATEWAY_TEST_REQUIRE_NODE \
 		$(GO) test -race -short -count=1 -timeout 5m ./...
 
 # test-ha runs the high-availability tests, including the pg_auto_failover

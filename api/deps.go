@@ -102,7 +102,9 @@ type WebhookSettings interface {
 // which the operator's callbacks commands use too). Errors: ENOTFOUND
 // event (unknown, or another merchant's), ESTATE no_callback_url.
 type Webhooks interface {
-	Events(ctx context.Context, merchant int64, f delivery.EventFilter, page, size int) (*delivery.EventPage, error)
+	ListEvents(ctx context.Context, merchant int64, q delivery.EventQuery) (*delivery.EventPage, error)
+	EventDetail(ctx context.Context, merchant int64, eventID string) (*delivery.EventDetail, error)
+	RollWebhookSecret(ctx context.Context, merchant int64, overlap time.Duration) (*delivery.SecretRoll, error)
 	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 	ReplayFailed(ctx context.Context, merchant int64, r delivery.FailedRange) (delivery.ReplayResult, error)
 }

@@ -279,8 +279,18 @@ func (f *fakeServices) SetCallbackURL(ctx context.Context, m int64, url string) 
 	return f.answer(ctx, "SetCallbackURL", m, url, nil)
 }
 
-func (f *fakeServices) Events(ctx context.Context, m int64, fl delivery.EventFilter, page, size int) (*delivery.EventPage, error) {
-	return &delivery.EventPage{}, f.answer(ctx, "Events", m, [3]any{fl, page, size}, nil)
+func (f *fakeServices) ListEvents(ctx context.Context, m int64, q delivery.EventQuery) (*delivery.EventPage, error) {
+	return &delivery.EventPage{}, f.answer(ctx, "ListEvents", m, q, nil)
+}
+
+func (f *fakeServices) EventDetail(ctx context.Context, m int64, eventID string) (*delivery.EventDetail, error) {
+	d := &delivery.EventDetail{DeliveryInfo: delivery.DeliveryInfo{EventID: eventID, EventType: "card.frozen", EventSeq: 2,
+		Status: delivery.DeliveryNotSent, CreatedAt: fakeAt}, Payload: []byte(`{"event_id":"` + eventID + `"}`)}
+	return d, f.answer(ctx, "EventDetail", m, eventID, nil)
+}
+
+func (f *fakeServices) RollWebhookSecret(ctx context.Context, m int64, overlap time.Duration) (*delivery.SecretRoll, error) {
+	return &delivery.SecretRoll{Secret: "whsec_next", RolledAt: fakeAt}, f.answer(ctx, "RollWebhookSecret", m, overlap, nil)
 }
 
 func (f *fakeServices) ReplayEvent(ctx context.Context, m int64, eventID string) (*delivery.DeliveryInfo, error) {

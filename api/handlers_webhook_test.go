@@ -4,6 +4,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,16 +35,74 @@ func TestHandleWebhookSettings(t *testing.T) {
 
 func TestHandleWebhookEvents(t *testing.T) {
 	t.Parallel()
+	asc := func(q delivery.EventQuery) delivery.EventQuery {
+		if q.Order == "" {
+			q.Order = delivery.OrderAsc
+		}
+		if q.Page == 0 && q.StartingAfter == "" {
+			q.Page = 1
+		}
+		if q.StartingAfter != "" {
+			q.Page = 1 // the default, ignored with a cursor
+		}
+		if q.Size == 0 {
+			q.Size = eventsSizeDefault
+		}
+		return q
+	}
 	cases := []handlerCase{
-		{name: "defaults", call: "Events", in: [3]any{delivery.EventFilter{}, 1, eventsSizeDefault}, data: `{"total":0,"list":[]}`},
-		{name: "filtered", query: "?status=FAILED&type=card.created,remittance.status&type=card.frozen&page=2&size=5", call: "Events",
-			in: [3]any{delivery.EventFilter{Status: delivery.DeliveryFailed, Types: []string{"card.created", "remittance.status", "card.frozen"}}, 2, 5}},
+		{name: "defaults: oldest first, page 1", call: "ListEvents", in: asc(delivery.EventQuery{}), data: `{"total":0,"list":[]}`},
+		{name: "filtered", query: "?status=FAILED&type=card.created,remittance.status&type=card.frozen&page=2&size=5", call: "ListEvents",
+			in: asc(delivery.EventQuery{Filter: delivery.EventFilter{Status: delivery.DeliveryFailed,
+				Types: []string{"card.created", "remittance.status", "card.frozen"}}, Page: 2, Size: 5})},
+		{name: "newest first", query: "?order=desc", call: "ListEvents", in: asc(delivery.EventQuery{Order: delivery.OrderDesc})},
+		{name: "oldest first, said", query: "?order=asc&size=3", call: "ListEvents", in: asc(delivery.EventQuery{Size: 3})},
+		{name: "a cursor", query: "?startingAfter=evt_1&order=desc", call: "ListEvents",
+			in: asc(delivery.EventQuery{StartingAfter: "evt_1", Order: delivery.OrderDesc})},
 		{name: "bad status", query: "?status=failed", field: "status"},
 		{name: "bad type", query: "?type=Card.Created", field: "type"},
 		{name: "page 0", query: "?page=0", field: "page"},
 		{name: "size too big", query: "?size=100000", field: "size"},
+		{name: "order upper case", query: "?order=DESC", field: "order"},
+		{name: "order unknown", query: "?order=newest", field: "order"},
+		{name: "order twice", query: "?order=asc&order=desc", field: "order"},
+		{name: "cursor empty", query: "?startingAfter=", field: "startingAfter"},
+		{name: "cursor with a space", query: "?startingAfter=evt%201", field: "startingAfter"},
+		{name: "cursor too long", query: "?startingAfter=" + strings.Repeat("e", 65), field: "startingAfter"},
+		{name: "cursor and page", query: "?startingAfter=evt_1&page=2", field: "page"},
 	}
-	runShopCases(t, http.MethodGet, "/shop/webhook/events", withErrors(cases, handlerCase{call: "Events"}))
+	// An unknown cursor, like another merchant's event, is 1301.
+	runShopCases(t, http.MethodGet, "/shop/webhook/events", withErrors(cases, handlerCase{call: "ListEvents"}, mapEventNotFound))
+}
+
+func TestHandleWebhookEvent(t *testing.T) {
+	t.Parallel()
+	cases := []handlerCase{
+		{name: "one event, never sent", call: "EventDetail", in: "evt_1",
+			data: `{"eventId":"evt_1","eventType":"card.frozen","sequence":2,"createdAt":"` + fakeAt.Format(time.RFC3339) + `",` +
+				`"status":"NOT_SENT","url":null,"attempts":0,"nextAttemptAt":null,"lastAttemptAt":null,"lastHttpStatus":null,` +
+				`"lastError":null,"deliveredAt":null,"data":{"event_id":"evt_1"},"deliveries":[]}`},
+	}
+	// Another merchant's event is an unknown one (1301).
+	runShopCases(t, http.MethodGet, "/shop/webhook/events/evt_1", withErrors(cases, handlerCase{call: "EventDetail"}, mapEventNotFound))
+	runShopCases(t, http.MethodGet, "/shop/webhook/events/"+strings.Repeat("e", 65), []handlerCase{{name: "id too long", field: "eventId"}})
+}
+
+func TestHandleWebhookSecretRoll(t *testing.T) {
+	t.Parallel()
+	cases := []handlerCase{
+		{name: "default overlap", body: `{}`, call: "RollWebhookSecret", in: merchant.KeyOverlapDefault,
+			data: `{"secret":"whsec_next","rolledAt":"` + fakeAt.Format(time.RFC3339) + `","previousValidUntil":null}`},
+		{name: "no overlap", body: `{"overlapHours":0}`, call: "RollWebhookSecret", in: time.Duration(0)},
+		{name: "a week", body: `{"overlapHours":168}`, call: "RollWebhookSecret", in: 168 * time.Hour},
+		{name: "too long", body: `{"overlapHours":169}`, field: "overlapHours"},
+		{name: "negative", body: `{"overlapHours":-1}`, field: "overlapHours"},
+		{name: "a fraction", body: `{"overlapHours":1.5}`, field: "overlapHours"},
+		{name: "unknown field", body: `{"secret":"whsec_mine"}`, field: "secret"},
+		{name: "key reused", body: `{}`, headers: []string{headerIdempotencyKey, "k1"}, err: mapIdemMismatch.err,
+			code: codeIdemConflict, message: mapIdemMismatch.message},
+	}
+	runShopCases(t, http.MethodPost, "/shop/webhook/secret/roll", withErrors(cases, handlerCase{body: `{}`, call: "RollWebhookSecret"}))
 }
 
 func TestHandleWebhookReplay(t *testing.T) {

@@ -51,27 +51,31 @@ func handleKeys(l Keys) gin.HandlerFunc {
 // keyOverlapHoursMax is the longest overlap, in the request's unit.
 const keyOverlapHoursMax = int(merchant.KeyOverlapMax / time.Hour)
 
+// decodeOverlap reads a roll's body, {"overlapHours": 0 to 168}, default
+// 24: the keys' rolls and the webhook secret's.
+func decodeOverlap(c *gin.Context) (time.Duration, error) {
+	var hours amountText
+	if err := decodeObject(bodyOf(c), []field{{name: "overlapHours", into: &hours}}); err != nil {
+		return 0, err
+	}
+	if hours == "" {
+		return merchant.KeyOverlapDefault, nil
+	}
+	n, err := parseIntField("overlapHours", hours, 0, keyOverlapHoursMax)
+	return time.Duration(n) * time.Hour, err
+}
+
 // handleKeyRoll answers POST /shop/keys/public/roll and
 // /shop/keys/signing/roll {"overlapHours": 0 to 168, default 24}.
 func handleKeyRoll(l Keys, kind string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		var hours amountText
-		if err := decodeObject(bodyOf(c), []field{{name: "overlapHours", into: &hours}}); err != nil {
+		overlap, err := decodeOverlap(c)
+		if err != nil {
 			writeError(c, err)
 			return
 		}
-		overlap := merchant.KeyOverlapDefault
-		if hours != "" {
-			n, err := parseIntField("overlapHours", hours, 0, keyOverlapHoursMax)
-			if err != nil {
-				writeError(c, err)
-				return
-			}
-			overlap = time.Duration(n) * time.Hour
-		}
 		m := merchantOf(c)
 		var r *merchant.KeyRoll
-		var err error
 		if kind == merchant.KeySigning {
 			r, err = l.RollSigningKey(c.Request.Context(), m.ID, overlap, idempotencyOf(c))
 		} else {

@@ -148,7 +148,8 @@ func (c *contract) check(req *http.Request, reqBody []byte, status int, header h
 	if header.Get("X-Request-Id") == "" {
 		return fmt.Errorf("no X-Request-Id header")
 	}
-	pathItem := c.doc.Paths.Find(req.URL.Path)
+	tmpl, params := c.matchPath(req.URL.Path)
+	pathItem := c.doc.Paths.Find(tmpl)
 	var op *openapi3.Operation
 	if pathItem != nil {
 		op = pathItem.GetOperation(req.Method)
@@ -165,9 +166,10 @@ func (c *contract) check(req *http.Request, reqBody []byte, status int, header h
 		return fmt.Errorf("%s %s is not an operation of the document, and HTTP %d is neither its 404 nor its 405", req.Method, req.URL.Path, status)
 	}
 	in := &openapi3filter.RequestValidationInput{
-		Request: req,
-		Route:   &routers.Route{Spec: c.doc, Path: req.URL.Path, PathItem: pathItem, Method: req.Method, Operation: op},
-		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: headersPresent},
+		Request:    req,
+		Route:      &routers.Route{Spec: c.doc, Path: tmpl, PathItem: pathItem, Method: req.Method, Operation: op},
+		PathParams: params,
+		Options:    &openapi3filter.Options{MultiError: true, AuthenticationFunc: headersPresent},
 	}
 	if status == http.StatusOK {
 		// The server accepted this request: the document must accept it.
@@ -184,8 +186,38 @@ func (c *contract) check(req *http.Request, reqBody []byte, status int, header h
 	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
 		return err
 	}
-	c.record(req.Method+" "+req.URL.Path, status, raw)
+	c.record(req.Method+" "+tmpl, status, raw)
 	return nil
+}
+
+// matchPath finds the document's path for a concrete one: itself when the
+// document has it (a literal path wins over a template, as the router's),
+// else the template whose {param} segments take the concrete ones, with
+// the values. No match gives the path itself.
+func (c *contract) matchPath(path string) (string, map[string]string) {
+	if c.doc.Paths.Value(path) != nil {
+		return path, nil
+	}
+	segs := strings.Split(path, "/")
+	for _, tmpl := range c.doc.Paths.InMatchingOrder() {
+		ts := strings.Split(tmpl, "/")
+		if len(ts) != len(segs) || !strings.Contains(tmpl, "{") {
+			continue
+		}
+		params := map[string]string{}
+		for i := range ts {
+			if strings.HasPrefix(ts[i], "{") && strings.HasSuffix(ts[i], "}") && segs[i] != "" {
+				params[ts[i][1:len(ts[i])-1]] = segs[i]
+			} else if ts[i] != segs[i] {
+				params = nil
+				break
+			}
+		}
+		if params != nil {
+			return tmpl, params
+		}
+	}
+	return path, nil
 }
 
 // headersPresent is the document's security for request validation: both
@@ -295,7 +327,14 @@ func (c *contract) checkRoutes() {
 	served := map[string]bool{}
 	for _, r := range engine.Routes() {
 		if strings.HasPrefix(r.Path, "/shop/") {
-			served[r.Method+" "+r.Path] = true
+			// gin's :param is the document's {param}.
+			p := r.Path
+			for _, seg := range strings.Split(p, "/") {
+				if strings.HasPrefix(seg, ":") {
+					p = strings.Replace(p, seg, "{"+seg[1:]+"}", 1)
+				}
+			}
+			served[r.Method+" "+p] = true
 		}
 	}
 	documented := map[string]bool{}

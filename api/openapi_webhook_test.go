@@ -30,6 +30,15 @@ func contractWebhooksAndKeys(t *testing.T, c *contract, s *testServer, sh, other
 	}
 	c.call(&sh, "GET", "/shop/webhook/events?status=PENDING&type=card.frozen,card.created&type=remittance.status", "").must(t, 200, 200)
 	c.call(&sh, "GET", "/shop/webhook/events?status=LOST", "").must(t, 400, 400)
+	// Events as a resource: either order, a cursor, one event.
+	first := events.List[0].EventID
+	c.call(&sh, "GET", "/shop/webhook/events?order=desc&size=2", "").must(t, 200, 200)
+	c.call(&sh, "GET", "/shop/webhook/events?order=asc&startingAfter="+first, "").must(t, 200, 200)
+	c.call(&sh, "GET", "/shop/webhook/events?order=sideways", "").must(t, 400, 400)
+	c.call(&sh, "GET", "/shop/webhook/events?startingAfter="+first+"&page=2", "").must(t, 400, 400)
+	c.call(&other, "GET", "/shop/webhook/events?startingAfter="+first, "").must(t, 200, codeEventNotFound)
+	c.call(&sh, "GET", "/shop/webhook/events/"+first, "").must(t, 200, 200)
+	c.call(&other, "GET", "/shop/webhook/events/"+first, "").must(t, 200, codeEventNotFound)
 
 	c.call(&sh, "POST", "/shop/webhook/events/replay", `{"eventId":"`+events.List[len(events.List)-1].EventID+`"}`).must(t, 200, 200)
 	c.call(&other, "POST", "/shop/webhook/events/replay", `{"eventId":"`+events.List[0].EventID+`"}`).must(t, 200, codeEventNotFound)
@@ -39,6 +48,12 @@ func contractWebhooksAndKeys(t *testing.T, c *contract, s *testServer, sh, other
 	c.call(&sh, "POST", "/shop/webhook/events/replay-failed", `{"from":"`+now.Add(-time.Hour).Format(time.RFC3339)+`","to":"`+
 		now.Add(time.Hour).Format(time.RFC3339)+`","limit":10}`).must(t, 200, 200)
 	c.call(&sh, "POST", "/shop/webhook/events/replay-failed", `{"from":"2026-01-01T00:00:00Z","to":"2026-03-01T00:00:00Z"}`).must(t, 400, 400)
+
+	// The Standard Webhooks secret: a first roll makes one.
+	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{"overlapHours":0}`).must(t, 200, 200)
+	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{}`, "Idempotency-Key", "oa-whsec").must(t, 200, 200)
+	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{"overlapHours":2}`, "Idempotency-Key", "oa-whsec").must(t, 200, codeIdemConflict)
+	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{"overlapHours":169}`).must(t, 400, 400)
 
 	// Keys: on a merchant of its own, whose keys the rest does not use.
 	k := s.newShop(merchant.Spec{})

@@ -60,6 +60,8 @@ func addRoutes(r *gin.Engine, d Deps) {
 	shop.GET("/webhook", handleWebhookGet())
 	shop.PUT("/webhook", post, handleWebhookPut(d.WebhookSettings, d.ReadKeys, d.CallbackAllow))
 	shop.GET("/webhook/events", handleWebhookEvents(d.Webhooks))
+	shop.GET("/webhook/events/:eventId", handleWebhookEvent(d.Webhooks))
+	shop.POST("/webhook/secret/roll", post, handleWebhookSecretRoll(d.Webhooks, d.ReadKeys))
 	shop.POST("/webhook/events/replay", post, handleWebhookReplay(d.Webhooks, d.ReadKeys))
 	shop.POST("/webhook/events/replay-failed", post, handleWebhookReplayFailed(d.Webhooks, d.ReadKeys))
 	shop.GET("/keys", handleKeys(d.Keys))

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -135,26 +136,18 @@ func parseEventFilter(c *gin.Context) (delivery.EventFilter, error) {
 	return f, delivery.CheckStatus("status", f.Status)
 }
 
-// handleWebhookEvents answers GET /shop/webhook/events?page=&size=&status=&type=:
-// the merchant's events oldest first, a page at a time.
+// handleWebhookEvents answers
+// GET /shop/webhook/events?page=&size=&status=&type=&order=&startingAfter=:
+// the merchant's events, oldest first unless order=desc, a page at a time
+// or after a cursor (an event id; not with page).
 func handleWebhookEvents(l Webhooks) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		f, err := parseEventFilter(c)
+		q, err := parseEventQuery(c)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
-		page, _, err := queryInt(c, "page", 1, delivery.EventsPageMax, eventsPageDefault)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		size, _, err := queryInt(c, "size", 1, delivery.EventsSizeMax, eventsSizeDefault)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		p, err := l.Events(c.Request.Context(), merchantOf(c).ID, f, page, size)
+		p, err := l.ListEvents(c.Request.Context(), merchantOf(c).ID, q)
 		if err != nil {
 			writeError(c, err)
 			return
@@ -164,6 +157,114 @@ func handleWebhookEvents(l Webhooks) gin.HandlerFunc {
 			v.List[i] = newEventView(&p.List[i])
 		}
 		writeOK(c, v)
+	}
+}
+
+// parseEventQuery reads the listing's query; every refusal is a 400 naming
+// its parameter.
+func parseEventQuery(c *gin.Context) (delivery.EventQuery, error) {
+	q := delivery.EventQuery{}
+	var err error
+	if q.Filter, err = parseEventFilter(c); err != nil {
+		return q, err
+	}
+	var hasPage bool
+	if q.Page, hasPage, err = queryInt(c, "page", 1, delivery.EventsPageMax, eventsPageDefault); err != nil {
+		return q, err
+	}
+	if q.Size, _, err = queryInt(c, "size", 1, delivery.EventsSizeMax, eventsSizeDefault); err != nil {
+		return q, err
+	}
+	order, _, err := queryValue(c, "order")
+	if err != nil {
+		return q, err
+	}
+	// The API's default stays oldest first, as before the parameter.
+	if q.Order, err = delivery.ParseOrder("order", order, delivery.OrderAsc); err != nil {
+		return q, err
+	}
+	after, hasAfter, err := queryValue(c, "startingAfter")
+	if err != nil || !hasAfter {
+		return q, err
+	}
+	if err := delivery.CheckEventID("startingAfter", after); err != nil {
+		return q, err
+	}
+	if hasPage {
+		return q, postings.FieldErrorf("page", "cannot be given with startingAfter")
+	}
+	q.StartingAfter = after
+	return q, nil
+}
+
+// eventDetailView is GET /shop/webhook/events/{eventId}: the event as
+// listed, the body it carries (data: the JSON object every attempt sends),
+// and its deliveries with their attempts.
+type eventDetailView struct {
+	eventView
+	Data       json.RawMessage     `json:"data"`
+	Deliveries []eventDeliveryView `json:"deliveries"`
+}
+
+// eventDeliveryView is one delivery of an event: its target, state and
+// attempts (oldest first; a replay starts a new window numbered from 1).
+// One per event until webhook endpoints exist, none when it was not sent.
+type eventDeliveryView struct {
+	URL            string             `json:"url"`
+	Status         string             `json:"status"`
+	Attempts       int                `json:"attempts"`
+	NextAttemptAt  *string            `json:"nextAttemptAt"`
+	LastAttemptAt  *string            `json:"lastAttemptAt"`
+	LastHTTPStatus *int               `json:"lastHttpStatus"`
+	LastError      *string            `json:"lastError"`
+	DeliveredAt    *string            `json:"deliveredAt"`
+	AttemptList    []eventAttemptView `json:"attemptList"`
+}
+
+type eventAttemptView struct {
+	WindowStart   string  `json:"windowStart"`
+	Attempt       int     `json:"attempt"`
+	At            string  `json:"at"`
+	DurationMs    int     `json:"durationMs"`
+	HTTPStatus    *int    `json:"httpStatus"`
+	Error         *string `json:"error"`
+	Outcome       string  `json:"outcome"`
+	NextAttemptAt *string `json:"nextAttemptAt"`
+}
+
+func newEventDetailView(d *delivery.EventDetail) eventDetailView {
+	ev := newEventView(&d.DeliveryInfo)
+	v := eventDetailView{eventView: ev, Data: d.Payload, Deliveries: []eventDeliveryView{}}
+	if d.Status == delivery.DeliveryNotSent {
+		return v
+	}
+	dv := eventDeliveryView{URL: d.URL, Status: ev.Status, Attempts: ev.Attempts, NextAttemptAt: ev.NextAttemptAt,
+		LastAttemptAt: ev.LastAttemptAt, LastHTTPStatus: ev.LastHTTPStatus, LastError: ev.LastError, DeliveredAt: ev.DeliveredAt,
+		AttemptList: make([]eventAttemptView, len(d.Attempts))}
+	for i, a := range d.Attempts {
+		dv.AttemptList[i] = eventAttemptView{WindowStart: timestamp(a.WindowStart), Attempt: a.Attempt, At: timestamp(a.At),
+			DurationMs: a.DurationMs, HTTPStatus: a.HTTPStatus, Error: a.Error, Outcome: a.Outcome,
+			NextAttemptAt: timestampOrNil(a.NextAttemptAt)}
+	}
+	v.Deliveries = append(v.Deliveries, dv)
+	return v
+}
+
+// handleWebhookEvent answers GET /shop/webhook/events/{eventId}; another
+// merchant's id is answered exactly like an unknown one (1301).
+func handleWebhookEvent(l Webhooks) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.Param("eventId")
+		if err := delivery.CheckEventID("eventId", id); err != nil {
+			writeError(c, err)
+			return
+		}
+		d, err := l.EventDetail(c.Request.Context(), merchantOf(c).ID, id)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		writeOK(c, newEventDetailView(d))
 	}
 }
 

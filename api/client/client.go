@@ -151,12 +151,15 @@ var (
 	opListWebhookEvents         = operation{"listWebhookEvents", http.MethodGet, "/shop/webhook/events"}
 	opReplayWebhookEvent        = operation{"replayWebhookEvent", http.MethodPost, "/shop/webhook/events/replay"}
 	opReplayFailedWebhookEvents = operation{"replayFailedWebhookEvents", http.MethodPost, "/shop/webhook/events/replay-failed"}
+	opGetWebhookEvent           = operation{"getWebhookEvent", http.MethodGet, "/shop/webhook/events/{eventId}"}
+	opRollWebhookSecret         = operation{"rollWebhookSecret", http.MethodPost, "/shop/webhook/secret/roll"}
 	opGetKeys                   = operation{"getKeys", http.MethodGet, "/shop/keys"}
 	opRollPublicKey             = operation{"rollPublicKey", http.MethodPost, "/shop/keys/public/roll"}
 	opRollSigningKey            = operation{"rollSigningKey", http.MethodPost, "/shop/keys/signing/roll"}
 	shopOperationsTable         = append([]operation{opGetAccount, opListBINs, opCreateCard, opGetCard, opGetCardBalance, opGetCardBalances,
 		opFreezeCard, opUnfreezeCard, opCancelCard, opTransferCard, opRemittanceFields, opCreateRemittance, opGetRemittance, opListBill, opListCards,
 		opGetWebhook, opSetWebhook, opListWebhookEvents, opReplayWebhookEvent, opReplayFailedWebhookEvents,
+		opGetWebhookEvent, opRollWebhookSecret,
 		opGetKeys, opRollPublicKey, opRollSigningKey},
 		sandboxOperations...)
 )

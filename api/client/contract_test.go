@@ -49,6 +49,8 @@ func contractOps() []contracttest.Op {
 		op(opListWebhookEvents, []string{"WebhookEvents"}, nil, t(WebhookEventPage{}), contracttest.QueryTags(t(WebhookEventsQuery{}))...),
 		op(opReplayWebhookEvent, []string{"ReplayWebhookEvent"}, t(replayEventRequest{}), t(WebhookEvent{})),
 		op(opReplayFailedWebhookEvents, []string{"ReplayFailedWebhookEvents"}, t(ReplayFailedRequest{}), t(ReplayFailedResult{})),
+		op(opGetWebhookEvent, []string{"WebhookEvent"}, nil, t(WebhookEventDetail{})),
+		op(opRollWebhookSecret, []string{"RollWebhookSecret"}, t(KeyRollRequest{}), t(WebhookSecret{})),
 		op(opGetKeys, []string{"Keys"}, nil, t(Keys{})),
 		op(opRollPublicKey, []string{"RollPublicKey"}, t(KeyRollRequest{}), t(KeyRoll{})),
 		op(opRollSigningKey, []string{"RollSigningKey"}, t(KeyRollRequest{}), t(KeyRoll{})),
@@ -94,7 +96,8 @@ var componentTypes = map[string]reflect.Type{
 	"WebhookEvent": reflect.TypeOf(WebhookEvent{}), "ReplayEventRequest": reflect.TypeOf(replayEventRequest{}),
 	"ReplayFailedRequest": reflect.TypeOf(ReplayFailedRequest{}), "KeyRollRequest": reflect.TypeOf(KeyRollRequest{}),
 	"KeyRoll": reflect.TypeOf(KeyRoll{}), "KeyState": reflect.TypeOf(KeyState{}),
-	"CardPage": reflect.TypeOf(CardPage{}),
+	"CardPage": reflect.TypeOf(CardPage{}), "WebhookEventDetail": reflect.TypeOf(WebhookEventDetail{}),
+	"WebhookDelivery": reflect.TypeOf(WebhookDelivery{}), "WebhookAttempt": reflect.TypeOf(WebhookAttempt{}),
 	// The sandbox.
 	"SandboxAuthorizeRequest": reflect.TypeOf(SandboxAuthorizeRequest{}), "SandboxAuthorization": reflect.TypeOf(SandboxAuthorization{}),
 	"SandboxCaptureRequest": reflect.TypeOf(SandboxCaptureRequest{}), "SandboxReverseRequest": reflect.TypeOf(SandboxReverseRequest{}),

@@ -46,12 +46,16 @@ type WebhookEvent struct {
 
 // WebhookEventsQuery selects events: a delivery status ("" any), types
 // (none: any), a page from 1 of Size events (1 to 500); zero Page and Size
-// are the gateway's defaults (1 and 50).
+// are the gateway's defaults (1 and 50). Order is OrderAsc (the default)
+// or OrderDesc; StartingAfter, an event id, lists the events after it in
+// that order instead of a page (leave Page zero).
 type WebhookEventsQuery struct {
-	Status string   `query:"status"`
-	Types  []string `query:"type"`
-	Page   int      `query:"page"`
-	Size   int      `query:"size"`
+	Status        string   `query:"status"`
+	Types         []string `query:"type"`
+	Page          int      `query:"page"`
+	Size          int      `query:"size"`
+	Order         string   `query:"order"`
+	StartingAfter string   `query:"startingAfter"`
 }
 
 func (q WebhookEventsQuery) values() url.Values {
@@ -67,6 +71,12 @@ func (q WebhookEventsQuery) values() url.Values {
 	}
 	if q.Size > 0 {
 		v.Set("size", strconv.Itoa(q.Size))
+	}
+	if q.Order != "" {
+		v.Set("order", q.Order)
+	}
+	if q.StartingAfter != "" {
+		v.Set("startingAfter", q.StartingAfter)
 	}
 	return v
 }

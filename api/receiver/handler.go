@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/paygate/gateway/api/receiver/signature"
 )
 
 // Defaults of Options.
@@ -51,6 +53,13 @@ type Options struct {
 	Deduper Deduper
 	// Now is the clock the timestamp is checked against; time.Now when nil.
 	Now func() time.Time
+	// WebhookSecrets, when given (whsec_…, at most KeysMax: the old and the
+	// new one during a roll), make the handler verify the Standard
+	// Webhooks headers too (webhook-id, webhook-timestamp,
+	// webhook-signature; VerifyStandard): a callback must then pass both
+	// schemes, and its webhook-id must be its event_id. HandlerStandard
+	// verifies this scheme alone.
+	WebhookSecrets []string
 }
 
 // Handler returns the reference callback handler. For each POST it:
@@ -91,6 +100,34 @@ func HandlerKeys(keys []string, opts Options, onEvent func(ctx context.Context, 
 			panic("receiver: HandlerKeys needs non-empty private keys")
 		}
 	}
+	return newHandler(keys, opts, onEvent)
+}
+
+// HandlerStandard is the reference handler for a receiver that verifies
+// the Standard Webhooks scheme alone (docs/callbacks.md, "Standard
+// Webhooks"), with the merchant's webhook secrets (whsec_…; the old and the
+// new one during a roll): webhook-id, webhook-timestamp and
+// webhook-signature are required (400 without), verified with
+// VerifyStandard (401 on a mismatch or a stale timestamp), and webhook-id
+// must be the body's event_id. The rest is Handler's. It panics without a
+// secret, with a malformed one, or with more than KeysMax.
+func HandlerStandard(secrets []string, opts Options, onEvent func(ctx context.Context, e Event) error) http.Handler {
+	opts.WebhookSecrets = secrets
+	return newHandler(nil, opts, onEvent)
+}
+
+func newHandler(keys []string, opts Options, onEvent func(ctx context.Context, e Event) error) http.Handler {
+	if len(keys) == 0 && len(opts.WebhookSecrets) == 0 {
+		panic("receiver: a handler needs private keys or webhook secrets")
+	}
+	if len(opts.WebhookSecrets) > KeysMax {
+		panic("receiver: at most 4 webhook secrets")
+	}
+	for _, s := range opts.WebhookSecrets {
+		if signature.CheckSecret(s) != nil {
+			panic("receiver: a webhook secret must be whsec_ and base64 (from `gateway webhook secret roll`)")
+		}
+	}
 	if onEvent == nil {
 		panic("receiver: Handler needs an onEvent function")
 	}
@@ -121,10 +158,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
-	sign, ts := r.Header.Get(HeaderSign), r.Header.Get(HeaderTimestamp)
-	signatures := r.Header.Get(HeaderSignatures)
-	if sign == "" || ts == "" {
+	if len(h.keys) > 0 && (r.Header.Get(HeaderSign) == "" || r.Header.Get(HeaderTimestamp) == "") {
 		answer(w, http.StatusBadRequest, "missing X-Sign or X-Timestamp")
+		return
+	}
+	stdID := r.Header.Get(HeaderWebhookID)
+	if len(h.opts.WebhookSecrets) > 0 &&
+		(stdID == "" || r.Header.Get(HeaderWebhookTimestamp) == "" || r.Header.Get(HeaderWebhookSignature) == "") {
+		answer(w, http.StatusBadRequest, "missing webhook-id, webhook-timestamp or webhook-signature")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.BodyBytesMax))
@@ -137,20 +178,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusBadRequest, "cannot read body")
 		return
 	}
-	switch err := VerifyKeys(body, ts, sign, signatures, h.keys, h.opts.Now(), h.opts.Tolerance); {
-	case err == nil:
-	case errors.Is(err, ErrStaleTimestamp):
-		answer(w, http.StatusUnauthorized, "stale timestamp")
-		return
-	case errors.Is(err, ErrMissingHeaders):
-		answer(w, http.StatusBadRequest, "missing X-Sign or X-Timestamp")
-		return
-	default:
-		answer(w, http.StatusUnauthorized, "bad signature")
+	if status, msg := h.verify(r.Header, body); status != 0 {
+		answer(w, status, msg)
 		return
 	}
 	e, err := decodeEvent(body)
-	if err != nil {
+	if err != nil || (len(h.opts.WebhookSecrets) > 0 && e.EventID != stdID) {
 		answer(w, http.StatusBadRequest, "bad payload")
 		return
 	}
@@ -177,6 +210,33 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// call of onEvent on a redelivery, so it still answers ok.
 	_ = h.opts.Deduper.Mark(ctx, e.EventID)
 	answer(w, http.StatusOK, "ok")
+}
+
+// verify checks every scheme the handler was given (both when it holds
+// keys and secrets); 0 when the callback passes, else the answer.
+func (h *handler) verify(hd http.Header, body []byte) (int, string) {
+	now := h.opts.Now()
+	var errs []error
+	if len(h.keys) > 0 {
+		errs = append(errs, VerifyKeys(body, hd.Get(HeaderTimestamp), hd.Get(HeaderSign), hd.Get(HeaderSignatures),
+			h.keys, now, h.opts.Tolerance))
+	}
+	if len(h.opts.WebhookSecrets) > 0 {
+		errs = append(errs, VerifyStandard(body, hd.Get(HeaderWebhookID), hd.Get(HeaderWebhookTimestamp),
+			hd.Get(HeaderWebhookSignature), h.opts.WebhookSecrets, now, h.opts.Tolerance))
+	}
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrStaleTimestamp):
+			return http.StatusUnauthorized, "stale timestamp"
+		case errors.Is(err, ErrMissingHeaders), errors.Is(err, signature.ErrMissingStandardHeaders):
+			return http.StatusBadRequest, "missing signature headers"
+		default:
+			return http.StatusUnauthorized, "bad signature"
+		}
+	}
+	return 0, ""
 }
 
 // begin claims an event id for this process; false when it is in flight.

@@ -26,6 +26,11 @@ const (
 	HeaderSign       = signature.HeaderSign
 	HeaderTimestamp  = signature.HeaderTimestamp
 	HeaderSignatures = signature.HeaderSignatures
+
+	// Standard Webhooks (docs/callbacks.md, "Standard Webhooks").
+	HeaderWebhookID        = signature.HeaderWebhookID
+	HeaderWebhookTimestamp = signature.HeaderWebhookTimestamp
+	HeaderWebhookSignature = signature.HeaderWebhookSignature
 )
 
 // Bounds of VerifyKeys (package signature): signatures per callback, keys
@@ -65,4 +70,10 @@ func Verify(body []byte, timestamp, sign, privateKey string, now time.Time, tole
 // what a receiver runs during a roll of the signing key.
 func VerifyKeys(body []byte, timestamp, sign, signatures string, keys []string, now time.Time, tolerance time.Duration) error {
 	return signature.VerifyKeys(body, timestamp, sign, signatures, keys, now, tolerance)
+}
+
+// VerifyStandard checks a callback's Standard Webhooks headers against any
+// of the merchant's webhook secrets (signature.VerifyStandard).
+func VerifyStandard(body []byte, id, timestamp, signatures string, secrets []string, now time.Time, tolerance time.Duration) error {
+	return signature.VerifyStandard(body, id, timestamp, signatures, secrets, now, tolerance)
 }

@@ -15,13 +15,14 @@ import (
 
 // cmdCallbacksList lists a merchant's events with their delivery status.
 func cmdCallbacksList(ctx context.Context, e *env, args []string) error {
-	var status *string
+	var status, order *string
 	var limit *int
 	var asJSON *bool
 	return withMerchant(ctx, e, "callbacks list",
-		"List a merchant's events, newest first, with delivery status (PENDING, DELIVERED, FAILED, NOT_SENT), attempts and the last error.", args,
+		"List a merchant's events, newest first unless --order asc, with delivery status (PENDING, DELIVERED, FAILED, NOT_SENT), attempts and the last error.", args,
 		func(fs *flag.FlagSet) {
 			status = fs.String("status", "", "only this status: PENDING, DELIVERED, FAILED or NOT_SENT")
+			order = fs.String("order", string(delivery.OrderDesc), "desc (newest first) or asc (oldest first), as the API's order parameter")
 			limit = fs.Int("limit", 50, fmt.Sprintf("at most this many, 1 to %d", delivery.DeliveriesPageMax))
 			asJSON = fs.Bool("json", false, "print JSON")
 		},
@@ -31,7 +32,11 @@ func cmdCallbacksList(ctx context.Context, e *env, args []string) error {
 				// something else than they would get.
 				return postings.FieldErrorf("limit", "must be from 1 to %d", delivery.DeliveriesPageMax)
 			}
-			list, err := l.Deliveries.Deliveries(ctx, m.ID, strings.ToUpper(*status), *limit)
+			o, err := delivery.ParseOrder("order", *order, delivery.OrderDesc)
+			if err != nil {
+				return err
+			}
+			list, err := l.Deliveries.DeliveriesInOrder(ctx, m.ID, strings.ToUpper(*status), o, *limit)
 			if err != nil {
 				return err
 			}

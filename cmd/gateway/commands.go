@@ -37,7 +37,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 }
 
 func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "merchant create", "Create a merchant. Prints shopNo, publicKey and privateKey once: store them.")
+	fs := newFlags(e, "merchant create", "Create a merchant. Prints shopNo, publicKey, privateKey and webhookSecret once: store them.")
 	name := fs.String("name", "", "display name (required)")
 	currencies := fs.String("currencies", "", "comma-separated ISO 4217 codes, e.g. USD,EUR (required)")
 	whitelist := fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes allowed to call /shop (default: any)")
@@ -57,7 +57,7 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 		return printJSON(e, map[string]any{
 			"shopNo": creds.ShopNo, "publicKey": creds.PublicKey, "privateKey": creds.PrivateKey,
 			"name": m.Name, "currencies": m.Currencies, "ipWhitelist": m.IPWhitelist, "status": m.Status,
-			"test": m.Test,
+			"test": m.Test, "webhookSecret": firstWebhookSecret(ctx, e, l, m.ID),
 		})
 	})
 }

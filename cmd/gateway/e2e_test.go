@@ -135,6 +135,8 @@ type credentials struct {
 	PublicKey  string   `json:"publicKey"`
 	PrivateKey string   `json:"privateKey"`
 	Currencies []string `json:"currencies"`
+	// WebhookSecret is the Standard Webhooks secret (whsec_…).
+	WebhookSecret string `json:"webhookSecret"`
 }
 
 func (g *gateway) createMerchant(name, currencies string) credentials {

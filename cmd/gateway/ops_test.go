@@ -158,6 +158,9 @@ func TestOperatorCommands(t *testing.T) {
 		g.mustFail("--limit", "callbacks", "list", "--shop-no", c.ShopNo, "--limit", limit)
 	}
 	g.mustFail("event", "callbacks", "replay", "--shop-no", c.ShopNo, "--event-id", "evt_nosuchevent")
+	// The API's order rule: asc or desc, nothing else.
+	g.mustRun("callbacks", "list", "--shop-no", c.ShopNo, "--order", "asc")
+	g.mustFail("order", "callbacks", "list", "--shop-no", c.ShopNo, "--order", "newest")
 
 	list := filepath.Join(t.TempDir(), "sanctions.csv")
 	if err := os.WriteFile(list, []byte("name,country\nEvil Corp,DE\n"), 0o600); err != nil {

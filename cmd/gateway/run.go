@@ -81,6 +81,7 @@ func subcommands() []subcommand {
 		{"fx list", "list the FX rates", cmdFXList},
 		{"callbacks list", "list a merchant's events with their delivery status", cmdCallbacksList},
 		{"callbacks replay", "send an event, or every failed one, again", cmdCallbacksReplay},
+		{"webhook secret roll", "replace a merchant's Standard Webhooks secret (whsec_), the old one signing for an overlap", cmdWebhookSecretRoll},
 		{"sanctions load", "replace the sanctions list that remittance screening reads", cmdSanctionsLoad},
 		{"rail settle", "report an in-flight remittance settled (as the rail partner)", cmdRail(remittance.RemitSettled)},
 		{"rail return", "report an in-flight remittance returned (as the rail partner)", cmdRail(remittance.RemitReturned)},

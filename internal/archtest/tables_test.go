@@ -50,6 +50,8 @@ var tableOwners = map[string]string{
 	// 0005 and 0014: after the outbox's first row, a delivery is the
 	// dispatcher's: claims, records, listing and replays.
 	"deliveries": "internal/delivery", "delivery_attempts": "internal/delivery",
+	// 0020: the Standard Webhooks secrets, sealed, which only the sender opens.
+	"webhook_secrets": "internal/delivery",
 	// 0006_auditor.sql: the views the auditor role starts from. They are
 	// for people in psql; the module's own reads of them are reconcile's
 	// (the auditor's report).

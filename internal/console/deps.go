@@ -81,7 +81,7 @@ type Cards interface {
 
 // Deliveries are the webhook events and their replay (*delivery.Store).
 type Deliveries interface {
-	Deliveries(ctx context.Context, merchant int64, status string, limit int) ([]delivery.DeliveryInfo, error)
+	DeliveriesInOrder(ctx context.Context, merchant int64, status string, order delivery.Order, limit int) ([]delivery.DeliveryInfo, error)
 	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 	Event(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 	Attempts(ctx context.Context, merchant int64, eventID string, limit int) ([]delivery.Attempt, error)

@@ -32,7 +32,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, sess *session) {
 		s.fail(w, r, http.StatusBadRequest, "status: must be PENDING, DELIVERED, FAILED or NOT_SENT")
 		return
 	}
-	evs, err := s.cfg.Deliveries.Deliveries(r.Context(), sess.user.MerchantID, status, eventsPageMax)
+	// ?order=asc|desc, the API's and the CLI's rule (delivery.ParseOrder);
+	// newest first by default, as before.
+	order, err := delivery.ParseOrder("order", r.URL.Query().Get("order"), delivery.OrderDesc)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, "order: must be asc or desc")
+		return
+	}
+	evs, err := s.cfg.Deliveries.DeliveriesInOrder(r.Context(), sess.user.MerchantID, status, order, eventsPageMax)
 	if err != nil {
 		s.domainError(w, r, err)
 		return

@@ -28,7 +28,7 @@ func TestEveryConsoleFieldRefusesMalformedText(t *testing.T) {
 		{ann, "POST", "/users", []string{"login", "role"}},
 		{ann, "GET", "/cards", []string{"q", "status"}},
 		{ann, "GET", "/bill", []string{"startDate", "endDate", "page", "size"}},
-		{ann, "GET", "/events", []string{"status"}},
+		{ann, "GET", "/events", []string{"status", "order"}},
 		{ann, "GET", "/remittances", []string{"status", "before"}},
 		{ann, "GET", "/statement", []string{"startDate", "endDate"}},
 		{olga, "POST", "/operator/merchants", []string{"name", "currencies"}},

@@ -97,7 +97,7 @@ const recordTimeout = 10 * time.Second
 
 func (d *Dispatcher) attempt(ctx context.Context, del *Delivery) DeliveryOutcome {
 	at := d.opts.Now()
-	res := d.sender.Send(ctx, del.URL, del.Body, del.SigningKeys()...)
+	res := d.sender.SendSigned(ctx, del.URL, del.Body, del.Signing())
 	o := DeliveryOutcome{OK: res.OK, Status: res.Status, Error: res.Error, At: at, Duration: res.Duration}
 	if !res.OK {
 		d.rndMu.Lock()

@@ -3,11 +3,9 @@ package delivery_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,28 +30,7 @@ func TestSigningKeyRollOver(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	var mu sync.Mutex
-	var got []captured
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		got = append(got, captured{body: body, header: r.Header.Clone()})
-		mu.Unlock()
-		_, _ = w.Write([]byte(`{"code":200,"message":"ok"}`))
-	}))
-	t.Cleanup(srv.Close)
-	m, creds, err := f.l.CreateMerchant(ctx, merchant.Spec{Name: "Roller", Currencies: []string{"USD"}, CallbackURL: srv.URL + "/hooks"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.l.MerchantChanged(m.ID)
-	if _, err := f.l.Deposit(ctx, m.ID, "USD", 100_00, nil); err != nil {
-		t.Fatal(err)
-	}
-	c, err := f.l.Cards.CreateCard(ctx, m.ID, cards.CreateCardInput{Bin: "453201", Currency: "USD", Amount: 10_00}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rc, m, creds, c := newCapturedShop(t, f, "Roller")
 	d := f.dispatcher(nil)
 	old := creds.PrivateKey
 	roll, err := f.l.RollSigningKey(ctx, m.ID, time.Hour, nil)
@@ -73,14 +50,7 @@ func TestSigningKeyRollOver(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		return rec.Code == http.StatusOK
 	}
-	last := func() captured {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(got) == 0 {
-			t.Fatal("no callback arrived")
-		}
-		return got[len(got)-1]
-	}
+	last := func() captured { return rc.last(t) }
 
 	// During the overlap.
 	if _, err := f.l.Cards.FreezeCard(ctx, m.ID, c.CardNo, "", nil); err != nil {

@@ -133,8 +133,24 @@ func (s *Sender) CloseIdleConnections() { s.client.CloseIdleConnections() }
 // within the time-out; redirects are not followed and at most
 // ResponseBytesMax bytes of the answer are read.
 func (s *Sender) Send(ctx context.Context, rawURL string, body []byte, keys ...string) Result {
+	return s.SendSigned(ctx, rawURL, body, Signing{Keys: keys})
+}
+
+// Signing is what an attempt is signed with: the spec's keys (X-Sign,
+// X-Signatures), and, when WebhookSecrets is not empty, the Standard
+// Webhooks headers for EventID (webhook-id, webhook-timestamp,
+// webhook-signature) with each secret, beside them. The dispatcher always
+// gives both.
+type Signing struct {
+	Keys           []string
+	EventID        string
+	WebhookSecrets []string
+}
+
+// SendSigned is Send signing with both schemes (Signing).
+func (s *Sender) SendSigned(ctx context.Context, rawURL string, body []byte, sg Signing) Result {
 	start := time.Now()
-	res := s.send(ctx, rawURL, body, keys)
+	res := s.send(ctx, rawURL, body, sg)
 	res.Duration = time.Since(start)
 	if len(res.Error) > errorBytesMax {
 		res.Error = res.Error[:errorBytesMax]
@@ -142,7 +158,7 @@ func (s *Sender) Send(ctx context.Context, rawURL string, body []byte, keys ...s
 	return res
 }
 
-func (s *Sender) send(ctx context.Context, rawURL string, body []byte, keys []string) Result {
+func (s *Sender) send(ctx context.Context, rawURL string, body []byte, sg Signing) Result {
 	if err := ValidateURL(rawURL, s.allow); err != nil {
 		return Result{Error: trimPrefix(err.Error())}
 	}
@@ -155,8 +171,14 @@ func (s *Sender) send(ctx context.Context, rawURL string, body []byte, keys []st
 	ts := strconv.FormatInt(s.now().Unix(), 10)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
-	if err := signature.SetHeaders(req.Header, body, ts, keys...); err != nil {
+	if err := signature.SetHeaders(req.Header, body, ts, sg.Keys...); err != nil {
 		return Result{Error: "no private key to sign with"} // none, an empty one, or more than a receiver takes
+	}
+	if len(sg.WebhookSecrets) > 0 {
+		// The same timestamp as X-Timestamp: one attempt, one time.
+		if err := signature.SetStandardHeaders(req.Header, sg.EventID, ts, body, sg.WebhookSecrets...); err != nil {
+			return Result{Error: "no webhook secret to sign with"}
+		}
 	}
 
 	resp, err := s.client.Do(req)

@@ -35,8 +35,11 @@ type Delivery struct {
 	Body        []byte
 	PrivateKey  string
 	PreviousKey string // "" outside a roll's overlap
-	Attempt     int    // 1 for the first
-	WindowStart time.Time
+	// WebhookSecrets sign the Standard Webhooks headers: the merchant's
+	// secrets in force, oldest first (two during a roll's overlap).
+	WebhookSecrets []string
+	Attempt        int // 1 for the first
+	WindowStart    time.Time
 }
 
 // DeliveryLeaseMax bounds how long a claim keeps other dispatchers away
@@ -109,6 +112,14 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
+	shops := make(map[int64]string, len(rows))
+	for _, r := range rows {
+		shops[r.MerchantID] = r.ShopNo
+	}
+	secrets, err := s.webhookSecrets(ctx, shops)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Delivery, 0, len(rows))
 	for _, r := range rows {
 		key, err := s.sealer.OpenSigningKey(r.Sealed, r.ShopNo)
@@ -123,7 +134,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		}
 		out = append(out, Delivery{MerchantID: r.MerchantID, EventSeq: r.EventSeq, EventID: r.EventID, EventType: r.EventType,
 			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), PreviousKey: string(prev),
-			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC()})
+			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC(), WebhookSecrets: secrets[r.MerchantID]})
 	}
 	return out, nil
 }
@@ -245,10 +256,19 @@ const DeliveriesPageMax = 1000
 
 // Deliveries lists a merchant's events with their delivery (status
 // NOT_SENT for an event that has no target), newest first, optionally of
-// one status: the operator's `callbacks list`.
+// one status (DeliveriesInOrder).
 func (s *Store) Deliveries(ctx context.Context, merchant int64, status string, limit int) ([]DeliveryInfo, error) {
+	return s.DeliveriesInOrder(ctx, merchant, status, OrderDesc, limit)
+}
+
+// DeliveriesInOrder is Deliveries in either order (ParseOrder): the
+// operator's `callbacks list --order` and the console's events page.
+func (s *Store) DeliveriesInOrder(ctx context.Context, merchant int64, status string, order Order, limit int) ([]DeliveryInfo, error) {
 	if err := CheckStatus("status", status); err != nil {
 		return nil, err
+	}
+	if _, err := ParseOrder("order", string(order), OrderDesc); err != nil || order == "" {
+		return nil, postings.FieldErrorf("order", "must be asc or desc")
 	}
 	if limit <= 0 || limit > DeliveriesPageMax {
 		limit = DeliveriesPageMax
@@ -259,7 +279,7 @@ func (s *Store) Deliveries(ctx context.Context, merchant int64, status string, l
 		join merchants m on m.id = e.merchant_id
 		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
 		where e.merchant_id = ? and `+eventFilterSQL+`
-		order by e.event_seq desc
+		order by `+orderSQL[order]+`
 		limit ?`, merchant, status, status, pgdialect.Array([]string{}), pgdialect.Array([]string{}), limit).Scan(ctx, &out)
 	return out, ledger.MapError(err)
 }
@@ -355,6 +375,11 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 		return ReplayResult{}, ledger.MapError(err)
 	}
 	return ReplayResult{Replayed: out.Replayed, More: out.More}, nil
+}
+
+// Signing is how to sign an attempt of d: both schemes (Sender.SendSigned).
+func (d *Delivery) Signing() Signing {
+	return Signing{Keys: d.SigningKeys(), EventID: d.EventID, WebhookSecrets: d.WebhookSecrets}
 }
 
 // SigningKeys are the keys to sign d with, oldest first (Sender.Send).

@@ -25,8 +25,9 @@
 // Verify over the raw bytes received. Never re-encode the JSON before
 // verifying: key order and spacing are not part of the contract.
 //
-// A second scheme (for example Standard Webhooks) belongs here too, beside
-// this one, with its own headers and its own Set and Verify functions.
+// The second scheme, Standard Webhooks v1 (webhook-id, webhook-timestamp,
+// webhook-signature with a whsec_ secret), is in standard.go, beside this
+// one: SetStandardHeaders, SignStandard, VerifyStandard.
 package signature
 
 import (

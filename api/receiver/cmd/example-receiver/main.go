@@ -8,6 +8,11 @@
 // separated by a space: a callback signed by either is accepted
 // (receiver.HandlerKeys).
 //
+// PAYGATE_WEBHOOK_SECRET (whsec_…, from `gateway webhook secret roll`; both,
+// space-separated, during a roll) makes it verify the Standard Webhooks
+// headers too; given alone, without PAYGATE_PRIVATE_KEY, it verifies that
+// scheme only (receiver.HandlerStandard).
+//
 // The private key is read from the environment, not from a flag, so that it
 // does not show in the process list. Behind a TLS-terminating proxy in
 // production; plain HTTP here.
@@ -37,8 +42,9 @@ func main() {
 	tolerance := flag.Duration("tolerance", receiver.DefaultTolerance, "accepted clock difference of X-Timestamp, either way")
 	flag.Parse()
 	keys := strings.Fields(os.Getenv("PAYGATE_PRIVATE_KEY"))
-	if len(keys) == 0 || len(keys) > receiver.KeysMax {
-		fmt.Fprintln(os.Stderr, "example-receiver: set PAYGATE_PRIVATE_KEY to the shop's private key (sk_…), or to its old and new keys during a roll")
+	secrets := strings.Fields(os.Getenv("PAYGATE_WEBHOOK_SECRET"))
+	if len(keys) > receiver.KeysMax || len(secrets) > receiver.KeysMax || len(keys)+len(secrets) == 0 {
+		fmt.Fprintln(os.Stderr, "example-receiver: set PAYGATE_PRIVATE_KEY to the shop's private key (sk_…) and/or PAYGATE_WEBHOOK_SECRET to its webhook secret (whsec_…); during a roll, the old and the new one")
 		os.Exit(2)
 	}
 
@@ -53,7 +59,12 @@ func main() {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("POST "+*path, receiver.HandlerKeys(keys, receiver.Options{Tolerance: *tolerance}, onEvent))
+	opts := receiver.Options{Tolerance: *tolerance, WebhookSecrets: secrets}
+	h := receiver.HandlerStandard(secrets, opts, onEvent)
+	if len(keys) > 0 {
+		h = receiver.HandlerKeys(keys, opts, onEvent)
+	}
+	mux.Handle("POST "+*path, h)
 	srv := &http.Server{
 		Addr:              *addr,
 		Handler:           mux,
