@@ -182,9 +182,9 @@ type chainStream struct {
 		lastSeq  int64 // and its sequence
 	}
 	billSeq  billSeqCount
-	follow   chainFollower   // the bill's balance_after chain (verify_chain.go)
-	fold     balanceFold     // each account's postings (verify_balances.go)
-	accounts accountProblems // the accounts pass's
+	follow   chainFollower       // the bill's balance_after chain (verify_chain.go)
+	fold     balanceFold         // each account's postings (verify_balances.go)
+	accounts accountProblems     // the accounts pass's
 	cp       *checkpointFollower // nil without a checkpoint (checkpoint.go)
 }
 
