@@ -1,11 +1,15 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/paygate/gateway/internal/audit"
 )
 
 // The auditor's round trip through the commands: a key pair, a checkpoint
@@ -70,5 +74,42 @@ func TestAuditCheckpointCommands(t *testing.T) {
 	r = g.run("audit", "verify", "--checkpoint", file, "--public-key", key+".pub")
 	if r.code() != 1 || !strings.Contains(r.stdout, "BREAK checkpoint_rollback") {
 		t.Errorf("a rolled-back journal: exit %d:\n%s", r.code(), r.stdout)
+	}
+}
+
+// With a key configured, serve's checkpoint worker signs one at start (and
+// every GATEWAY_CHECKPOINT_EVERY after): a stored checkpoint appears whose
+// signature the public key verifies. Without a key there is no worker.
+func TestServeWritesCheckpoints(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	c := g.createMerchant("Checkpointed shop", "USD")
+	g.deposit(c.ShopNo, "USD", "1.00")
+	key := filepath.Join(t.TempDir(), "checkpoint.key")
+	g.mustRun("audit", "checkpoint-key", "--out", key)
+	g.env["GATEWAY_CHECKPOINT_KEY_FILE"] = key
+	s := g.serve()
+	s.mustBeHealthy()
+	l := g.openTestLedger()
+	var signed, sig []byte
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		err := l.DB().QueryRow(`select signed, signature from audit_checkpoints order by id desc limit 1`).Scan(&signed, &sig)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint stored by the worker: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond) // polling for a condition, not synchronising
+	}
+	s.mustStop()
+	pem, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := audit.ParsePublicKey(pem)
+	if err != nil || !ed25519.Verify(pub, signed, sig) || !strings.HasPrefix(string(signed), audit.PurposeCheckpoint+"\ntime ") {
+		t.Errorf("the stored checkpoint does not verify (%v): %q", err, signed)
 	}
 }

@@ -128,6 +128,8 @@ var malformed = []struct {
 	{env: "GATEWAY_RAIL_RETURN_PATTERN", value: "(", want: `GATEWAY_RAIL_RETURN_PATTERN (--rail-return-pattern): "(" is not a regular expression`},
 	{env: "GATEWAY_RAIL_RETURN_REASON", value: "bad reason", want: `GATEWAY_RAIL_RETURN_REASON (--rail-return-reason): "bad reason" is not an ISO 20022 return reason code`},
 	{env: "GATEWAY_REQUIRE_SANCTIONS_LIST", value: "on", want: `GATEWAY_REQUIRE_SANCTIONS_LIST (--require-sanctions-list): "on" is not true or false`},
+	{env: "GATEWAY_CHECKPOINT_KEY_FILE", value: "/nonexistent/checkpoint.key", want: `GATEWAY_CHECKPOINT_KEY_FILE (--checkpoint-key-file): "/nonexistent/checkpoint.key" cannot be read: no such file or directory`},
+	{env: "GATEWAY_CHECKPOINT_EVERY", value: "30s", want: `GATEWAY_CHECKPOINT_EVERY (--checkpoint-every): "30s" is shorter than 1m0s`},
 	{env: "GOGC", value: "fast", want: `GOGC: "fast" is not a percentage (a whole number) or off`},
 	{env: "GOMEMLIMIT", value: "150MB", want: `GOMEMLIMIT: "150MB" is not a size such as 150MiB, or off`},
 }
