@@ -28,12 +28,38 @@ import (
 // checks the signature with the public key alone.
 type Checkpoint struct {
 	Version   int              `json:"version"`
-	Time      time.Time        `json:"time"`
+	Time      Stamp            `json:"time"`
 	KeyID     string           `json:"keyId"`
 	TreeSize  int              `json:"treeSize"`
 	Root      string           `json:"root"`
 	Heads     []CheckpointHead `json:"heads"`
 	Signature string           `json:"signature"` // 128 hex digits
+}
+
+// Stamp is a checkpoint's time, written the same way in the file and in
+// the statement signed: UTC, exactly six decimals
+// (2026-11-27T09:42:17.123456Z), so that an auditor copies it as it is.
+type Stamp struct{ time.Time }
+
+const stampLayout = "2006-01-02T15:04:05.000000Z"
+
+func (s Stamp) String() string { return s.UTC().Format(stampLayout) }
+
+// MarshalJSON writes the stamp as its string.
+func (s Stamp) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// UnmarshalJSON reads exactly the layout written.
+func (s *Stamp) UnmarshalJSON(b []byte) error {
+	var v string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	t, err := time.Parse(stampLayout, v)
+	if err != nil {
+		return fmt.Errorf("time %q is not of the form 2026-11-27T09:42:17.123456Z", v)
+	}
+	s.Time = t
+	return nil
 }
 
 // CheckpointHead is one merchant's head in a checkpoint.
@@ -48,8 +74,7 @@ const checkpointVersion = 1
 
 // Statement is the statement the checkpoint's signature covers.
 func (c *Checkpoint) Statement() []byte {
-	return fmt.Appendf(nil, "time %s\ntree_size %d\nroot %s\n",
-		c.Time.UTC().Format("2006-01-02T15:04:05.000000Z"), c.TreeSize, c.Root)
+	return fmt.Appendf(nil, "time %s\ntree_size %d\nroot %s\n", c.Time, c.TreeSize, c.Root)
 }
 
 // computeRoot recomputes the root from the heads, which must be in strictly
@@ -116,7 +141,7 @@ const checkpointHeadsSQL = `select merchant_id, last_seq, last_hash from ledger_
 // Checkpoint reads every merchant's head, signs the checkpoint with signer
 // and stores it (audit_checkpoints), in one transaction on the primary.
 func (s *Service) Checkpoint(ctx context.Context, signer *Signer) (*Checkpoint, error) {
-	c := &Checkpoint{Version: checkpointVersion, Time: time.Now().UTC().Truncate(time.Microsecond), KeyID: signer.KeyID()}
+	c := &Checkpoint{Version: checkpointVersion, Time: Stamp{time.Now().UTC().Truncate(time.Microsecond)}, KeyID: signer.KeyID()}
 	tx, err := s.l.DB().BeginTx(ctx, nil)
 	if err != nil {
 		return nil, ledger.MapError(err)
@@ -152,7 +177,7 @@ func (s *Service) Checkpoint(ctx context.Context, signer *Signer) (*Checkpoint, 
 	}
 	root, _ := hex.DecodeString(c.Root)
 	if _, err := tx.ExecContext(ctx, `insert into audit_checkpoints (created_at, key_id, tree_size, root, heads, signed, signature)
-		values (?, ?, ?, ?, ?, ?, ?)`, c.Time, c.KeyID, c.TreeSize, root, string(heads), signedMessage(PurposeCheckpoint, stmt), sig); err != nil {
+		values (?, ?, ?, ?, ?, ?, ?)`, c.Time.Time, c.KeyID, c.TreeSize, root, string(heads), signedMessage(PurposeCheckpoint, stmt), sig); err != nil {
 		return nil, ledger.MapError(err)
 	}
 	return c, ledger.MapError(tx.Commit())

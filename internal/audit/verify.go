@@ -216,7 +216,7 @@ func (s *Service) Verify(ctx context.Context, opts VerifyOptions) (*Report, erro
 	rep := &Report{Merchants: v.merchants, Entries: v.stream.entries, Postings: v.stream.postings,
 		Problems: []Problem{}, Heads: v.heads}
 	if c := opts.Checkpoint; c != nil {
-		rep.Checkpoint = &CheckpointRef{Time: c.Time, KeyID: c.KeyID, TreeSize: c.TreeSize, Root: c.Root}
+		rep.Checkpoint = &CheckpointRef{Time: c.Time.Time, KeyID: c.KeyID, TreeSize: c.TreeSize, Root: c.Root}
 		for _, p := range c.Check(opts.PublicKey) {
 			rep.add(p)
 		}
