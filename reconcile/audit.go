@@ -6,9 +6,11 @@ package reconcile
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/paygate/gateway/internal/audit"
 )
@@ -28,12 +30,15 @@ type AuditOptions struct {
 	// Progress receives a progress bar when it is a terminal; otherwise
 	// nothing is drawn.
 	Progress io.Writer
+	// Checkpoint, checked with PublicKey, is what the journal must extend.
+	Checkpoint *audit.Checkpoint
+	PublicKey  ed25519.PublicKey
 }
 
 // Audit runs the ledger's verification, prints a report naming each break,
 // and reports whether the journal verifies.
 func Audit(ctx context.Context, v Verifier, o AuditOptions) (bool, error) {
-	opts := audit.VerifyOptions{Merchant: o.Merchant}
+	opts := audit.VerifyOptions{Merchant: o.Merchant, Checkpoint: o.Checkpoint, PublicKey: o.PublicKey}
 	bar := newProgressBar(o.Progress)
 	if bar != nil {
 		opts.Progress = bar.update
@@ -58,6 +63,10 @@ func Audit(ctx context.Context, v Verifier, o AuditOptions) (bool, error) {
 	}
 	if rep.ProblemsOmitted > 0 {
 		fmt.Fprintf(o.Out, "… and %d more breaks\n", rep.ProblemsOmitted)
+	}
+	if c := rep.Checkpoint; c != nil {
+		fmt.Fprintf(o.Out, "checked against the checkpoint of %s: %d heads, root %s, key %s\n",
+			c.Time.UTC().Format(time.RFC3339), c.TreeSize, c.Root, c.KeyID)
 	}
 	verdict := "OK"
 	if !rep.OK() {

@@ -103,7 +103,13 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "audit verify", "Check the journal's invariants. Exit status 1 and a report naming each break if any fails.")
 	shopNo := fs.String("shop-no", "", "check one merchant only")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	cpFile := fs.String("checkpoint", "", "a checkpoint file: the journal must extend it (docs/audit.md#checkpoints)")
+	pubFile := fs.String("public-key", "", "the checkpoint key's public half (default: that of $"+checkpointKeyVar+")")
 	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	cp, pub, err := verifyCheckpoint(e, *cpFile, *pubFile)
+	if err != nil {
 		return err
 	}
 	s, l, err := openLedger(ctx, e)
@@ -126,7 +132,7 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 		merchant = m.ID
 	}
 	ok, err := reconcile.Audit(ctx, audit.New(l.Ledger), reconcile.AuditOptions{
-		Merchant: merchant, JSON: *asJSON, Out: e.stdout, Progress: e.stderr,
+		Merchant: merchant, JSON: *asJSON, Out: e.stdout, Progress: e.stderr, Checkpoint: cp, PublicKey: pub,
 	})
 	if err != nil {
 		return err

@@ -93,6 +93,8 @@ func subcommands() []subcommand {
 		{"network show", "print one authorization and what became of its hold", cmdNetworkShow},
 		{"audit verify", "check hash chains, sequences, balances and bill lines; exit 1 on any break", cmdAuditVerify},
 		{"audit statement", "check a merchant's statement over UTC days: opening + movements = closing; exit 1 on a mismatch", cmdAuditStatement},
+		{"audit checkpoint", "sign every merchant's journal head, store the checkpoint and print it for an auditor to keep", cmdAuditCheckpoint},
+		{"audit checkpoint-key", "make the Ed25519 key pair that signs checkpoints (the database never holds it)", cmdAuditCheckpointKey},
 		{"audit role", "create or update an auditor's read-only database login (member of gateway_auditor)", cmdAuditRole},
 		{"reconcile settlement", "match a card network settlement CSV against the CARD_SETTLE entries; exit 0 only if all match", cmdReconcileSettlement},
 		{"console user create", "create a web console user (merchant admin/finance/readonly, operator, auditor)", cmdConsoleUserCreate},

@@ -135,7 +135,9 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	// ledger stops (closers run in reverse).
 	a.closers = append(a.closers, a.Services.Merchants.Close)
 	if !cfg.NoWorkers {
-		a.workers = newWorkers(cfg, a.Services, a.log)
+		if a.workers, err = newWorkers(cfg, a.Services, a.log); err != nil {
+			return a, err
+		}
 	}
 
 	stopPprof, err := startPprof(a.log, cfg.PprofAddr)

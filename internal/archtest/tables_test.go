@@ -59,6 +59,8 @@ var tableOwners = map[string]string{
 	// 0019_reconciliations.sql: the settlement runs a reconciliation
 	// accepted and the clearings each claimed (reconcile/records.go).
 	"reconciliation_runs": "reconcile", "reconciled_items": "reconcile",
+	// 0021_audit_anchor.sql: the signed checkpoints, append-only.
+	"audit_checkpoints": "internal/audit",
 	// 0012_console.sql: the console's users, sessions and audit trail.
 	"console_users": "internal/console", "console_sessions": "internal/console",
 	"console_login_attempts": "internal/console", "console_audit": "internal/console",

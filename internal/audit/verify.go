@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -52,6 +53,17 @@ const (
 	CheckEmptyEntry = "empty_entry" // an entry without postings
 	CheckHolds      = "holds"       // each card's held balance is the sum of its open holds
 	CheckBillBlocks = "bill_blocks" // the filtered bill's block counts are the bill lines' (sql/0010)
+	CheckAccount    = "account"     // an account's address is its identity's, and no two accounts share one
+
+	// Against a checkpoint (checkpoint.go): its signature and root, a
+	// journal that ends before it, an entry whose hash is not the one it
+	// recorded.
+	CheckCheckpointSignature = "checkpoint_signature"
+	CheckCheckpointRollback  = "checkpoint_rollback"
+	CheckCheckpointDiverged  = "checkpoint_diverged"
+	// The journal has no entry although its heads, its accounts or the
+	// checkpoint say it had: one problem instead of one per account.
+	CheckJournalEmptied = "journal_emptied"
 )
 
 // Report is the outcome of Verify.
@@ -59,9 +71,22 @@ type Report struct {
 	Merchants       int64     `json:"merchants"`
 	Entries         int64     `json:"entries"`
 	Postings        int64     `json:"postings"`
-	Problems        []Problem `json:"problems"`
+	Problems        []Problem `json:"problems"`        // never nil: [] in JSON when none
 	ProblemsOmitted int64     `json:"problemsOmitted"` // beyond ProblemsMax
 	Elapsed         string    `json:"elapsed"`
+	// Heads are the journal heads of the snapshot checked, in merchant
+	// order: what an auditor records to compare with next time.
+	Heads []CheckpointHead `json:"heads"`
+	// Checkpoint names the checkpoint the journal was checked against.
+	Checkpoint *CheckpointRef `json:"checkpoint,omitempty"`
+}
+
+// CheckpointRef names a checkpoint in a report.
+type CheckpointRef struct {
+	Time     time.Time `json:"time"`
+	KeyID    string    `json:"keyId"`
+	TreeSize int       `json:"treeSize"`
+	Root     string    `json:"root"`
 }
 
 // OK reports whether no invariant is broken.
@@ -111,6 +136,11 @@ type VerifyOptions struct {
 	// Progress is called now and then with the entries checked so far and
 	// the total to check, always from the same goroutine.
 	Progress func(done, total int64)
+
+	// Checkpoint, when set, is checked with PublicKey (checkpoint.go) and
+	// the journal must extend it.
+	Checkpoint *Checkpoint
+	PublicKey  ed25519.PublicKey
 
 	hooks *verifyHooks // tests only: see verify_export_test.go
 }
@@ -169,6 +199,9 @@ func (s *Service) Verify(ctx context.Context, opts VerifyOptions) (*Report, erro
 	}
 	v := &verifyRun{log: s.log, db: db, opts: opts, cancel: cancel, results: make([]problemList, len(verifyChecks))}
 	v.stream.merchant, v.stream.progress = opts.Merchant, opts.Progress
+	if opts.Checkpoint != nil {
+		v.stream.cp = newCheckpointFollower(opts.Checkpoint, opts.Merchant)
+	}
 	if h := opts.hooks; h != nil {
 		v.stream.fetchRows, v.stream.acc.max, v.stream.follow.max = h.fetchRows, h.accountsMax, h.chainMax
 		v.stream.follow.queried = h.chainQueried
@@ -180,8 +213,24 @@ func (s *Service) Verify(ctx context.Context, opts VerifyOptions) (*Report, erro
 		}
 		return nil, err
 	}
-	rep := &Report{Merchants: v.merchants, Entries: v.stream.entries, Postings: v.stream.postings}
+	rep := &Report{Merchants: v.merchants, Entries: v.stream.entries, Postings: v.stream.postings,
+		Problems: []Problem{}, Heads: v.heads}
+	if c := opts.Checkpoint; c != nil {
+		rep.Checkpoint = &CheckpointRef{Time: c.Time.Time, KeyID: c.KeyID, TreeSize: c.TreeSize, Root: c.Root}
+		for _, p := range c.Check(opts.PublicKey) {
+			rep.add(p)
+		}
+	}
+	if v.emptied != "" {
+		// Everything else follows from it: one problem, the rest counted.
+		rep.add(Problem{Check: CheckJournalEmptied, Merchant: opts.Merchant, Detail: v.emptied})
+		rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
+		return rep, nil
+	}
 	rep.merge(v.stream.problems)
+	if v.stream.cp != nil {
+		rep.merge(v.stream.cp.problems)
+	}
 	rep.merge(v.stream.bill)
 	a := &v.stream.accounts
 	for _, ps := range []problemList{a.balance, a.negative, a.receivable, a.currency} {
@@ -203,6 +252,8 @@ type verifyRun struct {
 	opts      VerifyOptions
 	cancel    context.CancelFunc
 	merchants int64
+	heads     []CheckpointHead // the snapshot's, for the report
+	emptied   string           // why the journal is known to have had entries, when it has none
 	stream    chainStream
 	results   []problemList // by index of verifyChecks
 
@@ -255,6 +306,7 @@ func (v *verifyRun) main(ctx context.Context, conn *pgx.Conn) error {
 		return err
 	}
 	v.merchants = int64(len(heads))
+	v.heads = reportHeads(heads)
 	v.stream.heads = heads
 	v.stream.billHeads = make(map[int64]int64, len(heads))
 	for m, h := range heads {
@@ -284,6 +336,12 @@ func (v *verifyRun) main(ctx context.Context, conn *pgx.Conn) error {
 	if err := v.stream.run(ctx, conn); err != nil {
 		v.fail(err)
 		return err
+	}
+	if v.stream.entries == 0 {
+		if v.emptied, err = emptiedEvidence(ctx, conn, v.opts, v.heads); err != nil {
+			v.fail(err)
+			return err
+		}
 	}
 	if h := v.opts.hooks; h != nil && h.helpersOnly {
 		wg.Wait()

@@ -29,6 +29,42 @@ type sqlCheck struct {
 // catch a changed amount even where the hash chain is recomputed by the
 // tamperer.
 var verifyChecks = []sqlCheck{
+	// Every account's address is the one its identity makes (merchant,
+	// type, currency, card: what the postings' hashes commit to through the
+	// account's id), no two accounts share an identity, and each balance
+	// row is in its account's merchant and currency. The writer finds an
+	// account by its address: a changed address would make it open a
+	// second account of the same identity and split its balance (issue 30,
+	// finding 1), and the hash cannot see it. One pass over accounts and
+	// a probe of its balance per account (no hash join: the plan
+	// cannot depend on the statistics, plans_read_test.go); a few accounts
+	// per merchant and card.
+	{name: "accounts", check: CheckAccount, cost: 50, sql: `
+		select x.merchant_id, x.address, x.detail from (
+		  select a.merchant_id, a.address, a.id,
+		         format('account %s: the address is not its identity''s, %s', a.id,
+		                'm:' || a.merchant_id || ':' || a.type || ':' || a.currency || coalesce(':' || a.card_no, '')) as detail
+		  from accounts a
+		  where ($1 = 0 or a.merchant_id = $1)
+		    and a.address <> 'm:' || a.merchant_id || ':' || a.type || ':' || a.currency || coalesce(':' || a.card_no, '')
+		  union all
+		  select a.merchant_id, min(a.address), min(a.id),
+		         format('%s accounts (ids %s) have one identity: %s %s %s', count(*), string_agg(a.id::text, ', ' order by a.id),
+		                a.type, a.currency, coalesce(a.card_no, ''))
+		  from accounts a
+		  where ($1 = 0 or a.merchant_id = $1)
+		  group by a.merchant_id, a.type, a.currency, a.card_no
+		  having count(*) > 1
+		  union all
+		  select a.merchant_id, a.address, a.id,
+		         format('account %s: its balance row says merchant %s and %s', a.id, b.merchant_id, b.currency)
+		  from accounts a
+		  cross join lateral (select merchant_id, currency from balances where account_id = a.id offset 0) b
+		  where ($1 = 0 or a.merchant_id = $1)
+		    and (b.merchant_id <> a.merchant_id or b.currency <> a.currency)
+		) x
+		order by x.merchant_id, x.id, x.detail
+		limit 1000`},
 	// The held balance of every issued card is the sum of its open holds,
 	// and an authorization holds exactly while it is open: the hold table
 	// and the journal are checked against each other. Each card of the

@@ -182,9 +182,10 @@ type chainStream struct {
 		lastSeq  int64 // and its sequence
 	}
 	billSeq  billSeqCount
-	follow   chainFollower   // the bill's balance_after chain (verify_chain.go)
-	fold     balanceFold     // each account's postings (verify_balances.go)
-	accounts accountProblems // the accounts pass's
+	follow   chainFollower       // the bill's balance_after chain (verify_chain.go)
+	fold     balanceFold         // each account's postings (verify_balances.go)
+	accounts accountProblems     // the accounts pass's
+	cp       *checkpointFollower // nil without a checkpoint (checkpoint.go)
 }
 
 // postingSides are a posting's two accounts, by id.
@@ -212,6 +213,7 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 	}
 	s.finishMerchant()
 	s.finishBillMerchant()
+	s.cp.finish()
 	for _, m := range slices.Sorted(maps.Keys(s.heads)) {
 		if h := s.heads[m]; h.seq != 0 {
 			s.problems.add(Problem{Check: CheckHead, Merchant: m, Detail: fmt.Sprintf("head says %d entries, the journal has none", h.seq)})
@@ -350,6 +352,7 @@ func (s *chainStream) startGroup(ev [][]byte, k journalKey, hasEntry bool) error
 	if k.merchant != s.chain.merchant {
 		s.finishMerchant()
 		s.chain.merchant, s.chain.expected, s.chain.prev, s.chain.lastID = k.merchant, 1, postings.GenesisHash, 0
+		s.cp.startMerchant(k.merchant)
 	}
 	return s.startEntry(ev, k.merchant, k.seq)
 }
@@ -490,6 +493,7 @@ func (s *chainStream) finishEntry() {
 		}
 	}
 	s.nets = nets
+	s.cp.entry(m, seq, s.hash[:])
 	s.chain.prev = s.hash
 	s.entries++
 	s.postings += int64(len(r.Postings))
@@ -525,6 +529,7 @@ func (s *chainStream) finishMerchant() {
 	if m == 0 {
 		return
 	}
+	s.cp.endMerchant(m, s.chain.expected-1)
 	h, ok := s.heads[m]
 	switch {
 	case !ok:

@@ -84,7 +84,7 @@ func (f *verifyFixture) tamper(t *testing.T, stmt string) {
 	stmt = strings.NewReplacer("$M", fmt.Sprint(f.m.ID), "$D1", fmt.Sprint(f.deposits[0]), "$D2", fmt.Sprint(f.deposits[1]),
 		"$D3", fmt.Sprint(f.deposits[2]), "$OTHER", fmt.Sprint(f.other.ID), "$FUND", fmt.Sprint(f.fundUSD),
 		"$CARD", f.card.CardNo).Replace(stmt)
-	tables := []string{"entries", "postings", "bill_lines"}
+	tables := []string{"entries", "postings", "bill_lines", "accounts"}
 	var b strings.Builder
 	for _, tb := range tables {
 		fmt.Fprintf(&b, "alter table %s disable trigger %s_append_only;\n", tb, tb)

@@ -86,6 +86,10 @@ type Config struct {
 	RailReturnReason     string         // GATEWAY_RAIL_RETURN_REASON
 	RequireSanctionsList bool           // GATEWAY_REQUIRE_SANCTIONS_LIST
 
+	// Signed checkpoints of the journal heads (docs/audit.md#checkpoints).
+	CheckpointKeyFile string        // GATEWAY_CHECKPOINT_KEY_FILE; "": no checkpoint worker
+	CheckpointEvery   time.Duration // GATEWAY_CHECKPOINT_EVERY
+
 	// Go's collector, as the operator set it ("": serve's own tuning).
 	GOGC       string // GOGC
 	GOMEMLIMIT string // GOMEMLIMIT

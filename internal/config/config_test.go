@@ -134,6 +134,8 @@ var malformed = []struct {
 	{env: "GATEWAY_REQUIRE_SANCTIONS_LIST", value: "on", want: `GATEWAY_REQUIRE_SANCTIONS_LIST (--require-sanctions-list): "on" is not true or false`},
 	{env: "GATEWAY_METRICS_TOKEN", value: "short", want: "GATEWAY_METRICS_TOKEN: "},
 	{env: "GATEWAY_BACKUP_REPO", value: "/nonexistent/repo", want: `GATEWAY_BACKUP_REPO (--backup-repo): "/nonexistent/repo" holds no pgbackrest.conf`},
+	{env: "GATEWAY_CHECKPOINT_KEY_FILE", value: "/nonexistent/checkpoint.key", want: `GATEWAY_CHECKPOINT_KEY_FILE (--checkpoint-key-file): "/nonexistent/checkpoint.key" cannot be read: no such file or directory`},
+	{env: "GATEWAY_CHECKPOINT_EVERY", value: "30s", want: `GATEWAY_CHECKPOINT_EVERY (--checkpoint-every): "30s" is shorter than 1m0s`},
 	{env: "GOGC", value: "fast", want: `GOGC: "fast" is not a percentage (a whole number) or off`},
 	{env: "GOMEMLIMIT", value: "150MB", want: `GOMEMLIMIT: "150MB" is not a size such as 150MiB, or off`},
 }

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"time"
 
@@ -152,6 +154,11 @@ func (c *Config) settings() []*setting {
 			}),
 		boolean(&c.RequireSanctionsList, "GATEWAY_REQUIRE_SANCTIONS_LIST", "refuse to pass screening while no sanctions list is loaded"),
 
+		text(&c.CheckpointKeyFile, "GATEWAY_CHECKPOINT_KEY_FILE", "",
+			"the Ed25519 key file that signs checkpoints of the journal heads (gateway audit checkpoint-key); unset: no checkpoint worker",
+			checkKeyFile),
+		duration(&c.CheckpointEvery, "GATEWAY_CHECKPOINT_EVERY", "1h", "how often the checkpoint worker signs and stores a checkpoint", time.Minute),
+
 		text(&c.GOGC, "GOGC", "", "Go's collector target; unset: 400 for serve", checkGOGC).noFlag(),
 		text(&c.GOMEMLIMIT, "GOMEMLIMIT", "", "Go's soft memory limit; unset: 150MiB for serve", checkGOMEMLIMIT).noFlag(),
 	}
@@ -197,6 +204,23 @@ func (c *Config) checkConsole() error {
 			c.ConsoleIdleTimeout, c.ConsoleSessionMax))
 	case c.ConsoleLockoutFor > consoleLockoutForMax:
 		return c.errorOf("GATEWAY_CONSOLE_LOCKOUT_DURATION", fmt.Sprintf("%v is longer than %v", c.ConsoleLockoutFor, consoleLockoutForMax))
+	}
+	return nil
+}
+
+// checkKeyFile refuses a key file that is not there, at start rather than
+// at the first checkpoint (its content and mode are checked when it is
+// loaded: internal/audit.LoadSigner).
+func checkKeyFile(v string) error {
+	if v == "" {
+		return nil
+	}
+	st, err := os.Stat(v)
+	if err != nil {
+		return fmt.Errorf("%q cannot be read: %v", v, errors.Unwrap(err))
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%q is not a file", v)
 	}
 	return nil
 }

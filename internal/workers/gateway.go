@@ -32,6 +32,10 @@ type Deps struct {
 	// dispatcher stops.
 	Sender *delivery.Sender
 	Log    *slog.Logger
+	// Checkpoint signs and stores a checkpoint of the journal heads
+	// (internal/audit), every CheckpointEvery; nil: no such worker.
+	Checkpoint      func(context.Context) error
+	CheckpointEvery time.Duration
 }
 
 // Gateway returns the gateway's workers, not started: hold expiry, the
@@ -55,7 +59,7 @@ func Gateway(d Deps) *Group {
 			callbacks.Wake()
 		}
 	})
-	return NewGroup(
+	ws := []Worker{
 		// Authorizations not cleared in time are released.
 		NewLoop("hold-expiry", holdExpiryInterval, func(ctx context.Context) (bool, error) {
 			for {
@@ -82,5 +86,13 @@ func Gateway(d Deps) *Group {
 			}
 			return false, nil
 		}, d.Log),
-	)
+	}
+	if d.Checkpoint != nil {
+		// Several gateway processes each sign their own: more checkpoints
+		// than needed, never fewer.
+		ws = append(ws, NewLoop("checkpoint", d.CheckpointEvery, func(ctx context.Context) (bool, error) {
+			return false, d.Checkpoint(ctx)
+		}, d.Log))
+	}
+	return NewGroup(ws...)
 }

@@ -175,6 +175,12 @@ func NewDatabase(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("pgtest: creating database: %v", err)
 	}
+	// A database's privileges are not copied from its template: what
+	// sql/0021 revoked there (auditors' temporary tables) is revoked here
+	// again, as on a database the migrations ran in.
+	if _, err := admin.ExecContext(ctx, "revoke temporary on database "+name+" from public"); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
 	t.Cleanup(func() {
 		admin, err := sql.Open("pgx", u)
 		if err != nil {
