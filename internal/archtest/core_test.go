@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -109,29 +108,15 @@ func TestPackageSizes(t *testing.T) {
 	}
 }
 
-// walkGo calls fn with every non-test Go file of the module under root.
+// walkGo calls fn with the source of every file of goFiles(root).
 func walkGo(t *testing.T, root string, fn func(path string, src []byte)) {
 	t.Helper()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "bin" || d.Name() == "var" ||
-			d.Name() == "testdata" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	for _, path := range goFiles(t, root) {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		fn(path, src)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -10,12 +10,12 @@ import (
 	"testing"
 )
 
-// eachGoFile parses every non-test Go file under root — not in hidden
-// folders, bin, var, testdata or node_modules — and calls f with the file
-// and its path from root, with slashes.
-func eachGoFile(t *testing.T, root string, f func(fset *token.FileSet, rel string, file *ast.File)) {
+// goFiles returns every non-test Go file under root — not in hidden
+// folders, bin, var, testdata or node_modules — as paths from the working
+// directory: the one walk of the source tests.
+func goFiles(t *testing.T, root string) []string {
 	t.Helper()
-	fset := token.NewFileSet()
+	var out []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -24,21 +24,31 @@ func eachGoFile(t *testing.T, root string, f func(fset *token.FileSet, rel strin
 			d.Name() == "testdata" || d.Name() == "node_modules") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			out = append(out, path)
 		}
-		file, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		f(fset, filepath.ToSlash(rel), file)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// eachGoFile parses every file of goFiles(root) and calls f with the file
+// and its path from root, with slashes.
+func eachGoFile(t *testing.T, root string, f func(fset *token.FileSet, rel string, file *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	for _, path := range goFiles(t, root) {
+		file, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(fset, filepath.ToSlash(rel), file)
 	}
 }
