@@ -134,15 +134,3 @@ func (s *connSet) cut(addrs map[string]bool) int {
 	return len(victims)
 }
 
-// count is how many connections dialled at addr are open.
-func (s *connSet) count(addr string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for c := range s.m {
-		if c.addr == addr {
-			n++
-		}
-	}
-	return n
-}
