@@ -133,4 +133,3 @@ func (s *connSet) cut(addrs map[string]bool) int {
 	}
 	return len(victims)
 }
-
