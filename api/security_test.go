@@ -88,6 +88,8 @@ var isolationProbes = map[string]string{
 	"GET /shop/webhook":                       "",
 	"PUT /shop/webhook":                       `{"callbackUrl":"https://merchant.example.com/probe"}`,
 	"GET /shop/webhook/events":                "size=500",
+	"GET /shop/webhook/events/:eventId":       "", // the event's id is the path's (:eventId)
+	"POST /shop/webhook/secret/roll":          `{"overlapHours":24}`,
 	"POST /shop/webhook/events/replay":        `{"eventId":"` + probeEvent + `"}`,
 	"POST /shop/webhook/events/replay-failed": `{"from":"{today}T00:00:00Z","to":"{today}T23:59:59Z"}`,
 	"GET /shop/keys":                          "",
@@ -139,7 +141,10 @@ func TestShopIsolationEveryRoute(t *testing.T) {
 		}
 		method, path, _ := strings.Cut(route, " ")
 		send := func(cardNo, txID, eventID string) *answer {
-			fill := strings.NewReplacer(probeCard, cardNo, probeTx, txID, probeEvent, eventID, "{today}", today).Replace(probe)
+			fills := strings.NewReplacer(probeCard, cardNo, probeTx, txID, probeEvent, eventID, "{today}", today)
+			fill := fills.Replace(probe)
+			// A path parameter names the object itself.
+			path := fills.Replace(strings.ReplaceAll(path, ":eventId", probeEvent))
 			if method == "GET" {
 				if fill != "" {
 					return s.request(&thief, method, path+"?"+fill, "")

@@ -109,9 +109,9 @@ func TestTamperMatrix(t *testing.T) {
 		}, want: []wantProblem{{audit.CheckCheckpointSignature, 0, "does not verify"}}, only: true},
 		{name: "checkpoint head changed", resign: func(t *testing.T, c *audit.Checkpoint) { c.Heads[0].Seq-- },
 			want: []wantProblem{{audit.CheckCheckpointSignature, 0, "a head was changed"}}},
-		{name: "truncated journal", tamper: `truncate bill_lines, postings, entries, bill_blocks, balances`,
+		{name: "truncated journal", tamper: `alter table reconciled_items drop constraint reconciled_items_entry_fkey; truncate bill_lines, postings, entries, bill_blocks, balances`,
 			want: []wantProblem{{audit.CheckJournalEmptied, 0, "the heads say"}}, only: true},
-		{name: "truncated journal and heads", tamper: `truncate bill_lines, postings, entries, bill_blocks, balances, ledger_heads`,
+		{name: "truncated journal and heads", tamper: `alter table reconciled_items drop constraint reconciled_items_entry_fkey; truncate bill_lines, postings, entries, bill_blocks, balances, ledger_heads`,
 			want: []wantProblem{{audit.CheckJournalEmptied, 0, "accounts exist"}}, only: true},
 	}
 	for _, tc := range cases {

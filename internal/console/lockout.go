@@ -12,6 +12,9 @@ import (
 // (docs/console.md, "Signing in"). Every check goes the same way, so no
 // page is a way around another's limits:
 //
+//  0. the user is looked up and the try is marked open (bursts.go) before
+//     it waits for anything, so that tries of a burst queued behind the
+//     hashes still see each other;
 //  1. a place among the hashes running at once (hashSlots); none within
 //     hashWait is a 503 with Retry-After, nothing counted;
 //  2. the address's slot, taken atomically (store.takeAddressSlot); at the
@@ -49,6 +52,18 @@ type checkOutcome struct {
 // /login, "account_", "stepup_").
 func (s *Server) checkCredentials(ctx context.Context, addr, purpose string, find func(context.Context) (*userRow, error),
 	pw, code string) (checkOutcome, error) {
+	u, err := find(ctx)
+	if err != nil {
+		return checkOutcome{}, err
+	}
+	var try *userTry
+	if u != nil {
+		// Open before the wait for a hash: with few hash places a burst
+		// queues there, and its tries must still overlap (TestConsoleHTTPFuzzLoginBursts
+		// found a right password signing in from a queued burst).
+		try = s.tries.begin(u.ID)
+		defer s.tries.end(u.ID, try)
+	}
 	if !s.takeHashSlot(ctx) {
 		return checkOutcome{reason: "busy", status: 503}, nil
 	}
@@ -62,7 +77,7 @@ func (s *Server) checkCredentials(ctx context.Context, addr, purpose string, fin
 		return checkOutcome{reason: "address_limited", status: 429},
 			s.store.recordAttempt(ctx, "", addr, false, purpose+"address_limited", now)
 	}
-	out, err := s.checkUser(ctx, find, pw, code, now)
+	out, err := s.checkUser(ctx, u, try, pw, code, now)
 	if err != nil {
 		return checkOutcome{}, err
 	}
@@ -74,11 +89,7 @@ func (s *Server) checkCredentials(ctx context.Context, addr, purpose string, fin
 }
 
 // checkUser is steps 3 to 5, once the address's slot is taken.
-func (s *Server) checkUser(ctx context.Context, find func(context.Context) (*userRow, error), pw, code string, now time.Time) (checkOutcome, error) {
-	u, err := find(ctx)
-	if err != nil {
-		return checkOutcome{}, err
-	}
+func (s *Server) checkUser(ctx context.Context, u *userRow, try *userTry, pw, code string, now time.Time) (checkOutcome, error) {
 	if u == nil {
 		CheckPassword(dummyHash(), pw) // the same cost as a known login
 		return checkOutcome{reason: "unknown_login"}, nil
@@ -91,8 +102,6 @@ func (s *Server) checkUser(ctx context.Context, find func(context.Context) (*use
 		CheckPassword(dummyHash(), pw) // locked: not checked, at the same cost
 		return checkOutcome{user: u, reason: "locked"}, nil
 	}
-	try := s.tries.begin(u.ID)
-	defer s.tries.end(u.ID, try)
 	return s.checkSlot(ctx, u, slot, try, pw, code, now)
 }
 

@@ -52,6 +52,9 @@ type Options struct {
 	// Request: the type is sent, not received. A property the schema
 	// requires must then not be omitempty (it would vanish when zero).
 	Request bool
+	// NotClient are the documented operations the client deliberately does
+	// not call, by operation id, each with the reason (CheckOperations).
+	NotClient map[string]string
 }
 
 // Compare returns the differences between s and typ, each naming its path
