@@ -237,7 +237,19 @@ func (b *browser) shot(t *testing.T, name string) {
 // whose answer htmx swaps in, or a navigation.
 func (b *browser) waitJS(t *testing.T, js string) {
 	t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-		t.Fatalf("waiting for %s: %v", js, err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(time.Until(deadline))))
+		// A click that submits a form navigates: a poll begun on the old
+		// page ends with "navigated or closed", and the condition is for
+		// the new one (TestBINCatalogue failed so under load).
+		if err != nil && strings.Contains(err.Error(), "navigated or closed") && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", js, err)
+		}
+		return
 	}
 }
