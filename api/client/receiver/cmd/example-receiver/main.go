@@ -33,7 +33,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/api/client/receiver"
 )
 
 func main() {
