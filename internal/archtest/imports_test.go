@@ -18,11 +18,11 @@ const module = "github.com/paygate/gateway/"
 // here fails the test until it is placed.
 var allowed = map[string][]string{
 	// Pure rules: no I/O.
-	"postings":                  {},
-	"internal/remittance/rules": {"postings"},
-	"internal/callbackurl":      {},
-	"api/client/receiver":              {"api/client/receiver/signature"}, // merchants import it: nothing else of ours
-	"api/client/receiver/signature":    {},                         // the callbacks' signature: the sender's and the receiver's
+	"postings":                      {},
+	"internal/remittance/rules":     {"postings"},
+	"internal/callbackurl":          {},
+	"api/client/receiver":           {"api/client/receiver/signature"}, // merchants import it: nothing else of ours
+	"api/client/receiver/signature": {},                                // the callbacks' signature: the sender's and the receiver's
 	// The typed client merchants import: the receiver's verification only.
 	"api/client":             {"api/client/receiver"},
 	"docs/examples/goclient": {"api/client"},
@@ -183,11 +183,11 @@ func TestUpwardImportsAreFound(t *testing.T) {
 // to PostgreSQL itself.
 func TestThirdPartyImports(t *testing.T) {
 	rules := map[string]func(imp string) bool{
-		"postings":                  func(imp string) bool { return imp == "github.com/cockroachdb/apd/v3" },
-		"internal/remittance/rules": func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/text/") },
-		"internal/callbackurl":      func(string) bool { return false },
-		"api/client/receiver":              func(string) bool { return false },
-		"api/client/receiver/signature":    func(string) bool { return false },
+		"postings":                      func(imp string) bool { return imp == "github.com/cockroachdb/apd/v3" },
+		"internal/remittance/rules":     func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/text/") },
+		"internal/callbackurl":          func(string) bool { return false },
+		"api/client/receiver":           func(string) bool { return false },
+		"api/client/receiver/signature": func(string) bool { return false },
 		"api": func(imp string) bool {
 			return !strings.HasPrefix(imp, "github.com/uptrace/bun") && !strings.HasPrefix(imp, "github.com/jackc/pgx")
 		},

@@ -96,13 +96,13 @@ func isInternal(pkg string) bool {
 // is.
 func TestPublicProblemsAreFound(t *testing.T) {
 	got := publicProblems(map[string]pkgInfo{
-		"api/client":             {name: "client", deps: []string{"api/client/receiver", "api/client/receiver/signature", "internal/netclient"}},
+		"api/client":                    {name: "client", deps: []string{"api/client/receiver", "api/client/receiver/signature", "internal/netclient"}},
 		"api/client/receiver":           {name: "receiver", deps: []string{"api/client/receiver/signature"}},
 		"api/client/receiver/signature": {name: "signature"},
-		"ledger":                 {name: "ledger", deps: []string{"postings"}},
-		"webhook":                {name: "webhook"},
-		"tools/internal/harness": {name: "harness", deps: []string{"ledger"}},
-		"cmd/gateway":            {name: "main", deps: []string{"internal/app"}},
+		"ledger":                        {name: "ledger", deps: []string{"postings"}},
+		"webhook":                       {name: "webhook"},
+		"tools/internal/harness":        {name: "harness", deps: []string{"ledger"}},
+		"cmd/gateway":                   {name: "main", deps: []string{"internal/app"}},
 	})
 	want := []string{"api/client is merchant-facing but links internal/netclient",
 		"webhook is public but neither merchant-facing nor public by layout (internal/archtest public_test.go, docs/architecture.md)"}

@@ -1,9 +1,7 @@
 package contracttest
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,20 +28,11 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// goCmd runs the go command in dir with the test's environment, offline:
-// every module the builds need is already in the module cache, because this
-// module's own build needed it.
+// goCmd runs the go command in dir, offline: every module the builds need
+// is already in the module cache, because this module's own build needed it.
 func goCmd(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out.String())
-	}
-	return out.String()
+	return run(t, dir, []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off"}, "go", args...)
 }
 
 // TestClientModuleTests runs the client module's tests, its contract test
