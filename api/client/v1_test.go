@@ -15,19 +15,19 @@ import (
 // The base URL is checked when the client is made.
 func TestBaseURL(t *testing.T) {
 	for raw, want := range map[string]string{
-		"https://gw.example.com:8443":          "https://gw.example.com:8443",
-		"https://gw.example.com:8443/":         "https://gw.example.com:8443",
-		"https://gw.example.com/paygate/": "https://gw.example.com/paygate",
-		"http://gw.example.com:8443":           "",
-		"https://gw.example.com:8443/shop":     "",
-		"https://gw.example.com:8443/shop/":    "",
-		"https://h/x/shop":                "",
-		"https://u:p@gw.example.com:8443":      "",
-		"https://gw.example.com:8443?a=1":      "",
-		"https://gw.example.com:8443#x":        "",
-		"gw.example.com:8443":                  "",
-		"":                                "",
-		"mailto:x@y":                      "",
+		"https://gw.example.com:8443":       "https://gw.example.com:8443",
+		"https://gw.example.com:8443/":      "https://gw.example.com:8443",
+		"https://gw.example.com/paygate/":   "https://gw.example.com/paygate",
+		"http://gw.example.com:8443":        "",
+		"https://gw.example.com:8443/shop":  "",
+		"https://gw.example.com:8443/shop/": "",
+		"https://h/x/shop":                  "",
+		"https://u:p@gw.example.com:8443":   "",
+		"https://gw.example.com:8443?a=1":   "",
+		"https://gw.example.com:8443#x":     "",
+		"gw.example.com:8443":               "",
+		"":                                  "",
+		"mailto:x@y":                        "",
 	} {
 		c, err := New(Config{BaseURL: raw, ShopNo: "SH1", PublicKey: "pk"})
 		switch {

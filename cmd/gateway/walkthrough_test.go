@@ -61,6 +61,9 @@ func TestWalkthroughRuns(t *testing.T) {
 	cmd.Stdin = strings.NewReader(doctest.Script(blocks))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "TZ=UTC",
 		"DATABASE_URL=" + g.env["DATABASE_URL"], "GATEWAY_LOG_LEVEL=warn",
+		// The page's commands listen on nothing; the listener settings are
+		// the test's anyway, so that no command could take a fixed port.
+		"GATEWAY_ADDR=127.0.0.1:0", "GATEWAY_CONSOLE_ADDR=127.0.0.1:0",
 		"GATEWAY_INTERNAL_ADDR=" + internal[1], "RECEIVER_ADDR=" + freeLoopbackAddr(t)}
 	cmd.WaitDelay = 5 * time.Second // the page's background receiver may hold the output open
 	// Its own process group, so that whatever the page left running in

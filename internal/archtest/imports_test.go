@@ -95,6 +95,7 @@ var allowed = map[string][]string{
 	"internal/netclient":     {"api/client"},
 	"tools/internal/harness": {"api/client", "internal/netclient", "ledger/pgcluster"},
 	"internal/contracttest":  {},
+	"internal/doctest":       {},
 	"internal/archtest":      {},
 }
 
