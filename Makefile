@@ -185,7 +185,8 @@ lint: vet lint-openapi
 		echo "make lint: installing golangci-lint $(GOLANGCI_LINT_VERSION) into bin/"; \
 		GOBIN="$(CURDIR)/bin" $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
 	fi; \
-	"$$lint" run ./...
+	"$$lint" run ./...; \
+	cd api/client && "$$lint" run ./...
 
 # lint-openapi lints both OpenAPI documents with Redocly's recommended rules:
 # any warning fails (redocly exits 0 on warnings, so its report is read).
@@ -206,8 +207,11 @@ lint-openapi:
 fmt:
 	gofmt -s -w $$(find . \( -path ./var -o -path ./bin -o -path ./.git \) -prune -o -name '*.go' -print)
 
+# The Go client is a module of its own (api/client/go.mod): vet and lint
+# it too; make test runs its tests (internal/contracttest).
 vet:
 	$(GO) vet ./...
+	cd api/client && $(GO) vet ./...
 
 clean:
 	rm -rf bin/

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/api/client/receiver"
 )
 
 // Callbacks: the gateway's signed events (docs/callbacks.md), verified by

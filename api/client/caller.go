@@ -102,6 +102,10 @@ func NewHTTPClient(roots *x509.CertPool, idleConnsMax int) *http.Client {
 func (c *Caller) Do(ctx context.Context, req *Request, out any) error {
 	var body []byte
 	if req.Body != nil {
+		if field := unsetDecimal(req.Body); field != "" {
+			return &Error{Field: field, Message: field + ": is required (the Decimal was never set)",
+				Err: fmt.Errorf("%w: %s: %w", errNotSent, field, errDecimalUnset), IdempotencyKey: req.IdempotencyKey}
+		}
 		b, err := json.Marshal(req.Body)
 		if err != nil {
 			return &Error{Err: fmt.Errorf("%w: encoding it: %w", errNotSent, err), IdempotencyKey: req.IdempotencyKey}

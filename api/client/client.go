@@ -41,16 +41,16 @@ type Config struct {
 
 // New returns a client of the /shop API.
 func New(cfg Config) (*Client, error) {
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, errors.New("client: BaseURL must be an http(s) URL such as https://127.0.0.1:8443")
+	base, err := parseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.ShopNo == "" || cfg.PublicKey == "" {
 		return nil, errors.New("client: ShopNo and PublicKey are required")
 	}
 	shop, key, version := cfg.ShopNo, cfg.PublicKey, cfg.APIVersion
 	return &Client{caller: Caller{
-		BaseURL:   strings.TrimRight(u.Scheme+"://"+u.Host+u.Path, "/"),
+		BaseURL:   base,
 		HTTP:      cfg.HTTPClient,
 		Retry:     cfg.Retry,
 		UserAgent: cfg.UserAgent,

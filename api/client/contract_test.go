@@ -1,8 +1,13 @@
+//go:build contract
+
 package client
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -148,5 +153,33 @@ func TestContractComponents(t *testing.T) {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("the client has a type for schema %s, which the spec lacks", name)
 		}
+	}
+}
+
+// TestEveryDocumentedCodeIsAConstant: each code of docs/errors.md's
+// business table has its Code constant (CodeEventNotFound was documented
+// on a method before it existed).
+func TestEveryDocumentedCodeIsAConstant(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "errors.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[int]bool{}
+	for _, c := range []Code{CodeOK, CodeFailure, CodeInsufficientFunds, CodeCardNotFound, CodeCardFrozen, CodeCardCancelled,
+		CodeCurrencyNotAllowed, CodeBINNotOpen, CodeLimitExceeded, CodeIdempotencyConflict, CodeInProgress, CodeFXUnavailable,
+		CodeRemittanceNotFound, CodeAuthorizationNotFound, CodeAuthorizationClosed, CodeEventNotFound} {
+		have[int(c)] = true
+	}
+	row := regexp.MustCompile("(?m)^\\| (\\d{3,4}) \\| (`|any)")
+	found := 0
+	for _, m := range row.FindAllStringSubmatch(string(raw), -1) {
+		n, _ := strconv.Atoi(m[1])
+		found++
+		if !have[n] {
+			t.Errorf("docs/errors.md documents code %d; the client has no constant for it", n)
+		}
+	}
+	if found < 10 {
+		t.Fatalf("read %d business codes from docs/errors.md: the table's shape changed", found)
 	}
 }

@@ -55,7 +55,7 @@ func TestDecimalExact(t *testing.T) {
 	if _, err := json.Marshal(TransferRequest{CardNo: "crd_1"}); err == nil {
 		t.Error("a request with an unset amount was encoded")
 	}
-	c, err := New(Config{BaseURL: "http://127.0.0.1:1", ShopNo: "SH1", PublicKey: "pk"})
+	c, err := New(Config{BaseURL: "https://127.0.0.1:1", ShopNo: "SH1", PublicKey: "pk"})
 	if err != nil {
 		t.Fatal(err)
 	}

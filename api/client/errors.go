@@ -34,6 +34,7 @@ const (
 	CodeRemittanceNotFound    Code = 1101
 	CodeAuthorizationNotFound Code = 1201 // internal network API
 	CodeAuthorizationClosed   Code = 1202 // internal network API
+	CodeEventNotFound         Code = 1301 // a webhook event: unknown, or another merchant's
 )
 
 func (c Code) Error() string { return fmt.Sprintf("code %d", int(c)) }
@@ -70,6 +71,8 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	switch {
+	case e.Status == 0 && errors.Is(e.Err, errNotSent):
+		fmt.Fprintf(&b, "not sent: %v", e.Err)
 	case e.Status == 0:
 		fmt.Fprintf(&b, "no answer: %v", e.Err)
 	case e.Code == 0:
@@ -107,7 +110,7 @@ func (e *Error) Business() bool {
 func (e *Error) Temporary() bool {
 	switch {
 	case e.Status == 0:
-		return !errors.Is(e.Err, errContext) && !errors.Is(e.Err, errNotSent)
+		return !errors.Is(e.Err, errContext) && !errors.Is(e.Err, errNotSent) && !isTLSVerification(e.Err)
 	case e.Status == http.StatusTooManyRequests, e.Status == http.StatusServiceUnavailable:
 		return true
 	case e.Status == http.StatusOK && e.Code == CodeInProgress:

@@ -68,7 +68,7 @@ const (
 func newFake(t *testing.T, p RetryPolicy, answers ...func(http.ResponseWriter, *http.Request)) (*Client, *fakeGateway, *[]time.Duration) {
 	t.Helper()
 	f := &fakeGateway{answers: answers}
-	srv := httptest.NewServer(f)
+	srv := httptest.NewTLSServer(f)
 	t.Cleanup(srv.Close)
 	c, err := New(Config{BaseURL: srv.URL, ShopNo: "SH0000000001", PublicKey: "pk_test", HTTPClient: srv.Client(), Retry: p})
 	if err != nil {

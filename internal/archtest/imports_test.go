@@ -18,13 +18,13 @@ const module = "github.com/paygate/gateway/"
 // here fails the test until it is placed.
 var allowed = map[string][]string{
 	// Pure rules: no I/O.
-	"postings":                  {},
-	"internal/remittance/rules": {"postings"},
-	"internal/callbackurl":      {},
-	"api/receiver":              {"api/receiver/signature"}, // merchants import it: nothing else of ours
-	"api/receiver/signature":    {},                         // the callbacks' signature: the sender's and the receiver's
+	"postings":                      {},
+	"internal/remittance/rules":     {"postings"},
+	"internal/callbackurl":          {},
+	"api/client/receiver":           {"api/client/receiver/signature"}, // merchants import it: nothing else of ours
+	"api/client/receiver/signature": {},                                // the callbacks' signature: the sender's and the receiver's
 	// The typed client merchants import: the receiver's verification only.
-	"api/client":             {"api/receiver"},
+	"api/client":             {"api/client/receiver"},
 	"docs/examples/goclient": {"api/client"},
 	"sql":                    {},
 	// The HTTP surface's bounds as values: config reads them, api enforces them.
@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	"internal/cards":      {"ledger", "internal/database", "postings", "internal/fx", "internal/merchant", "internal/audit"},
 	"internal/network":    {"ledger", "internal/database", "postings", "internal/fx", "internal/cards"},
 	"internal/remittance": {"ledger", "internal/database", "postings", "internal/cards", "internal/remittance/rules"},
-	"internal/delivery":   {"ledger", "postings", "internal/merchant", "internal/callbackurl", "api/receiver/signature"},
+	"internal/delivery":   {"ledger", "postings", "internal/merchant", "internal/callbackurl", "api/client/receiver/signature"},
 	"internal/railsim":    {"internal/remittance"},
 	// The one ordered list of the domains the core runs (ledger.Domain).
 	"internal/domains": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance"},
@@ -95,13 +95,14 @@ var allowed = map[string][]string{
 	"internal/netclient":     {"api/client"},
 	"tools/internal/harness": {"api/client", "internal/netclient", "ledger/pgcluster"},
 	"internal/contracttest":  {},
+	"internal/doctest":       {},
 	"internal/archtest":      {},
 }
 
 // The commands wire everything: they may import any package of the module.
 // The load and fault tools (tools/bench, tools/chaos) are commands too;
 // nothing of the product imports them (layers_test.go).
-var commands = []string{"cmd/", "api/receiver/cmd/", "tools/bench", "tools/chaos"}
+var commands = []string{"cmd/", "api/client/receiver/cmd/", "tools/bench", "tools/chaos"}
 
 // upwardImports returns, for a graph of direct imports (module-relative
 // paths), every import the table does not allow.
@@ -183,11 +184,11 @@ func TestUpwardImportsAreFound(t *testing.T) {
 // to PostgreSQL itself.
 func TestThirdPartyImports(t *testing.T) {
 	rules := map[string]func(imp string) bool{
-		"postings":                  func(imp string) bool { return imp == "github.com/cockroachdb/apd/v3" },
-		"internal/remittance/rules": func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/text/") },
-		"internal/callbackurl":      func(string) bool { return false },
-		"api/receiver":              func(string) bool { return false },
-		"api/receiver/signature":    func(string) bool { return false },
+		"postings":                      func(imp string) bool { return imp == "github.com/cockroachdb/apd/v3" },
+		"internal/remittance/rules":     func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/text/") },
+		"internal/callbackurl":          func(string) bool { return false },
+		"api/client/receiver":           func(string) bool { return false },
+		"api/client/receiver/signature": func(string) bool { return false },
 		"api": func(imp string) bool {
 			return !strings.HasPrefix(imp, "github.com/uptrace/bun") && !strings.HasPrefix(imp, "github.com/jackc/pgx")
 		},

@@ -10,7 +10,7 @@ import (
 // merchantFacing are the packages merchants import: the typed client, the
 // reference receiver and its signature format. They are the module's public
 // API, kept stable, and they link nothing of the module but each other.
-var merchantFacing = []string{"api/client", "api/receiver", "api/receiver/signature"}
+var merchantFacing = []string{"api/client", "api/client/receiver", "api/client/receiver/signature"}
 
 // publicByLayout are outside internal/ only because the design card lays
 // the tree out so (docs/architecture.md, "Public packages"). Merchants do
@@ -96,13 +96,13 @@ func isInternal(pkg string) bool {
 // is.
 func TestPublicProblemsAreFound(t *testing.T) {
 	got := publicProblems(map[string]pkgInfo{
-		"api/client":             {name: "client", deps: []string{"api/receiver", "api/receiver/signature", "internal/netclient"}},
-		"api/receiver":           {name: "receiver", deps: []string{"api/receiver/signature"}},
-		"api/receiver/signature": {name: "signature"},
-		"ledger":                 {name: "ledger", deps: []string{"postings"}},
-		"webhook":                {name: "webhook"},
-		"tools/internal/harness": {name: "harness", deps: []string{"ledger"}},
-		"cmd/gateway":            {name: "main", deps: []string{"internal/app"}},
+		"api/client":                    {name: "client", deps: []string{"api/client/receiver", "api/client/receiver/signature", "internal/netclient"}},
+		"api/client/receiver":           {name: "receiver", deps: []string{"api/client/receiver/signature"}},
+		"api/client/receiver/signature": {name: "signature"},
+		"ledger":                        {name: "ledger", deps: []string{"postings"}},
+		"webhook":                       {name: "webhook"},
+		"tools/internal/harness":        {name: "harness", deps: []string{"ledger"}},
+		"cmd/gateway":                   {name: "main", deps: []string{"internal/app"}},
 	})
 	want := []string{"api/client is merchant-facing but links internal/netclient",
 		"webhook is public but neither merchant-facing nor public by layout (internal/archtest public_test.go, docs/architecture.md)"}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/api/client/receiver"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/gatewaytest"

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver/signature"
+	"github.com/paygate/gateway/api/client/receiver/signature"
 	"github.com/paygate/gateway/internal/callbackurl"
 )
 

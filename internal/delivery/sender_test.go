@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/api/client/receiver"
 )
 
 const testKey = "sk_test_0123456789abcdefghijklmnopqrstuv"

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver/signature"
+	"github.com/paygate/gateway/api/client/receiver/signature"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/merchant"
 )

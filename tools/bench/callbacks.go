@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/api/client/receiver"
 )
 
 // cbReceiver is the merchant's callback endpoint: an HTTP server in this

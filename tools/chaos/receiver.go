@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/api/client/receiver"
 )
 
 // callbackReceiver is the merchants' callback endpoint: it verifies each

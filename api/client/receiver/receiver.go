@@ -18,7 +18,7 @@ package receiver
 import (
 	"time"
 
-	"github.com/paygate/gateway/api/receiver/signature"
+	"github.com/paygate/gateway/api/client/receiver/signature"
 )
 
 // The callback headers (package signature).

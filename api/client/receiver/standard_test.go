@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver/signature"
+	"github.com/paygate/gateway/api/client/receiver/signature"
 )
 
 // The reference receiver verifies both schemes: with keys and secrets

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/api/client/receiver"
 )
 
 // The worked example of docs/callbacks.md: a card.created body, the

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver/signature"
+	"github.com/paygate/gateway/api/client/receiver/signature"
 )
 
 // Defaults of Options.

@@ -33,7 +33,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver"
+	"github.com/paygate/gateway/api/client/receiver"
 )
 
 func main() {
@@ -59,12 +59,7 @@ func main() {
 	}
 
 	mux := http.NewServeMux()
-	opts := receiver.Options{Tolerance: *tolerance, WebhookSecrets: secrets}
-	h := receiver.HandlerStandard(secrets, opts, onEvent)
-	if len(keys) > 0 {
-		h = receiver.HandlerKeys(keys, opts, onEvent)
-	}
-	mux.Handle("POST "+*path, h)
+	mux.Handle("POST "+*path, handler(keys, secrets, *tolerance, onEvent))
 	srv := &http.Server{
 		Addr:              *addr,
 		Handler:           mux,
@@ -86,4 +81,16 @@ func main() {
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Fatalf("example-receiver: %v", err)
 	}
+}
+
+// handler verifies with the private keys when any are given (X-Sign, and
+// the Standard Webhooks headers too when secrets are given), else with the
+// webhook secrets alone. (HandlerStandard was once built first whatever the
+// settings, and panicked for a receiver given only PAYGATE_PRIVATE_KEY.)
+func handler(keys, secrets []string, tolerance time.Duration, onEvent func(context.Context, receiver.Event) error) http.Handler {
+	opts := receiver.Options{Tolerance: tolerance, WebhookSecrets: secrets}
+	if len(keys) > 0 {
+		return receiver.HandlerKeys(keys, opts, onEvent)
+	}
+	return receiver.HandlerStandard(secrets, opts, onEvent)
 }

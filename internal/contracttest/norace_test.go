@@ -1,0 +1,5 @@
+//go:build !race
+
+package contracttest
+
+const raceEnabled = false
