@@ -63,8 +63,6 @@ type appendCmd struct {
 	// check runs first, against the locked merchant (for instance: is the
 	// currency enabled).
 	check func(tx *Tx, h *head) error
-	// after runs for each entry posted (for instance: emit its event).
-	after func(tx *Tx, rec *postings.Record) error
 }
 
 func (c *appendCmd) MerchantID() int64 { return c.batch.Merchant }
@@ -94,11 +92,6 @@ func (c *appendCmd) Execute(tx *Tx) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.after != nil {
-			if err := c.after(tx, rec); err != nil {
-				return nil, err
-			}
-		}
 		res.Records = append(res.Records, *rec)
 	}
 	return res, nil
@@ -125,4 +118,43 @@ func (c *appendCmd) replay(tx *Tx, row *idemRow) (any, error) {
 	}
 	res.Records = recs
 	return res, nil
+}
+
+// Deposit credits a merchant's funding account from its bank (world), as a
+// DEPOSIT entry. The currency must be one of the merchant's.
+func (l *Ledger) Deposit(ctx context.Context, merchant int64, currency string, minor int64, idem *Idempotency) (*postings.Record, error) {
+	e := postings.Entry{Merchant: merchant, Kind: postings.KindDeposit, Postings: []postings.Posting{{
+		Source:      postings.MerchantAccount(merchant, postings.AccountWorld, currency),
+		Destination: postings.MerchantAccount(merchant, postings.AccountFunding, currency),
+		Amount:      minor, Currency: currency,
+	}}}
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	b := Batch{Merchant: merchant, Entries: []postings.Entry{e}, Idempotency: idem}
+	if idem != nil && idem.Scope == "" {
+		c := *idem
+		c.Scope = ScopeLedger
+		b.Idempotency = &c
+	}
+	k, err := newIdemKey(merchant, b.Idempotency, func() [32]byte { return contentFingerprint(b.Entries) })
+	if err != nil {
+		return nil, err
+	}
+	cmd := &appendCmd{batch: b, check: func(_ *Tx, h *head) error {
+		if !h.merchant.HasCurrency(currency) {
+			return &postings.Error{Code: postings.EFORBIDDEN, Reason: postings.ReasonCurrency, Field: "currency",
+				Message: currency + " is not one of the merchant's currencies"}
+		}
+		return nil
+	}}
+	v, err := l.w.submit(ctx, cmd, k)
+	if err != nil {
+		return nil, err
+	}
+	res := v.(*AppendResult)
+	if len(res.Records) == 0 {
+		return nil, postings.Errorf(postings.EINTERNAL, "deposit replay without its entry")
+	}
+	return &res.Records[0], nil
 }

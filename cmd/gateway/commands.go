@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/deposit"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
@@ -81,14 +82,14 @@ func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			if err := ledger.CheckBankReference(*bankRef); err != nil {
+			if err := deposit.CheckBankReference(*bankRef); err != nil {
 				return usageError("--bank-reference: " + postings.AsError(err).Message)
 			}
 			var idem *ledger.Idempotency
 			if *key != "" {
 				idem = &ledger.Idempotency{Key: *key}
 			}
-			rec, err := l.DepositRef(ctx, m.ID, cur.Code, minor, *bankRef, idem)
+			rec, err := deposit.New(l.Ledger).Deposit(ctx, m.ID, cur.Code, minor, *bankRef, idem)
 			if err != nil {
 				return err
 			}
@@ -97,7 +98,7 @@ func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
 				return err
 			}
 			return printJSON(e, map[string]any{
-				"shopNo": m.ShopNo, "kind": rec.Kind, "seq": rec.Seq, "bankReference": rec.Refs.TxID,
+				"shopNo": m.ShopNo, "kind": rec.Kind, "seq": rec.Seq, "bankReference": rec.BankReference,
 				"amount": postings.Money{Minor: minor, Currency: cur}, "currency": cur.Code,
 				"balance": postings.Money{Minor: bal, Currency: cur}, "ts": rec.CreatedAt.Format(time.RFC3339),
 			})

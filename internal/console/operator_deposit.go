@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paygate/gateway/internal/deposit"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -18,7 +19,7 @@ import (
 // currency's units with at most its ISO 4217 exponent of decimals, more
 // than zero, at most the journal's bound; never a float.
 //
-// The bank's reference of the transfer is required (ledger.DepositRef,
+// The bank's reference of the transfer is required (internal/deposit,
 // docs/finance.md): checked at either step, naming bankReference, and
 // unique per merchant and currency, which the ledger enforces.
 //
@@ -57,7 +58,7 @@ func depositInput(r *http.Request, m *merchant.Merchant) (cur postings.Currency,
 	if err != nil {
 		return cur, 0, value, "amount: " + postings.AsError(err).Message
 	}
-	if err := ledger.CheckBankReference(value["bankReference"]); err != nil {
+	if err := deposit.CheckBankReference(value["bankReference"]); err != nil {
 		return cur, 0, value, "bankReference: " + postings.AsError(err).Message
 	}
 	return c, minor, value, ""
@@ -112,7 +113,7 @@ func (s *Server) deposit(w http.ResponseWriter, r *http.Request, sess *session) 
 	if !ok {
 		return
 	}
-	rec, err := s.cfg.Ledger.DepositRef(r.Context(), m.ID, cur.Code, minor, value["bankReference"], &ledger.Idempotency{Key: key})
+	rec, err := s.cfg.Deposits.Deposit(r.Context(), m.ID, cur.Code, minor, value["bankReference"], &ledger.Idempotency{Key: key})
 	if err != nil {
 		a.finish(err, 0, "", "")
 		s.commandError(w, r, m, "deposit", value, err)
