@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/deposit"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgcluster"
@@ -63,11 +64,13 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 }
 
 func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
-	var currency, amount, key *string
-	return withMerchant(ctx, e, "merchant deposit", "Credit a merchant's funding account from its bank, as a DEPOSIT entry.", args,
+	var currency, amount, bankRef, key *string
+	return withMerchant(ctx, e, "merchant deposit", "Credit a merchant's funding account from its bank, as a DEPOSIT entry\n"+
+		"carrying the bank's reference of the transfer (docs/finance.md).", args,
 		func(fs *flag.FlagSet) {
 			currency = fs.String("currency", "", "ISO 4217 code, one of the merchant's (required)")
 			amount = fs.String("amount", "", "decimal amount, e.g. 1000.00 (required)")
+			bankRef = fs.String("bank-reference", "", "the bank's reference of the transfer, unique per merchant and currency (required)")
 			key = fs.String("idempotency-key", "", "makes the command safe to repeat: the same key deposits once")
 		},
 		func(l *app.Services, m *merchant.Merchant) error {
@@ -79,11 +82,14 @@ func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
+			if err := deposit.CheckBankReference(*bankRef); err != nil {
+				return usageError("--bank-reference: " + postings.AsError(err).Message)
+			}
 			var idem *ledger.Idempotency
 			if *key != "" {
 				idem = &ledger.Idempotency{Key: *key}
 			}
-			rec, err := l.Deposit(ctx, m.ID, cur.Code, minor, idem)
+			rec, err := deposit.New(l.Ledger).Deposit(ctx, m.ID, cur.Code, minor, *bankRef, idem)
 			if err != nil {
 				return err
 			}
@@ -92,7 +98,7 @@ func cmdMerchantDeposit(ctx context.Context, e *env, args []string) error {
 				return err
 			}
 			return printJSON(e, map[string]any{
-				"shopNo": m.ShopNo, "kind": rec.Kind, "seq": rec.Seq,
+				"shopNo": m.ShopNo, "kind": rec.Kind, "seq": rec.Seq, "bankReference": rec.BankReference,
 				"amount": postings.Money{Minor: minor, Currency: cur}, "currency": cur.Code,
 				"balance": postings.Money{Minor: bal, Currency: cur}, "ts": rec.CreatedAt.Format(time.RFC3339),
 			})

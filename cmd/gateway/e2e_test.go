@@ -22,8 +22,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,8 +59,9 @@ func (s *syncBuffer) String() string {
 // gateway is one installation: an environment (database, data directory)
 // that commands run against.
 type gateway struct {
-	t   *testing.T
-	env map[string]string
+	t    *testing.T
+	env  map[string]string
+	refs atomic.Int64 // the bank references given so far (bankReference)
 }
 
 // newGateway returns an installation on a fresh database of the test server
@@ -163,6 +166,9 @@ func (g *gateway) createMerchant(name, currencies string) credentials {
 func (g *gateway) deposit(shopNo, currency, amount string, extra ...string) (balance string, seq int64) {
 	g.t.Helper()
 	args := append([]string{"merchant", "deposit", "--shop-no", shopNo, "--currency", currency, "--amount", amount}, extra...)
+	if !slices.Contains(extra, "--bank-reference") {
+		args = append(args, "--bank-reference", g.bankReference(extra))
+	}
 	out := g.mustRun(args...)
 	var v struct {
 		Kind    string          `json:"kind"`
@@ -176,6 +182,16 @@ func (g *gateway) deposit(shopNo, currency, amount string, extra ...string) (bal
 		g.t.Errorf("merchant deposit: kind %q, want DEPOSIT", v.Kind)
 	}
 	return string(v.Balance), v.Seq
+}
+
+// bankReference is a deposit's bank reference when the test gives none:
+// the idempotency key's own (a replay must be the same deposit), else a
+// fresh one.
+func (g *gateway) bankReference(extra []string) string {
+	if i := slices.Index(extra, "--idempotency-key"); i >= 0 && i+1 < len(extra) {
+		return "ref-" + extra[i+1]
+	}
+	return fmt.Sprintf("ref-%d", g.refs.Add(1))
 }
 
 func (g *gateway) auditOK(args ...string) string {
@@ -445,6 +461,17 @@ func TestMerchantCommands(t *testing.T) {
 	}
 	g.mustFail("", "merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "USD", "--amount", "6", "--idempotency-key", "wire-42")
 
+	// The bank reference: required, checked, and unique per merchant and
+	// currency (the replay above under one key was the same deposit).
+	g.mustFail("--bank-reference", "merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "USD", "--amount", "1", "--bank-reference", "")
+	g.mustFail("--bank-reference", "merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "USD", "--amount", "1", "--bank-reference", "a b")
+	if r := g.run("merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "USD", "--amount", "1"); r.code() != 2 ||
+		!strings.Contains(r.err.Error(), "--bank-reference") {
+		t.Errorf("deposit without a bank reference: exit %d, %v; want 2 naming --bank-reference", r.code(), r.err)
+	}
+	g.mustFail("bank reference ref-wire-42", "merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "USD", "--amount", "7",
+		"--bank-reference", "ref-wire-42")
+
 	// Refusals name the flag at fault and leave the balance alone.
 	g.mustFail("--currency", "merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "XYZ", "--amount", "1")
 	g.mustFail("--currency", "merchant", "deposit", "--shop-no", c.ShopNo, "--amount", "1")
@@ -455,7 +482,7 @@ func TestMerchantCommands(t *testing.T) {
 	g.mustFail("--amount", "merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "USD", "--amount", "1e300")
 	g.mustFail("--amount", "merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "USD", "--amount", "12,50")
 	// A currency the merchant does not hold, and a merchant that does not exist.
-	g.mustFail("EUR", "merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "EUR", "--amount", "1")
+	g.mustFail("EUR", "merchant", "deposit", "--shop-no", c.ShopNo, "--currency", "EUR", "--amount", "1", "--bank-reference", "ref-eur")
 	g.mustFail("not found", "merchant", "deposit", "--shop-no", "SH0000000000", "--currency", "USD", "--amount", "1")
 	// Merchant creation refuses bad input by flag too. (An unknown currency
 	// is reported as --currency, not --currencies: see the report of

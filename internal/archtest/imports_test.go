@@ -53,8 +53,12 @@ var allowed = map[string][]string{
 	"internal/remittance": {"ledger", "internal/database", "postings", "internal/cards", "internal/remittance/rules"},
 	"internal/delivery":   {"ledger", "postings", "internal/merchant", "internal/callbackurl", "api/client/receiver/signature"},
 	"internal/railsim":    {"internal/remittance"},
+	// Corrections: ADJUSTMENT entries proposed and approved by house users.
+	"internal/adjustment": {"ledger", "postings"},
+	// Deposits with the bank's reference.
+	"internal/deposit": {"ledger", "postings"},
 	// The one ordered list of the domains the core runs (ledger.Domain).
-	"internal/domains": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance"},
+	"internal/domains": {"ledger", "internal/fx", "internal/cards", "internal/network", "internal/remittance", "internal/deposit", "internal/adjustment"},
 
 	// Above the domains: the workers, reconciliation, the HTTP surface.
 	"internal/workers": {"ledger", "internal/network", "internal/remittance", "internal/delivery"},
@@ -85,7 +89,7 @@ var allowed = map[string][]string{
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
 	"internal/console": {"ledger", "internal/audit", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/network", "internal/remittance", "reconcile",
-		"internal/callbackurl",
+		"internal/callbackurl", "internal/adjustment", "internal/deposit",
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
 
 	// Test support and test-only packages.

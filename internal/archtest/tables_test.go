@@ -59,6 +59,10 @@ var tableOwners = map[string]string{
 	// 0019_reconciliations.sql: the settlement runs a reconciliation
 	// accepted and the clearings each claimed (reconcile/records.go).
 	"reconciliation_runs": "reconcile", "reconciled_items": "reconcile",
+	// The adjustments proposed, approved and rejected (internal/adjustment).
+	"adjustments": "internal/adjustment",
+	// The bank references of deposits (internal/deposit).
+	"deposit_references": "internal/deposit",
 	// 0021_audit_anchor.sql: the signed checkpoints, append-only.
 	"audit_checkpoints": "internal/audit",
 	// 0012_console.sql: the console's users, sessions and audit trail.

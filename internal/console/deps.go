@@ -25,8 +25,6 @@ import (
 type Ledger interface {
 	Entries(ctx context.Context, merchant, from, to int64, limit int) ([]postings.Record, error)
 	Now() time.Time
-	// The operator's deposit (the CLI's merchant deposit).
-	Deposit(ctx context.Context, merchant int64, currency string, minor int64, idem *ledger.Idempotency) (*postings.Record, error)
 	Balance(ctx context.Context, a postings.Account) (int64, error)
 }
 

@@ -167,7 +167,11 @@ func TestOperatorDeposits(t *testing.T) {
 
 	// The form leads to a confirmation; nothing is booked yet.
 	b.do(t, chromedp.SetValue(chromedp.ID("deposit-currency"), "USD"), chromedp.SendKeys(chromedp.ID("deposit-amount"), "250.75"),
+		chromedp.SendKeys(chromedp.ID("deposit-reference"), "BANK-CONSOLE-1"),
 		chromedp.Click(chromedp.ID("deposit")), chromedp.WaitVisible(chromedp.ID("confirm-text")))
+	if s := b.text(t, "#confirm-reference"); s != "BANK-CONSOLE-1" {
+		t.Errorf("confirmation shows the reference %q", s)
+	}
 	if s := b.text(t, "#confirm-amount"); s != "250.75 USD" {
 		t.Errorf("confirmation shows %q", s)
 	}
@@ -176,7 +180,7 @@ func TestOperatorDeposits(t *testing.T) {
 	}
 	b.shot(t, "deposit-confirm")
 	confirmed := map[string]string{}
-	for _, k := range []string{"csrf", "currency", "amount", "idempotencyKey"} {
+	for _, k := range []string{"csrf", "currency", "amount", "bankReference", "idempotencyKey"} {
 		confirmed[k] = eval[string](t, b, `document.querySelector('form[action$="/deposit/confirm"] input[name=`+k+`]').value`)
 	}
 	if !strings.HasPrefix(confirmed["idempotencyKey"], "console-deposit-") {
@@ -221,7 +225,7 @@ func TestOperatorDeposits(t *testing.T) {
 	// Refusals, at either step: 400 naming the field, nothing booked.
 	b.open(t, f.url(page))
 	b.do(t, chromedp.SetValue(chromedp.ID("deposit-currency"), "USD"), chromedp.SendKeys(chromedp.ID("deposit-amount"), "1.001"),
-		chromedp.Click(chromedp.ID("deposit")))
+		chromedp.SendKeys(chromedp.ID("deposit-reference"), "BANK-CONSOLE-3"), chromedp.Click(chromedp.ID("deposit")))
 	b.waitJS(t, `!!document.querySelector('#form-error')`)
 	if s := b.text(t, "#form-error"); !strings.HasPrefix(s, "amount:") || !strings.Contains(s, "2 decimals") {
 		t.Errorf("1.001 USD refused with %q", s)
@@ -256,10 +260,27 @@ func TestOperatorDeposits(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"", "wire-42", "console-deposit-xyz", "console-deposit-" + strings.Repeat("A", 32)} {
-		code, body := b.postPage(t, page+"/deposit/confirm", map[string]string{"csrf": b.csrf(t), "currency": "USD", "amount": "10", "idempotencyKey": k})
+		code, body := b.postPage(t, page+"/deposit/confirm", map[string]string{"csrf": b.csrf(t), "currency": "USD", "amount": "10",
+			"bankReference": "BANK-CONSOLE-2", "idempotencyKey": k})
 		if code != 400 || !strings.HasPrefix(formError(body), "idempotencyKey:") {
 			t.Errorf("key %q: %d %q, want 400 naming idempotencyKey", k, code, formError(body))
 		}
+	}
+	// The bank reference: required and checked at either step, and a
+	// second deposit naming one already booked is the ledger's conflict.
+	for _, ref := range []string{"", "two words", "a/b", "<b>x</b>", strings.Repeat("R", 36)} {
+		for _, step := range []string{"/deposit", "/deposit/confirm"} {
+			code, body := b.postPage(t, page+step, map[string]string{"csrf": b.csrf(t), "currency": "USD", "amount": "10",
+				"bankReference": ref, "idempotencyKey": key})
+			if code != 400 || !strings.HasPrefix(formError(body), "bankReference:") {
+				t.Errorf("%s reference %q: %d %q, want 400 naming bankReference", step, ref, code, formError(body))
+			}
+		}
+	}
+	code, body := b.postPage(t, page+"/deposit/confirm", map[string]string{"csrf": b.csrf(t), "currency": "USD", "amount": "10",
+		"bankReference": "BANK-CONSOLE-1", "idempotencyKey": key})
+	if code != 409 || !strings.Contains(formError(body), "BANK-CONSOLE-1") {
+		t.Errorf("a second deposit of one bank reference: %d %q, want 409 naming it", code, formError(body))
 	}
 	// Without the token nothing happens, with a fresh key.
 	if got := b.post(t, page+"/deposit/confirm", map[string]string{"currency": "USD", "amount": "10", "idempotencyKey": key}); got != 403 {
@@ -288,10 +309,12 @@ func TestOperatorDeposits(t *testing.T) {
 		}
 		got = append(got, o+" "+d)
 	}
-	// The pending row named the amount and the key before the deposit;
-	// its outcome appended the entry's sequence (audit_intent.go).
-	if len(got) != 3 || got[0] != got[1] || !strings.HasPrefix(got[0], "ok 250.75 USD, key console-deposit-") ||
-		!strings.Contains(got[0], ", seq ") || !strings.HasPrefix(got[2], "failed ") {
+	// The pending row named the amount, the bank reference and the key
+	// before the deposit; its outcome appended the entry's sequence
+	// (audit_intent.go). Two failures: the key with another amount, the
+	// bank reference again.
+	if len(got) != 4 || got[0] != got[1] || !strings.HasPrefix(got[0], "ok 250.75 USD, bank reference BANK-CONSOLE-1, key console-deposit-") ||
+		!strings.Contains(got[0], ", seq ") || !strings.HasPrefix(got[2], "failed ") || !strings.HasPrefix(got[3], "failed ") {
 		t.Errorf("deposit audit rows: %q", got)
 	}
 }

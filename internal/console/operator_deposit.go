@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paygate/gateway/internal/deposit"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
@@ -18,6 +19,10 @@ import (
 // currency's units with at most its ISO 4217 exponent of decimals, more
 // than zero, at most the journal's bound; never a float.
 //
+// The bank's reference of the transfer is required (internal/deposit,
+// docs/finance.md): checked at either step, naming bankReference, and
+// unique per merchant and currency, which the ledger enforces.
+//
 // The confirmation page carries an idempotency key made for that form, so
 // the confirmed form sent twice (a double click, a reload that re-posts)
 // deposits once: the second answer is the ledger's replay of the first.
@@ -29,6 +34,7 @@ type depositData struct {
 	M        *merchant.Merchant
 	Currency string
 	Amount   string // as typed, sent again with the confirmation
+	BankRef  string // the bank's reference, sent again with the confirmation
 	Shown    string // the amount formatted in the currency
 	Balance  string // the funding balance before the deposit
 	Key      string
@@ -38,7 +44,7 @@ type depositData struct {
 // the field that is wrong.
 func depositInput(r *http.Request, m *merchant.Merchant) (cur postings.Currency, minor int64, value map[string]string, msg string) {
 	value = map[string]string{"currency": strings.ToUpper(strings.TrimSpace(r.PostFormValue("currency"))),
-		"amount": strings.TrimSpace(r.PostFormValue("amount"))}
+		"amount": strings.TrimSpace(r.PostFormValue("amount")), "bankReference": clip(strings.TrimSpace(r.PostFormValue("bankReference")), 64)}
 	code := value["currency"]
 	c, err := postings.LookupCurrency(code)
 	if err != nil || len(code) != 3 || !m.HasCurrency(code) {
@@ -51,6 +57,9 @@ func depositInput(r *http.Request, m *merchant.Merchant) (cur postings.Currency,
 	minor, err = postings.ParseAmount(a, c)
 	if err != nil {
 		return cur, 0, value, "amount: " + postings.AsError(err).Message
+	}
+	if err := deposit.CheckBankReference(value["bankReference"]); err != nil {
+		return cur, 0, value, "bankReference: " + postings.AsError(err).Message
 	}
 	return c, minor, value, ""
 }
@@ -78,7 +87,7 @@ func (s *Server) depositConfirm(w http.ResponseWriter, r *http.Request, sess *se
 		return
 	}
 	s.render(w, r, http.StatusOK, "deposit_confirm", "Confirm: deposit to "+m.ShopNo, depositData{M: m, Currency: cur.Code,
-		Amount: value["amount"], Shown: postings.FormatMinor(minor, cur), Balance: postings.FormatMinor(bal, cur),
+		Amount: value["amount"], BankRef: value["bankReference"], Shown: postings.FormatMinor(minor, cur), Balance: postings.FormatMinor(bal, cur),
 		Key: key})
 }
 
@@ -100,11 +109,11 @@ func (s *Server) deposit(w http.ResponseWriter, r *http.Request, sess *session) 
 	}
 	// The pending row names the key: with it, the entry of a deposit whose
 	// outcome went unrecorded is found (docs/audit.md).
-	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant.deposit", m.ShopNo, postings.FormatMinor(minor, cur)+" "+cur.Code+", key "+key)
+	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant.deposit", m.ShopNo, postings.FormatMinor(minor, cur)+" "+cur.Code+", bank reference "+value["bankReference"]+", key "+key)
 	if !ok {
 		return
 	}
-	rec, err := s.cfg.Ledger.Deposit(r.Context(), m.ID, cur.Code, minor, &ledger.Idempotency{Key: key})
+	rec, err := s.cfg.Deposits.Deposit(r.Context(), m.ID, cur.Code, minor, value["bankReference"], &ledger.Idempotency{Key: key})
 	if err != nil {
 		a.finish(err, 0, "", "")
 		s.commandError(w, r, m, "deposit", value, err)

@@ -34,6 +34,12 @@ type Config struct {
 	Rates       Rates
 	Remittances Remittances
 	Holds       Holds // the operator's holds near expiry (*network.Service)
+	// Deposits books the operator's deposits with their bank reference;
+	// nil: internal/deposit on Ledger, when it is the ledger.
+	Deposits Deposits
+	// Adjustments are the corrections' proposals and decisions; nil:
+	// internal/adjustment on Ledger, when it is the ledger.
+	Adjustments Adjustments
 	// Settlements are the network's clearings that settlement
 	// reconciliation reads (*network.Service), as reconcile declares them.
 	Settlements reconcile.SettlementSource
@@ -111,6 +117,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.HashConcurrency <= 0 {
 		cfg.HashConcurrency = hashSlotsDefault()
 	}
+	defaultFinance(&cfg)
 	if sl, ok := cfg.Remittances.(Sanctions); ok && cfg.Sanctions == nil {
 		cfg.Sanctions = sl
 	}

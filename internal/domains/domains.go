@@ -7,7 +7,9 @@
 package domains
 
 import (
+	"github.com/paygate/gateway/internal/adjustment"
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/deposit"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
@@ -16,5 +18,5 @@ import (
 
 // All returns the gateway's domains in flush order.
 func All() []ledger.Domain {
-	return []ledger.Domain{fx.Domain, cards.Domain, network.Domain, remittance.Domain}
+	return []ledger.Domain{fx.Domain, cards.Domain, network.Domain, remittance.Domain, deposit.Domain, adjustment.Domain}
 }
