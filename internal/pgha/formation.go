@@ -507,6 +507,9 @@ func (f *Formation) writeNodeSettings(n *Keeper) error {
 		// state it, small, since three servers share the machine.
 		"shared_buffers": "128MB",
 	}
+	for k, v := range nodeLogSettings {
+		settings[k] = v
+	}
 	if f.opts.Repo != nil {
 		for k, v := range f.opts.Repo.ArchiveSettings() {
 			settings[k] = v
@@ -533,6 +536,21 @@ func (f *Formation) writeNodeSettings(n *Keeper) error {
 	return conf.Close()
 }
 
+// nodeLogSettings keep a node's server log out of its data directory
+// (issue 31, finding 6). pg_autoctl turns the logging collector on with
+// log_directory 'log', inside PGDATA, which pg_rewind replaces with the new
+// primary's when the failed node rejoins: the incident's evidence went
+// with it. Without the collector PostgreSQL writes to its standard error,
+// which the keeper's is: the node's log beside PGDATA (Keeper.LogPath,
+// var/ha/node1.log), one file per node that neither pg_rewind nor a new
+// base backup touches. A log_directory beside PGDATA would not do: this
+// file is copied to the standby by its base backup and back by pg_rewind,
+// so both nodes would share one node's directory.
+var nodeLogSettings = map[string]string{
+	"logging_collector": "off",
+	"log_destination":   "stderr",
+}
+
 // checkpointPrimary runs CHECKPOINT on whichever node is primary.
 func (f *Formation) checkpointPrimary(ctx context.Context) {
 	db, err := sql.Open("pgx", f.URL("postgres"))
@@ -557,15 +575,20 @@ func (f *Formation) monitorAdminURL() string {
 
 // URL is the formation's multi-host URL of database db as the postgres
 // user: what pg_autoctl show uri gives, with connect_timeout per host and
-// no TLS (loopback only).
+// no TLS (loopback only). connect_timeout is 5 s, docs/ha.md's advice: at
+// 2 s a starved machine's connection set-up failed every new connection
+// for minutes ("CPU starvation" there; issue 31, finding 4).
 func (f *Formation) URL(db string) string {
 	hosts := make([]string, 0, len(f.Nodes))
 	for _, n := range f.Nodes {
 		hosts = append(hosts, "127.0.0.1:"+strconv.Itoa(n.Port))
 	}
-	return fmt.Sprintf("postgres://postgres@%s/%s?target_session_attrs=read-write&connect_timeout=2&sslmode=disable",
-		strings.Join(hosts, ","), db)
+	return fmt.Sprintf("postgres://postgres@%s/%s?target_session_attrs=read-write&connect_timeout=%d&sslmode=disable",
+		strings.Join(hosts, ","), db, ConnectTimeoutSeconds)
 }
+
+// ConnectTimeoutSeconds is the formation URL's connect_timeout.
+const ConnectTimeoutSeconds = 5
 
 // NodeURL is one node's URL for database db.
 func (f *Formation) NodeURL(n *Keeper, db string) string {

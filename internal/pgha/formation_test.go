@@ -124,3 +124,34 @@ func (l testLog) Write(b []byte) (int, error) {
 	l.t.Log(strings.TrimRight(string(b), "\n"))
 	return len(b), nil
 }
+
+// A node's server log is kept out of its data directory: the settings
+// appended to postgresql.conf turn pg_autoctl's logging collector (log
+// directory inside PGDATA, replaced by pg_rewind at a rejoin) off, so the
+// server writes into the keeper's log beside PGDATA (issue 31, finding 6).
+// TestSuperviseAndRestore (cmd/ha) checks the running formation's.
+func TestNodeLogOutsidePGDATA(t *testing.T) {
+	dir := t.TempDir()
+	pgdata := filepath.Join(dir, "data", "node1")
+	if err := os.MkdirAll(pgdata, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(pgdata, "postgresql.conf")
+	if err := os.WriteFile(conf, []byte("include 'postgresql-auto-failover.conf'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := pgha.WriteNodeSettingsForTest(dir, pgdata); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	for _, want := range []string{"logging_collector = 'off'", "log_destination = 'stderr'"} {
+		i := strings.Index(got, want)
+		if i < strings.Index(got, "include 'postgresql-auto-failover.conf'") {
+			t.Errorf("postgresql.conf lacks %q after pg_autoctl's include:\n%s", want, got)
+		}
+	}
+}
