@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
@@ -119,7 +120,7 @@ func restore(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, 
 		Settings: map[string]string{"synchronous_standby_names": ""}, Log: stdout}); err != nil {
 		return err
 	}
-	if err := waitPromoted(ctx, c.URL("postgres")); err != nil {
+	if err := waitPromoted(ctx, c.URL("postgres"), pgDir); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "ha: restored and recovered in %s\n", time.Since(start).Round(time.Millisecond))
@@ -136,7 +137,7 @@ func restore(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, 
 // waitPromoted waits until the restored server has replayed up to the
 // target and ended recovery (recovery_target_action = promote), then makes
 // it forget the formation's synchronous standby.
-func waitPromoted(ctx context.Context, url string) error {
+func waitPromoted(ctx context.Context, url, pgDir string) error {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return err
@@ -150,6 +151,13 @@ func waitPromoted(ctx context.Context, url string) error {
 		if err == nil && !inRecovery {
 			break
 		}
+		// A recovery that fails ("recovery ended before configured
+		// recovery target was reached") shuts the server down: say why
+		// at once rather than poll it for half an hour.
+		if _, serr := os.Stat(filepath.Join(pgDir, "data", "postmaster.pid")); errors.Is(serr, os.ErrNotExist) {
+			return fmt.Errorf("the restored server stopped during recovery; the end of %s:\n%s",
+				filepath.Join(pgDir, "postgres.log"), tail(filepath.Join(pgDir, "postgres.log"), 8))
+		}
 		select {
 		case <-ctx.Done():
 			return errors.Join(errors.New("the restored server did not finish recovery"), err, ctx.Err())
@@ -162,4 +170,14 @@ func waitPromoted(ctx context.Context, url string) error {
 		}
 	}
 	return nil
+}
+
+// tail is the last n lines of a file, for an error message.
+func tail(path string, n int) string {
+	b, _ := os.ReadFile(path) //nolint:gosec // the restored server's own log
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -64,7 +64,9 @@ func switchWAL(ctx context.Context, f *pgha.Formation, target time.Time, stdout 
 // made it, else only the files a restore puts there.
 func claimInto(into string) (func(), error) {
 	if _, err := os.Stat(into); errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(into, 0o750); err != nil {
+		// 0755 as pgcluster.PrepareDir makes it: the postgres user must
+		// traverse it to reach the cluster in it.
+		if err := os.MkdirAll(into, 0o755); err != nil { //nolint:gosec // no secret in the directory itself; data.key is 0600
 			return nil, err
 		}
 		return func() { _ = os.RemoveAll(into) }, nil

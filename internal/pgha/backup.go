@@ -314,8 +314,11 @@ func SwitchAndArchiveAt(ctx context.Context, url string) (time.Time, error) {
 	// when the archive holds none: a transaction that takes an xid commits
 	// a record stamped after its own now(), so every moment up to that
 	// now() is reachable even on an idle database.
+	// (txid_current() must be in the select list: in a subquery whose
+	// column nothing reads, the planner drops it and no xid is taken.)
 	var now time.Time
-	if err := db.QueryRowContext(ctx, "select now() from (select txid_current()) x").Scan(&now); err != nil {
+	var xid int64
+	if err := db.QueryRowContext(ctx, "select txid_current(), now()").Scan(&xid, &now); err != nil {
 		return time.Time{}, fmt.Errorf("pgha: marking the present in the WAL: %w", err)
 	}
 	var seg string

@@ -507,7 +507,11 @@ func (f *Formation) writeNodeSettings(n *Keeper) error {
 		// state it, small, since three servers share the machine.
 		"shared_buffers": "128MB",
 	}
-	for k, v := range nodeLogSettings {
+	logs, err := f.nodeLogSettings()
+	if err != nil {
+		return err
+	}
+	for k, v := range logs {
 		settings[k] = v
 	}
 	if f.opts.Repo != nil {
@@ -536,19 +540,30 @@ func (f *Formation) writeNodeSettings(n *Keeper) error {
 	return conf.Close()
 }
 
-// nodeLogSettings keep a node's server log out of its data directory
-// (issue 31, finding 6). pg_autoctl turns the logging collector on with
+// NodeLogDir is where the data nodes' PostgreSQL write their logs: beside
+// their data directories, not inside (issue 31, finding 6). pg_autoctl sets
 // log_directory 'log', inside PGDATA, which pg_rewind replaces with the new
-// primary's when the failed node rejoins: the incident's evidence went
-// with it. Without the collector PostgreSQL writes to its standard error,
-// which the keeper's is: the node's log beside PGDATA (Keeper.LogPath,
-// var/ha/node1.log), one file per node that neither pg_rewind nor a new
-// base backup touches. A log_directory beside PGDATA would not do: this
-// file is copied to the standby by its base backup and back by pg_rewind,
-// so both nodes would share one node's directory.
-var nodeLogSettings = map[string]string{
-	"logging_collector": "off",
-	"log_destination":   "stderr",
+// primary's when a failed node rejoins: the incident's evidence went with
+// it. Turning the logging collector off is no way out: pg_autoctl then
+// sends the server's output to PGDATA/startup.log. The directory is one
+// for both nodes because postgresql.conf, where it is set, is copied to the
+// standby by its base backup and back by pg_rewind: a per-node value there
+// would end up the other node's. On this one machine both nodes' files
+// are in it (each named by its server's start time; pg_current_logfile()
+// on a node names its own); on three machines it is each machine's own.
+func (f *Formation) NodeLogDir() string { return filepath.Join(f.dir, "pglog") }
+
+// nodeLogSettings are the settings that put a node's log in NodeLogDir,
+// which they create.
+func (f *Formation) nodeLogSettings() (map[string]string, error) {
+	d := f.NodeLogDir()
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return nil, fmt.Errorf("pgha: %w", err)
+	}
+	if err := pgcluster.Chown(d); err != nil {
+		return nil, fmt.Errorf("pgha: %w", err)
+	}
+	return map[string]string{"logging_collector": "on", "log_directory": d}, nil
 }
 
 // checkpointPrimary runs CHECKPOINT on whichever node is primary.

@@ -126,10 +126,10 @@ func (l testLog) Write(b []byte) (int, error) {
 }
 
 // A node's server log is kept out of its data directory: the settings
-// appended to postgresql.conf turn pg_autoctl's logging collector (log
-// directory inside PGDATA, replaced by pg_rewind at a rejoin) off, so the
-// server writes into the keeper's log beside PGDATA (issue 31, finding 6).
-// TestSuperviseAndRestore (cmd/ha) checks the running formation's.
+// appended to postgresql.conf (after pg_autoctl's include, so they win) put
+// log_directory beside PGDATA, where pg_rewind does not replace it at a
+// rejoin, and make that directory (issue 31, finding 6).
+// TestSuperviseRestoreAndStop (cmd/ha) checks a running formation's.
 func TestNodeLogOutsidePGDATA(t *testing.T) {
 	dir := t.TempDir()
 	pgdata := filepath.Join(dir, "data", "node1")
@@ -140,7 +140,8 @@ func TestNodeLogOutsidePGDATA(t *testing.T) {
 	if err := os.WriteFile(conf, []byte("include 'postgresql-auto-failover.conf'\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := pgha.WriteNodeSettingsForTest(dir, pgdata); err != nil {
+	logDir, err := pgha.WriteNodeSettingsForTest(dir, pgdata)
+	if err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(conf)
@@ -148,10 +149,15 @@ func TestNodeLogOutsidePGDATA(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(b)
-	for _, want := range []string{"logging_collector = 'off'", "log_destination = 'stderr'"} {
-		i := strings.Index(got, want)
-		if i < strings.Index(got, "include 'postgresql-auto-failover.conf'") {
+	for _, want := range []string{"logging_collector = 'on'", "log_directory = '" + logDir + "'"} {
+		if i := strings.Index(got, want); i < strings.Index(got, "include 'postgresql-auto-failover.conf'") {
 			t.Errorf("postgresql.conf lacks %q after pg_autoctl's include:\n%s", want, got)
 		}
+	}
+	if !filepath.IsAbs(logDir) || strings.HasPrefix(logDir, pgdata+string(filepath.Separator)) {
+		t.Errorf("log directory %s is inside PGDATA %s", logDir, pgdata)
+	}
+	if st, err := os.Stat(logDir); err != nil || !st.IsDir() {
+		t.Errorf("log directory %s not made: %v", logDir, err)
 	}
 }
