@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/merchant"
@@ -84,4 +85,31 @@ func TestDataKeyBoundToTheDatabase(t *testing.T) {
 	}
 	g.mustRun("merchant", "show", "--shop-no", created.ShopNo)
 	g.mustRun("audit", "verify")
+}
+
+// serve re-seals in the background after a rotation made by another
+// process: it adopts the new version and moves every sealed value to it.
+// Not parallel: it shortens the re-seal's period before any parallel test
+// runs a serve.
+func TestServeResealsInTheBackground(t *testing.T) {
+	defer func(d time.Duration) { resealEvery = d }(resealEvery)
+	resealEvery = 50 * time.Millisecond
+	g := newGateway(t)
+	g.mustRun("merchant", "create", "--name", "Resealed", "--currencies", "USD")
+	s := g.serve()
+	if out := g.mustRun("datakey", "rotate"); !strings.Contains(out, "re-seal: 2 sealed values under an older version") {
+		t.Fatalf("rotate:\n%s", out)
+	}
+	deadline := time.Now().Add(commandTimeout)
+	for {
+		out := g.mustRun("datakey", "status")
+		if strings.Contains(out, "re-seal: 0 sealed values") && strings.Contains(out, "current: 2 sealed values") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not re-seal within %s:\n%s\n%s", commandTimeout, out, s.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.mustStop()
 }
