@@ -100,7 +100,7 @@ func subcommands() []subcommand {
 		{"console user create", "create a web console user (merchant admin/finance/readonly, operator, auditor)", cmdConsoleUserCreate},
 		{"console totp", "print the current TOTP code of a secret (the demo operator's)", cmdConsoleTOTP},
 		{"datakey status", "print the data key's fingerprint and, per key version, the sealed values that need it (the re-seal's progress)", cmdDataKeyStatus},
-		{"datakey rotate", "add a data key version; serve re-seals the older values in the background", cmdDataKeyRotate},
+		{"datakey rotate", "add a data key version; running gateways re-seal the older values in the background", cmdDataKeyRotate},
 		{"datakey reseal", "re-seal every value under the current key version now and retire the versions none needs", cmdDataKeyReseal},
 		{"db url", "print the URL of the gateway's database (the embedded one unless DATABASE_URL is set)", cmdDBURL},
 		{"devdb", "run a command with DATABASE_URL set to a throwaway local PostgreSQL (used by make test)", cmdDevDB},
