@@ -157,7 +157,7 @@ test-short:
 # test-ha runs the high-availability tests, including the pg_auto_failover
 # formation's (a minute or two of most of the machine, so not in make test).
 test-ha: pg-ha
-	GATEWAY_TEST_FORMATION=1 GATEWAY_TEST_REQUIRE_HA_TOOLS=1 $(GO) test $(TEST_FLAGS) ./internal/pgha/...
+	GATEWAY_TEST_FORMATION=1 GATEWAY_TEST_REQUIRE_HA_TOOLS=1 $(GO) test $(TEST_FLAGS) ./internal/pgha/... ./cmd/ha
 	$(GO) test $(TEST_FLAGS) -run 'TestServeFollowsAPromotion|TestServeLeavesADemotedPrimary' ./cmd/gateway
 
 # bench starts its own durable PostgreSQL (fsync on) and the real gateway
