@@ -161,3 +161,22 @@ func TestNodeLogOutsidePGDATA(t *testing.T) {
 		t.Errorf("log directory %s not made: %v", logDir, err)
 	}
 }
+
+// The formation's URL gives each host connect_timeout=5, docs/ha.md's
+// advice for a loaded machine (issue 31, finding 4: it was 2).
+func TestFormationURLConnectTimeout(t *testing.T) {
+	pghatest.NeedTool(t, pgha.FindPgAutoctl)
+	dir := t.TempDir()
+	ff := `{"monitorPort": 25430, "nodePorts": [25431, 25432], "dbName": "gateway"}`
+	if err := os.WriteFile(filepath.Join(dir, "formation.json"), []byte(ff), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := pgha.OpenFormation(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "postgres://postgres@127.0.0.1:25431,127.0.0.1:25432/gateway?target_session_attrs=read-write&connect_timeout=5&sslmode=disable"
+	if got := f.URL("gateway"); got != want {
+		t.Errorf("URL %s, want %s", got, want)
+	}
+}
