@@ -110,14 +110,17 @@ run-ha: pg-ha build
 # backup-ha takes a pgBackRest backup of the run-ha formation's primary
 # (BACKUP_TYPE=full|diff|incr) and lists the backups; restore-ha restores
 # them to TARGET ('2026-11-25 10:00:00+00') into a new data directory and
-# runs audit verify on it (docs/operations.md, "Backups").
+# runs audit verify on it (docs/operations.md, "Backups"), with the data
+# key DATA_KEY (the copy kept beside the backups; default the formation's
+# gateway's own key): a restore without the database's key is refused.
 BACKUP_TYPE ?= full
 TARGET ?=
+DATA_KEY ?= $(GATEWAY_DATA_DIR)/ha/gateway/data.key
 backup-ha: pg-ha build
 	./bin/ha backup -dir "$(GATEWAY_DATA_DIR)/ha" -type "$(BACKUP_TYPE)"
 restore-ha: pg-ha build
 	@[ -n "$(TARGET)" ] || { echo "make restore-ha: set TARGET, e.g. TARGET='2026-11-25 10:00:00+00'" >&2; exit 2; }
-	./bin/ha restore -dir "$(GATEWAY_DATA_DIR)/ha" -target "$(TARGET)"
+	./bin/ha restore -dir "$(GATEWAY_DATA_DIR)/ha" -target "$(TARGET)" -key "$(DATA_KEY)"
 
 # test runs every test with the race detector. Without DATABASE_URL, one
 # throwaway PostgreSQL serves every package (`gateway devdb`) and is removed
@@ -154,7 +157,7 @@ test-short:
 # test-ha runs the high-availability tests, including the pg_auto_failover
 # formation's (a minute or two of most of the machine, so not in make test).
 test-ha: pg-ha
-	GATEWAY_TEST_FORMATION=1 GATEWAY_TEST_REQUIRE_HA_TOOLS=1 $(GO) test $(TEST_FLAGS) ./internal/pgha/...
+	GATEWAY_TEST_FORMATION=1 GATEWAY_TEST_REQUIRE_HA_TOOLS=1 $(GO) test $(TEST_FLAGS) ./internal/pgha/... ./cmd/ha
 	$(GO) test $(TEST_FLAGS) -run 'TestServeFollowsAPromotion|TestServeLeavesADemotedPrimary' ./cmd/gateway
 
 # bench starts its own durable PostgreSQL (fsync on) and the real gateway

@@ -103,6 +103,9 @@ func subcommands() []subcommand {
 		{"reconcile settlement", "match a card network settlement CSV against the CARD_SETTLE entries; exit 0 only if all match", cmdReconcileSettlement},
 		{"console user create", "create a web console user (merchant admin/finance/readonly, operator, auditor)", cmdConsoleUserCreate},
 		{"console totp", "print the current TOTP code of a secret (the demo operator's)", cmdConsoleTOTP},
+		{"datakey status", "print the data key's fingerprint and, per key version, the sealed values that need it (the re-seal's progress)", cmdDataKeyStatus},
+		{"datakey rotate", "add a data key version; running gateways re-seal the older values in the background", cmdDataKeyRotate},
+		{"datakey reseal", "re-seal every value under the current key version now and retire the versions none needs", cmdDataKeyReseal},
 		{"db url", "print the URL of the gateway's database (the embedded one unless DATABASE_URL is set)", cmdDBURL},
 		{"devdb", "run a command with DATABASE_URL set to a throwaway local PostgreSQL (used by make test)", cmdDevDB},
 	}
@@ -246,6 +249,12 @@ func exitCode(err error) int {
 	var e *exitError
 	if errors.As(err, &e) {
 		return e.code
+	}
+	// A data key the database refuses is a configuration error, like a
+	// malformed setting (issue 31).
+	var k *merchant.DataKeyError
+	if errors.As(err, &k) {
+		return 2
 	}
 	return 1
 }

@@ -31,6 +31,17 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer a.Close()
+	if !cfg.NoWorkers {
+		// The data key's re-seal after a rotation, in the background; it
+		// stops before the app closes (defers run in reverse).
+		rctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			keepResealing(rctx, e.log, a.Services.Ledger.DB(), a.Services.Merchants.Sealer(), resealEvery)
+		}()
+		defer func() { stop(); <-done }()
+	}
 	e.log.Info("gateway started", "addr", a.Addr().String(), "internal_addr", a.InternalAddr().String(),
 		"gogc", gogc, "gomemlimit", memLimit)
 	return a.Run(ctx)

@@ -26,12 +26,13 @@ func openLedger(ctx context.Context, e *env) (*app.Store, *app.Services, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	sealer, err := app.LoadSealer(cfg)
+	s, err := app.OpenStore(ctx, cfg, e.stderr, database.DBOptions{ConnsMax: 8})
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := app.OpenStore(ctx, cfg, e.stderr, database.DBOptions{ConnsMax: 8})
+	sealer, err := app.LoadSealer(ctx, cfg, s.DB)
 	if err != nil {
+		s.Close()
 		return nil, nil, err
 	}
 	l := ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1, Domains: domains.All()})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,8 +19,12 @@ func TestParsePorts(t *testing.T) {
 		{"25430,25431,25432", []int{25430, 25431, 25432}, ""},
 		{" 2000, 2001 ,2002", []int{2000, 2001, 2002}, ""},
 		{"25430,25431", nil, "three ports"},
-		{"25430,25431,40000", nil, "below the ephemeral range"},
-		{"25430,25431,80", nil, "1024 to 32767"},
+		// Ports in the ephemeral range are accepted (with a warning at
+		// run): a test or a machine may have nothing else free.
+		{"25430,25431,40000", []int{25430, 25431, 40000}, ""},
+		{"32768,45000,65535", []int{32768, 45000, 65535}, ""},
+		{"25430,25431,65536", nil, "1024 to 65535"},
+		{"25430,25431,80", nil, "1024 to 65535"},
 		{"25430,25431,x", nil, "not a port"},
 	} {
 		got, err := parsePorts(tt.in)
@@ -59,6 +64,15 @@ func TestUsage(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"restore", "-dir", t.TempDir()}, &out, &errOut); !errors.As(err, &u) || !strings.Contains(err.Error(), "-target") {
 		t.Errorf("restore without -target: %v, want a usage error naming -target", err)
+	}
+	// The data key is required before anything is restored (issue 31,
+	// point 2): a restore without it would serve nothing sealed.
+	if err := run(context.Background(), []string{"restore", "-dir", t.TempDir(), "-target", "2026-11-25 10:00:00+00"}, &out, &errOut); !errors.As(err, &u) || !strings.Contains(err.Error(), "-key is required") {
+		t.Errorf("restore without -key: %v, want a usage error naming -key", err)
+	}
+	missing := filepath.Join(t.TempDir(), "data.key")
+	if err := run(context.Background(), []string{"restore", "-dir", t.TempDir(), "-target", "2026-11-25 10:00:00+00", "-key", missing}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "data key of the database restored") {
+		t.Errorf("restore with a missing key file: %v, want a refusal naming the data key", err)
 	}
 	if err := run(context.Background(), []string{"state", "extra"}, &out, &errOut); !errors.As(err, &u) {
 		t.Errorf("state with an argument: %v, want a usage error", err)

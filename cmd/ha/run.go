@@ -25,7 +25,7 @@ const gatewayStopMax = 30 * time.Second
 // runFormation is `ha run`: the formation, then the gateway on its
 // multi-host URL, until Ctrl-C or the gateway's exit.
 func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout io.Writer) error {
-	portsFlag := fs.String("ports", "25430,25431,25432", "the monitor's, node1's and node2's ports (below 32768; used when the formation is created)")
+	portsFlag := fs.String("ports", "25430,25431,25432", "the monitor's, node1's and node2's ports (1024-65535, best below 32768; used when the formation is created)")
 	gatewayBin := fs.String("gateway", "bin/gateway", "the gateway binary")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -37,6 +37,11 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 	ports, err := parsePorts(*portsFlag)
 	if err != nil {
 		return usageError{"-ports: " + err.Error()}
+	}
+	for _, p := range ports {
+		if p >= ephemeralMin {
+			fmt.Fprintf(stdout, "ha: port %d is in the ephemeral range (%d-60999): a server restarted on it can find it held by a client socket in TIME-WAIT (docs/ha.md)\n", p, ephemeralMin)
+		}
 	}
 	real, err := pgcluster.PrepareDir(*dir, stdout)
 	if err != nil {
@@ -89,34 +94,53 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	// The keepers are supervised until the end; the formation stops (the
+	// deferred Stop) only after the supervisor has returned.
+	sctx, stopSupervising := context.WithCancel(ctx)
+	supervised := make(chan error, 1)
+	go func() { supervised <- f.Supervise(sctx, stdout) }()
+	defer func() { stopSupervising(); <-supervised }()
 	select {
 	case err := <-exited:
 		if err != nil {
 			return fmt.Errorf("the gateway exited: %w", err)
 		}
 		return nil
+	case err := <-supervised:
+		supervised <- nil // for the deferred wait
+		if err != nil {
+			stopGateway(cmd, exited, false)
+			return err
+		}
 	case <-ctx.Done():
 	}
-	// Ctrl-C in the terminal reached the gateway too (same process
-	// group); a SIGTERM to this process alone did not. Its exit status
-	// after a signal says nothing more than that.
-	select {
-	case err := <-exited:
-		_ = err
-		return nil
-	case <-time.After(3 * time.Second):
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-	}
-	select {
-	case err := <-exited:
-		_ = err
-	case <-time.After(gatewayStopMax):
-		_ = cmd.Process.Kill()
-		err := <-exited
-		_ = err
-	}
+	stopGateway(cmd, exited, true)
 	return nil
 }
+
+// stopGateway stops the gateway this process started: a Ctrl-C in the
+// terminal reached it too (same process group) and it is given 3 s to
+// act on it (sigint); a SIGTERM to this process alone did not. Its exit
+// status after a signal says nothing more than that.
+func stopGateway(cmd *exec.Cmd, exited <-chan error, sigint bool) {
+	if sigint {
+		select {
+		case <-exited:
+			return
+		case <-time.After(3 * time.Second):
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(gatewayStopMax):
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+}
+
+// ephemeralMin is the start of Linux's default ephemeral port range.
+const ephemeralMin = 32768
 
 func parsePorts(s string) ([]int, error) {
 	parts := strings.Split(s, ",")
@@ -126,8 +150,8 @@ func parsePorts(s string) ([]int, error) {
 	ports := make([]int, 0, 3)
 	for _, p := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1024 || n >= 32768 {
-			return nil, fmt.Errorf("%q is not a port from 1024 to 32767 (below the ephemeral range, docs/ha.md)", p)
+		if err != nil || n < 1024 || n > 65535 {
+			return nil, fmt.Errorf("%q is not a port from 1024 to 65535", p)
 		}
 		ports = append(ports, n)
 	}

@@ -101,10 +101,6 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 			a = nil
 		}
 	}()
-	sealer, err := LoadSealer(cfg)
-	if err != nil {
-		return a, err
-	}
 	var tlsCfg *tls.Config
 	if !cfg.PlainHTTP {
 		if tlsCfg, err = TLSConfig(cfg, o.Stdout); err != nil {
@@ -121,6 +117,12 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 		return a, err
 	}
 	a.closers = append(a.closers, a.store.Close)
+	// The data key is checked against the database before anything uses
+	// it (issue 31: a wrong or missing key used to run silently).
+	sealer, err := LoadSealer(ctx, cfg, a.store.DB)
+	if err != nil {
+		return a, err
+	}
 	l := ledger.New(a.store.DB, ledger.Config{Logger: a.log, Shards: cfg.LedgerShards,
 		BatchWindow: cfg.LedgerBatchWindow, CommitTimeout: cfg.DBCommitTimeout, Domains: domains.All()})
 	// The ledger stops before the store closes: closers run in reverse.

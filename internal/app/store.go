@@ -2,20 +2,13 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/database"
-	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
 
@@ -72,48 +65,4 @@ func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts d
 		return nil, err
 	}
 	return s, nil
-}
-
-// LoadSealer returns the data key's sealer: GATEWAY_DATA_KEY or the key
-// file in the data directory, generated on first use with mode 0600.
-// Losing that file loses every sealed secret: back it up with the database
-// (docs/operations.md).
-func LoadSealer(cfg *config.Config) (*merchant.Sealer, error) {
-	if cfg.DataKey != nil {
-		return merchant.NewSealer(cfg.DataKey)
-	}
-	path := filepath.Join(cfg.DataDir, "data.key")
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		key := make([]byte, merchant.DataKeyBytes)
-		if _, err := rand.Read(key); err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-			return nil, err
-		}
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if errors.Is(err, os.ErrExist) {
-			return LoadSealer(cfg) // another process made it first
-		}
-		if err != nil {
-			return nil, err
-		}
-		if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
-			f.Close()
-			return nil, err
-		}
-		if err := f.Close(); err != nil {
-			return nil, err
-		}
-		return merchant.NewSealer(key)
-	}
-	if err != nil {
-		return nil, err
-	}
-	key, err := hex.DecodeString(strings.TrimSpace(string(b)))
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a hex key", path)
-	}
-	return merchant.NewSealer(key)
 }

@@ -34,7 +34,9 @@ var tableOwners = map[string]string{
 	// The merchants, their credentials and key rolls are internal/merchant's;
 	// the bill lines and blocks the core writes in the change's own
 	// transaction, and internal/bill reads them.
-	"merchants": "internal/merchant", "bill_lines": "ledger", "bill_blocks": "ledger",
+	"merchants": "internal/merchant",
+	// 0022: the data key's binding and versions (internal/merchant/keyring.go).
+	"data_key_binding": "internal/merchant", "data_key_versions": "internal/merchant", "bill_lines": "ledger", "bill_blocks": "ledger",
 	// 0002_cards.sql.
 	"bins": "internal/cards", "merchant_bins": "internal/cards", "cards": "internal/cards",
 	"merchant_limits": "internal/cards", "card_issue_daily": "internal/cards",
@@ -84,6 +86,14 @@ var tableAllowed = map[string]string{
 	"internal/delivery merchants":   pendingMove,
 	"internal/network merchants":    pendingMove,
 	"internal/remittance merchants": pendingMove,
+
+	// The data key's re-seal after a rotation (internal/merchant/reseal.go)
+	// rewrites every sealed column in place, opened and sealed again with
+	// the same additional data: one list of the columns beside the key
+	// versions, rather than a re-seal hook in each owner.
+	"internal/merchant cards":           "the re-seal moves pan_sealed to the current data key version",
+	"internal/merchant console_users":   "the re-seal moves totp_sealed to the current data key version",
+	"internal/merchant webhook_secrets": "the re-seal moves the sealed webhook secrets to the current data key version",
 
 	// The outbox and its dispatcher share two tables by design
 	// (docs/architecture.md, "The outbox is the core's").

@@ -280,19 +280,55 @@ func (r *Repo) RestoreToTime(ctx context.Context, pgdata string, target time.Tim
 // everything committed so far is in the archive: a restore to a moment needs
 // a WAL record after that moment there.
 func SwitchAndArchive(ctx context.Context, url string) error {
+	_, err := SwitchAndArchiveAt(ctx, url)
+	return err
+}
+
+// UnreachableError is a server that did not answer at all (as opposed to
+// one that answered and failed).
+type UnreachableError struct{ Err error }
+
+func (e *UnreachableError) Error() string { return "no server answered: " + e.Err.Error() }
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// unreachableMax bounds the first answer of SwitchAndArchiveAt's server.
+const unreachableMax = 10 * time.Second
+
+// SwitchAndArchiveAt is SwitchAndArchive, returning the server's clock at
+// the switch: every moment up to it is in the archive once it returns. A
+// server that does not answer within unreachableMax is an
+// *UnreachableError.
+func SwitchAndArchiveAt(ctx context.Context, url string) (time.Time, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	defer db.Close()
+	pctx, cancel := context.WithTimeout(ctx, unreachableMax)
+	err = db.PingContext(pctx)
+	cancel()
+	if err != nil {
+		return time.Time{}, &UnreachableError{Err: err}
+	}
+	// Recovery to a moment stops at the first commit after it, and fails
+	// when the archive holds none: a transaction that takes an xid commits
+	// a record stamped after its own now(), so every moment up to that
+	// now() is reachable even on an idle database.
+	// (txid_current() must be in the select list: in a subquery whose
+	// column nothing reads, the planner drops it and no xid is taken.)
+	var now time.Time
+	var xid int64
+	if err := db.QueryRowContext(ctx, "select txid_current(), now()").Scan(&xid, &now); err != nil {
+		return time.Time{}, fmt.Errorf("pgha: marking the present in the WAL: %w", err)
+	}
 	var seg string
 	if err := db.QueryRowContext(ctx, "select pg_walfile_name(pg_switch_wal())").Scan(&seg); err != nil {
-		return fmt.Errorf("pgha: switching WAL: %w", err)
+		return time.Time{}, fmt.Errorf("pgha: switching WAL: %w", err)
 	}
 	if err := waitFor(ctx, db, "select coalesce(last_archived_wal >= $1, false) from pg_stat_archiver", seg); err != nil {
 		var failed sql.NullString
 		_ = db.QueryRowContext(context.Background(), "select last_failed_wal from pg_stat_archiver").Scan(&failed)
-		return fmt.Errorf("pgha: WAL segment %s was not archived (last failed: %s): %w", seg, failed.String, err)
+		return time.Time{}, fmt.Errorf("pgha: WAL segment %s was not archived (last failed: %s): %w", seg, failed.String, err)
 	}
-	return nil
+	return now, nil
 }

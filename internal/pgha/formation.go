@@ -507,6 +507,13 @@ func (f *Formation) writeNodeSettings(n *Keeper) error {
 		// state it, small, since three servers share the machine.
 		"shared_buffers": "128MB",
 	}
+	logs, err := f.nodeLogSettings()
+	if err != nil {
+		return err
+	}
+	for k, v := range logs {
+		settings[k] = v
+	}
 	if f.opts.Repo != nil {
 		for k, v := range f.opts.Repo.ArchiveSettings() {
 			settings[k] = v
@@ -533,6 +540,32 @@ func (f *Formation) writeNodeSettings(n *Keeper) error {
 	return conf.Close()
 }
 
+// NodeLogDir is where the data nodes' PostgreSQL write their logs: beside
+// their data directories, not inside (issue 31, finding 6). pg_autoctl sets
+// log_directory 'log', inside PGDATA, which pg_rewind replaces with the new
+// primary's when a failed node rejoins: the incident's evidence went with
+// it. Turning the logging collector off is no way out: pg_autoctl then
+// sends the server's output to PGDATA/startup.log. The directory is one
+// for both nodes because postgresql.conf, where it is set, is copied to the
+// standby by its base backup and back by pg_rewind: a per-node value there
+// would end up the other node's. On this one machine both nodes' files
+// are in it (each named by its server's start time; pg_current_logfile()
+// on a node names its own); on three machines it is each machine's own.
+func (f *Formation) NodeLogDir() string { return filepath.Join(f.dir, "pglog") }
+
+// nodeLogSettings are the settings that put a node's log in NodeLogDir,
+// which they create.
+func (f *Formation) nodeLogSettings() (map[string]string, error) {
+	d := f.NodeLogDir()
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return nil, fmt.Errorf("pgha: %w", err)
+	}
+	if err := pgcluster.Chown(d); err != nil {
+		return nil, fmt.Errorf("pgha: %w", err)
+	}
+	return map[string]string{"logging_collector": "on", "log_directory": d}, nil
+}
+
 // checkpointPrimary runs CHECKPOINT on whichever node is primary.
 func (f *Formation) checkpointPrimary(ctx context.Context) {
 	db, err := sql.Open("pgx", f.URL("postgres"))
@@ -557,15 +590,20 @@ func (f *Formation) monitorAdminURL() string {
 
 // URL is the formation's multi-host URL of database db as the postgres
 // user: what pg_autoctl show uri gives, with connect_timeout per host and
-// no TLS (loopback only).
+// no TLS (loopback only). connect_timeout is 5 s, docs/ha.md's advice: at
+// 2 s a starved machine's connection set-up failed every new connection
+// for minutes ("CPU starvation" there; issue 31, finding 4).
 func (f *Formation) URL(db string) string {
 	hosts := make([]string, 0, len(f.Nodes))
 	for _, n := range f.Nodes {
 		hosts = append(hosts, "127.0.0.1:"+strconv.Itoa(n.Port))
 	}
-	return fmt.Sprintf("postgres://postgres@%s/%s?target_session_attrs=read-write&connect_timeout=2&sslmode=disable",
-		strings.Join(hosts, ","), db)
+	return fmt.Sprintf("postgres://postgres@%s/%s?target_session_attrs=read-write&connect_timeout=%d&sslmode=disable",
+		strings.Join(hosts, ","), db, ConnectTimeoutSeconds)
 }
+
+// ConnectTimeoutSeconds is the formation URL's connect_timeout.
+const ConnectTimeoutSeconds = 5
 
 // NodeURL is one node's URL for database db.
 func (f *Formation) NodeURL(n *Keeper, db string) string {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"time"
@@ -167,7 +168,11 @@ func (f *Formation) Failover(ctx context.Context) error {
 
 // Stop stops the data nodes (the standby first), then the monitor, each
 // with pg_autoctl stop (a fast shutdown of its PostgreSQL), killing a
-// keeper that has not stopped within a minute.
+// keeper that has not stopped within a minute. Every node is stopped,
+// whoever runs its keeper: one this process started, one an operator ran
+// by hand (pg_autoctl finds it by its pid file), and a PostgreSQL whose
+// keeper died and left it running (issue 31, finding 4: Ctrl-C printed
+// "stopped" while all three servers kept listening).
 func (f *Formation) Stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*keeperStopMax)
 	defer cancel()
@@ -187,17 +192,45 @@ func (f *Formation) Stop() {
 	}
 	order = append(order, f.Monitor)
 	for _, k := range order {
-		if k == nil || !k.Running() {
-			continue
+		if k != nil {
+			f.stopKeeper(ctx, k)
 		}
-		_, _ = f.autoctlRun(ctx, "stop", "--pgdata", k.PGData)
+	}
+}
+
+// stopKeeper stops k's keeper and makes sure its PostgreSQL is down.
+func (f *Formation) stopKeeper(ctx context.Context, k *Keeper) {
+	_, _ = f.autoctlRun(ctx, "stop", "--pgdata", k.PGData)
+	if k.Running() {
 		select {
 		case <-k.exited:
 		case <-time.After(keeperStopMax):
 			f.Kill(k)
 		}
-		k.cmd = nil
 	}
+	k.cmd = nil
+	if !f.serverRunning(ctx, k) {
+		return
+	}
+	// No keeper stopped it: pg_ctl does, then SIGKILL if even that fails.
+	sctx, cancel := context.WithTimeout(ctx, keeperStopMax)
+	defer cancel()
+	cmd := exec.CommandContext(sctx, f.pgctl, "stop", "-D", k.PGData, "-m", "fast", "-w", "-t", "30") //nolint:gosec // our own arguments
+	if err := pgcluster.AsServerUser(cmd); err == nil {
+		_ = cmd.Run()
+	}
+	if f.serverRunning(ctx, k) {
+		pgcluster.KillServer(k.PGData)
+	}
+}
+
+// serverRunning reports whether k's PostgreSQL runs (pg_ctl status).
+func (f *Formation) serverRunning(ctx context.Context, k *Keeper) bool {
+	cmd := exec.CommandContext(ctx, f.pgctl, "status", "-D", k.PGData) //nolint:gosec // our own arguments
+	if err := pgcluster.AsServerUser(cmd); err != nil {
+		return false
+	}
+	return cmd.Run() == nil
 }
 
 // Dir is the formation's directory.

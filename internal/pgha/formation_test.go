@@ -124,3 +124,59 @@ func (l testLog) Write(b []byte) (int, error) {
 	l.t.Log(strings.TrimRight(string(b), "\n"))
 	return len(b), nil
 }
+
+// A node's server log is kept out of its data directory: the settings
+// appended to postgresql.conf (after pg_autoctl's include, so they win) put
+// log_directory beside PGDATA, where pg_rewind does not replace it at a
+// rejoin, and make that directory (issue 31, finding 6).
+// TestSuperviseRestoreAndStop (cmd/ha) checks a running formation's.
+func TestNodeLogOutsidePGDATA(t *testing.T) {
+	dir := t.TempDir()
+	pgdata := filepath.Join(dir, "data", "node1")
+	if err := os.MkdirAll(pgdata, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(pgdata, "postgresql.conf")
+	if err := os.WriteFile(conf, []byte("include 'postgresql-auto-failover.conf'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logDir, err := pgha.WriteNodeSettingsForTest(dir, pgdata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	for _, want := range []string{"logging_collector = 'on'", "log_directory = '" + logDir + "'"} {
+		if i := strings.Index(got, want); i < strings.Index(got, "include 'postgresql-auto-failover.conf'") {
+			t.Errorf("postgresql.conf lacks %q after pg_autoctl's include:\n%s", want, got)
+		}
+	}
+	if !filepath.IsAbs(logDir) || strings.HasPrefix(logDir, pgdata+string(filepath.Separator)) {
+		t.Errorf("log directory %s is inside PGDATA %s", logDir, pgdata)
+	}
+	if st, err := os.Stat(logDir); err != nil || !st.IsDir() {
+		t.Errorf("log directory %s not made: %v", logDir, err)
+	}
+}
+
+// The formation's URL gives each host connect_timeout=5, docs/ha.md's
+// advice for a loaded machine (issue 31, finding 4: it was 2).
+func TestFormationURLConnectTimeout(t *testing.T) {
+	pghatest.NeedTool(t, pgha.FindPgAutoctl)
+	dir := t.TempDir()
+	ff := `{"monitorPort": 25430, "nodePorts": [25431, 25432], "dbName": "gateway"}`
+	if err := os.WriteFile(filepath.Join(dir, "formation.json"), []byte(ff), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := pgha.OpenFormation(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "postgres://postgres@127.0.0.1:25431,127.0.0.1:25432/gateway?target_session_attrs=read-write&connect_timeout=5&sslmode=disable"
+	if got := f.URL("gateway"); got != want {
+		t.Errorf("URL %s, want %s", got, want)
+	}
+}

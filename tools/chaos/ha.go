@@ -87,7 +87,9 @@ func (h *haFormation) newDatabase(ctx context.Context, name string) (string, err
 // timed out, and the gateways answered 503 for over ten minutes (docs/ha.md,
 // "CPU starvation"). On loopback a dead node refuses at once, so the longer
 // limit costs a failover nothing.
-func haURL(u string) string { return strings.Replace(u, "connect_timeout=2", "connect_timeout=10", 1) }
+func haURL(u string) string {
+	return strings.Replace(u, "connect_timeout="+strconv.Itoa(pgha.ConnectTimeoutSeconds), "connect_timeout=10", 1)
+}
 
 // roles are the formation's primary and standby keepers now.
 func (h *haFormation) roles(ctx context.Context) (primary, standby *pgha.Keeper, err error) {

@@ -1,0 +1,9 @@
+package pgha
+
+// WriteNodeSettingsForTest appends a new node's settings to the
+// postgresql.conf of pgdata, as StartFormation does for node1, in a
+// formation of dir, and returns the nodes' log directory.
+func WriteNodeSettingsForTest(dir, pgdata string) (string, error) {
+	f := &Formation{dir: dir}
+	return f.NodeLogDir(), f.writeNodeSettings(&Keeper{Name: "node1", PGData: pgdata})
+}
