@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/paygate/gateway/api/receiver/signature"
 	"github.com/paygate/gateway/internal/merchant"
@@ -96,77 +96,88 @@ func (s *Store) RollWebhookSecret(ctx context.Context, merchantID int64, overlap
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
+	s.secrets.forget(secretEndpoint{merchant: merchantID, endpoint: 1})
 	return roll, nil
 }
 
-// webhookSecrets returns the secrets in force of the given merchants
-// (id → shop number), oldest first, giving a first secret to each that has
-// none yet (a merchant created before sql/0020): nobody has seen that
-// secret, so the merchant rolls it to read one, and the gateway's
-// deliveries carry the Standard Webhooks headers from the start.
-func (s *Store) webhookSecrets(ctx context.Context, shops map[int64]string) (map[int64][]string, error) {
-	out := make(map[int64][]string, len(shops))
-	if len(shops) == 0 {
-		return out, nil
-	}
-	ids := make([]int64, 0, len(shops))
-	for id := range shops {
-		ids = append(ids, id)
-	}
-	if err := s.readSecrets(ctx, ids, shops, out); err != nil {
-		return nil, err
-	}
-	var missing []int64
-	for _, id := range ids {
-		if _, ok := out[id]; !ok {
-			missing = append(missing, id)
-		}
-	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	for _, id := range missing {
-		secret, err := signature.NewSecret()
-		if err != nil {
-			return nil, err
-		}
-		// Two dispatchers may both create one: the first wins, and both
-		// read it back below.
-		if _, err := s.l.DB().NewRaw(`insert into webhook_secrets (merchant_id, secret_sealed, rolled_at) values (?, ?, ?)
-			on conflict (merchant_id) do nothing`, id, s.sealer.Seal([]byte(secret), secretContext(shops[id])), s.l.Now()).Exec(ctx); err != nil {
-			return nil, ledger.MapError(err)
-		}
-	}
-	return out, s.readSecrets(ctx, missing, shops, out)
+// sealedSecrets is the secret row of a claimed delivery's endpoint, as
+// the claim statement returns it (RolledAt nil: endpoint one of a merchant
+// created before sql/0020 has no secret yet).
+type sealedSecrets struct {
+	MerchantID int64
+	ShopNo     string
+	Endpoint   int
+	RolledAt   *time.Time
+	Sealed     []byte
+	PrevSealed []byte
+	PrevUntil  *time.Time
 }
 
-func (s *Store) readSecrets(ctx context.Context, ids []int64, shops map[int64]string, out map[int64][]string) error {
-	var rows []struct {
-		MerchantID int64      `bun:"merchant_id"`
+// secretsInForce returns the endpoint's secrets in force at now, oldest
+// first: from the cache when they were opened at the same roll, else
+// opened now and kept. A merchant without a secret gets its first one
+// here: nobody has seen it, so the merchant rolls it to read one, and the
+// gateway's deliveries carry the Standard Webhooks headers from the start.
+func (s *Store) secretsInForce(ctx context.Context, r sealedSecrets, now time.Time) ([]string, error) {
+	if r.RolledAt == nil {
+		if err := s.firstSecret(ctx, &r); err != nil {
+			return nil, err
+		}
+	}
+	k := secretEndpoint{merchant: r.MerchantID, endpoint: r.Endpoint}
+	if o, ok := s.secrets.get(k, *r.RolledAt); ok {
+		return o.inForce(now), nil
+	}
+	sctx := endpointSecretContext(r.ShopNo, r.Endpoint)
+	cur, err := s.sealer.Open(r.Sealed, sctx)
+	if err != nil {
+		return nil, ledger.Invariantf("the webhook secret of %s endpoint %d does not open: %v", r.ShopNo, r.Endpoint, err)
+	}
+	o := openedSecrets{rolledAt: *r.RolledAt, prevUntil: r.PrevUntil, cur: string(cur)}
+	if r.PrevSealed != nil {
+		prev, err := s.sealer.Open(r.PrevSealed, sctx)
+		if err != nil {
+			return nil, ledger.Invariantf("the previous webhook secret of %s endpoint %d does not open: %v", r.ShopNo, r.Endpoint, err)
+		}
+		o.prev = string(prev)
+	}
+	s.secrets.put(k, o)
+	return o.inForce(now), nil
+}
+
+// firstSecret gives endpoint one of r's merchant its first secret and
+// reads it back into r. Two dispatchers may both make one: the first wins,
+// and both read it back.
+func (s *Store) firstSecret(ctx context.Context, r *sealedSecrets) error {
+	secret, err := signature.NewSecret()
+	if err != nil {
+		return err
+	}
+	if _, err := s.l.DB().NewRaw(`insert into webhook_secrets (merchant_id, secret_sealed, rolled_at) values (?, ?, ?)
+		on conflict (merchant_id) do nothing`, r.MerchantID, s.sealer.Seal([]byte(secret), secretContext(r.ShopNo)), s.l.Now()).Exec(ctx); err != nil {
+		return ledger.MapError(err)
+	}
+	var row struct {
+		RolledAt   time.Time  `bun:"rolled_at"`
 		Sealed     []byte     `bun:"secret_sealed"`
 		PrevSealed []byte     `bun:"secret_prev_sealed"`
 		PrevUntil  *time.Time `bun:"secret_prev_until"`
 	}
-	if err := s.l.DB().NewRaw(`select merchant_id, secret_sealed, secret_prev_sealed, secret_prev_until
-		from webhook_secrets where merchant_id = any(?::bigint[])`, pgdialect.Array(ids)).Scan(ctx, &rows); err != nil {
+	if err := s.l.DB().NewRaw(`select rolled_at, secret_sealed, secret_prev_sealed, secret_prev_until
+		from webhook_secrets where merchant_id = ?`, r.MerchantID).Scan(ctx, &row); err != nil {
 		return ledger.MapError(err)
 	}
-	now := s.l.Now()
-	for _, r := range rows {
-		shop := shops[r.MerchantID]
-		cur, err := s.sealer.Open(r.Sealed, secretContext(shop))
-		if err != nil {
-			return ledger.Invariantf("the webhook secret of %s does not open: %v", shop, err)
-		}
-		secrets := []string{string(cur)}
-		if r.PrevUntil != nil && now.Before(*r.PrevUntil) {
-			prev, err := s.sealer.Open(r.PrevSealed, secretContext(shop))
-			if err != nil {
-				return ledger.Invariantf("the previous webhook secret of %s does not open: %v", shop, err)
-			}
-			secrets = []string{string(prev), string(cur)}
-		}
-		out[r.MerchantID] = secrets
-	}
+	r.RolledAt, r.Sealed, r.PrevSealed, r.PrevUntil = &row.RolledAt, row.Sealed, row.PrevSealed, row.PrevUntil
 	return nil
+}
+
+// endpointSecretContext is the sealer's associated data of an endpoint's
+// secret: endpoint one keeps the merchant's (sealed before endpoints
+// existed); another endpoint's adds its number, so a sealed secret moved
+// to another endpoint's row does not open either.
+func endpointSecretContext(shopNo string, endpoint int) string {
+	if endpoint == 1 {
+		return secretContext(shopNo)
+	}
+	return fmt.Sprintf("%s/endpoint/%d", secretContext(shopNo), endpoint)
 }

@@ -53,6 +53,8 @@ type Store struct {
 	l *ledger.Ledger
 	// sealer opens the merchants' signing keys of the claimed deliveries.
 	sealer *merchant.Sealer
+	// secrets keeps the opened webhook secrets between claims (secretcache.go).
+	secrets secretCache
 }
 
 // NewStore returns the deliveries of l's database, whose merchants' signing
@@ -83,6 +85,11 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		Sealed      []byte          `bun:"private_key_sealed"`
 		PrevSealed  []byte          `bun:"private_key_prev_sealed"`
 		PrevUntil   *time.Time      `bun:"private_key_prev_until"`
+		Endpoint    int             `bun:"endpoint_no"`
+		WSRolledAt  *time.Time      `bun:"ws_rolled_at"`
+		WSSealed    []byte          `bun:"ws_sealed"`
+		WSPrev      []byte          `bun:"ws_prev_sealed"`
+		WSPrevUntil *time.Time      `bun:"ws_prev_until"`
 	}
 	err := s.l.DB().NewRaw(`
 		with due as (
@@ -104,21 +111,18 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 			returning d.merchant_id, d.event_seq, d.url, d.attempts, d.window_start
 		)
 		select c.*, e.event_id, e.event_type, e.payload::text as payload, m.shop_no, m.private_key_sealed,
-		       m.private_key_prev_sealed, m.private_key_prev_until
+		       m.private_key_prev_sealed, m.private_key_prev_until, 1 as endpoint_no,
+		       -- The endpoint's secret row, in this statement: secretsInForce
+		       -- opens it only when its roll is not in the cache.
+		       ws.rolled_at as ws_rolled_at, ws.secret_sealed as ws_sealed,
+		       ws.secret_prev_sealed as ws_prev_sealed, ws.secret_prev_until as ws_prev_until
 		from claimed c
 		join events e on e.merchant_id = c.merchant_id and e.event_seq = c.event_seq
-		join merchants m on m.id = c.merchant_id`,
+		join merchants m on m.id = c.merchant_id
+		left join webhook_secrets ws on ws.merchant_id = c.merchant_id`,
 		now, limit, now.Add(lease)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, ledger.MapError(err)
-	}
-	shops := make(map[int64]string, len(rows))
-	for _, r := range rows {
-		shops[r.MerchantID] = r.ShopNo
-	}
-	secrets, err := s.webhookSecrets(ctx, shops)
-	if err != nil {
-		return nil, err
 	}
 	out := make([]Delivery, 0, len(rows))
 	for _, r := range rows {
@@ -132,9 +136,14 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 				return nil, ledger.Invariantf("the previous signing key of %s does not open: %v", r.ShopNo, err)
 			}
 		}
+		secrets, err := s.secretsInForce(ctx, sealedSecrets{MerchantID: r.MerchantID, ShopNo: r.ShopNo, Endpoint: r.Endpoint,
+			RolledAt: r.WSRolledAt, Sealed: r.WSSealed, PrevSealed: r.WSPrev, PrevUntil: r.WSPrevUntil}, now)
+		if err != nil {
+			return nil, err
+		}
 		out = append(out, Delivery{MerchantID: r.MerchantID, EventSeq: r.EventSeq, EventID: r.EventID, EventType: r.EventType,
 			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), PreviousKey: string(prev),
-			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC(), WebhookSecrets: secrets[r.MerchantID]})
+			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC(), WebhookSecrets: secrets})
 	}
 	return out, nil
 }
