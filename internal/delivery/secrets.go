@@ -41,23 +41,11 @@ type SecretRoll struct {
 // overlap (0: not at all; at most merchant.KeyOverlapMax). A merchant
 // without a secret gets its first one.
 func (s *Store) RollWebhookSecret(ctx context.Context, merchantID int64, overlap time.Duration) (*SecretRoll, error) {
-	if err := merchant.CheckKeyOverlap("overlapHours", overlap); err != nil {
-		return nil, err
-	}
-	if s.sealer == nil {
-		return nil, errors.New("delivery: no data key configured")
-	}
-	secret, err := signature.NewSecret()
+	roll, until, err := s.newRoll(overlap)
 	if err != nil {
 		return nil, err
 	}
-	now := s.l.Now()
-	roll := &SecretRoll{Secret: secret, RolledAt: now}
-	var until *time.Time
-	if overlap > 0 {
-		t := now.Add(overlap)
-		until = &t
-	}
+	secret, now := roll.Secret, roll.RolledAt
 	err = s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var shopNo string
 		if err := tx.NewRaw(`select shop_no from merchants where id = ?`, merchantID).Scan(ctx, &shopNo); err != nil {
@@ -75,28 +63,85 @@ func (s *Store) RollWebhookSecret(ctx context.Context, merchantID int64, overlap
 		if n, _ := res.RowsAffected(); n == 1 {
 			return nil // the first secret: nothing to keep beside it
 		}
-		var prevUntil *time.Time
-		if err := tx.NewRaw(`select secret_prev_until from webhook_secrets where merchant_id = ? for update`,
-			merchantID).Scan(ctx, &prevUntil); err != nil {
-			return err
-		}
-		// Which secret stays beside the new one: during an overlap the
-		// older (previous) one, else the current one.
-		keep := "secret_sealed"
-		if prevUntil != nil && now.Before(*prevUntil) {
-			keep = "secret_prev_sealed"
-		}
 		roll.PreviousValidUntil = until
-		_, err = tx.NewRaw(`update webhook_secrets set
-			secret_prev_sealed = case when ?::timestamptz is null then null else `+keep+` end,
-			secret_prev_until = ?::timestamptz, secret_sealed = ?, rolled_at = ? where merchant_id = ?`,
-			until, until, sealed, now, merchantID).Exec(ctx)
+		_, err = applyRoll(ctx, tx, "webhook_secrets", "merchant_id = ?", []any{merchantID}, sealed, now, until)
 		return err
 	})
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
 	s.secrets.forget(secretEndpoint{merchant: merchantID, endpoint: 1})
+	return roll, nil
+}
+
+// newRoll checks overlap and makes a new secret, rolled now, with the end
+// of its overlap (nil: none).
+func (s *Store) newRoll(overlap time.Duration) (*SecretRoll, *time.Time, error) {
+	if err := merchant.CheckKeyOverlap("overlapHours", overlap); err != nil {
+		return nil, nil, err
+	}
+	if s.sealer == nil {
+		return nil, nil, errors.New("delivery: no data key configured")
+	}
+	secret, err := signature.NewSecret()
+	if err != nil {
+		return nil, nil, err
+	}
+	roll := &SecretRoll{Secret: secret, RolledAt: s.l.Now()}
+	if overlap <= 0 {
+		return roll, nil, nil
+	}
+	until := roll.RolledAt.Add(overlap)
+	return roll, &until, nil
+}
+
+// applyRoll puts sealed in place of the current secret of table's row
+// where (args), keeping beside it until `until` (nil: none) the older
+// secret: during an overlap the previous one, which every receiver has,
+// else the current one. It reports whether a row was rolled.
+func applyRoll(ctx context.Context, tx bun.Tx, table, where string, args []any, sealed []byte, now time.Time, until *time.Time) (bool, error) {
+	var prevUntil []*time.Time
+	if err := tx.NewRaw(`select secret_prev_until from `+table+` where `+where+` for update`, args...).Scan(ctx, &prevUntil); err != nil {
+		return false, err
+	}
+	if len(prevUntil) != 1 {
+		return false, nil
+	}
+	keep := "secret_sealed"
+	if prevUntil[0] != nil && now.Before(*prevUntil[0]) {
+		keep = "secret_prev_sealed"
+	}
+	_, err := tx.NewRaw(`update `+table+` set
+		secret_prev_sealed = case when ?::timestamptz is null then null else `+keep+` end,
+		secret_prev_until = ?::timestamptz, secret_sealed = ?, rolled_at = ? where `+where,
+		append([]any{until, until, sealed, now}, args...)...).Exec(ctx)
+	return err == nil, err
+}
+
+// rollSecret rolls the secret of endpoint no (> 1) of the merchant.
+func (s *Store) rollSecret(ctx context.Context, merchantID int64, no int, overlap time.Duration) (*SecretRoll, error) {
+	roll, until, err := s.newRoll(overlap)
+	if err != nil {
+		return nil, err
+	}
+	secret, now := roll.Secret, roll.RolledAt
+	roll.PreviousValidUntil = until
+	err = s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var shopNo string
+		if err := tx.NewRaw(`select shop_no from merchants where id = ?`, merchantID).Scan(ctx, &shopNo); err != nil {
+			return err
+		}
+		ok, err := applyRoll(ctx, tx, "webhook_endpoints", "merchant_id = ? and endpoint_no = ? and deleted_at is null",
+			[]any{merchantID, no}, s.sealer.Seal([]byte(secret), endpointSecretContext(shopNo, no)), now, until)
+		if err == nil && !ok {
+			err = errNoEndpoint("")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, ledger.MapError(err)
+	}
+	s.secrets.forget(secretEndpoint{merchant: merchantID, endpoint: no})
 	return roll, nil
 }
 
