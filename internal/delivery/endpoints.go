@@ -163,8 +163,10 @@ func (s *Store) endpointIn(ctx context.Context, db bun.IDB, merchant int64, id s
 	return &out, nil
 }
 
-func errNoEndpoint(id string) error {
-	return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonWebhookEndpoint, "no webhook endpoint %s for this merchant", clip(id))
+// errNoEndpoint is the one answer for an unknown endpoint and another
+// merchant's: no message of its own, so nothing tells them apart.
+func errNoEndpoint(string) error {
+	return &postings.Error{Code: postings.ENOTFOUND, Reason: postings.ReasonWebhookEndpoint}
 }
 
 // CheckEndpointID refuses what cannot be an endpoint id (we_ and 24 of
