@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"sort"
@@ -17,7 +18,7 @@ import (
 // sandbox's network and rail), so the event is the gateway's own, recorded
 // and delivered like any other. A live merchant is refused before anything
 // is done: the sandbox, which only test merchants have, is asked first
-// with an empty request (a test merchant gets a 400, anyone else the 404
+// with a request without a card (a test merchant gets a 400, anyone else the 404
 // of an unknown path), so no live card is ever made.
 
 // triggerAmount is what an authorization moves (and the card holds).
@@ -62,9 +63,13 @@ var triggers = map[string]func(ctx context.Context, t *trigger) error{
 		return err
 	},
 	"card.refunded": func(ctx context.Context, t *trigger) error {
-		cardNo, err := t.card(ctx, "0")
+		// A refund matches a capture: authorize and capture first.
+		id, err := t.authorize(ctx, triggerAmount)
 		if err == nil {
-			_, err = t.c.SandboxRefund(ctx, client.SandboxRefundRequest{CardNo: cardNo, Amount: triggerAmount, Currency: t.currency})
+			_, err = t.c.SandboxCapture(ctx, client.SandboxCaptureRequest{AuthID: id, Amount: triggerAmount})
+		}
+		if err == nil {
+			_, err = t.c.SandboxRefund(ctx, client.SandboxRefundRequest{CardNo: t.made[0], Amount: triggerAmount, Currency: t.currency})
 		}
 		return err
 	},
@@ -80,13 +85,26 @@ func cmdTrigger(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "trigger", "Make a test merchant emit one event of the given type, by API calls on objects of its own: gateway trigger [flags] EVENT_TYPE.")
 	mf := defineMerchantFlags(e, fs)
 	currency := fs.String("currency", "USD", "the currency of the card made for the event")
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
+	// The event type may come first (gateway trigger card.frozen --shop-no
+	// …) or after the flags.
+	var typ string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		typ, args = args[0], args[1:]
 	}
-	if fs.NArg() != 1 {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return usageError(err.Error())
+	}
+	if typ == "" && fs.NArg() > 0 {
+		typ = fs.Arg(0)
+		_ = fs.Parse(fs.Args()[1:])
+	}
+	if typ == "" || fs.NArg() > 0 {
 		return usageError("give one event type: " + strings.Join(triggerTypes(), ", "))
 	}
-	typ := fs.Arg(0)
 	if why, ok := untriggerable[typ]; ok {
 		return usageError(typ + " cannot be triggered: " + why)
 	}
@@ -125,7 +143,10 @@ type trigger struct {
 
 // mustBeTest refuses a live merchant before anything is done.
 func (t *trigger) mustBeTest(ctx context.Context, shopNo string) error {
-	_, err := t.c.SandboxAuthorize(ctx, client.SandboxAuthorizeRequest{}, client.WithoutIdempotencyKey())
+	// No card: a request the sandbox refuses at its door (400 naming
+	// cardNo), having done nothing.
+	_, err := t.c.SandboxAuthorize(ctx, client.SandboxAuthorizeRequest{Amount: triggerAmount, Currency: t.currency},
+		client.WithoutIdempotencyKey())
 	var ce *client.Error
 	switch {
 	case errors.As(err, &ce) && ce.Status == http.StatusBadRequest:
