@@ -156,3 +156,38 @@ func TestListenAndTrigger(t *testing.T) {
 	g.mustFail("not an event type", append(append([]string{"trigger"}, creds(m)...), "card.melted")...)
 	g.mustFail("cannot be triggered", append(append([]string{"trigger"}, creds(m)...), "authorization.expired")...)
 }
+
+// TestWebhookEndpointCommands: the operator's endpoint commands add (the
+// secret printed once), list, change, roll and delete a merchant's
+// endpoints, refuse a URL the gateway would not call (naming the flag) and
+// the 17th endpoint.
+func TestWebhookEndpointCommands(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	m := g.createMerchant("Endpoints shop", "USD")
+	var ep struct {
+		ID     string `json:"id"`
+		Secret string `json:"secret"`
+	}
+	out := g.mustRun("webhook", "endpoint", "add", "--shop-no", m.ShopNo, "--url", "https://merchant.example.com/two", "--types", "card.frozen")
+	if err := json.Unmarshal([]byte(out), &ep); err != nil || !strings.HasPrefix(ep.Secret, "whsec_") {
+		t.Fatalf("add printed %s (%v)", out, err)
+	}
+	if list := g.mustRun("webhook", "endpoint", "list", "--shop-no", m.ShopNo); strings.Count(list, `"id"`) != 2 || strings.Contains(list, "whsec_") {
+		t.Errorf("list printed %s", list)
+	}
+	if set := g.mustRun("webhook", "endpoint", "set", "--shop-no", m.ShopNo, "--id", ep.ID, "--enabled", "false", "--types", "all"); !strings.Contains(set, `"enabled": false`) {
+		t.Errorf("set printed %s", set)
+	}
+	if roll := g.mustRun("webhook", "endpoint", "roll", "--shop-no", m.ShopNo, "--id", ep.ID, "--overlap-hours", "0"); !strings.Contains(roll, "whsec_") {
+		t.Errorf("roll printed %s", roll)
+	}
+	g.mustFail("url", "webhook", "endpoint", "add", "--shop-no", m.ShopNo, "--url", "http://127.0.0.1:9/hooks")
+	g.mustFail("types", "webhook", "endpoint", "add", "--shop-no", m.ShopNo, "--url", "https://merchant.example.com/x", "--types", "card.melted")
+	for range 14 {
+		g.mustRun("webhook", "endpoint", "add", "--shop-no", m.ShopNo, "--url", "https://merchant.example.com/more")
+	}
+	g.mustFail("at most 16", "webhook", "endpoint", "add", "--shop-no", m.ShopNo, "--url", "https://merchant.example.com/17")
+	g.mustRun("webhook", "endpoint", "delete", "--shop-no", m.ShopNo, "--id", ep.ID)
+	g.mustFail("not found", "webhook", "endpoint", "delete", "--shop-no", m.ShopNo, "--id", ep.ID)
+}

@@ -164,9 +164,9 @@ func (s *Store) endpointIn(ctx context.Context, db bun.IDB, merchant int64, id s
 }
 
 // errNoEndpoint is the one answer for an unknown endpoint and another
-// merchant's: no message of its own, so nothing tells them apart.
+// merchant's: the message names no id, so nothing tells them apart.
 func errNoEndpoint(string) error {
-	return &postings.Error{Code: postings.ENOTFOUND, Reason: postings.ReasonWebhookEndpoint}
+	return &postings.Error{Code: postings.ENOTFOUND, Reason: postings.ReasonWebhookEndpoint, Message: "webhook endpoint not found"}
 }
 
 // CheckEndpointID refuses what cannot be an endpoint id (we_ and 24 of
