@@ -1,9 +1,12 @@
 package api
 
 import (
+	"time"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -27,8 +30,7 @@ func handleEndpointCreate(l Webhooks, keys ReadKeys, allow callbackurl.AllowList
 			return
 		}
 		ctx, m := c.Request.Context(), merchantOf(c)
-		if err := keys.ClaimReadIdempotency(ctx, m.ID, idempotencyOf(c)); err != nil {
-			writeError(c, err)
+		if !claimKey(c, keys) {
 			return
 		}
 		e, err := l.CreateEndpoint(ctx, m.ID, sp)
@@ -50,18 +52,16 @@ func handleEndpointCreate(l Webhooks, keys ReadKeys, allow callbackurl.AllowList
 func handleEndpointUpdate(l Webhooks, settings WebhookSettings, keys ReadKeys, allow callbackurl.AllowList) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id, err := endpointParam(c)
-		if err != nil {
-			writeError(c, err)
-			return
+		sp := delivery.EndpointSpec{}
+		if err == nil {
+			sp, err = decodeEndpointSpec(c, allow)
 		}
-		sp, err := decodeEndpointSpec(c, allow)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
 		ctx, m := c.Request.Context(), merchantOf(c)
-		if err := keys.ClaimReadIdempotency(ctx, m.ID, idempotencyOf(c)); err != nil {
-			writeError(c, err)
+		if !claimKey(c, keys) {
 			return
 		}
 		cur, err := l.Endpoint(ctx, m.ID, id)
@@ -115,18 +115,16 @@ func handleEndpointDelete(l Webhooks) gin.HandlerFunc {
 func handleEndpointSecretRoll(l Webhooks, keys ReadKeys) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id, err := endpointParam(c)
-		if err != nil {
-			writeError(c, err)
-			return
+		var overlap time.Duration
+		if err == nil {
+			overlap, err = decodeOverlap(c)
 		}
-		overlap, err := decodeOverlap(c)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
 		ctx, m := c.Request.Context(), merchantOf(c)
-		if err := keys.ClaimReadIdempotency(ctx, m.ID, idempotencyOf(c)); err != nil {
-			writeError(c, err)
+		if !claimKey(c, keys) {
 			return
 		}
 		r, err := l.RollEndpointSecret(ctx, m.ID, id, overlap)
@@ -137,4 +135,14 @@ func handleEndpointSecretRoll(l Webhooks, keys ReadKeys) gin.HandlerFunc {
 		c.Header("Cache-Control", "no-store")
 		writeOK(c, webhookSecretView{Secret: r.Secret, RolledAt: timestamp(r.RolledAt), PreviousValidUntil: timestampOrNil(r.PreviousValidUntil)})
 	}
+}
+
+// claimKey claims the request's Idempotency-Key as the other settings do;
+// false when it answered the refusal.
+func claimKey(c *gin.Context, keys ReadKeys) bool {
+	if err := keys.ClaimReadIdempotency(c.Request.Context(), merchantOf(c).ID, idempotencyOf(c)); err != nil {
+		writeError(c, err)
+		return false
+	}
+	return true
 }

@@ -34,16 +34,7 @@ func TestClaimBatchReadsSecretsOnce(t *testing.T) {
 	flip := true
 	claimed := func() int64 { // one more card event, claimed and sent; the claim's statements
 		t.Helper()
-		var err error
-		if flip {
-			_, err = f.l.Cards.FreezeCard(ctx, m.ID, c.CardNo, "", nil)
-		} else {
-			_, err = f.l.Cards.UnfreezeCard(ctx, m.ID, c.CardNo, nil)
-		}
-		flip = !flip
-		if err != nil {
-			t.Fatal(err)
-		}
+		toggle(t, f, m.ID, c.CardNo, &flip)
 		before := counter.n.Load()
 		list, err := f.store.ClaimDeliveries(ctx, 256, 30*time.Second)
 		if err != nil || len(list) != 1 {
@@ -93,5 +84,21 @@ func TestClaimBatchReadsSecretsOnce(t *testing.T) {
 	claimed()
 	if err := verifyStd(rc.last(t), s1.Secret, f.clock.Now()); err == nil {
 		t.Error("after the overlap the replaced secret still signs")
+	}
+}
+
+// toggle freezes the card, or unfreezes it when *frozen says so: one more
+// card event each time.
+func toggle(t *testing.T, f *fixture, merchant int64, cardNo string, frozen *bool) {
+	t.Helper()
+	var err error
+	if *frozen {
+		_, err = f.l.Cards.FreezeCard(context.Background(), merchant, cardNo, "", nil)
+	} else {
+		_, err = f.l.Cards.UnfreezeCard(context.Background(), merchant, cardNo, nil)
+	}
+	*frozen = !*frozen
+	if err != nil {
+		t.Fatal(err)
 	}
 }

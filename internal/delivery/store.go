@@ -339,7 +339,7 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 	}
 	// The event's deliveries to the other endpoints, to their URL now,
 	// while the endpoint exists.
-	_, err = s.l.DB().NewRaw(`
+	others, err := s.l.DB().NewRaw(`
 		update deliveries d set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?, delivered_at = null,
 		       url = w.url
 		from events e, webhook_endpoints w
@@ -353,7 +353,7 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 	if err != nil {
 		return nil, err
 	}
-	if info.Status == DeliveryNotSent {
+	if n, _ := others.RowsAffected(); info.Status == DeliveryNotSent && n == 0 {
 		return nil, postings.ReasonErrorf(postings.ESTATE, postings.ReasonNoCallbackURL,
 			"event %s has no callback URL to be sent to: set the merchant's (PUT /shop/webhook)", eventID)
 	}
