@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,5 +172,61 @@ func TestWebhookEndpoints(t *testing.T) {
 	}
 	if _, err := f.store.UpdateEndpoint(ctx, other.ID, again.ID, delivery.EndpointSpec{Enabled: ptr(false)}); reason(err) != postings.ReasonWebhookEndpoint {
 		t.Errorf("another merchant's endpoint updated: %v", err)
+	}
+}
+
+// TestEndpointSecretVerifiesWithNPM: a real delivery to an endpoint other
+// than endpoint one verifies with that endpoint's secret under the
+// unmodified npm libraries (standardwebhooks, svix), and not with the
+// merchant's (endpoint one's) secret.
+func TestEndpointSecretVerifiesWithNPM(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	_, m, _, c := newCapturedShop(t, f, "NPM")
+	two := newCapturer(t)
+	ep, err := f.store.CreateEndpoint(ctx, m.ID, delivery.EndpointSpec{URL: ptr(two.srv.URL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := f.store.RollWebhookSecret(ctx, m.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := true
+	toggle(t, f, m.ID, c.CardNo, &flip)
+	round(t, f.dispatcher(nil))
+	cb := two.last(t)
+	hs := map[string]string{}
+	for k := range cb.header {
+		hs[strings.ToLower(k)] = cb.header.Get(k)
+	}
+	cases := []struct {
+		secret string
+		ok     bool
+	}{{ep.Secret, true}, {one.Secret, false}}
+	in := make([]nodeCase, len(cases))
+	for i, tc := range cases {
+		in[i] = nodeCase{Headers: hs, Body: string(cb.body), Secret: tc.secret}
+	}
+	// Without a default URL, an event still goes to endpoint two, and a
+	// replay of it is not refused for want of a URL.
+	if err := f.l.SetCallbackURL(ctx, m.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	f.l.Merchants.MerchantChanged(m.ID)
+	toggle(t, f, m.ID, c.CardNo, &flip)
+	round(t, f.dispatcher(nil))
+	newest, err := f.store.Deliveries(ctx, m.ID, "", 1)
+	if err != nil || len(newest) != 1 || newest[0].Status != delivery.DeliveryNotSent {
+		t.Fatalf("the newest event: %+v, %v", newest, err)
+	}
+	if _, err := f.store.ReplayEvent(ctx, m.ID, newest[0].EventID); err != nil {
+		t.Errorf("a replay to endpoint two alone: %v", err)
+	}
+	for i, v := range verifyWithNode(t, in) {
+		if std, svix := v.accepted(); std != cases[i].ok || svix != cases[i].ok {
+			t.Errorf("case %d: standardwebhooks %v, svix %v; want accepted %v", i, v.StandardWebhooks, v.Svix, cases[i].ok)
+		}
 	}
 }
