@@ -227,6 +227,12 @@ func decodeValue(dec *tokens, f *field) (bool, error) {
 			return false, postings.FieldErrorf(f.name, "must be a string")
 		}
 		*into = s
+	case *bool:
+		b, ok := tok.(bool)
+		if !ok {
+			return false, postings.FieldErrorf(f.name, "must be true or false")
+		}
+		*into = b
 	case *amountText:
 		switch v := tok.(type) {
 		case json.Number:

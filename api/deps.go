@@ -107,6 +107,8 @@ type Webhooks interface {
 	RollWebhookSecret(ctx context.Context, merchant int64, overlap time.Duration) (*delivery.SecretRoll, error)
 	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 	ReplayFailed(ctx context.Context, merchant int64, r delivery.FailedRange) (delivery.ReplayResult, error)
+	// WebhookEndpoints: the merchant's endpoints (webhook_endpoints.go).
+	WebhookEndpoints
 }
 
 // Keys rolls the merchant's keys and tells the overlaps in progress

@@ -25,28 +25,29 @@ type envelope struct {
 // HTTP 200 answer is a business failure. HTTP failures (400, 401, …) repeat
 // their HTTP status as the code. 1100-1199 are kept for remittances.
 const (
-	codeOK              = 200
-	codeFailure         = 999
-	codeInsufficient    = 1001
-	codeCardNotFound    = 1002
-	codeCardFrozen      = 1003
-	codeCardCancelled   = 1004
-	codeCurrencyDenied  = 1005
-	codeBINDenied       = 1006
-	codeLimitExceeded   = 1007
-	codeIdemConflict    = 1008
-	codeIdemInProgress  = 1009
-	codeFXUnavailable   = 1010
-	codeRemitNotFound   = 1101
-	codeEventNotFound   = 1301 // webhooks and keys: 1300-1399
-	codeAuthNotFound    = 1201 // internal network API: 1200-1299
-	codeAuthClosed      = 1202
-	messageOK           = "success"
-	messageInternal     = "internal error"
-	messageUnauthorized = "unknown shop number or wrong public key"
-	messageUnavailable  = "service unavailable; retry later with the same Idempotency-Key"
-	messageTimeout      = "request timed out; retry with the same Idempotency-Key"
-	messageBadToken     = "missing or wrong bearer token"
+	codeOK               = 200
+	codeFailure          = 999
+	codeInsufficient     = 1001
+	codeCardNotFound     = 1002
+	codeCardFrozen       = 1003
+	codeCardCancelled    = 1004
+	codeCurrencyDenied   = 1005
+	codeBINDenied        = 1006
+	codeLimitExceeded    = 1007
+	codeIdemConflict     = 1008
+	codeIdemInProgress   = 1009
+	codeFXUnavailable    = 1010
+	codeRemitNotFound    = 1101
+	codeEventNotFound    = 1301 // webhooks and keys: 1300-1399
+	codeEndpointNotFound = 1302
+	codeAuthNotFound     = 1201 // internal network API: 1200-1299
+	codeAuthClosed       = 1202
+	messageOK            = "success"
+	messageInternal      = "internal error"
+	messageUnauthorized  = "unknown shop number or wrong public key"
+	messageUnavailable   = "service unavailable; retry later with the same Idempotency-Key"
+	messageTimeout       = "request timed out; retry with the same Idempotency-Key"
+	messageBadToken      = "missing or wrong bearer token"
 )
 
 // Reasons the API itself gives to the errors it makes, so that they go
@@ -100,6 +101,7 @@ var errorReasons = map[reasonKey]outcome{
 	{"", postings.ReasonFXRateStale}:                         {http.StatusOK, codeFXUnavailable, ""},
 	{postings.ENOTFOUND, postings.ReasonRemittance}:          {http.StatusOK, codeRemitNotFound, ""},
 	{postings.ENOTFOUND, postings.ReasonEvent}:               {http.StatusOK, codeEventNotFound, ""},
+	{postings.ENOTFOUND, postings.ReasonWebhookEndpoint}:     {http.StatusOK, codeEndpointNotFound, ""},
 	// The internal network API (docs/network.md).
 	{postings.EUNAUTHENTICATED, reasonInternalToken}:      {http.StatusUnauthorized, http.StatusUnauthorized, messageBadToken},
 	{postings.ENOTFOUND, postings.ReasonAuthorization}:    {http.StatusOK, codeAuthNotFound, ""},
@@ -123,21 +125,22 @@ var errorCodes = map[postings.Code]outcome{
 
 // businessMessages are the messages of the codes when the error has none.
 var businessMessages = map[int]string{
-	codeFailure:        "the operation failed",
-	codeInsufficient:   "insufficient funds",
-	codeCardNotFound:   "card not found",
-	codeCardFrozen:     "card is frozen",
-	codeCardCancelled:  "card is cancelled",
-	codeCurrencyDenied: "currency not allowed",
-	codeBINDenied:      "BIN not open to the merchant",
-	codeLimitExceeded:  "limit exceeded",
-	codeIdemConflict:   "Idempotency-Key reused with another request",
-	codeIdemInProgress: "a request with this Idempotency-Key is in progress",
-	codeFXUnavailable:  "FX rate unavailable",
-	codeAuthNotFound:   "authorization not found",
-	codeAuthClosed:     "the authorization is closed",
-	codeRemitNotFound:  "remittance not found",
-	codeEventNotFound:  "event not found",
+	codeFailure:          "the operation failed",
+	codeInsufficient:     "insufficient funds",
+	codeCardNotFound:     "card not found",
+	codeCardFrozen:       "card is frozen",
+	codeCardCancelled:    "card is cancelled",
+	codeCurrencyDenied:   "currency not allowed",
+	codeBINDenied:        "BIN not open to the merchant",
+	codeLimitExceeded:    "limit exceeded",
+	codeIdemConflict:     "Idempotency-Key reused with another request",
+	codeIdemInProgress:   "a request with this Idempotency-Key is in progress",
+	codeFXUnavailable:    "FX rate unavailable",
+	codeAuthNotFound:     "authorization not found",
+	codeAuthClosed:       "the authorization is closed",
+	codeRemitNotFound:    "remittance not found",
+	codeEventNotFound:    "event not found",
+	codeEndpointNotFound: "webhook endpoint not found",
 }
 
 // classify turns any error into the *postings.Error that is answered and its

@@ -54,6 +54,7 @@ func contractWebhooksAndKeys(t *testing.T, c *contract, s *testServer, sh, other
 	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{}`, "Idempotency-Key", "oa-whsec").must(t, 200, 200)
 	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{"overlapHours":2}`, "Idempotency-Key", "oa-whsec").must(t, 200, codeIdemConflict)
 	c.call(&sh, "POST", "/shop/webhook/secret/roll", `{"overlapHours":169}`).must(t, 400, 400)
+	contractWebhookEndpoints(t, c, sh, other)
 
 	// Keys: on a merchant of its own, whose keys the rest does not use.
 	k := s.newShop(merchant.Spec{})

@@ -61,6 +61,8 @@ const (
 	probeCard  = "{cardNo}"
 	probeTx    = "{txId}"
 	probeEvent = "{eventId}"
+	// probeEndpoint is a webhook endpoint's id (the path's :endpointId).
+	probeEndpoint = "{endpointId}"
 )
 
 // isolationProbes are, per /shop route, a request that names a card and a
@@ -85,16 +87,22 @@ var isolationProbes = map[string]string{
 	"GET /shop/remittance/query":          "txId=" + probeTx,
 	// Webhooks and keys. A roll, like a create, changes the thief's own
 	// state: only its answer's shape is checked.
-	"GET /shop/webhook":                       "",
-	"PUT /shop/webhook":                       `{"callbackUrl":"https://merchant.example.com/probe"}`,
-	"GET /shop/webhook/events":                "size=500",
-	"GET /shop/webhook/events/:eventId":       "", // the event's id is the path's (:eventId)
-	"POST /shop/webhook/secret/roll":          `{"overlapHours":24}`,
-	"POST /shop/webhook/events/replay":        `{"eventId":"` + probeEvent + `"}`,
-	"POST /shop/webhook/events/replay-failed": `{"from":"{today}T00:00:00Z","to":"{today}T23:59:59Z"}`,
-	"GET /shop/keys":                          "",
-	"POST /shop/keys/public/roll":             `{"overlapHours":24}`,
-	"POST /shop/keys/signing/roll":            `{"overlapHours":24}`,
+	"GET /shop/webhook":                                    "",
+	"PUT /shop/webhook":                                    `{"callbackUrl":"https://merchant.example.com/probe"}`,
+	"GET /shop/webhook/events":                             "size=500",
+	"GET /shop/webhook/events/:eventId":                    "", // the event's id is the path's (:eventId)
+	"POST /shop/webhook/secret/roll":                       `{"overlapHours":24}`,
+	"POST /shop/webhook/events/replay":                     `{"eventId":"` + probeEvent + `"}`,
+	"POST /shop/webhook/events/replay-failed":              `{"from":"{today}T00:00:00Z","to":"{today}T23:59:59Z"}`,
+	"GET /shop/webhook/endpoints":                          "",
+	"POST /shop/webhook/endpoints":                         `{"url":"https://merchant.example.com/probe"}`,
+	"GET /shop/webhook/endpoints/:endpointId":              "",
+	"POST /shop/webhook/endpoints/:endpointId":             `{"description":"probe"}`,
+	"DELETE /shop/webhook/endpoints/:endpointId":           "",
+	"POST /shop/webhook/endpoints/:endpointId/secret/roll": `{"overlapHours":24}`,
+	"GET /shop/keys":                                       "",
+	"POST /shop/keys/public/roll":                          `{"overlapHours":24}`,
+	"POST /shop/keys/signing/roll":                         `{"overlapHours":24}`,
 	// The sandbox (a test merchant's; TestSandboxOtherMerchantsObjects
 	// probes authorizations, which have no placeholder here).
 	"POST /shop/sandbox/authorize":         `{"cardNo":"` + probeCard + `","amount":"1.00","currency":"USD"}`,
@@ -131,6 +139,12 @@ func TestShopIsolationEveryRoute(t *testing.T) {
 		t.Fatalf("the owner's events: %+v %v", ownerEvents, err)
 	}
 	event := ownerEvents.List[0].EventID
+	ownerEndpoint, err := s.l.Deliveries.CreateEndpoint(context.Background(), owner.m.ID,
+		delivery.EndpointSpec{URL: &[]string{"https://merchant.example.com/owner"}[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint, unknownEndpoint := ownerEndpoint.ID, "we_"+strings.Repeat("0", 24)
 
 	routes := s.shopRoutes()
 	for _, route := range routes {
@@ -140,11 +154,11 @@ func TestShopIsolationEveryRoute(t *testing.T) {
 			continue
 		}
 		method, path, _ := strings.Cut(route, " ")
-		send := func(cardNo, txID, eventID string) *answer {
-			fills := strings.NewReplacer(probeCard, cardNo, probeTx, txID, probeEvent, eventID, "{today}", today)
+		send := func(cardNo, txID, eventID, endpointID string) *answer {
+			fills := strings.NewReplacer(probeCard, cardNo, probeTx, txID, probeEvent, eventID, probeEndpoint, endpointID, "{today}", today)
 			fill := fills.Replace(probe)
 			// A path parameter names the object itself.
-			path := fills.Replace(strings.ReplaceAll(path, ":eventId", probeEvent))
+			path := fills.Replace(strings.NewReplacer(":eventId", probeEvent, ":endpointId", probeEndpoint).Replace(path))
 			if method == "GET" {
 				if fill != "" {
 					return s.request(&thief, method, path+"?"+fill, "")
@@ -156,16 +170,16 @@ func TestShopIsolationEveryRoute(t *testing.T) {
 		// The card create and remittance create probes would succeed and
 		// move money: they run once each, and only the answer's shape is
 		// compared.
-		foreign := send(card.CardNo, remit.TxID, event)
-		if method == "POST" && (strings.HasSuffix(path, "/create") || strings.HasSuffix(path, "/roll")) {
+		foreign := send(card.CardNo, remit.TxID, event, endpoint)
+		if method == "POST" && (strings.HasSuffix(path, "/create") || strings.HasSuffix(path, "/roll") || strings.HasSuffix(path, "/endpoints")) {
 			if strings.Contains(string(foreign.raw), owner.creds.ShopNo) || strings.Contains(string(foreign.raw), remit.TxID) {
 				t.Errorf("%s: the answer carries the owner's ids: %s", route, foreign.raw)
 			}
 			continue
 		}
-		missing := send(unknownCard, unknownTx, unknownEvent)
+		missing := send(unknownCard, unknownTx, unknownEvent, unknownEndpoint)
 		ids := strings.NewReplacer(card.CardNo, probeCard, remit.TxID, probeTx, unknownCard, probeCard, unknownTx, probeTx,
-			event, probeEvent, unknownEvent, probeEvent)
+			event, probeEvent, unknownEvent, probeEvent, endpoint, probeEndpoint, unknownEndpoint, probeEndpoint)
 		// The thief's own last authentication is the time of each probe:
 		// two probes a second boundary apart differ there, and it says
 		// nothing of the owner.

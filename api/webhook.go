@@ -208,8 +208,10 @@ type eventDetailView struct {
 
 // eventDeliveryView is one delivery of an event: its target, state and
 // attempts (oldest first; a replay starts a new window numbered from 1).
-// One per event until webhook endpoints exist, none when it was not sent.
+// One per webhook endpoint the event went to (endpoint one, the default
+// URL, first), none when it was not sent.
 type eventDeliveryView struct {
+	EndpointID     string             `json:"endpointId,omitempty"`
 	URL            string             `json:"url"`
 	Status         string             `json:"status"`
 	Attempts       int                `json:"attempts"`
@@ -235,7 +237,7 @@ type eventAttemptView struct {
 func newEventDetailView(d *delivery.EventDetail) eventDetailView {
 	ev := newEventView(&d.DeliveryInfo)
 	v := eventDetailView{eventView: ev, Data: d.Payload, Deliveries: []eventDeliveryView{}}
-	if d.Status == delivery.DeliveryNotSent {
+	if d.Status == delivery.DeliveryNotSent && len(d.Endpoints) == 0 {
 		return v
 	}
 	dv := eventDeliveryView{URL: d.URL, Status: ev.Status, Attempts: ev.Attempts, NextAttemptAt: ev.NextAttemptAt,
@@ -246,7 +248,13 @@ func newEventDetailView(d *delivery.EventDetail) eventDetailView {
 			DurationMs: a.DurationMs, HTTPStatus: a.HTTPStatus, Error: a.Error, Outcome: a.Outcome,
 			NextAttemptAt: timestampOrNil(a.NextAttemptAt)}
 	}
-	v.Deliveries = append(v.Deliveries, dv)
+	if len(d.Endpoints) == 0 {
+		v.Deliveries = append(v.Deliveries, dv)
+		return v
+	}
+	for _, ed := range d.Endpoints {
+		v.Deliveries = append(v.Deliveries, newEndpointDeliveryView(&ed))
+	}
 	return v
 }
 

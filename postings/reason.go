@@ -16,6 +16,8 @@ const (
 	ReasonAuthorization Reason = "authorization"
 	ReasonRemittance    Reason = "remittance"
 	ReasonEvent         Reason = "event"
+	// A merchant's webhook endpoint (issue 32).
+	ReasonWebhookEndpoint Reason = "webhook_endpoint"
 
 	// What the merchant may not do (EFORBIDDEN).
 	ReasonCurrency Reason = "currency" // not one of the merchant's currencies
@@ -37,6 +39,8 @@ const (
 	ReasonNetworkMessageMax Reason = "network_message_max"
 	ReasonOverCapture       Reason = "over_capture"
 	ReasonRefundUnmatched   Reason = "refund_unmatched"
+	// A merchant's 17th webhook endpoint (delivery.EndpointsMax).
+	ReasonWebhookEndpointsMax Reason = "webhook_endpoints_max"
 
 	// Conflicts (ECONFLICT).
 	ReasonIdempotencyMismatch Reason = "idempotency_mismatch" // a key reused with another request

@@ -66,6 +66,12 @@ func contractOps() []contracttest.Op {
 		op(opSandboxRefund, []string{"SandboxRefund"}, t(SandboxRefundRequest{}), t(SandboxRefund{})),
 		op(opSandboxSettle, []string{"SandboxSettleRemittance"}, t(SandboxSettleRequest{}), t(SandboxRemittanceReport{})),
 		op(opSandboxReturn, []string{"SandboxReturnRemittance"}, t(SandboxReturnRequest{}), t(SandboxRemittanceReport{})),
+		op(opListWebhookEndpoints, []string{"WebhookEndpoints"}, nil, t(webhookEndpointList{})),
+		op(opCreateWebhookEndpoint, []string{"CreateWebhookEndpoint"}, t(WebhookEndpointRequest{}), t(WebhookEndpoint{})),
+		op(opGetWebhookEndpoint, []string{"WebhookEndpoint"}, nil, t(WebhookEndpoint{})),
+		op(opUpdateWebhookEndpoint, []string{"UpdateWebhookEndpoint"}, t(WebhookEndpointRequest{}), t(WebhookEndpoint{})),
+		op(opDeleteWebhookEndpoint, []string{"DeleteWebhookEndpoint"}, nil, t(WebhookEndpointDeleted{})),
+		op(opRollWebhookEndpointSecr, []string{"RollWebhookEndpointSecret"}, t(KeyRollRequest{}), t(WebhookSecret{})),
 	}
 }
 
@@ -109,6 +115,8 @@ var componentTypes = map[string]reflect.Type{
 	"SandboxHold": reflect.TypeOf(SandboxHold{}), "SandboxRefundRequest": reflect.TypeOf(SandboxRefundRequest{}),
 	"SandboxRefund": reflect.TypeOf(SandboxRefund{}), "SandboxSettleRequest": reflect.TypeOf(SandboxSettleRequest{}),
 	"SandboxReturnRequest": reflect.TypeOf(SandboxReturnRequest{}), "SandboxRemittanceReport": reflect.TypeOf(SandboxRemittanceReport{}),
+	// Webhook endpoints.
+	"WebhookEndpoint": reflect.TypeOf(WebhookEndpoint{}), "WebhookEndpointRequest": reflect.TypeOf(WebhookEndpointRequest{}),
 }
 
 // requestComponents are sent, not received.
@@ -116,7 +124,7 @@ var requestComponents = map[string]bool{"CardCreateRequest": true, "CardBalanceB
 	"CardFreezeRequest": true, "TransferRequest": true, "RemittanceCreateRequest": true, "Beneficiary": true,
 	"WebhookRequest": true, "ReplayEventRequest": true, "ReplayFailedRequest": true, "KeyRollRequest": true,
 	"SandboxAuthorizeRequest": true, "SandboxCaptureRequest": true, "SandboxReverseRequest": true, "SandboxRefundRequest": true,
-	"SandboxSettleRequest": true, "SandboxReturnRequest": true}
+	"SandboxSettleRequest": true, "SandboxReturnRequest": true, "WebhookEndpointRequest": true}
 
 // TestContractComponents: every object schema of the spec has a Go type of
 // the same fields (the callbacks' data included), and the other way round.

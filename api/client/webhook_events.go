@@ -27,6 +27,8 @@ type WebhookEventDetail struct {
 
 // WebhookDelivery is one delivery of an event with its attempts.
 type WebhookDelivery struct {
+	// EndpointID is the webhook endpoint the delivery went to.
+	EndpointID     string           `json:"endpointId,omitempty"`
 	URL            string           `json:"url"`
 	Status         string           `json:"status"`
 	Attempts       int              `json:"attempts"`

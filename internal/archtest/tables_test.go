@@ -54,6 +54,8 @@ var tableOwners = map[string]string{
 	"deliveries": "internal/delivery", "delivery_attempts": "internal/delivery",
 	// 0020: the Standard Webhooks secrets, sealed, which only the sender opens.
 	"webhook_secrets": "internal/delivery",
+	// Issue 32: the webhook endpoints, with their sealed secrets.
+	"webhook_endpoints": "internal/delivery",
 	// 0006_auditor.sql: the views the auditor role starts from. They are
 	// for people in psql; the module's own reads of them are reconcile's
 	// (the auditor's report).

@@ -80,6 +80,7 @@ type Cards interface {
 // Deliveries are the webhook events and their replay (*delivery.Store).
 type Deliveries interface {
 	DeliveriesInOrder(ctx context.Context, merchant int64, status string, order delivery.Order, limit int) ([]delivery.DeliveryInfo, error)
+	Endpoints(ctx context.Context, merchant int64) ([]delivery.Endpoint, error)
 	ReplayEvent(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 	Event(ctx context.Context, merchant int64, eventID string) (*delivery.DeliveryInfo, error)
 	Attempts(ctx context.Context, merchant int64, eventID string, limit int) ([]delivery.Attempt, error)

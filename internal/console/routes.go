@@ -24,6 +24,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /events", s.guard(permMerchantRead, s.events))
 	m.HandleFunc("POST /events/{eventID}/replay", s.guard(permReplay, s.replay))
 	m.HandleFunc("GET /events/{eventID}", s.guard(permMerchantRead, s.event))
+	m.HandleFunc("GET /webhooks/endpoints", s.guard(permMerchantRead, s.webhookEndpoints))
 	m.HandleFunc("GET /statement", s.guard(permMerchantRead, s.statement))
 	m.HandleFunc("GET /remittances", s.guard(permMerchantRead, s.remittances))
 	m.HandleFunc("GET /remittances/{txId}", s.guard(permMerchantRead, s.remittance))

@@ -40,7 +40,7 @@ func (s *Store) Attempts(ctx context.Context, merchant int64, eventID string, li
 	out := []Attempt{}
 	err = s.l.DB().NewRaw(`select window_start, attempt, at, duration_ms, http_status, error, outcome, next_attempt_at from (
 			select window_start, attempt, at, duration_ms, http_status, error, outcome, next_attempt_at, id
-			from delivery_attempts where merchant_id = ? and event_seq = ?
+			from delivery_attempts where merchant_id = ? and event_seq = ? and endpoint_no = 1
 			order by id desc limit ?) a
 		order by id`, merchant, ev.EventSeq, limit).Scan(ctx, &out)
 	for i := range out {

@@ -89,6 +89,9 @@ type fixture struct {
 	m     *merchant.Merchant
 	recv  *merchantReceiver
 	send  *delivery.Sender
+	// sealer is the data key's: a second Store on the same database (another
+	// gateway instance) is built with it.
+	sealer *merchant.Sealer
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -100,6 +103,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.sealer = sealer
 	f.l = gatewaytest.New(t, nil, gatewaytest.Options{Sealer: sealer, Ledger: ledger.Config{Now: f.clock.Now}})
 	f.store = f.l.Deliveries
 	ctx := context.Background()

@@ -162,13 +162,13 @@ func (s *Store) Events(ctx context.Context, merchant int64, f EventFilter, page,
 		}
 		err = db.NewRaw(`select `+eventColumns+`
 			from events e join merchants m on m.id = e.merchant_id
-			left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+			left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 			where e.merchant_id = ? and e.event_seq > ? and e.event_seq <= ?
 			order by e.event_seq`, merchant, first, first+int64(size)).Scan(ctx, &out.List)
 		return out, ledger.MapError(err)
 	}
 	err = db.NewRaw(`select count(*) from events e
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and `+eventFilterSQL,
 		merchant, f.Status, f.Status, types, types).Scan(ctx, &out.Total)
 	if err != nil {
@@ -179,7 +179,7 @@ func (s *Store) Events(ctx context.Context, merchant int64, f EventFilter, page,
 	}
 	err = db.NewRaw(`select `+eventColumns+`
 		from events e join merchants m on m.id = e.merchant_id
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		order by e.event_seq offset ? limit ?`,
 		merchant, f.Status, f.Status, types, types, first, size).Scan(ctx, &out.List)
@@ -195,7 +195,7 @@ func (s *Store) Event(ctx context.Context, merchant int64, eventID string) (*Del
 	var out DeliveryInfo
 	err := s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e join merchants m on m.id = e.merchant_id
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and e.event_id = ?`, merchant, eventID).Scan(ctx, &out)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoEvent(eventID)

@@ -125,7 +125,7 @@ func (s *Store) eventRange(ctx context.Context, merchant int64, q EventQuery, af
 	}
 	err = s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e join merchants m on m.id = e.merchant_id
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and e.event_seq > ? and e.event_seq <= ?
 		order by `+orderSQL[q.Order], merchant, max(lo, 0), hi).Scan(ctx, &out.List)
 	return out, ledger.MapError(err)
@@ -140,7 +140,7 @@ func (s *Store) eventsFiltered(ctx context.Context, merchant int64, q EventQuery
 		types = pgdialect.Array([]string{})
 	}
 	err := s.l.DB().NewRaw(`select count(*) from events e
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and `+eventFilterSQL,
 		merchant, q.Filter.Status, q.Filter.Status, types, types).Scan(ctx, &out.Total)
 	if err != nil {
@@ -156,7 +156,7 @@ func (s *Store) eventsFiltered(ctx context.Context, merchant int64, q EventQuery
 	asc := q.Order == OrderAsc
 	err = s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e join merchants m on m.id = e.merchant_id
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		  and (?::bigint is null or (? and e.event_seq > ?::bigint) or (not ? and e.event_seq < ?::bigint))
 		order by `+orderSQL[q.Order]+` offset ? limit ?`,
@@ -172,6 +172,9 @@ type EventDetail struct {
 	DeliveryInfo
 	Payload  json.RawMessage
 	Attempts []Attempt // of its delivery, oldest first, at most AttemptsMax
+	// Endpoints are its deliveries to each webhook endpoint (endpoint one's
+	// first, the same as Attempts), with their attempts.
+	Endpoints []EndpointDelivery
 }
 
 // EventDetail reads one event of the merchant; ENOTFOUND event for an
@@ -189,6 +192,9 @@ func (s *Store) EventDetail(ctx context.Context, merchant int64, eventID string)
 	}
 	out.Payload = json.RawMessage(payload)
 	if out.Attempts, err = s.Attempts(ctx, merchant, eventID, AttemptsMax); err != nil {
+		return nil, err
+	}
+	if out.Endpoints, err = s.EndpointDeliveries(ctx, merchant, info.EventSeq); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/paygate/gateway/api/client/receiver/signature"
 	"github.com/paygate/gateway/internal/merchant"
@@ -41,23 +41,11 @@ type SecretRoll struct {
 // overlap (0: not at all; at most merchant.KeyOverlapMax). A merchant
 // without a secret gets its first one.
 func (s *Store) RollWebhookSecret(ctx context.Context, merchantID int64, overlap time.Duration) (*SecretRoll, error) {
-	if err := merchant.CheckKeyOverlap("overlapHours", overlap); err != nil {
-		return nil, err
-	}
-	if s.sealer == nil {
-		return nil, errors.New("delivery: no data key configured")
-	}
-	secret, err := signature.NewSecret()
+	roll, until, err := s.newRoll(overlap)
 	if err != nil {
 		return nil, err
 	}
-	now := s.l.Now()
-	roll := &SecretRoll{Secret: secret, RolledAt: now}
-	var until *time.Time
-	if overlap > 0 {
-		t := now.Add(overlap)
-		until = &t
-	}
+	secret, now := roll.Secret, roll.RolledAt
 	err = s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var shopNo string
 		if err := tx.NewRaw(`select shop_no from merchants where id = ?`, merchantID).Scan(ctx, &shopNo); err != nil {
@@ -75,98 +63,166 @@ func (s *Store) RollWebhookSecret(ctx context.Context, merchantID int64, overlap
 		if n, _ := res.RowsAffected(); n == 1 {
 			return nil // the first secret: nothing to keep beside it
 		}
-		var prevUntil *time.Time
-		if err := tx.NewRaw(`select secret_prev_until from webhook_secrets where merchant_id = ? for update`,
-			merchantID).Scan(ctx, &prevUntil); err != nil {
-			return err
-		}
-		// Which secret stays beside the new one: during an overlap the
-		// older (previous) one, else the current one.
-		keep := "secret_sealed"
-		if prevUntil != nil && now.Before(*prevUntil) {
-			keep = "secret_prev_sealed"
-		}
 		roll.PreviousValidUntil = until
-		_, err = tx.NewRaw(`update webhook_secrets set
-			secret_prev_sealed = case when ?::timestamptz is null then null else `+keep+` end,
-			secret_prev_until = ?::timestamptz, secret_sealed = ?, rolled_at = ? where merchant_id = ?`,
-			until, until, sealed, now, merchantID).Exec(ctx)
+		_, err = applyRoll(ctx, tx, "webhook_secrets", "merchant_id = ?", []any{merchantID}, sealed, now, until)
 		return err
 	})
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
+	s.secrets.forget(secretEndpoint{merchant: merchantID, endpoint: 1})
 	return roll, nil
 }
 
-// webhookSecrets returns the secrets in force of the given merchants
-// (id → shop number), oldest first, giving a first secret to each that has
-// none yet (a merchant created before sql/0020): nobody has seen that
-// secret, so the merchant rolls it to read one, and the gateway's
-// deliveries carry the Standard Webhooks headers from the start.
-func (s *Store) webhookSecrets(ctx context.Context, shops map[int64]string) (map[int64][]string, error) {
-	out := make(map[int64][]string, len(shops))
-	if len(shops) == 0 {
-		return out, nil
+// newRoll checks overlap and makes a new secret, rolled now, with the end
+// of its overlap (nil: none).
+func (s *Store) newRoll(overlap time.Duration) (*SecretRoll, *time.Time, error) {
+	if err := merchant.CheckKeyOverlap("overlapHours", overlap); err != nil {
+		return nil, nil, err
 	}
-	ids := make([]int64, 0, len(shops))
-	for id := range shops {
-		ids = append(ids, id)
+	if s.sealer == nil {
+		return nil, nil, errors.New("delivery: no data key configured")
 	}
-	if err := s.readSecrets(ctx, ids, shops, out); err != nil {
-		return nil, err
+	secret, err := signature.NewSecret()
+	if err != nil {
+		return nil, nil, err
 	}
-	var missing []int64
-	for _, id := range ids {
-		if _, ok := out[id]; !ok {
-			missing = append(missing, id)
-		}
+	roll := &SecretRoll{Secret: secret, RolledAt: s.l.Now()}
+	if overlap <= 0 {
+		return roll, nil, nil
 	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	for _, id := range missing {
-		secret, err := signature.NewSecret()
-		if err != nil {
-			return nil, err
-		}
-		// Two dispatchers may both create one: the first wins, and both
-		// read it back below.
-		if _, err := s.l.DB().NewRaw(`insert into webhook_secrets (merchant_id, secret_sealed, rolled_at) values (?, ?, ?)
-			on conflict (merchant_id) do nothing`, id, s.sealer.Seal([]byte(secret), secretContext(shops[id])), s.l.Now()).Exec(ctx); err != nil {
-			return nil, ledger.MapError(err)
-		}
-	}
-	return out, s.readSecrets(ctx, missing, shops, out)
+	until := roll.RolledAt.Add(overlap)
+	return roll, &until, nil
 }
 
-func (s *Store) readSecrets(ctx context.Context, ids []int64, shops map[int64]string, out map[int64][]string) error {
-	var rows []struct {
-		MerchantID int64      `bun:"merchant_id"`
+// applyRoll puts sealed in place of the current secret of table's row
+// where (args), keeping beside it until `until` (nil: none) the older
+// secret: during an overlap the previous one, which every receiver has,
+// else the current one. It reports whether a row was rolled.
+func applyRoll(ctx context.Context, tx bun.Tx, table, where string, args []any, sealed []byte, now time.Time, until *time.Time) (bool, error) {
+	var prevUntil []*time.Time
+	if err := tx.NewRaw(`select secret_prev_until from `+table+` where `+where+` for update`, args...).Scan(ctx, &prevUntil); err != nil {
+		return false, err
+	}
+	if len(prevUntil) != 1 {
+		return false, nil
+	}
+	keep := "secret_sealed"
+	if prevUntil[0] != nil && now.Before(*prevUntil[0]) {
+		keep = "secret_prev_sealed"
+	}
+	_, err := tx.NewRaw(`update `+table+` set
+		secret_prev_sealed = case when ?::timestamptz is null then null else `+keep+` end,
+		secret_prev_until = ?::timestamptz, secret_sealed = ?, rolled_at = ? where `+where,
+		append([]any{until, until, sealed, now}, args...)...).Exec(ctx)
+	return err == nil, err
+}
+
+// rollSecret rolls the secret of endpoint no (> 1) of the merchant.
+func (s *Store) rollSecret(ctx context.Context, merchantID int64, no int, overlap time.Duration) (*SecretRoll, error) {
+	roll, until, err := s.newRoll(overlap)
+	if err != nil {
+		return nil, err
+	}
+	secret, now := roll.Secret, roll.RolledAt
+	roll.PreviousValidUntil = until
+	err = s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var shopNo string
+		if err := tx.NewRaw(`select shop_no from merchants where id = ?`, merchantID).Scan(ctx, &shopNo); err != nil {
+			return err
+		}
+		ok, err := applyRoll(ctx, tx, "webhook_endpoints", "merchant_id = ? and endpoint_no = ? and deleted_at is null",
+			[]any{merchantID, no}, s.sealer.Seal([]byte(secret), endpointSecretContext(shopNo, no)), now, until)
+		if err == nil && !ok {
+			err = errNoEndpoint("")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, ledger.MapError(err)
+	}
+	s.secrets.forget(secretEndpoint{merchant: merchantID, endpoint: no})
+	return roll, nil
+}
+
+// sealedSecrets is the secret row of a claimed delivery's endpoint, as
+// the claim statement returns it (RolledAt nil: endpoint one of a merchant
+// created before sql/0020 has no secret yet).
+type sealedSecrets struct {
+	MerchantID int64
+	ShopNo     string
+	Endpoint   int
+	RolledAt   *time.Time
+	Sealed     []byte
+	PrevSealed []byte
+	PrevUntil  *time.Time
+}
+
+// secretsInForce returns the endpoint's secrets in force at now, oldest
+// first: from the cache when they were opened at the same roll, else
+// opened now and kept. A merchant without a secret gets its first one
+// here: nobody has seen it, so the merchant rolls it to read one, and the
+// gateway's deliveries carry the Standard Webhooks headers from the start.
+func (s *Store) secretsInForce(ctx context.Context, r sealedSecrets, now time.Time) ([]string, error) {
+	if r.RolledAt == nil {
+		if err := s.firstSecret(ctx, &r); err != nil {
+			return nil, err
+		}
+	}
+	k := secretEndpoint{merchant: r.MerchantID, endpoint: r.Endpoint}
+	if o, ok := s.secrets.get(k, *r.RolledAt); ok {
+		return o.inForce(now), nil
+	}
+	sctx := endpointSecretContext(r.ShopNo, r.Endpoint)
+	cur, err := s.sealer.Open(r.Sealed, sctx)
+	if err != nil {
+		return nil, ledger.Invariantf("the webhook secret of %s endpoint %d does not open: %v", r.ShopNo, r.Endpoint, err)
+	}
+	o := openedSecrets{rolledAt: *r.RolledAt, prevUntil: r.PrevUntil, cur: string(cur)}
+	if r.PrevSealed != nil {
+		prev, err := s.sealer.Open(r.PrevSealed, sctx)
+		if err != nil {
+			return nil, ledger.Invariantf("the previous webhook secret of %s endpoint %d does not open: %v", r.ShopNo, r.Endpoint, err)
+		}
+		o.prev = string(prev)
+	}
+	s.secrets.put(k, o)
+	return o.inForce(now), nil
+}
+
+// firstSecret gives endpoint one of r's merchant its first secret and
+// reads it back into r. Two dispatchers may both make one: the first wins,
+// and both read it back.
+func (s *Store) firstSecret(ctx context.Context, r *sealedSecrets) error {
+	secret, err := signature.NewSecret()
+	if err != nil {
+		return err
+	}
+	if _, err := s.l.DB().NewRaw(`insert into webhook_secrets (merchant_id, secret_sealed, rolled_at) values (?, ?, ?)
+		on conflict (merchant_id) do nothing`, r.MerchantID, s.sealer.Seal([]byte(secret), secretContext(r.ShopNo)), s.l.Now()).Exec(ctx); err != nil {
+		return ledger.MapError(err)
+	}
+	var row struct {
+		RolledAt   time.Time  `bun:"rolled_at"`
 		Sealed     []byte     `bun:"secret_sealed"`
 		PrevSealed []byte     `bun:"secret_prev_sealed"`
 		PrevUntil  *time.Time `bun:"secret_prev_until"`
 	}
-	if err := s.l.DB().NewRaw(`select merchant_id, secret_sealed, secret_prev_sealed, secret_prev_until
-		from webhook_secrets where merchant_id = any(?::bigint[])`, pgdialect.Array(ids)).Scan(ctx, &rows); err != nil {
+	if err := s.l.DB().NewRaw(`select rolled_at, secret_sealed, secret_prev_sealed, secret_prev_until
+		from webhook_secrets where merchant_id = ?`, r.MerchantID).Scan(ctx, &row); err != nil {
 		return ledger.MapError(err)
 	}
-	now := s.l.Now()
-	for _, r := range rows {
-		shop := shops[r.MerchantID]
-		cur, err := s.sealer.Open(r.Sealed, secretContext(shop))
-		if err != nil {
-			return ledger.Invariantf("the webhook secret of %s does not open: %v", shop, err)
-		}
-		secrets := []string{string(cur)}
-		if r.PrevUntil != nil && now.Before(*r.PrevUntil) {
-			prev, err := s.sealer.Open(r.PrevSealed, secretContext(shop))
-			if err != nil {
-				return ledger.Invariantf("the previous webhook secret of %s does not open: %v", shop, err)
-			}
-			secrets = []string{string(prev), string(cur)}
-		}
-		out[r.MerchantID] = secrets
-	}
+	r.RolledAt, r.Sealed, r.PrevSealed, r.PrevUntil = &row.RolledAt, row.Sealed, row.PrevSealed, row.PrevUntil
 	return nil
+}
+
+// endpointSecretContext is the sealer's associated data of an endpoint's
+// secret: endpoint one keeps the merchant's (sealed before endpoints
+// existed); another endpoint's adds its number, so a sealed secret moved
+// to another endpoint's row does not open either.
+func endpointSecretContext(shopNo string, endpoint int) string {
+	if endpoint == 1 {
+		return secretContext(shopNo)
+	}
+	return fmt.Sprintf("%s/endpoint/%d", secretContext(shopNo), endpoint)
 }

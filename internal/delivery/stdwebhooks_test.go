@@ -88,20 +88,11 @@ func TestStandardWebhooksOnEveryDelivery(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	rc, m, creds, c := newCapturedShop(t, f, "Std")
-	var err error
 	d := f.dispatcher(nil)
 	flip := true
 	deliver := func() captured { // one more card event, delivered
 		t.Helper()
-		if flip {
-			_, err = f.l.Cards.FreezeCard(ctx, m.ID, c.CardNo, "", nil)
-		} else {
-			_, err = f.l.Cards.UnfreezeCard(ctx, m.ID, c.CardNo, nil)
-		}
-		flip = !flip
-		if err != nil {
-			t.Fatal(err)
-		}
+		toggle(t, f, m.ID, c.CardNo, &flip)
 		round(t, d)
 		return rc.last(t)
 	}

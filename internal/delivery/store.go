@@ -40,6 +40,9 @@ type Delivery struct {
 	WebhookSecrets []string
 	Attempt        int // 1 for the first
 	WindowStart    time.Time
+	// Endpoint is the number of the merchant's webhook endpoint the
+	// delivery goes to (1: the default URL; endpoints.go).
+	Endpoint int
 }
 
 // DeliveryLeaseMax bounds how long a claim keeps other dispatchers away
@@ -53,6 +56,8 @@ type Store struct {
 	l *ledger.Ledger
 	// sealer opens the merchants' signing keys of the claimed deliveries.
 	sealer *merchant.Sealer
+	// secrets keeps the opened webhook secrets between claims (secretcache.go).
+	secrets secretCache
 }
 
 // NewStore returns the deliveries of l's database, whose merchants' signing
@@ -83,42 +88,49 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		Sealed      []byte          `bun:"private_key_sealed"`
 		PrevSealed  []byte          `bun:"private_key_prev_sealed"`
 		PrevUntil   *time.Time      `bun:"private_key_prev_until"`
+		Endpoint    int             `bun:"endpoint_no"`
+		WSRolledAt  *time.Time      `bun:"ws_rolled_at"`
+		WSSealed    []byte          `bun:"ws_sealed"`
+		WSPrev      []byte          `bun:"ws_prev_sealed"`
+		WSPrevUntil *time.Time      `bun:"ws_prev_until"`
 	}
 	err := s.l.DB().NewRaw(`
 		with due as (
-			select d.merchant_id, d.event_seq from deliveries d
+			select d.merchant_id, d.event_seq, d.endpoint_no from deliveries d
 			where d.status = 'PENDING' and d.next_attempt_at <= ?
 			  -- The first pending delivery of its subject: a correlated min
 			  -- over deliveries_subject_idx, one index probe per candidate
 			  -- whatever the statistics say (an anti-join planned on stale
-			  -- statistics stalled a sudden backlog for 30 s).
+			  -- statistics stalled a sudden backlog for 30 s). The order is
+			  -- per endpoint: a slow endpoint holds back no other.
 			  and d.event_seq = (
 				select min(p.event_seq) from deliveries p
-				where p.merchant_id = d.merchant_id and p.subject = d.subject and p.status = 'PENDING')
+				where p.merchant_id = d.merchant_id and p.endpoint_no = d.endpoint_no and p.subject = d.subject
+				  and p.status = 'PENDING')
 			order by d.next_attempt_at
 			limit ?
 			for update of d skip locked
 		), claimed as (
 			update deliveries d set attempts = d.attempts + 1, next_attempt_at = ?
-			from due where d.merchant_id = due.merchant_id and d.event_seq = due.event_seq
-			returning d.merchant_id, d.event_seq, d.url, d.attempts, d.window_start
+			from due where d.merchant_id = due.merchant_id and d.event_seq = due.event_seq and d.endpoint_no = due.endpoint_no
+			returning d.merchant_id, d.event_seq, d.endpoint_no, d.url, d.attempts, d.window_start
 		)
 		select c.*, e.event_id, e.event_type, e.payload::text as payload, m.shop_no, m.private_key_sealed,
-		       m.private_key_prev_sealed, m.private_key_prev_until
+		       m.private_key_prev_sealed, m.private_key_prev_until,
+		       -- The endpoint's secret row, in this statement: secretsInForce
+		       -- opens it only when its roll is not in the cache. Endpoint
+		       -- one's is webhook_secrets, another's its endpoint row.
+		       coalesce(ws.rolled_at, we.rolled_at) as ws_rolled_at, coalesce(ws.secret_sealed, we.secret_sealed) as ws_sealed,
+		       coalesce(ws.secret_prev_sealed, we.secret_prev_sealed) as ws_prev_sealed,
+		       coalesce(ws.secret_prev_until, we.secret_prev_until) as ws_prev_until
 		from claimed c
 		join events e on e.merchant_id = c.merchant_id and e.event_seq = c.event_seq
-		join merchants m on m.id = c.merchant_id`,
+		join merchants m on m.id = c.merchant_id
+		left join webhook_secrets ws on c.endpoint_no = 1 and ws.merchant_id = c.merchant_id
+		left join webhook_endpoints we on c.endpoint_no > 1 and we.merchant_id = c.merchant_id and we.endpoint_no = c.endpoint_no`,
 		now, limit, now.Add(lease)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, ledger.MapError(err)
-	}
-	shops := make(map[int64]string, len(rows))
-	for _, r := range rows {
-		shops[r.MerchantID] = r.ShopNo
-	}
-	secrets, err := s.webhookSecrets(ctx, shops)
-	if err != nil {
-		return nil, err
 	}
 	out := make([]Delivery, 0, len(rows))
 	for _, r := range rows {
@@ -132,9 +144,14 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 				return nil, ledger.Invariantf("the previous signing key of %s does not open: %v", r.ShopNo, err)
 			}
 		}
+		secrets, err := s.secretsInForce(ctx, sealedSecrets{MerchantID: r.MerchantID, ShopNo: r.ShopNo, Endpoint: r.Endpoint,
+			RolledAt: r.WSRolledAt, Sealed: r.WSSealed, PrevSealed: r.WSPrev, PrevUntil: r.WSPrevUntil}, now)
+		if err != nil {
+			return nil, err
+		}
 		out = append(out, Delivery{MerchantID: r.MerchantID, EventSeq: r.EventSeq, EventID: r.EventID, EventType: r.EventType,
 			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), PreviousKey: string(prev),
-			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC(), WebhookSecrets: secrets[r.MerchantID]})
+			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC(), WebhookSecrets: secrets, Endpoint: r.Endpoint})
 	}
 	return out, nil
 }
@@ -176,15 +193,18 @@ var stmtRecordDeliveries = ledger.NewStmt(`
 		set status = v.status, next_attempt_at = v.next, last_attempt_at = $1::timestamptz,
 		    last_status = nullif(v.code, 0), last_error = nullif(v.err, ''), delivered_at = v.delivered
 		from unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::timestamptz[], $7::integer[], $8::text[],
-		            $9::timestamptz[], $10::timestamptz[], $11::integer[]) as v(m, seq, attempts, status, next, code, err, delivered, at, ms)
+		            $9::timestamptz[], $10::timestamptz[], $11::integer[], $12::integer[])
+		     as v(m, seq, attempts, status, next, code, err, delivered, at, ms, ep)
 		cross join lateral (select ctid from deliveries x
-		                    where x.merchant_id = v.m and x.event_seq = v.seq and x.attempts = v.attempts and x.status = 'PENDING'
+		                    where x.merchant_id = v.m and x.event_seq = v.seq and x.endpoint_no = v.ep and x.attempts = v.attempts
+		                      and x.status = 'PENDING'
 		                    offset 0) x
 		where d.ctid = x.ctid
-		returning d.merchant_id, d.event_seq, d.window_start, v.attempts, v.at, v.ms, v.code, v.err, v.status, v.next
+		returning d.merchant_id, d.event_seq, d.endpoint_no, d.window_start, v.attempts, v.at, v.ms, v.code, v.err, v.status, v.next
 	)
-	insert into delivery_attempts (merchant_id, event_seq, window_start, attempt, at, duration_ms, http_status, error, outcome, next_attempt_at)
-	select merchant_id, event_seq, window_start, attempts, at, ms, nullif(code, 0), nullif(err, ''), status, next from upd`)
+	insert into delivery_attempts (merchant_id, event_seq, endpoint_no, window_start, attempt, at, duration_ms, http_status, error, outcome,
+	                               next_attempt_at)
+	select merchant_id, event_seq, endpoint_no, window_start, attempts, at, ms, nullif(code, 0), nullif(err, ''), status, next from upd`)
 
 // RecordDeliveries stores the outcomes of attempts on deliveries this
 // dispatcher claimed, in one statement: one commit for a round rather than
@@ -204,9 +224,10 @@ func (s *Store) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) err
 	attempts, codes := make([]int32, n), make([]int32, n)
 	statuses, errs := make([]string, n), make([]string, n)
 	nexts, delivered := make([]*time.Time, n), make([]*time.Time, n)
-	ats, durs := make([]time.Time, n), make([]int32, n)
+	ats, durs, eps := make([]time.Time, n), make([]int32, n), make([]int32, n)
 	for i, r := range recs {
 		d, o := r.Delivery, r.Outcome
+		eps[i] = int32(max(d.Endpoint, 1)) // 0: a Delivery made before endpoints, endpoint one's
 		ms[i], seqs[i], attempts[i] = d.MerchantID, d.EventSeq, int32(d.Attempt)
 		codes[i], errs[i] = int32(o.Status), o.Error
 		if codes[i] < 100 || codes[i] > 999 {
@@ -230,7 +251,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) err
 			statuses[i], nexts[i] = DeliveryPending, &next
 		}
 	}
-	return s.l.Exec(ctx, stmtRecordDeliveries, now, ms, seqs, attempts, statuses, nexts, codes, errs, delivered, ats, durs)
+	return s.l.Exec(ctx, stmtRecordDeliveries, now, ms, seqs, attempts, statuses, nexts, codes, errs, delivered, ats, durs, eps)
 }
 
 // DeliveryInfo is a delivery as operators list it.
@@ -277,7 +298,7 @@ func (s *Store) DeliveriesInOrder(ctx context.Context, merchant int64, status st
 	err := s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e
 		join merchants m on m.id = e.merchant_id
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		order by `+orderSQL[order]+`
 		limit ?`, merchant, status, status, pgdialect.Array([]string{}), pgdialect.Array([]string{}), limit).Scan(ctx, &out)
@@ -309,9 +330,21 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 		where e.merchant_id = ? and e.event_id = ? and coalesce(e.callback_url, m.callback_url) is not null
 		  -- card.created goes to its request's URL alone (ledger.Event.RequestURLOnly).
 		  and (e.event_type <> 'card.created' or e.callback_url is not null)
-		on conflict (merchant_id, event_seq) do update
+		on conflict (merchant_id, event_seq, endpoint_no) do update
 		set status = 'PENDING', attempts = 0, window_start = excluded.window_start, url = excluded.url,
 		    next_attempt_at = excluded.next_attempt_at, delivered_at = null`,
+		now, now, merchant, eventID).Exec(ctx)
+	if err != nil {
+		return nil, ledger.MapError(err)
+	}
+	// The event's deliveries to the other endpoints, to their URL now,
+	// while the endpoint exists.
+	others, err := s.l.DB().NewRaw(`
+		update deliveries d set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?, delivered_at = null,
+		       url = w.url
+		from events e, webhook_endpoints w
+		where e.merchant_id = ? and e.event_id = ? and d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
+		  and d.endpoint_no > 1 and w.merchant_id = d.merchant_id and w.endpoint_no = d.endpoint_no and w.deleted_at is null`,
 		now, now, merchant, eventID).Exec(ctx)
 	if err != nil {
 		return nil, ledger.MapError(err)
@@ -320,7 +353,7 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 	if err != nil {
 		return nil, err
 	}
-	if info.Status == DeliveryNotSent {
+	if n, _ := others.RowsAffected(); info.Status == DeliveryNotSent && n == 0 {
 		return nil, postings.ReasonErrorf(postings.ESTATE, postings.ReasonNoCallbackURL,
 			"event %s has no callback URL to be sent to: set the merchant's (PUT /shop/webhook)", eventID)
 	}
@@ -352,21 +385,26 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 	// candidates walk deliveries_status_idx in event order.
 	err := s.l.DB().NewRaw(`
 		with cand as (
-			select d.merchant_id, d.event_seq, coalesce(e.callback_url, m.callback_url) as url from deliveries d
+			-- Endpoint one's URL is the event's own or the merchant's now;
+			-- another endpoint's is its URL now (none: deleted, not replayed).
+			select d.merchant_id, d.event_seq, d.endpoint_no,
+			       case when d.endpoint_no = 1 then coalesce(e.callback_url, m.callback_url) else w.url end as url
+			from deliveries d
 			join events e on e.merchant_id = d.merchant_id and e.event_seq = d.event_seq
 			join merchants m on m.id = d.merchant_id
-			where d.merchant_id = ? and d.status = 'FAILED'
+			left join webhook_endpoints w on w.merchant_id = d.merchant_id and w.endpoint_no = d.endpoint_no and w.deleted_at is null
+			where d.merchant_id = ? and d.status = 'FAILED' and (d.endpoint_no = 1 or w.url is not null)
 			  and (?::timestamptz is null or e.created_at >= ?::timestamptz)
 			  and (?::timestamptz is null or e.created_at < ?::timestamptz)
-			order by d.event_seq
+			order by d.event_seq, d.endpoint_no
 			limit ?
 		), picked as (
-			select * from cand order by event_seq limit ?
+			select * from cand order by event_seq, endpoint_no limit ?
 		), upd as (
 			update deliveries d set status = 'PENDING', attempts = 0, window_start = ?, next_attempt_at = ?, delivered_at = null,
 			       url = coalesce(p.url, d.url)
 			from picked p
-			where d.merchant_id = p.merchant_id and d.event_seq = p.event_seq and d.status = 'FAILED'
+			where d.merchant_id = p.merchant_id and d.event_seq = p.event_seq and d.endpoint_no = p.endpoint_no and d.status = 'FAILED'
 			returning 1
 		)
 		select (select count(*) from upd) as replayed, (select count(*) from cand) > ? as more`,
