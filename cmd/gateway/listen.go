@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api/client"
-	"github.com/paygate/gateway/api/receiver/signature"
+	"github.com/paygate/gateway/api/client/receiver/signature"
 	"github.com/paygate/gateway/internal/delivery"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/api/receiver/signature"
+	"github.com/paygate/gateway/api/client/receiver/signature"
 )
 
 // listenReceiver is a developer's local receiver on loopback (port 0): it
