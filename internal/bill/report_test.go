@@ -109,14 +109,14 @@ type classKey struct {
 
 // The balance report ties exactly, on generated activity in USD, JPY and
 // KWD over days that include both of Europe/Paris's DST changes:
-// - every row: opening + Σ categories = closing;
-// - funding and card rows: the opening and closing are the statement's
-//   (audit.StatementAccounts, read from the lines' balance_after), and
-//   each category is the sum of the bill's lines of its types in the period;
-// - a period reaching past the last entry closes at the balances, held and
-//   receivable included;
-// - consecutive days chain: one day's closing is the next day's opening;
-// - a currency filter gives that currency's rows only.
+//   - every row: opening + Σ categories = closing;
+//   - funding and card rows: the opening and closing are the statement's
+//     (audit.StatementAccounts, read from the lines' balance_after), and
+//     each category is the sum of the bill's lines of its types in the period;
+//   - a period reaching past the last entry closes at the balances, held and
+//     receivable included;
+//   - consecutive days chain: one day's closing is the next day's opening;
+//   - a currency filter gives that currency's rows only.
 func TestBalanceReportTiesToBillStatementAndBalances(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
