@@ -160,7 +160,7 @@ func buildReport(from, to time.Time, rows []reportReadRow) (*BalanceReport, erro
 }
 
 // balanceReportSQL is BalanceReport's statement (?0 the merchant, ?1 from,
-// ?2 to, ?3 the currency or ”): the merchant's accounts of the four
+// ?2 to, ?3 the currency, or empty for all): the merchant's accounts of the four
 // classes (a zero row each, so that a currency with no movement still has
 // its rows), its bill lines of funding and card accounts by line type, and
 // the postings of its holds and receivables, summed per currency, class and

@@ -108,7 +108,7 @@ type classKey struct {
 }
 
 // The balance report ties exactly, on generated activity in USD, JPY and
-// KWD over days that include both of Europe/Paris's DST changes:
+// KWD over days that include Europe/Paris's spring DST change (a 23-hour day):
 //   - every row: opening + Σ categories = closing;
 //   - funding and card rows: the opening and closing are the statement's
 //     (audit.StatementAccounts, read from the lines' balance_after), and
