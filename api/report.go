@@ -60,10 +60,10 @@ func parseReportQuery(c *gin.Context) (reportQuery, error) {
 // reportFiguresView is one row of the report: signed amounts in the
 // currency's decimals.
 type reportFiguresView struct {
-	Opening   postings.Money                  `json:"opening"`
+	Opening   postings.Money                   `json:"opening"`
 	Activity  map[bill.Category]postings.Money `json:"activity"`
-	Closing   postings.Money                  `json:"closing"`
-	Movements int64                           `json:"movements"`
+	Closing   postings.Money                   `json:"closing"`
+	Movements int64                            `json:"movements"`
 }
 
 type reportClassView struct {
