@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"mime"
 	"net/http"
 	"strconv"
@@ -77,15 +76,20 @@ type reportCurrencyView struct {
 	Total    reportFiguresView `json:"total"`
 }
 
+// reportPeriodView states a report's period, first in each of its answers.
+type reportPeriodView struct {
+	ShopNo      string `json:"shopNo"`
+	StartDate   string `json:"startDate"`
+	EndDate     string `json:"endDate"`
+	TimeZone    string `json:"timeZone"`
+	PeriodStart string `json:"periodStart"`
+	PeriodEnd   string `json:"periodEnd"`
+}
+
 type balanceReportView struct {
-	ShopNo      string               `json:"shopNo"`
-	StartDate   string               `json:"startDate"`
-	EndDate     string               `json:"endDate"`
-	TimeZone    string               `json:"timeZone"`
-	PeriodStart string               `json:"periodStart"`
-	PeriodEnd   string               `json:"periodEnd"`
-	Categories  []bill.Category      `json:"categories"`
-	Currencies  []reportCurrencyView `json:"currencies"`
+	reportPeriodView
+	Categories []bill.Category      `json:"categories"`
+	Currencies []reportCurrencyView `json:"currencies"`
 }
 
 func newReportFigures(r *bill.ReportRow) reportFiguresView {
@@ -102,9 +106,9 @@ func newReportFigures(r *bill.ReportRow) reportFiguresView {
 func newBalanceReportView(shopNo string, q reportQuery, rep *bill.BalanceReport) balanceReportView {
 	start, end, zone := bill.PeriodTimes(rep)
 	v := balanceReportView{
-		ShopNo: shopNo, StartDate: q.period.Start.Format(dateLayout), EndDate: q.period.End.Format(dateLayout),
-		TimeZone: zone, PeriodStart: start, PeriodEnd: end, Categories: bill.Categories(),
-		Currencies: []reportCurrencyView{},
+		reportPeriodView: reportPeriodView{ShopNo: shopNo, StartDate: q.period.Start.Format(dateLayout),
+			EndDate: q.period.End.Format(dateLayout), TimeZone: zone, PeriodStart: start, PeriodEnd: end},
+		Categories: bill.Categories(), Currencies: []reportCurrencyView{},
 	}
 	totals := rep.Totals()
 	for i := range rep.Rows {
@@ -127,18 +131,12 @@ type reportTotalView struct {
 }
 
 type reportTotalsView struct {
-	ShopNo      string            `json:"shopNo"`
-	StartDate   string            `json:"startDate"`
-	EndDate     string            `json:"endDate"`
-	TimeZone    string            `json:"timeZone"`
-	PeriodStart string            `json:"periodStart"`
-	PeriodEnd   string            `json:"periodEnd"`
-	Totals      []reportTotalView `json:"totals"`
+	reportPeriodView
+	Totals []reportTotalView `json:"totals"`
 }
 
 func newReportTotalsView(v balanceReportView) reportTotalsView {
-	t := reportTotalsView{ShopNo: v.ShopNo, StartDate: v.StartDate, EndDate: v.EndDate, TimeZone: v.TimeZone,
-		PeriodStart: v.PeriodStart, PeriodEnd: v.PeriodEnd, Totals: make([]reportTotalView, len(v.Currencies))}
+	t := reportTotalsView{reportPeriodView: v.reportPeriodView, Totals: make([]reportTotalView, len(v.Currencies))}
 	for i, cv := range v.Currencies {
 		t.Totals[i] = reportTotalView{Currency: cv.Currency, Rows: len(cv.Accounts), reportFiguresView: cv.Total}
 	}
@@ -170,15 +168,8 @@ func handleBalanceReport(l Bills, totals bool) gin.HandlerFunc {
 			writeOK(c, v)
 			return
 		}
-		// The report is small (four rows a currency): it is encoded whole
-		// before the status, so that a failure is a clean 500, never a
-		// short file.
-		var b bytes.Buffer
-		write := bill.WriteReportCSV
-		if totals {
-			write = bill.WriteReportTotalsCSV
-		}
-		if err := write(&b, rep); err != nil {
+		b, err := bill.EncodeReportCSV(rep, totals)
+		if err != nil {
 			writeError(c, err)
 			return
 		}
@@ -191,7 +182,7 @@ func handleBalanceReport(l Bills, totals bool) gin.HandlerFunc {
 		c.Header("X-Total-Count", strconv.Itoa(rows))
 		echoVersion(c, nil) // the CSV's columns do not change with the version
 		setOutcome(c, codeOK)
-		c.Data(http.StatusOK, "text/csv; charset=utf-8", b.Bytes())
+		c.Data(http.StatusOK, "text/csv; charset=utf-8", b)
 		c.Abort()
 	}
 }

@@ -1,6 +1,7 @@
 package bill
 
 import (
+	"bytes"
 	"encoding/csv"
 	"io"
 	"strconv"
@@ -81,4 +82,18 @@ func writeReportCSV(w io.Writer, header []string, rows []ReportRow, rep *Balance
 // each (a DST change between them gives two offsets), and the zone's name.
 func PeriodTimes(rep *BalanceReport) (start, end, zone string) {
 	return rep.From.Format(time.RFC3339), rep.To.In(rep.From.Location()).Format(time.RFC3339), rep.From.Location().String()
+}
+
+// EncodeReportCSV is the report file (totals false) or its totals file,
+// whole: the report is a few rows a currency, so the API and the console
+// encode it before they answer, and a failure is a clean error, never a
+// short file.
+func EncodeReportCSV(rep *BalanceReport, totals bool) ([]byte, error) {
+	var b bytes.Buffer
+	write := WriteReportCSV
+	if totals {
+		write = WriteReportTotalsCSV
+	}
+	err := write(&b, rep)
+	return b.Bytes(), err
 }

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"bytes"
 	"mime"
 	"net/http"
 	"net/url"
@@ -89,15 +88,25 @@ func newReportLine(r bill.ReportRow, class string) reportLine {
 	return l
 }
 
-func (s *Server) balanceReport(w http.ResponseWriter, r *http.Request, sess *session) {
+// readReport reads the report the request asks for; false when it has
+// answered with the refusal or the failure.
+func (s *Server) readReport(w http.ResponseWriter, r *http.Request, sess *session) (reportQuery, *bill.BalanceReport, bool) {
 	q, err := s.parseReport(r)
 	if err != nil {
 		s.domainError(w, r, err)
-		return
+		return q, nil, false
 	}
 	rep, err := s.cfg.Bills.BalanceReport(r.Context(), sess.user.MerchantID, q.Period.From(), q.Period.To(), q.Currency)
 	if err != nil {
 		s.domainError(w, r, err)
+		return q, nil, false
+	}
+	return q, rep, true
+}
+
+func (s *Server) balanceReport(w http.ResponseWriter, r *http.Request, sess *session) {
+	q, rep, ok := s.readReport(w, r, sess)
+	if !ok {
 		return
 	}
 	d := reportData{Q: q, Categories: bill.Categories(),
@@ -122,22 +131,12 @@ func (s *Server) balanceReport(w http.ResponseWriter, r *http.Request, sess *ses
 // before the status and a failure is an error page, never a short file.
 func (s *Server) balanceReportCSV(totals bool) func(http.ResponseWriter, *http.Request, *session) {
 	return func(w http.ResponseWriter, r *http.Request, sess *session) {
-		q, err := s.parseReport(r)
-		if err != nil {
-			s.domainError(w, r, err)
+		q, rep, ok := s.readReport(w, r, sess)
+		if !ok {
 			return
 		}
-		rep, err := s.cfg.Bills.BalanceReport(r.Context(), sess.user.MerchantID, q.Period.From(), q.Period.To(), q.Currency)
+		b, err := bill.EncodeReportCSV(rep, totals)
 		if err != nil {
-			s.domainError(w, r, err)
-			return
-		}
-		var b bytes.Buffer
-		write := bill.WriteReportCSV
-		if totals {
-			write = bill.WriteReportTotalsCSV
-		}
-		if err := write(&b, rep); err != nil {
 			s.internal(w, r, err)
 			return
 		}
@@ -145,6 +144,6 @@ func (s *Server) balanceReportCSV(totals bool) func(http.ResponseWriter, *http.R
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write(b.Bytes())
+		_, _ = w.Write(b)
 	}
 }
