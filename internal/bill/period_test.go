@@ -97,3 +97,35 @@ func TestNewPeriodBounds(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTimeZone: no input panics; what is accepted is a zone the
+// database knows, named only with the characters of IANA names, never the
+// machine's own; what is refused names timeZone.
+func FuzzParseTimeZone(f *testing.F) {
+	for _, s := range []string{"", "UTC", "Europe/Paris", "Local", "../etc", "Etc/GMT+5", "\x00", "America/Argentina/Buenos_Aires", "Europe/Paris\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		loc, err := bill.ParseTimeZone("timeZone", s)
+		if err != nil {
+			if e, ok := err.(*postings.Error); !ok || e.Field != "timeZone" {
+				t.Fatalf("%q: %v does not name timeZone", s, err)
+			}
+			return
+		}
+		if s == "" {
+			if loc != time.UTC {
+				t.Fatalf("empty: %v, want UTC", loc)
+			}
+			return
+		}
+		if loc == nil || loc == time.Local || loc.String() != s || len(s) > 64 {
+			t.Fatalf("%q accepted as %v", s, loc)
+		}
+		for _, c := range []byte(s) {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '_' || c == '-' || c == '+') {
+				t.Fatalf("%q accepted with byte %q", s, c)
+			}
+		}
+	})
+}
