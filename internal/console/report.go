@@ -42,8 +42,10 @@ func (s *Server) parseReport(r *http.Request) (reportQuery, error) {
 		return q, err
 	}
 	v := r.URL.Query()
-	if len(v["timeZone"]) > 1 || len(v["currency"]) > 1 {
-		return q, postings.FieldErrorf("timeZone", "appears more than once")
+	for _, name := range []string{"timeZone", "currency"} {
+		if len(v[name]) > 1 {
+			return q, postings.FieldErrorf(name, "appears more than once")
+		}
 	}
 	q.Zone = v.Get("timeZone")
 	zone, err := bill.ParseTimeZone("timeZone", q.Zone)
