@@ -73,6 +73,7 @@ func TestBalanceReportPage(t *testing.T) {
 		"&timeZone=Mars/Olympus":                    "timeZone",
 		"&timeZone=Europe/Paris%0A":                 "timeZone",
 		"&currency=ZZZ":                             "currency",
+		"&currency=USD&currency=EUR":                "currency",
 		"x&startDate=2026-02-30&endDate=2026-03-01": "startDate",
 	} {
 		path := "/reports/balance?startDate=" + day + "&endDate=" + day + bad
