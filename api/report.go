@@ -22,7 +22,7 @@ import (
 // reportQuery is a validated report request.
 type reportQuery struct {
 	period   bill.Period
-	zone     string // the zone as given; "" for UTC
+	zone     string // the zone's name, "UTC" by default (the file name's)
 	currency string // "" for every currency
 }
 
