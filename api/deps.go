@@ -63,6 +63,8 @@ type Bills interface {
 	FilteredBill(ctx context.Context, merchant int64, r bill.Range, f bill.Filter, page, size int) (*bill.FilteredPage, error)
 	FilteredBillRange(ctx context.Context, merchant int64, r bill.Range, f bill.Filter) (bill.FilteredRange, error)
 	FilteredBillStream(ctx context.Context, merchant int64, fr bill.FilteredRange, batch int, fn func([]bill.Line) error) error
+	// The balance report of [from, to), one currency or all ("").
+	BalanceReport(ctx context.Context, merchant int64, from, to time.Time, currency string) (*bill.BalanceReport, error)
 }
 
 // Remittances are the remittance endpoints (*remittance.Service). Errors:

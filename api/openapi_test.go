@@ -574,6 +574,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	c.call(&sh, "GET", "/shop/card/list", "", "X-Api-Version", "1999-01-01").must(t, 400, 400)
 	c.call(&wrong, "GET", "/shop/card/list", "").must(t, 401, 401)
 	contractWebhooksAndKeys(t, c, s, sh, other)
+	contractReports(t, c, sh)
 
 	c.driveSandbox(sh)
 	c.checkCoverage()

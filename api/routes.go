@@ -52,6 +52,8 @@ func addRoutes(r *gin.Engine, d Deps) {
 	shop.POST("/card/cancel", post, handleCardAction(false, cancelCard(d.Cards)))
 	shop.POST("/card/transfer", post, handleCardTransfer(d.Cards))
 	shop.GET("/bill/list", handleBillList(d.Bills))
+	shop.GET("/reports/balance", handleBalanceReport(d.Bills, false))
+	shop.GET("/reports/balance/totals", handleBalanceReport(d.Bills, true))
 	shop.GET("/card/list", handleCardList(d.Cards))
 	shop.GET("/remittance/dynamic-fields", handleRemittanceDynamicFields())
 	shop.POST("/remittance/create", post, handleRemittanceCreate(d.Remittances, d.CallbackAllow))

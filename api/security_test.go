@@ -82,6 +82,8 @@ var isolationProbes = map[string]string{
 	"POST /shop/card/cancel":              `{"cardNo":"` + probeCard + `"}`,
 	"POST /shop/card/transfer":            `{"cardNo":"` + probeCard + `","amount":1,"currency":"USD","direction":"OUT"}`,
 	"GET /shop/bill/list":                 "startDate={today}&endDate={today}&size=500",
+	"GET /shop/reports/balance":           "startDate={today}&endDate={today}",
+	"GET /shop/reports/balance/totals":    "startDate={today}&endDate={today}",
 	"GET /shop/remittance/dynamic-fields": "country=DE&currency=EUR",
 	"POST /shop/remittance/create":        `{"payer_id":"probe","beneficiary":` + benDE + `,"amount":"1.00","currency":"EUR"}`,
 	"GET /shop/remittance/query":          "txId=" + probeTx,

@@ -107,6 +107,7 @@ func subcommands() []subcommand {
 		{"audit checkpoint", "sign every merchant's journal head, store the checkpoint and print it for an auditor to keep", cmdAuditCheckpoint},
 		{"audit checkpoint-key", "make the Ed25519 key pair that signs checkpoints (the database never holds it)", cmdAuditCheckpointKey},
 		{"audit role", "create or update an auditor's read-only database login (member of gateway_auditor)", cmdAuditRole},
+		{"report balance", "a merchant's balance report over days (UTC or --time-zone): opening, activity by category, closing; text, JSON or CSV", cmdReportBalance},
 		{"reconcile settlement", "match a card network settlement CSV against the CARD_SETTLE entries; exit 0 only if all match", cmdReconcileSettlement},
 		{"console user create", "create a web console user (merchant admin/finance/readonly, operator, auditor)", cmdConsoleUserCreate},
 		{"console totp", "print the current TOTP code of a secret (the demo operator's)", cmdConsoleTOTP},

@@ -122,6 +122,9 @@ var tableAllowed = map[string]string{
 		"with its head lock, in the same statement: no round trip of its own on the hot path",
 	"internal/bill bill_lines":  "the bill is the reader of the lines the core writes in the change's transaction",
 	"internal/bill bill_blocks": "the bill's blocks are the core's running totals of those lines",
+	"internal/bill postings": "the balance report sums the postings of held and receivable accounts, which " +
+		"have no bill lines, in the same statement (one snapshot) as the bill's lines",
+	"internal/bill entries": "the time and kind of those postings (with internal/bill postings)",
 	"internal/network entries": "settlement reconciliation reads the clearing entries by auth_id, and the " +
 		"refund limit sums the card's CARD_REFUND entries: the journal is the truth of both",
 	"internal/network postings": "the amounts of the same entries (with internal/network entries)",

@@ -47,6 +47,7 @@ type Bills interface {
 	Bill(ctx context.Context, merchant int64, from, to time.Time, page, size int) (*bill.Page, error)
 	BillRange(ctx context.Context, merchant int64, from, to time.Time) (bill.Range, error)
 	BillStream(ctx context.Context, merchant int64, r bill.Range, batch int, fn func([]bill.Line) error) error
+	BalanceReport(ctx context.Context, merchant int64, from, to time.Time, currency string) (*bill.BalanceReport, error)
 }
 
 // Audit checks the books (*audit.Service): audit verify and the

@@ -31,6 +31,8 @@ func TestEveryConsoleFieldRefusesMalformedText(t *testing.T) {
 		{ann, "GET", "/events", []string{"status", "order"}},
 		{ann, "GET", "/remittances", []string{"status", "before"}},
 		{ann, "GET", "/statement", []string{"startDate", "endDate"}},
+		{ann, "GET", "/reports/balance", []string{"startDate", "endDate", "timeZone", "currency"}},
+		{ann, "GET", "/reports/balance.csv", []string{"startDate", "endDate", "timeZone", "currency"}},
 		{olga, "POST", "/operator/merchants", []string{"name", "currencies"}},
 		{olga, "POST", "/operator/rates", []string{"pair", "rate", "spreadBps"}},
 		{olga, "POST", shop + "/whitelist", []string{"ipWhitelist"}},

@@ -66,6 +66,8 @@ func (f *fixture) consoleFuzzRoutes(t *testing.T) []fuzzRoute {
 		{"ann.admin", "POST", "/cards/{cardNo}/{action}", map[string]string{"cardNo": f.cardsA[1], "action": "freeze"}, map[string]string{"reason": "fuzz"}},
 		{"ann.admin", "GET", "/bill", none, map[string]string{"startDate": "2026-01-01", "endDate": "2026-12-31", "page": "1", "size": "50"}},
 		{"ann.admin", "GET", "/statement", none, map[string]string{"startDate": "2026-01-01", "endDate": "2026-12-31"}},
+		{"ann.admin", "GET", "/reports/balance", none, map[string]string{"startDate": "2026-01-01", "endDate": "2026-12-31", "timeZone": "Europe/Paris", "currency": "USD"}},
+		{"ann.admin", "GET", "/reports/balance-totals.csv", none, map[string]string{"startDate": "2026-01-01", "endDate": "2026-12-31", "timeZone": "Asia/Kolkata"}},
 		{"ann.admin", "GET", "/events", none, map[string]string{"status": "PENDING"}},
 		{"ann.admin", "GET", "/events/{eventID}", map[string]string{"eventID": event}, none},
 		{"ann.admin", "POST", "/events/{eventID}/replay", map[string]string{"eventID": event}, none},
