@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
@@ -116,8 +116,8 @@ func merchantOf(c *gin.Context) *merchant.Merchant {
 // client or by untrusted hops and are never believed. An entry that does not
 // parse ends the walk with an invalid address, which no whitelist admits.
 func clientIP(r *http.Request, proxies []netip.Prefix) netip.Addr {
-	peer := peerAddr(r.RemoteAddr)
-	if !peer.IsValid() || !inPrefixes(peer, proxies) {
+	peer := httpserve.PeerAddr(r.RemoteAddr)
+	if !peer.IsValid() || !httpserve.InPrefixes(peer, proxies) {
 		return peer
 	}
 	var hops []string
@@ -131,26 +131,11 @@ func clientIP(r *http.Request, proxies []netip.Prefix) netip.Addr {
 			return netip.Addr{}
 		}
 		client = a
-		if !inPrefixes(a, proxies) {
+		if !httpserve.InPrefixes(a, proxies) {
 			break
 		}
 	}
 	return client
-}
-
-func peerAddr(remote string) netip.Addr {
-	if ap, err := netip.ParseAddrPort(remote); err == nil {
-		return ap.Addr().Unmap()
-	}
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return a.Unmap()
 }
 
 // parseHop parses one X-Forwarded-For entry: an address, or an address with
@@ -164,15 +149,6 @@ func parseHop(s string) netip.Addr {
 		return ap.Addr().WithZone("").Unmap()
 	}
 	return netip.Addr{}
-}
-
-func inPrefixes(a netip.Addr, ps []netip.Prefix) bool {
-	for _, p := range ps {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
 }
 
 // ipAllowed checks a client address against a merchant's whitelist of

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -41,13 +42,13 @@ type InternalDeps struct {
 	Now func() time.Time
 	// Metrics is the process's registry, exposed here as GET /metrics;
 	// nil: one of this server's own.
-	Metrics *Metrics
+	Metrics *httpserve.Metrics
 	// MetricsToken, when set, is the bearer token GET /metrics must carry
 	// (GATEWAY_METRICS_TOKEN); empty: /metrics needs none, like /healthz.
 	MetricsToken string
 	// Workers reports the background workers' health for /healthz (nil:
 	// no workers run in this process, and /healthz says nothing of them).
-	Workers func() []WorkerHealth
+	Workers func() []httpserve.WorkerHealth
 }
 
 // NewInternalServer returns the handler of the internal network API.
@@ -66,7 +67,7 @@ func NewInternalServer(d InternalDeps) http.Handler {
 		d.Now = time.Now
 	}
 	if d.Metrics == nil {
-		d.Metrics = NewMetrics(MetricsOptions{})
+		d.Metrics = httpserve.NewMetrics(httpserve.MetricsOptions{})
 	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()

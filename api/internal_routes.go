@@ -1,6 +1,10 @@
 package api
 
-import "github.com/gin-gonic/gin"
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/gateway/internal/httpserve"
+)
 
 // addInternalRoutes is the whole internal API surface. Every request passes
 // the middleware of /shop in the same order (request id and logger, access
@@ -9,7 +13,7 @@ import "github.com/gin-gonic/gin"
 // then checks the bearer token. There is no Idempotency-Key: each message
 // is idempotent on its messageId, in the ledger.
 func addInternalRoutes(r *gin.Engine, d InternalDeps) {
-	m := d.Metrics.internal
+	m := d.Metrics.Internal()
 	r.Use(
 		withRequestID(d.Log),
 		accessLog(d.Now, m),
@@ -22,14 +26,14 @@ func addInternalRoutes(r *gin.Engine, d InternalDeps) {
 	r.NoRoute(handleNoRoute())
 	r.NoMethod(handleNoMethod())
 
-	r.GET("/healthz", handleInternalHealthz(d.Workers))
+	r.GET("/healthz", httpserve.InternalHealthz(d.Workers))
 	// The process's metrics, for the monitoring network: behind their own
 	// token when MetricsToken is set, never the partners' token
 	// (docs/operations.md, "Metrics").
 	if d.MetricsToken != "" {
-		r.GET("/metrics", requireToken(d.MetricsToken), handleMetrics(d.Metrics))
+		r.GET("/metrics", requireToken(d.MetricsToken), gin.WrapH(d.Metrics.Handler()))
 	} else {
-		r.GET("/metrics", handleMetrics(d.Metrics))
+		r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
 	}
 
 	auth := requireToken(d.Token)

@@ -16,12 +16,8 @@ import (
 
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/httplimits"
+	"github.com/paygate/gateway/internal/httpserve"
 )
-
-// Pinger is what readiness needs: the database answers.
-type Pinger interface {
-	PingContext(ctx context.Context) error
-}
 
 // Defaults of Deps.
 const (
@@ -35,9 +31,9 @@ const (
 // Deps are the server's dependencies, given explicitly.
 type Deps struct {
 	Log *slog.Logger
-	DB  Pinger
+	DB  httpserve.Pinger
 	// Ready, when set, is /readyz's verdict instead of pinging DB: nil
-	// means ready, an error says why not (health.go).
+	// means ready, an error says why not (httpserve.Readyz).
 	Ready func(context.Context) error
 	// The services, one interface per area (deps.go).
 	Merchants   Merchants
@@ -79,7 +75,7 @@ type Deps struct {
 	CallbackAllow callbackurl.AllowList
 	// Metrics is the process's registry, shared with the internal
 	// listener; nil: one of this server's own, with the ledger's counters.
-	Metrics *Metrics
+	Metrics *httpserve.Metrics
 	// versions are the API versions served (api/versions.go); nil: the
 	// gateway's. Only a test serves others.
 	versions versionTable
@@ -100,7 +96,7 @@ func (d *Deps) setDefaults() {
 		d.Now = time.Now
 	}
 	if d.Metrics == nil {
-		d.Metrics = NewMetrics(MetricsOptions{Ledger: d.Stats})
+		d.Metrics = httpserve.NewMetrics(httpserve.MetricsOptions{Ledger: d.Stats})
 	}
 	if len(d.versions) == 0 {
 		d.versions = apiVersions

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 )
 
@@ -255,8 +256,8 @@ func TestInternalStalledBody(t *testing.T) {
 	lim := Limits{BodyIdleTimeout: idle}
 	h := NewInternalServer(InternalDeps{Network: s.l.Network, Rails: s.l.Remit, Token: testInternalToken, Limits: lim})
 	isrv := httptest.NewUnstartedServer(h)
-	isrv.Config = NewHTTPServer(h, lim, nil)
-	isrv.TLS = TLSConfig()
+	isrv.Config = httpserve.NewHTTPServer(h, lim, nil)
+	isrv.TLS = httpserve.TLSConfig()
 	isrv.StartTLS()
 	t.Cleanup(isrv.Close)
 	internal := *s

@@ -29,6 +29,12 @@ var allowed = map[string][]string{
 	"sql":                    {},
 	// The HTTP surface's bounds as values: config reads them, api enforces them.
 	"internal/httplimits": {"postings"},
+	// The HTTP plumbing under the listeners that is not the /shop contract
+	// (the server, listeners, TLS, request ids, body deadlines, rate
+	// buckets, health, the metrics registry with the writer's and the read
+	// route's counters): api builds on it, the app and the console's
+	// listener use it.
+	"internal/httpserve": {"internal/httplimits", "internal/database", "ledger", "postings"},
 
 	// The journal core and its PostgreSQL tooling.
 	"ledger": {"postings", "sql", "internal/database"},
@@ -67,13 +73,13 @@ var allowed = map[string][]string{
 	"internal/bill": {"ledger", "postings"},
 	"reconcile":     {"ledger", "internal/audit", "postings"}, // its settlement source is its own type: app/services adapts the network
 	"api": {"ledger", "internal/database", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/network", "internal/remittance",
-		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits"},
+		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits", "internal/httpserve"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
 	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings",
-		"internal/config", "internal/httplimits", "internal/app/services", "internal/cards", "internal/delivery",
+		"internal/config", "internal/httplimits", "internal/httpserve", "internal/app/services", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console",
 		"internal/opsmetrics", "internal/pgha"},
 	// The on-call metrics: handed the database and functions by the app.

@@ -1,4 +1,4 @@
-package api
+package httpserve
 
 import (
 	"log/slog"
@@ -86,7 +86,7 @@ func (l *clientConnLimiter) clientKey(a net.Addr) (netip.Prefix, bool) {
 		return netip.Prefix{}, false
 	}
 	ip := ta.AddrPort().Addr().Unmap().WithZone("")
-	if !ip.IsValid() || inPrefixes(ip, l.proxies) {
+	if !ip.IsValid() || InPrefixes(ip, l.proxies) {
 		return netip.Prefix{}, false
 	}
 	return clientPrefix(ip), true
