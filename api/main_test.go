@@ -98,7 +98,7 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	h := NewServer(Deps{
 		Metrics: metrics,
 		Log:     log, DB: db, Merchants: l.Merchants, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Bills,
-		Remittances: l.Remit, Stats: l.Ledger, Network: l.Network, Rails: l.Remit,
+		Remittances: l.Remit, Stats: l.Ledger, Sandbox: newSandbox(l.Cards, l.Network, l.Remit, l.Remit, l.Ledger),
 		WebhookSettings: l.Merchants, Webhooks: l.Deliveries, Keys: l.Merchants,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
 		RateLimit: opts.rateLimit, CallbackAllow: opts.allow, Limits: opts.limits,

@@ -22,9 +22,9 @@ func TestMetricsAccess(t *testing.T) {
 	m := httpserve.NewMetrics(httpserve.MetricsOptions{})
 	public := httptest.NewServer(NewServer(Deps{Metrics: m}))
 	t.Cleanup(public.Close)
-	open := httptest.NewServer(NewInternalServer(InternalDeps{Token: partners, Metrics: m}))
+	open := httptest.NewServer(NewInternalServer(PartnerDeps{Token: partners, Metrics: m}))
 	t.Cleanup(open.Close)
-	guarded := httptest.NewServer(NewInternalServer(InternalDeps{Token: partners, Metrics: m, MetricsToken: monitoring}))
+	guarded := httptest.NewServer(NewInternalServer(PartnerDeps{Token: partners, Metrics: m, MetricsToken: monitoring}))
 	t.Cleanup(guarded.Close)
 	for _, tc := range []struct {
 		name, url, token string
@@ -107,7 +107,7 @@ func TestBuildInfoMetric(t *testing.T) {
 // scrape serves m on an internal listener and parses its /metrics.
 func scrape(t *testing.T, m *httpserve.Metrics) map[string]*dtoFamily {
 	t.Helper()
-	srv := httptest.NewServer(NewInternalServer(InternalDeps{Metrics: m}))
+	srv := httptest.NewServer(NewInternalServer(PartnerDeps{Metrics: m}))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")
 	if err != nil {

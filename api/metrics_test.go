@@ -25,7 +25,7 @@ func TestMetricsOneRegistryForBothListeners(t *testing.T) {
 		Bills: g.Bills, Remittances: g.Remit, Stats: g.Ledger, Metrics: m}))
 	t.Cleanup(public.Close)
 	const token = "itk_metrics-test-token"
-	internal := httptest.NewServer(NewInternalServer(InternalDeps{Network: g.Network, Rails: g.Remit, Token: token, Metrics: m}))
+	internal := httptest.NewServer(NewInternalServer(PartnerDeps{Network: g.Network, Rails: g.Remit, Token: token, Metrics: m}))
 	t.Cleanup(internal.Close)
 
 	get := func(url string, header ...string) (int, string) {

@@ -17,18 +17,8 @@ import (
 // limit (429 past it); every /shop POST then reads its body and holds its
 // Idempotency-Key.
 func addRoutes(r *gin.Engine, d Deps) {
-	m := d.Metrics.Public()
 	inflight := newInFlight()
-	r.Use(
-		withRequestID(d.Log),
-		accessLog(d.Now, m),
-		recoverPanic(),
-		withAPIVersion(d.versions),
-		withTimeout(d.RequestTimeout),
-		guardBody(d.Limits.BodyIdleTimeout),
-		limitHeaders(d.Limits.HeaderBytesMax),
-		limitBody(d.BodyBytesMax),
-	)
+	r.Use(door(d.surface(), withAPIVersion(d.versions))...)
 	r.NoRoute(handleNoRoute())
 	r.NoMethod(hideSandbox(d.Merchants), handleNoMethod())
 
@@ -70,4 +60,7 @@ func addRoutes(r *gin.Engine, d Deps) {
 	shop.POST("/keys/signing/roll", post, handleKeyRoll(d.Keys, merchant.KeySigning))
 
 	addSandboxRoutes(r, d, rate, post)
+	// The internal network API (the card processor's and the rail partners'
+	// calls, /network and /rail, on a listener of its own) is api/partner's:
+	// its routes are in api/partner/routes.go.
 }

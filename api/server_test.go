@@ -315,7 +315,7 @@ func TestMetricsAndHealth(t *testing.T) {
 		}
 	}
 	// The /shop listener's metrics come out of the internal listener.
-	internal := httptest.NewServer(NewInternalServer(InternalDeps{Metrics: s.metrics}))
+	internal := httptest.NewServer(NewInternalServer(PartnerDeps{Metrics: s.metrics}))
 	t.Cleanup(internal.Close)
 	resp, err := http.Get(internal.URL + "/metrics")
 	if err != nil {

@@ -254,7 +254,7 @@ func TestInternalStalledBody(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	s := newTestServer(t, serverOptions{})
 	lim := Limits{BodyIdleTimeout: idle}
-	h := NewInternalServer(InternalDeps{Network: s.l.Network, Rails: s.l.Remit, Token: testInternalToken, Limits: lim})
+	h := NewInternalServer(PartnerDeps{Network: s.l.Network, Rails: s.l.Remit, Token: testInternalToken, Limits: lim})
 	isrv := httptest.NewUnstartedServer(h)
 	isrv.Config = httpserve.NewHTTPServer(h, lim, nil)
 	isrv.TLS = httpserve.TLSConfig()

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/api/partner"
 	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
@@ -161,7 +162,8 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	s := a.Services
 	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Ready: a.ready, Merchants: s.Merchants, Accounts: s.Cards, Cards: s.Cards,
 		ReadKeys: l, Bills: s.Bills, Remittances: s.Remit, Stats: l,
-		WebhookSettings: s.Merchants, Webhooks: s.Deliveries, Keys: s.Merchants, Network: s.Network, Rails: s.Remit,
+		WebhookSettings: s.Merchants, Webhooks: s.Deliveries, Keys: s.Merchants,
+		Sandbox:        partner.NewSandbox(partner.SandboxDeps{Cards: s.Cards, Network: s.Network, Rails: s.Remit, Remittances: s.Remit, ReadKeys: l}),
 		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -225,7 +227,7 @@ func (a *App) listenInternal(stdout io.Writer, tlsCfg *tls.Config, metrics *http
 	if a.workers != nil {
 		health = a.workerHealth
 	}
-	a.internal = httpserve.NewHTTPServer(api.NewInternalServer(api.InternalDeps{Log: a.log, Network: a.Services.Network,
+	a.internal = httpserve.NewHTTPServer(partner.NewServer(partner.Deps{Log: a.log, Network: a.Services.Network,
 		Rails: a.Services.Remit, Token: token, Limits: limits, Metrics: metrics, MetricsToken: a.cfg.MetricsToken,
 		Workers: health}), limits, a.log)
 	fmt.Fprintf(stdout, "internal network API on %s://%s\n", scheme, a.intLn.Addr())

@@ -72,13 +72,18 @@ var allowed = map[string][]string{
 	// The merchant's bill: a reader of the bill lines the core writes.
 	"internal/bill": {"ledger", "postings"},
 	"reconcile":     {"ledger", "internal/audit", "postings"}, // its settlement source is its own type: app/services adapts the network
-	"api": {"ledger", "internal/database", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/network", "internal/remittance",
+	// The /shop surface: its envelope, middleware, decoder and handlers.
+	"api": {"ledger", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/remittance",
 		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits", "internal/httpserve"},
+	// The partners' surface: the internal network API and the sandbox's
+	// handlers, on api's envelope and decoder (api/surface.go).
+	"api/partner": {"api", "ledger", "internal/database", "internal/merchant", "postings", "internal/cards", "internal/network",
+		"internal/remittance", "internal/remittance/rules", "internal/httpserve"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings",
+	"internal/app": {"api", "api/partner", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings",
 		"internal/config", "internal/httplimits", "internal/httpserve", "internal/app/services", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console",
 		"internal/opsmetrics", "internal/pgha"},
@@ -188,15 +193,17 @@ func TestUpwardImportsAreFound(t *testing.T) {
 // rules and the merchants' receiver nothing; the HTTP surface never talks
 // to PostgreSQL itself.
 func TestThirdPartyImports(t *testing.T) {
+	noPostgreSQL := func(imp string) bool {
+		return !strings.HasPrefix(imp, "github.com/uptrace/bun") && !strings.HasPrefix(imp, "github.com/jackc/pgx")
+	}
 	rules := map[string]func(imp string) bool{
 		"postings":                  func(imp string) bool { return imp == "github.com/cockroachdb/apd/v3" },
 		"internal/remittance/rules": func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/text/") },
 		"internal/callbackurl":      func(string) bool { return false },
 		"api/receiver":              func(string) bool { return false },
 		"api/receiver/signature":    func(string) bool { return false },
-		"api": func(imp string) bool {
-			return !strings.HasPrefix(imp, "github.com/uptrace/bun") && !strings.HasPrefix(imp, "github.com/jackc/pgx")
-		},
+		"api":         noPostgreSQL,
+		"api/partner": noPostgreSQL,
 	}
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...")
 	cmd.Dir = "../.."

@@ -1,4 +1,4 @@
-package api
+package partner
 
 import (
 	"github.com/gin-gonic/gin"
@@ -6,34 +6,22 @@ import (
 	"github.com/paygate/gateway/internal/httpserve"
 )
 
-// addInternalRoutes is the whole internal API surface. Every request passes
-// the middleware of /shop in the same order (request id and logger, access
-// log, panic recovery, time-out, body deadlines, header and body bounds);
-// every route but /healthz
-// then checks the bearer token. There is no Idempotency-Key: each message
+// addRoutes is the whole internal API surface. Every request passes the
+// middleware of /shop in the same order but the API version (request id and
+// logger, access log, panic recovery, time-out, body deadlines, header and
+// body bounds: api.NewSurface); every route but /healthz and /metrics then
+// checks its bearer token. There is no Idempotency-Key: each message
 // is idempotent on its messageId, in the ledger.
-func addInternalRoutes(r *gin.Engine, d InternalDeps) {
-	m := d.Metrics.Internal()
-	r.Use(
-		withRequestID(d.Log),
-		accessLog(d.Now, m),
-		recoverPanic(),
-		withTimeout(d.RequestTimeout),
-		guardBody(d.Limits.BodyIdleTimeout),
-		limitHeaders(d.Limits.HeaderBytesMax),
-		limitBody(d.BodyBytesMax),
-	)
-	r.NoRoute(handleNoRoute())
-	r.NoMethod(handleNoMethod())
-
+func addRoutes(r *gin.Engine, d Deps) {
 	r.GET("/healthz", httpserve.InternalHealthz(d.Workers))
 	// The process's metrics, for the monitoring network: behind their own
 	// token when MetricsToken is set, never the partners' token
 	// (docs/operations.md, "Metrics").
+	metrics := gin.WrapH(d.Metrics.Handler())
 	if d.MetricsToken != "" {
-		r.GET("/metrics", requireToken(d.MetricsToken), gin.WrapH(d.Metrics.Handler()))
+		r.GET("/metrics", requireToken(d.MetricsToken), metrics)
 	} else {
-		r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
+		r.GET("/metrics", metrics)
 	}
 
 	auth := requireToken(d.Token)

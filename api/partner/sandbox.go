@@ -1,4 +1,4 @@
-package api
+package partner
 
 import (
 	"crypto/sha256"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
@@ -25,20 +26,44 @@ import (
 // merchant's looks exactly like one that does not exist.
 
 type sandbox struct {
-	cards   Cards
+	cards   CardReader
 	network Network
 	rails   Rails
-	remit   Remittances
-	keys    ReadKeys
+	remit   RemittanceReader
+	keys    api.ReadKeys
 }
 
-// sandboxMessageID is the network or rail message id of a sandbox request.
+// SandboxDeps are what the sandbox's handlers call.
+type SandboxDeps struct {
+	Cards       CardReader
+	Network     Network
+	Rails       Rails
+	Remittances RemittanceReader
+	ReadKeys    api.ReadKeys
+}
+
+// NewSandbox returns the handlers of /shop/sandbox for api.Deps.Sandbox;
+// api's routes put them behind /shop's authentication, rate limit and
+// Idempotency-Key, and hide them from every merchant but a test one.
+func NewSandbox(d SandboxDeps) *api.SandboxHandlers {
+	s := sandbox{cards: d.Cards, network: d.Network, rails: d.Rails, remit: d.Remittances, keys: d.ReadKeys}
+	return &api.SandboxHandlers{
+		Authorize: s.authorize(),
+		Capture:   s.hold(true, s.capture),
+		Reverse:   s.hold(false, s.reverse),
+		Refund:    s.refund(),
+		Settle:    s.report(false),
+		Return:    s.report(true),
+	}
+}
+
+// SandboxMessageID is the network or rail message id of a sandbox request.
 // With an Idempotency-Key it is derived from the merchant and the key, so
 // that a repeat is the same message, which the network's idempotency
 // answers again, and two merchants' keys never meet in the one space of
 // message ids (the attempts log holds them for ever). Without a key every
 // request is a new message.
-func sandboxMessageID(m *merchant.Merchant, idem *ledger.Idempotency) string {
+func SandboxMessageID(m *merchant.Merchant, idem *ledger.Idempotency) string {
 	if idem == nil {
 		return "sbx-" + database.RandomID(40)
 	}
@@ -51,13 +76,13 @@ func sandboxMessageID(m *merchant.Merchant, idem *ledger.Idempotency) string {
 // returns the message id. The answer itself is kept by the command's own
 // idempotency, under the message id.
 func (s sandbox) begin(c *gin.Context, m *merchant.Merchant) (string, error) {
-	idem := idempotencyOf(c)
+	idem := api.IdempotencyOf(c)
 	if idem != nil {
 		if err := s.keys.ClaimReadIdempotency(c.Request.Context(), m.ID, idem); err != nil {
 			return "", err
 		}
 	}
-	return sandboxMessageID(m, idem), nil
+	return SandboxMessageID(m, idem), nil
 }
 
 // ownCard refuses a card that is not the merchant's as the card endpoints
@@ -91,26 +116,26 @@ func (s sandbox) ownAuthorization(c *gin.Context, m *merchant.Merchant, authID s
 // the merchant's own card.
 func (s sandbox) authorize() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		req, err := decodeAuthorizeBody(bodyOf(c), true)
+		req, err := decodeAuthorizeBody(api.Body(c), true)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		m := merchantOf(c)
+		m := api.MerchantOf(c)
 		if err := s.ownCard(c, m, req.CardNo); err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		if req.MessageID, err = s.begin(c, m); err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		res, err := s.network.Authorize(c.Request.Context(), req)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, newAuthorizeView(res))
+		api.WriteOK(c, newAuthorizeView(res))
 	}
 }
 
@@ -135,35 +160,35 @@ func (s sandbox) reverse(c *gin.Context, messageID, authID string, amount int64,
 // optional) on the merchant's own authorization.
 func (s sandbox) hold(amountRequired bool, run holdCommand) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		msg, err := decodeHoldBody(bodyOf(c), amountRequired, true)
+		msg, err := decodeHoldBody(api.Body(c), amountRequired, true)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		m := merchantOf(c)
+		m := api.MerchantOf(c)
 		a, err := s.ownAuthorization(c, m, msg.AuthID)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		var amount int64
 		if msg.hasAmount {
 			if amount, err = msg.amountOf(a); err != nil {
-				writeError(c, err)
+				api.WriteError(c, err)
 				return
 			}
 		}
 		id, err := s.begin(c, m)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		res, err := run(c, id, msg.AuthID, amount, msg.hasAmount)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, newHoldView(res))
+		api.WriteOK(c, newHoldView(res))
 	}
 }
 
@@ -171,26 +196,26 @@ func (s sandbox) hold(amountRequired bool, run holdCommand) gin.HandlerFunc {
 // merchant's own card.
 func (s sandbox) refund() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		req, err := decodeRefundBody(bodyOf(c), true)
+		req, err := decodeRefundBody(api.Body(c), true)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		m := merchantOf(c)
+		m := api.MerchantOf(c)
 		if err := s.ownCard(c, m, req.CardNo); err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		if req.MessageID, err = s.begin(c, m); err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		res, err := s.network.Refund(c.Request.Context(), req)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, newRefundView(res))
+		api.WriteOK(c, newRefundView(res))
 	}
 }
 
@@ -200,34 +225,34 @@ func (s sandbox) refund() gin.HandlerFunc {
 func (s sandbox) report(returned bool) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		r := railReport{Status: remittance.RemitSettled}
-		fields := []field{{name: "txId", required: true, into: &r.TxID}}
+		fields := []api.Field{api.NewField("txId", true, &r.TxID)}
 		if returned {
 			r.Status = remittance.RemitReturned
-			fields = append(fields, field{name: "reason", required: true, into: &r.Reason})
+			fields = append(fields, api.NewField("reason", true, &r.Reason))
 		}
-		if err := decodeObject(bodyOf(c), fields); err != nil {
-			writeError(c, err)
+		if err := api.DecodeObject(api.Body(c), fields); err != nil {
+			api.WriteError(c, err)
 			return
 		}
 		if err := r.check(); err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		m := merchantOf(c)
+		m := api.MerchantOf(c)
 		if _, err := s.remit.Remittance(c.Request.Context(), m.ID, r.TxID); err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		id, err := s.begin(c, m)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		res, err := s.rails.ReportRemittance(c.Request.Context(), id, r.TxID, r.Status, r.Reason)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, newRailReportView(res))
+		api.WriteOK(c, newRailReportView(res))
 	}
 }
