@@ -1,6 +1,7 @@
 package partner
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
@@ -45,7 +46,11 @@ type SandboxDeps struct {
 // NewSandbox returns the handlers of /shop/sandbox for api.Deps.Sandbox;
 // api's routes put them behind /shop's authentication, rate limit and
 // Idempotency-Key, and hide them from every merchant but a test one.
+// Without the network or the rails there is no sandbox: nil.
 func NewSandbox(d SandboxDeps) *api.SandboxHandlers {
+	if d.Network == nil || d.Rails == nil {
+		return nil
+	}
 	s := sandbox{cards: d.Cards, network: d.Network, rails: d.Rails, remit: d.Remittances, keys: d.ReadKeys}
 	return &api.SandboxHandlers{
 		Authorize: s.authorize(),
@@ -115,27 +120,47 @@ func (s sandbox) ownAuthorization(c *gin.Context, m *merchant.Merchant, authID s
 // authorize answers POST /shop/sandbox/authorize: /network/authorize on
 // the merchant's own card.
 func (s sandbox) authorize() gin.HandlerFunc {
+	return onOwnCard(s, decodeAuthorizeBody, func(r *network.AuthRequest) (string, *string) { return r.CardNo, &r.MessageID },
+		s.network.Authorize, newAuthorizeView)
+}
+
+// refund answers POST /shop/sandbox/refund: /network/refund on the
+// merchant's own card.
+func (s sandbox) refund() gin.HandlerFunc {
+	return onOwnCard(s, decodeRefundBody, func(r *network.RefundRequest) (string, *string) { return r.CardNo, &r.MessageID },
+		s.network.Refund, newRefundView)
+}
+
+// onOwnCard answers a network message about a card (an authorization, a
+// refund) sent for the merchant's own card: decoded as the internal API
+// decodes it but without its messageId, refused as unknown for a card that
+// is not the merchant's, given the message id of its key (card names the
+// request's card and where its id goes), then run and answered as the
+// internal API answers it.
+func onOwnCard[Req, Res, View any](s sandbox, decode func(raw []byte, sandbox bool) (Req, error),
+	card func(*Req) (cardNo string, messageID *string), run func(context.Context, Req) (Res, error), view func(Res) View) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		req, err := decodeAuthorizeBody(api.Body(c), true)
+		req, err := decode(api.Body(c), true)
 		if err != nil {
 			api.WriteError(c, err)
 			return
 		}
 		m := api.MerchantOf(c)
-		if err := s.ownCard(c, m, req.CardNo); err != nil {
+		cardNo, id := card(&req)
+		if err := s.ownCard(c, m, cardNo); err != nil {
 			api.WriteError(c, err)
 			return
 		}
-		if req.MessageID, err = s.begin(c, m); err != nil {
+		if *id, err = s.begin(c, m); err != nil {
 			api.WriteError(c, err)
 			return
 		}
-		res, err := s.network.Authorize(c.Request.Context(), req)
+		res, err := run(c.Request.Context(), req)
 		if err != nil {
 			api.WriteError(c, err)
 			return
 		}
-		api.WriteOK(c, newAuthorizeView(res))
+		api.WriteOK(c, view(res))
 	}
 }
 
@@ -189,33 +214,6 @@ func (s sandbox) hold(amountRequired bool, run holdCommand) gin.HandlerFunc {
 			return
 		}
 		api.WriteOK(c, newHoldView(res))
-	}
-}
-
-// refund answers POST /shop/sandbox/refund: /network/refund on the
-// merchant's own card.
-func (s sandbox) refund() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		req, err := decodeRefundBody(api.Body(c), true)
-		if err != nil {
-			api.WriteError(c, err)
-			return
-		}
-		m := api.MerchantOf(c)
-		if err := s.ownCard(c, m, req.CardNo); err != nil {
-			api.WriteError(c, err)
-			return
-		}
-		if req.MessageID, err = s.begin(c, m); err != nil {
-			api.WriteError(c, err)
-			return
-		}
-		res, err := s.network.Refund(c.Request.Context(), req)
-		if err != nil {
-			api.WriteError(c, err)
-			return
-		}
-		api.WriteOK(c, newRefundView(res))
 	}
 }
 
