@@ -90,7 +90,7 @@ func decodeAuthorize(c *gin.Context) (network.AuthRequest, error) {
 }
 
 // decodeAuthorizeBody decodes an authorization request: the network's, or
-// the sandbox's, which has no messageId (api/sandbox.go derives it).
+// the sandbox's, which has no messageId (sandbox.go derives it).
 func decodeAuthorizeBody(raw []byte, sandbox bool) (network.AuthRequest, error) {
 	var req struct {
 		MessageID, CardNo, Currency, MerchantName, MCC, MerchantCountry string

@@ -202,8 +202,8 @@ func TestThirdPartyImports(t *testing.T) {
 		"internal/callbackurl":      func(string) bool { return false },
 		"api/receiver":              func(string) bool { return false },
 		"api/receiver/signature":    func(string) bool { return false },
-		"api":         noPostgreSQL,
-		"api/partner": noPostgreSQL,
+		"api":                       noPostgreSQL,
+		"api/partner":               noPostgreSQL,
 	}
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...")
 	cmd.Dir = "../.."

@@ -21,7 +21,7 @@ import (
 // idempotency keys in flight, Go's runtime and the process, and the
 // database pool, and the Collectors of MetricsOptions. GET /metrics on
 // the internal listener exposes all of it (docs/operations.md, "Metrics").
-// Give the same Metrics to api.NewServer and api.NewInternalServer.
+// Give the same Metrics to api.NewServer and partner.NewServer.
 type Metrics struct {
 	reg              *prometheus.Registry
 	public, internal *ListenerMetrics
