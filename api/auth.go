@@ -51,7 +51,7 @@ func authenticate(l Merchants, proxies []netip.Prefix, now func() time.Time) gin
 				Message: "merchant is disabled"})
 			return
 		}
-		ip := clientIP(c.Request, proxies)
+		ip := httpserve.ClientIP(c.Request, proxies)
 		if !ipAllowed(ip, m.IPWhitelist) {
 			logger(c).Warn("caller IP not on the whitelist", "client_ip", ip.String())
 			writeError(c, &postings.Error{Code: postings.EFORBIDDEN, Reason: reasonIPNotAllowed,
@@ -107,48 +107,6 @@ func isPrintableASCII(s string) bool {
 // merchantOf is the authenticated merchant of a /shop request.
 func merchantOf(c *gin.Context) *merchant.Merchant {
 	return c.MustGet(merchantKey).(*merchant.Merchant)
-}
-
-// clientIP is the caller's address: the TCP peer's, unless the peer is a
-// trusted proxy; then X-Forwarded-For is walked from the right (the entry
-// the nearest proxy appended) and the first address that is not itself a
-// trusted proxy is the client. Entries left of it were written by the
-// client or by untrusted hops and are never believed. An entry that does not
-// parse ends the walk with an invalid address, which no whitelist admits.
-func clientIP(r *http.Request, proxies []netip.Prefix) netip.Addr {
-	peer := httpserve.PeerAddr(r.RemoteAddr)
-	if !peer.IsValid() || !httpserve.InPrefixes(peer, proxies) {
-		return peer
-	}
-	var hops []string
-	for _, v := range r.Header.Values("X-Forwarded-For") {
-		hops = append(hops, strings.Split(v, ",")...)
-	}
-	client := peer
-	for i := len(hops) - 1; i >= 0; i-- {
-		a := parseHop(hops[i])
-		if !a.IsValid() {
-			return netip.Addr{}
-		}
-		client = a
-		if !httpserve.InPrefixes(a, proxies) {
-			break
-		}
-	}
-	return client
-}
-
-// parseHop parses one X-Forwarded-For entry: an address, or an address with
-// a port ("[2001:db8::1]:443", "192.0.2.1:80"), which some proxies write.
-func parseHop(s string) netip.Addr {
-	s = strings.TrimSpace(s)
-	if a, err := netip.ParseAddr(s); err == nil {
-		return a.WithZone("").Unmap()
-	}
-	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap.Addr().WithZone("").Unmap()
-	}
-	return netip.Addr{}
 }
 
 // ipAllowed checks a client address against a merchant's whitelist of

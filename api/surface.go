@@ -68,7 +68,7 @@ func NewSurface(o SurfaceOptions) *gin.Engine {
 
 // newEngine is a gin router that answers everything itself: no redirect
 // (it would not carry the envelope), 405 for a known path's other methods,
-// and no client IP guessed from headers (clientIP decides, from the
+// and no client IP guessed from headers (httpserve.ClientIP decides, from the
 // trusted proxies).
 func newEngine() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)

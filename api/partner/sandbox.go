@@ -139,29 +139,22 @@ func (s sandbox) refund() gin.HandlerFunc {
 // internal API answers it.
 func onOwnCard[Req, Res, View any](s sandbox, decode func(raw []byte, sandbox bool) (Req, error),
 	card func(*Req) (cardNo string, messageID *string), run func(context.Context, Req) (Res, error), view func(Res) View) gin.HandlerFunc {
-	return func(c *gin.Context) {
+	return answer(func(c *gin.Context) (any, error) {
 		req, err := decode(api.Body(c), true)
 		if err != nil {
-			api.WriteError(c, err)
-			return
+			return nil, err
 		}
 		m := api.MerchantOf(c)
 		cardNo, id := card(&req)
 		if err := s.ownCard(c, m, cardNo); err != nil {
-			api.WriteError(c, err)
-			return
+			return nil, err
 		}
-		if *id, err = s.begin(c, m); err != nil {
-			api.WriteError(c, err)
-			return
-		}
-		res, err := run(c.Request.Context(), req)
-		if err != nil {
-			api.WriteError(c, err)
-			return
-		}
-		api.WriteOK(c, view(res))
-	}
+		return keyed(s, c, m, func(messageID string) (View, error) {
+			*id = messageID
+			res, err := run(c.Request.Context(), req)
+			return viewOf(res, err, view)
+		})
+	})
 }
 
 // holdCommand is a clearing or a reversal of an authorization: amount is
@@ -184,44 +177,34 @@ func (s sandbox) reverse(c *gin.Context, messageID, authID string, amount int64,
 // required) and POST /shop/sandbox/reverse (/network/reverse, amount
 // optional) on the merchant's own authorization.
 func (s sandbox) hold(amountRequired bool, run holdCommand) gin.HandlerFunc {
-	return func(c *gin.Context) {
+	return answer(func(c *gin.Context) (any, error) {
 		msg, err := decodeHoldBody(api.Body(c), amountRequired, true)
 		if err != nil {
-			api.WriteError(c, err)
-			return
+			return nil, err
 		}
 		m := api.MerchantOf(c)
 		a, err := s.ownAuthorization(c, m, msg.AuthID)
 		if err != nil {
-			api.WriteError(c, err)
-			return
+			return nil, err
 		}
 		var amount int64
 		if msg.hasAmount {
 			if amount, err = msg.amountOf(a); err != nil {
-				api.WriteError(c, err)
-				return
+				return nil, err
 			}
 		}
-		id, err := s.begin(c, m)
-		if err != nil {
-			api.WriteError(c, err)
-			return
-		}
-		res, err := run(c, id, msg.AuthID, amount, msg.hasAmount)
-		if err != nil {
-			api.WriteError(c, err)
-			return
-		}
-		api.WriteOK(c, newHoldView(res))
-	}
+		return keyed(s, c, m, func(id string) (holdView, error) {
+			res, err := run(c, id, msg.AuthID, amount, msg.hasAmount)
+			return viewOf(res, err, newHoldView)
+		})
+	})
 }
 
 // report answers POST /shop/sandbox/remittance/settle ({txId}) and
 // /remittance/return ({txId, reason}): /rail/report on the merchant's own
 // remittance.
 func (s sandbox) report(returned bool) gin.HandlerFunc {
-	return func(c *gin.Context) {
+	return answer(func(c *gin.Context) (any, error) {
 		r := railReport{Status: remittance.RemitSettled}
 		fields := []api.Field{api.NewField("txId", true, &r.TxID)}
 		if returned {
@@ -229,28 +212,54 @@ func (s sandbox) report(returned bool) gin.HandlerFunc {
 			fields = append(fields, api.NewField("reason", true, &r.Reason))
 		}
 		if err := api.DecodeObject(api.Body(c), fields); err != nil {
-			api.WriteError(c, err)
-			return
+			return nil, err
 		}
 		if err := r.check(); err != nil {
-			api.WriteError(c, err)
-			return
+			return nil, err
 		}
 		m := api.MerchantOf(c)
 		if _, err := s.remit.Remittance(c.Request.Context(), m.ID, r.TxID); err != nil {
-			api.WriteError(c, err)
-			return
+			return nil, err
 		}
-		id, err := s.begin(c, m)
+		return keyed(s, c, m, func(id string) (railReportView, error) {
+			res, err := s.rails.ReportRemittance(c.Request.Context(), id, r.TxID, r.Status, r.Reason)
+			return viewOf(res, err, newRailReportView)
+		})
+	})
+}
+
+// answer runs a sandbox handler's steps and answers what they return: the
+// view, or the first error in the envelope.
+func answer(steps func(c *gin.Context) (any, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		view, err := steps(c)
 		if err != nil {
 			api.WriteError(c, err)
 			return
 		}
-		res, err := s.rails.ReportRemittance(c.Request.Context(), id, r.TxID, r.Status, r.Reason)
-		if err != nil {
-			api.WriteError(c, err)
-			return
-		}
-		api.WriteOK(c, newRailReportView(res))
+		api.WriteOK(c, view)
 	}
+}
+
+// keyed holds the request's Idempotency-Key (begin) and runs the command
+// with the message id it gives.
+func keyed[V any](s sandbox, c *gin.Context, m *merchant.Merchant, run func(messageID string) (V, error)) (any, error) {
+	id, err := s.begin(c, m)
+	if err != nil {
+		return nil, err
+	}
+	v, err := run(id)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// viewOf is a command's answer as the internal API renders it.
+func viewOf[R, V any](res R, err error, view func(R) V) (V, error) {
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return view(res), nil
 }

@@ -86,7 +86,7 @@ func (l *clientConnLimiter) clientKey(a net.Addr) (netip.Prefix, bool) {
 		return netip.Prefix{}, false
 	}
 	ip := ta.AddrPort().Addr().Unmap().WithZone("")
-	if !ip.IsValid() || InPrefixes(ip, l.proxies) {
+	if !ip.IsValid() || inPrefixes(ip, l.proxies) {
 		return netip.Prefix{}, false
 	}
 	return clientPrefix(ip), true

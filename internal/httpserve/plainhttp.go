@@ -172,7 +172,7 @@ func plainHTTPAnswer(requestID string) []byte {
 func (c *sniffConn) answerPlainHTTP() {
 	id := NewRequestID()
 	c.log.Info("request", "request_id", id, "route", "plain_http", "status", 400,
-		"client_ip", PeerAddr(c.RemoteAddr().String()).String())
+		"client_ip", peerAddr(c.RemoteAddr().String()).String())
 	_ = c.SetWriteDeadline(time.Now().Add(plainHTTPLinger))
 	if _, err := c.Conn.Write(plainHTTPAnswer(id)); err != nil {
 		return
