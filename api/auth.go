@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
@@ -51,7 +51,7 @@ func authenticate(l Merchants, proxies []netip.Prefix, now func() time.Time) gin
 				Message: "merchant is disabled"})
 			return
 		}
-		ip := clientIP(c.Request, proxies)
+		ip := httpserve.ClientIP(c.Request, proxies)
 		if !ipAllowed(ip, m.IPWhitelist) {
 			logger(c).Warn("caller IP not on the whitelist", "client_ip", ip.String())
 			writeError(c, &postings.Error{Code: postings.EFORBIDDEN, Reason: reasonIPNotAllowed,
@@ -107,72 +107,6 @@ func isPrintableASCII(s string) bool {
 // merchantOf is the authenticated merchant of a /shop request.
 func merchantOf(c *gin.Context) *merchant.Merchant {
 	return c.MustGet(merchantKey).(*merchant.Merchant)
-}
-
-// clientIP is the caller's address: the TCP peer's, unless the peer is a
-// trusted proxy; then X-Forwarded-For is walked from the right (the entry
-// the nearest proxy appended) and the first address that is not itself a
-// trusted proxy is the client. Entries left of it were written by the
-// client or by untrusted hops and are never believed. An entry that does not
-// parse ends the walk with an invalid address, which no whitelist admits.
-func clientIP(r *http.Request, proxies []netip.Prefix) netip.Addr {
-	peer := peerAddr(r.RemoteAddr)
-	if !peer.IsValid() || !inPrefixes(peer, proxies) {
-		return peer
-	}
-	var hops []string
-	for _, v := range r.Header.Values("X-Forwarded-For") {
-		hops = append(hops, strings.Split(v, ",")...)
-	}
-	client := peer
-	for i := len(hops) - 1; i >= 0; i-- {
-		a := parseHop(hops[i])
-		if !a.IsValid() {
-			return netip.Addr{}
-		}
-		client = a
-		if !inPrefixes(a, proxies) {
-			break
-		}
-	}
-	return client
-}
-
-func peerAddr(remote string) netip.Addr {
-	if ap, err := netip.ParseAddrPort(remote); err == nil {
-		return ap.Addr().Unmap()
-	}
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return a.Unmap()
-}
-
-// parseHop parses one X-Forwarded-For entry: an address, or an address with
-// a port ("[2001:db8::1]:443", "192.0.2.1:80"), which some proxies write.
-func parseHop(s string) netip.Addr {
-	s = strings.TrimSpace(s)
-	if a, err := netip.ParseAddr(s); err == nil {
-		return a.WithZone("").Unmap()
-	}
-	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap.Addr().WithZone("").Unmap()
-	}
-	return netip.Addr{}
-}
-
-func inPrefixes(a netip.Addr, ps []netip.Prefix) bool {
-	for _, p := range ps {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
 }
 
 // ipAllowed checks a client address against a merchant's whitelist of

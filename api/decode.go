@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -135,7 +136,7 @@ func readBody(c *gin.Context) ([]byte, error) {
 	if errors.As(err, &mb) {
 		return nil, errBodyTooLarge(mb.Limit)
 	}
-	var bt *bodyTimeoutError
+	var bt *httpserve.BodyTimeoutError
 	if errors.As(err, &bt) {
 		return nil, errBodyTimeout(bt) // 408 (guardBody)
 	}

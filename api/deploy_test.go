@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/opsmetrics"
 	"github.com/paygate/gateway/ledger"
 )
@@ -47,12 +48,12 @@ func exportedNames(t *testing.T) map[string]bool {
 	t.Cleanup(func() { db.Close() })
 	ops := []prometheus.Collector{opsmetrics.NewCollector(opsmetrics.Options{DB: db}), opsmetrics.Workers(nil)}
 	ops = append(ops, opsmetrics.Database(func() bool { return true }, func() int64 { return 0 })...)
-	m := NewMetrics(MetricsOptions{Ledger: fakeStats{}, DB: db, ReadRoute: fakeReads{}, Collectors: ops[2:]})
-	for _, l := range []*metrics{m.public, m.internal} {
-		l.observe("/x", "GET", 200, 0, time.Millisecond)
-		l.unavailable("")
+	m := httpserve.NewMetrics(httpserve.MetricsOptions{Ledger: fakeStats{}, DB: db, ReadRoute: fakeReads{}, Collectors: ops[2:]})
+	for _, l := range []*httpserve.ListenerMetrics{m.Public(), m.Internal()} {
+		l.Observe("/x", "GET", 200, 0, time.Millisecond)
+		l.Unavailable("")
 	}
-	fams, err := m.reg.Gather()
+	fams, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

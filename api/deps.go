@@ -8,7 +8,6 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/merchant"
-	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger"
 )
@@ -75,25 +74,6 @@ type Remittances interface {
 	Remittance(ctx context.Context, merchant int64, txID string) (*remittance.Remittance, error)
 }
 
-// Network is the card processor's side of the internal API
-// (*network.Service). Errors: ENOTFOUND card or authorization, ESTATE
-// authorization_closed, ELIMIT (the network bounds), ECONFLICT (a message
-// id reused).
-type Network interface {
-	Authorize(ctx context.Context, req network.AuthRequest) (*network.AuthResult, error)
-	Clear(ctx context.Context, req network.ClearRequest) (*network.HoldResult, error)
-	Reverse(ctx context.Context, req network.ReverseRequest) (*network.HoldResult, error)
-	Refund(ctx context.Context, req network.RefundRequest) (*network.RefundResult, error)
-	Authorization(ctx context.Context, authID string) (*network.Authorization, error)
-	AuthAttempts(ctx context.Context, cardNo string, limit int) ([]network.AuthAttempt, error)
-}
-
-// Rails takes the rail partners' reports of the internal API
-// (*remittance.Service): ENOTFOUND remittance, ESTATE remittance_state.
-type Rails interface {
-	ReportRemittance(ctx context.Context, messageID, txID, status, reason string) (*remittance.Remittance, error)
-}
-
 // WebhookSettings sets the merchant's default callback URL ("" clears it)
 // (*merchant.Service).
 type WebhookSettings interface {
@@ -135,8 +115,6 @@ var (
 	_ Accounts    = (*cards.Service)(nil)
 	_ Cards       = (*cards.Service)(nil)
 	_ Remittances = (*remittance.Service)(nil)
-	_ Rails       = (*remittance.Service)(nil)
-	_ Network     = (*network.Service)(nil)
 
 	_ WebhookSettings = (*merchant.Service)(nil)
 	_ Webhooks        = (*delivery.Store)(nil)

@@ -316,6 +316,8 @@ func (f *fakeServices) KeyState(ctx context.Context, m int64) (*merchant.KeyStat
 // WriterStats.
 func (f *fakeServices) Stats() ledger.Stats { return ledger.Stats{} }
 
+// The internal API's Network and Rails are partner's interfaces: the plug
+// (partner_plug_test.go) refuses a value that does not implement them.
 var (
 	_ Merchants       = (*fakeServices)(nil)
 	_ Accounts        = (*fakeServices)(nil)
@@ -323,8 +325,6 @@ var (
 	_ ReadKeys        = (*fakeServices)(nil)
 	_ Bills           = (*fakeServices)(nil)
 	_ Remittances     = (*fakeServices)(nil)
-	_ Rails           = (*fakeServices)(nil)
-	_ Network         = (*fakeServices)(nil)
 	_ WebhookSettings = (*fakeServices)(nil)
 	_ Webhooks        = (*fakeServices)(nil)
 	_ Keys            = (*fakeServices)(nil)

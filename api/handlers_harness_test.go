@@ -33,8 +33,8 @@ func newFakeGateway(t *testing.T) *fakeGateway {
 	t.Helper()
 	f := &fakeServices{}
 	shop := NewServer(Deps{DB: fakePinger{}, Merchants: f, Accounts: f, Cards: f, ReadKeys: f, Bills: f, Remittances: f,
-		Stats: f, WebhookSettings: f, Webhooks: f, Keys: f, Network: f, Rails: f})
-	internal := NewInternalServer(InternalDeps{Network: f, Rails: f, Token: fakeInternalToken})
+		Stats: f, WebhookSettings: f, Webhooks: f, Keys: f, Sandbox: newSandbox(f, f, f, f, f)})
+	internal := NewInternalServer(PartnerDeps{Network: f, Rails: f, Token: fakeInternalToken})
 	return &fakeGateway{t: t, f: f, shop: shop, internal: internal}
 }
 

@@ -98,6 +98,7 @@ func TestHandleNetworkHolds(t *testing.T) {
 		mapAuthNotFound, mapAuthClosed, mapMessageID))
 }
 
+// The attempts' default limit is 100 (docs/openapi-internal.yaml).
 func TestHandleNetworkRefundAndReads(t *testing.T) {
 	t.Parallel()
 	ok := `{"messageId":"msg_4","cardNo":"crd_1","amount":5,"currency":"USD"}`
@@ -112,7 +113,7 @@ func TestHandleNetworkRefundAndReads(t *testing.T) {
 	}, handlerCase{call: "Authorization"}, mapAuthNotFound))
 
 	runInternalCases(t, http.MethodGet, "/network/authorizations", withErrors([]handlerCase{
-		{name: "default limit", query: "?cardNo=crd_1", call: "AuthAttempts", in: [2]any{"crd_1", attemptsLimitDefault}, data: `{"list":[]}`},
+		{name: "default limit", query: "?cardNo=crd_1", call: "AuthAttempts", in: [2]any{"crd_1", 100}, data: `{"list":[]}`},
 		{name: "limit", query: "?cardNo=crd_1&limit=3", call: "AuthAttempts", in: [2]any{"crd_1", 3}},
 		{name: "no cardNo", field: "cardNo"},
 		{name: "limit 0", query: "?cardNo=crd_1&limit=0", field: "limit"},

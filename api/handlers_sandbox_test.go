@@ -18,7 +18,7 @@ func TestHandleSandbox(t *testing.T) {
 	key := []string{headerIdempotencyKey, "k1"}
 	// The message id of a keyed sandbox request is the key's, so a retry
 	// is the same message to the network.
-	msg := sandboxMessageID(&merchant.Merchant{ID: fakeMerchantID}, &ledger.Idempotency{Key: "k1"})
+	msg := PartnerSandboxMessageID(&merchant.Merchant{ID: fakeMerchantID}, &ledger.Idempotency{Key: "k1"})
 	test := func(cases []handlerCase) []handlerCase {
 		for i := range cases {
 			cases[i].shop = fakeTestShopNo

@@ -143,7 +143,7 @@ func TestInternalOpenAPIRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	engine := NewInternalServer(InternalDeps{Token: testInternalToken}).(*gin.Engine)
+	engine := NewInternalServer(PartnerDeps{Token: testInternalToken}).(*gin.Engine)
 	var routes, ops []string
 	for _, r := range engine.Routes() {
 		p := r.Path

@@ -23,6 +23,7 @@ import (
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
@@ -59,7 +60,7 @@ type testServer struct {
 	logs   *syncBuffer
 	// metrics is the registry NewServer records into, exposed by the
 	// internal listener's /metrics (metricsText).
-	metrics *Metrics
+	metrics *httpserve.Metrics
 }
 
 type serverOptions struct {
@@ -93,23 +94,23 @@ func newTestServer(t testing.TB, opts serverOptions) *testServer {
 	l := gatewaytest.New(t, db, gatewaytest.Options{Ledger: ledger.Config{Now: opts.ledgerNow}})
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	metrics := NewMetrics(MetricsOptions{Ledger: l.Ledger})
+	metrics := httpserve.NewMetrics(httpserve.MetricsOptions{Ledger: l.Ledger})
 	h := NewServer(Deps{
 		Metrics: metrics,
 		Log:     log, DB: db, Merchants: l.Merchants, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger, Bills: l.Bills,
-		Remittances: l.Remit, Stats: l.Ledger, Network: l.Network, Rails: l.Remit,
+		Remittances: l.Remit, Stats: l.Ledger, Sandbox: newSandbox(l.Cards, l.Network, l.Remit, l.Remit, l.Ledger),
 		WebhookSettings: l.Merchants, Webhooks: l.Deliveries, Keys: l.Merchants,
 		TrustedProxies: opts.proxies, RequestTimeout: opts.timeout, BodyBytesMax: opts.bodyBytesMax,
 		RateLimit: opts.rateLimit, CallbackAllow: opts.allow, Limits: opts.limits,
 		versions: opts.versions,
 	})
 	srv := httptest.NewUnstartedServer(h)
-	srv.Config = NewHTTPServer(h, opts.limits, log)
+	srv.Config = httpserve.NewHTTPServer(h, opts.limits, log)
 	// WrapListener's chain, but for TLS, which httptest adds with its own
 	// certificate when it starts.
 	lim := opts.limits.WithDefaults()
-	srv.Listener = RefusePlainHTTP(LimitConnsPerClient(srv.Listener, lim.ConnsPerClientMax, opts.proxies, log), log)
-	srv.TLS = TLSConfig()
+	srv.Listener = httpserve.RefusePlainHTTP(httpserve.LimitConnsPerClient(srv.Listener, lim.ConnsPerClientMax, opts.proxies, log), log)
+	srv.TLS = httpserve.TLSConfig()
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { mustVerify(t, l) })

@@ -9,6 +9,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/paygate/gateway/internal/httpserve"
 )
 
 // GET /metrics is on the internal listener only; with a metrics token set
@@ -17,12 +19,12 @@ import (
 func TestMetricsAccess(t *testing.T) {
 	t.Parallel()
 	const partners, monitoring = "itk_partners-token-0001", "mtk_monitoring-token-01"
-	m := NewMetrics(MetricsOptions{})
+	m := httpserve.NewMetrics(httpserve.MetricsOptions{})
 	public := httptest.NewServer(NewServer(Deps{Metrics: m}))
 	t.Cleanup(public.Close)
-	open := httptest.NewServer(NewInternalServer(InternalDeps{Token: partners, Metrics: m}))
+	open := httptest.NewServer(NewInternalServer(PartnerDeps{Token: partners, Metrics: m}))
 	t.Cleanup(open.Close)
-	guarded := httptest.NewServer(NewInternalServer(InternalDeps{Token: partners, Metrics: m, MetricsToken: monitoring}))
+	guarded := httptest.NewServer(NewInternalServer(PartnerDeps{Token: partners, Metrics: m, MetricsToken: monitoring}))
 	t.Cleanup(guarded.Close)
 	for _, tc := range []struct {
 		name, url, token string
@@ -74,14 +76,14 @@ func parseExposition(t *testing.T, resp *http.Response) map[string]*dtoFamily {
 func TestBuildInfoMetric(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		b    BuildInfo
+		b    httpserve.BuildInfo
 		want map[string]string
 	}{
-		{BuildInfo{Version: "v1.2.3", Commit: "abc123", GoVersion: "go1.26.8"},
+		{httpserve.BuildInfo{Version: "v1.2.3", Commit: "abc123", GoVersion: "go1.26.8"},
 			map[string]string{"version": "v1.2.3", "commit": "abc123", "goversion": "go1.26.8"}},
-		{BuildInfo{}, map[string]string{"version": "unknown", "commit": "unknown", "goversion": "unknown"}},
+		{httpserve.BuildInfo{}, map[string]string{"version": "unknown", "commit": "unknown", "goversion": "unknown"}},
 	} {
-		m := NewMetrics(MetricsOptions{Build: tc.b})
+		m := httpserve.NewMetrics(httpserve.MetricsOptions{Build: tc.b})
 		fams := scrape(t, m)
 		f := fams["gateway_build_info"]
 		if f == nil || len(f.Metric) != 1 || f.Metric[0].GetGauge().GetValue() != 1 {
@@ -103,9 +105,9 @@ func TestBuildInfoMetric(t *testing.T) {
 }
 
 // scrape serves m on an internal listener and parses its /metrics.
-func scrape(t *testing.T, m *Metrics) map[string]*dtoFamily {
+func scrape(t *testing.T, m *httpserve.Metrics) map[string]*dtoFamily {
 	t.Helper()
-	srv := httptest.NewServer(NewInternalServer(InternalDeps{Metrics: m}))
+	srv := httptest.NewServer(NewInternalServer(PartnerDeps{Metrics: m}))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")
 	if err != nil {

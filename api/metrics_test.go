@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
@@ -19,12 +20,12 @@ func TestMetricsOneRegistryForBothListeners(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDB(t)
 	g := gatewaytest.New(t, db, gatewaytest.Options{})
-	m := NewMetrics(MetricsOptions{Ledger: g.Ledger, DB: db.DB})
+	m := httpserve.NewMetrics(httpserve.MetricsOptions{Ledger: g.Ledger, DB: db.DB})
 	public := httptest.NewServer(NewServer(Deps{DB: db, Merchants: g.Merchants, Accounts: g.Cards, Cards: g.Cards, ReadKeys: g.Ledger,
 		Bills: g.Bills, Remittances: g.Remit, Stats: g.Ledger, Metrics: m}))
 	t.Cleanup(public.Close)
 	const token = "itk_metrics-test-token"
-	internal := httptest.NewServer(NewInternalServer(InternalDeps{Network: g.Network, Rails: g.Remit, Token: token, Metrics: m}))
+	internal := httptest.NewServer(NewInternalServer(PartnerDeps{Network: g.Network, Rails: g.Remit, Token: token, Metrics: m}))
 	t.Cleanup(internal.Close)
 
 	get := func(url string, header ...string) (int, string) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -16,10 +17,10 @@ import (
 // its key, not on every refusal while the database was away.
 func TestUnavailableCountedByReason(t *testing.T) {
 	t.Parallel()
-	m := NewMetrics(MetricsOptions{})
+	m := httpserve.NewMetrics(httpserve.MetricsOptions{})
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	r.Use(accessLog(time.Now, m.public))
+	r.Use(accessLog(time.Now, m.Public()))
 	fail := func(reason postings.Reason) gin.HandlerFunc {
 		return func(c *gin.Context) {
 			writeError(c, &postings.Error{Code: postings.EUNAVAILABLE, Reason: reason, Message: "x"})

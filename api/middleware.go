@@ -2,17 +2,15 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -23,73 +21,19 @@ const (
 	merchantKey = "api.merchant"
 )
 
-// requestIDBytesMax bounds an X-Request-Id taken from the client
-// (docs/errors.md).
-const requestIDBytesMax = 128
-
-// withRequestID takes the client's X-Request-Id when it is a sane token, or
-// makes one, echoes it in the answer and gives the request a logger that
+// withRequestID takes the client's X-Request-Id when it is a sane token
+// (httpserve.RequestID), or makes one, echoes it in the answer and gives the request a logger that
 // carries it, so that every line logged about the request names it.
 func withRequestID(log *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		id := clientRequestID(c.Request.Header)
+		id := httpserve.RequestID(c.Request.Header)
 		if id == "" {
-			id = newRequestID()
+			id = httpserve.NewRequestID()
 		}
 		c.Header("X-Request-Id", id)
 		c.Set(loggerKey, log.With("request_id", id))
 		c.Next()
 	}
-}
-
-// requestIDDigitRunMax is the longest run of digits a client's request id
-// may hold: a longer one could be a card number (13 to 19 digits), which
-// must never reach a log line.
-const requestIDDigitRunMax = 12
-
-// clientRequestID is the client's X-Request-Id when it is 1 to 128
-// characters of A-Z a-z 0-9 _ . : -, sent once, with no run of more than 12
-// digits; else "", and the gateway makes its own. An id is taken or replaced
-// whole, never trimmed or escaped, so that what is echoed and logged is
-// either exactly the client's or plainly the gateway's.
-func clientRequestID(h http.Header) string {
-	vs := h.Values("X-Request-Id")
-	if len(vs) != 1 {
-		return ""
-	}
-	id := vs[0]
-	if id == "" || len(id) > requestIDBytesMax {
-		return ""
-	}
-	digits := 0
-	for i := 0; i < len(id); i++ {
-		if !isRequestIDByte(id[i]) {
-			return ""
-		}
-		if id[i] >= '0' && id[i] <= '9' {
-			digits++
-		} else {
-			digits = 0
-		}
-		if digits > requestIDDigitRunMax {
-			return ""
-		}
-	}
-	return id
-}
-
-func isRequestIDByte(b byte) bool {
-	return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') ||
-		b == '_' || b == '.' || b == ':' || b == '-'
-}
-
-// newRequestID makes a request id: 15 random bytes in lower-case base32.
-// Not hex: a long run of decimal digits would look like a card number to
-// the log scanners that guard against PANs.
-func newRequestID() string {
-	b := make([]byte, 15)
-	_, _ = rand.Read(b) // crypto/rand does not fail on Linux
-	return "req_" + strings.ToLower(base32.StdEncoding.EncodeToString(b))
 }
 
 // logger is the request's logger.
@@ -103,7 +47,7 @@ func logger(c *gin.Context) *slog.Logger {
 // accessLog writes one line per request and records its metrics. It logs
 // the route template, never the URL, the headers or the body: those carry
 // keys and card tokens.
-func accessLog(now func() time.Time, m *metrics) gin.HandlerFunc {
+func accessLog(now func() time.Time, m *httpserve.ListenerMetrics) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := now()
 		c.Next()
@@ -126,9 +70,9 @@ func accessLog(now func() time.Time, m *metrics) gin.HandlerFunc {
 			level = slog.LevelError
 		}
 		logger(c).Log(c.Request.Context(), level, "request", attrs...)
-		m.observe(route, c.Request.Method, status, code, elapsed)
+		m.Observe(route, c.Request.Method, status, code, elapsed)
 		if reason, ok := c.Get(unavailableKey); ok {
-			m.unavailable(reason.(string))
+			m.Unavailable(reason.(string))
 		}
 	}
 }

@@ -38,7 +38,7 @@ func newNetServer(t *testing.T) *netServer {
 	start := time.Now().UTC()
 	clock.Store(&start)
 	s := newTestServer(t, serverOptions{ledgerNow: func() time.Time { return *clock.Load() }})
-	isrv := httptest.NewUnstartedServer(NewInternalServer(InternalDeps{
+	isrv := httptest.NewUnstartedServer(NewInternalServer(PartnerDeps{
 		Log: slog.New(slog.NewJSONHandler(s.logs, nil)), Network: s.l.Network, Rails: s.l.Remit, Token: testInternalToken,
 	}))
 	isrv.StartTLS()
@@ -679,7 +679,7 @@ func TestNetworkToken(t *testing.T) {
 	sh := n.fundedShop()
 	n.request(&sh, "POST", "/network/authorize", body, "Authorization", "Bearer "+testInternalToken).must(t, 404, 404)
 	// An empty configured token refuses everything.
-	empty := httptest.NewServer(NewInternalServer(InternalDeps{Network: n.l.Network, Rails: n.l.Remit}))
+	empty := httptest.NewServer(NewInternalServer(PartnerDeps{Network: n.l.Network, Rails: n.l.Remit}))
 	defer empty.Close()
 	copyS := *n.internal
 	copyS.srv, copyS.client = empty, empty.Client()

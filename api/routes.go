@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 )
 
@@ -16,29 +17,19 @@ import (
 // limit (429 past it); every /shop POST then reads its body and holds its
 // Idempotency-Key.
 func addRoutes(r *gin.Engine, d Deps) {
-	m := d.Metrics.public
 	inflight := newInFlight()
-	r.Use(
-		withRequestID(d.Log),
-		accessLog(d.Now, m),
-		recoverPanic(),
-		withAPIVersion(d.versions),
-		withTimeout(d.RequestTimeout),
-		guardBody(d.Limits.BodyIdleTimeout),
-		limitHeaders(d.Limits.HeaderBytesMax),
-		limitBody(d.BodyBytesMax),
-	)
+	r.Use(door(d.surface(), withAPIVersion(d.versions))...)
 	r.NoRoute(handleNoRoute())
 	r.NoMethod(hideSandbox(d.Merchants), handleNoMethod())
 
-	r.GET("/healthz", handleHealthz())
-	r.GET("/readyz", handleReadyz(d.DB, d.Ready))
+	r.GET("/healthz", httpserve.Healthz())
+	r.GET("/readyz", httpserve.Readyz(d.DB, d.Ready))
 	// /metrics is on the internal listener (docs/operations.md, "Metrics");
 	// here it is a 404 like any unknown path. The keys in flight of this
 	// listener are what the registry reports.
-	d.Metrics.countInFlight(inflight)
+	d.Metrics.CountInFlight(inflight.len)
 
-	rate := limitRate(newRateLimiter(d.RateLimit, d.Now))
+	rate := limitRate(httpserve.NewRateLimiter(d.RateLimit, d.Now))
 	shop := r.Group("/shop", authenticate(d.Merchants, d.TrustedProxies, d.Now), rate)
 	post := readRequest(inflight)
 	shop.GET("/account", handleAccount(d.Accounts))
@@ -77,4 +68,7 @@ func addRoutes(r *gin.Engine, d Deps) {
 	shop.POST("/keys/signing/roll", post, handleKeyRoll(d.Keys, merchant.KeySigning))
 
 	addSandboxRoutes(r, d, rate, post)
+	// The internal network API (the card processor's and the rail partners'
+	// calls, /network and /rail, on a listener of its own) is api/partner's:
+	// its routes are in api/partner/routes.go.
 }

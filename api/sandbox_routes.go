@@ -16,21 +16,28 @@ import (
 
 const sandboxPrefix = "/shop/sandbox/"
 
-// addSandboxRoutes serves /shop/sandbox when the network and rail commands
-// are given; rate and post are the /shop group's rate limit and POST
-// middleware, so that a merchant's bucket and its in-flight keys are one.
+// SandboxHandlers answer the sandbox's paths: the internal API's commands
+// on a test merchant's own objects, made by api/partner.NewSandbox with the
+// internal API's decoders and answers. Who may ask is decided here.
+type SandboxHandlers struct {
+	Authorize, Capture, Reverse, Refund, Settle, Return gin.HandlerFunc
+}
+
+// addSandboxRoutes serves /shop/sandbox when its handlers are given; rate
+// and post are the /shop group's rate limit and POST middleware, so that a
+// merchant's bucket and its in-flight keys are one.
 func addSandboxRoutes(r *gin.Engine, d Deps, rate, post gin.HandlerFunc) {
-	if d.Network == nil || d.Rails == nil {
+	h := d.Sandbox
+	if h == nil {
 		return
 	}
-	s := sandbox{cards: d.Cards, network: d.Network, rails: d.Rails, remit: d.Remittances, keys: d.ReadKeys}
 	g := r.Group("/shop/sandbox", hideSandbox(d.Merchants), authenticate(d.Merchants, d.TrustedProxies, d.Now), rate, post)
-	g.POST("/authorize", s.authorize())
-	g.POST("/capture", s.hold(true, s.capture))
-	g.POST("/reverse", s.hold(false, s.reverse))
-	g.POST("/refund", s.refund())
-	g.POST("/remittance/settle", s.report(false))
-	g.POST("/remittance/return", s.report(true))
+	g.POST("/authorize", h.Authorize)
+	g.POST("/capture", h.Capture)
+	g.POST("/reverse", h.Reverse)
+	g.POST("/refund", h.Refund)
+	g.POST("/remittance/settle", h.Settle)
+	g.POST("/remittance/return", h.Return)
 }
 
 // hideSandbox answers a /shop/sandbox request as an unknown path unless it

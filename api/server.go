@@ -6,22 +6,15 @@ package api
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"time"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/httplimits"
+	"github.com/paygate/gateway/internal/httpserve"
 )
-
-// Pinger is what readiness needs: the database answers.
-type Pinger interface {
-	PingContext(ctx context.Context) error
-}
 
 // Defaults of Deps.
 const (
@@ -35,9 +28,9 @@ const (
 // Deps are the server's dependencies, given explicitly.
 type Deps struct {
 	Log *slog.Logger
-	DB  Pinger
+	DB  httpserve.Pinger
 	// Ready, when set, is /readyz's verdict instead of pinging DB: nil
-	// means ready, an error says why not (health.go).
+	// means ready, an error says why not (httpserve.Readyz).
 	Ready func(context.Context) error
 	// The services, one interface per area (deps.go).
 	Merchants   Merchants
@@ -51,11 +44,10 @@ type Deps struct {
 	WebhookSettings WebhookSettings
 	Webhooks        Webhooks
 	Keys            Keys
-	// Network and Rails are the commands of the internal API, which test
-	// merchants drive through /shop/sandbox (sandbox.go); nil: every
-	// sandbox path is unknown.
-	Network Network
-	Rails   Rails
+	// Sandbox answers /shop/sandbox, where test merchants drive the
+	// internal API's commands (api/partner.NewSandbox; sandbox_routes.go);
+	// nil: every sandbox path is unknown.
+	Sandbox *SandboxHandlers
 	// TrustedProxies are the peers whose X-Forwarded-For is believed. Empty:
 	// the client IP is always the TCP peer's.
 	TrustedProxies []netip.Prefix
@@ -79,45 +71,38 @@ type Deps struct {
 	CallbackAllow callbackurl.AllowList
 	// Metrics is the process's registry, shared with the internal
 	// listener; nil: one of this server's own, with the ledger's counters.
-	Metrics *Metrics
+	Metrics *httpserve.Metrics
 	// versions are the API versions served (api/versions.go); nil: the
 	// gateway's. Only a test serves others.
 	versions versionTable
 }
 
 func (d *Deps) setDefaults() {
-	if d.Log == nil {
-		d.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
-	}
-	d.Limits = d.Limits.WithDefaults()
-	if d.RequestTimeout <= 0 {
-		d.RequestTimeout = d.Limits.HandlerTimeout()
-	}
-	if d.BodyBytesMax <= 0 {
-		d.BodyBytesMax = BodyBytesMaxDefault
-	}
-	if d.Now == nil {
-		d.Now = time.Now
-	}
+	o := d.surface()
+	o.setDefaults()
+	d.Log, d.Limits, d.RequestTimeout, d.BodyBytesMax, d.Now = o.Log, o.Limits, o.RequestTimeout, o.BodyBytesMax, o.Now
 	if d.Metrics == nil {
-		d.Metrics = NewMetrics(MetricsOptions{Ledger: d.Stats})
+		d.Metrics = httpserve.NewMetrics(httpserve.MetricsOptions{Ledger: d.Stats})
 	}
 	if len(d.versions) == 0 {
 		d.versions = apiVersions
 	}
 }
 
+// surface is what bounds every /shop request, as for any surface
+// (surface.go).
+func (d *Deps) surface() SurfaceOptions {
+	o := SurfaceOptions{Log: d.Log, Limits: d.Limits, RequestTimeout: d.RequestTimeout, BodyBytesMax: d.BodyBytesMax, Now: d.Now}
+	if d.Metrics != nil {
+		o.Metrics = d.Metrics.Public()
+	}
+	return o
+}
+
 // NewServer returns the gateway's HTTP handler.
 func NewServer(d Deps) http.Handler {
 	d.setDefaults()
-	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
-	r.HandleMethodNotAllowed = true
-	r.RedirectTrailingSlash = false // a redirect would not carry the envelope
-	r.RedirectFixedPath = false
-	// The client IP is computed by clientIP from Deps.TrustedProxies; gin's
-	// own guess must never be believed.
-	_ = r.SetTrustedProxies(nil)
+	r := newEngine()
 	addRoutes(r, d)
 	return r
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
@@ -107,7 +108,7 @@ func TestRequestTimeout(t *testing.T) {
 func testEngine(log *slog.Logger, timeout time.Duration, h gin.HandlerFunc) http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	r.Use(withRequestID(log), accessLog(time.Now, NewMetrics(MetricsOptions{}).public), recoverPanic(), withTimeout(timeout))
+	r.Use(withRequestID(log), accessLog(time.Now, httpserve.NewMetrics(httpserve.MetricsOptions{}).Public()), recoverPanic(), withTimeout(timeout))
 	r.GET("/x", h)
 	return r
 }
@@ -314,7 +315,7 @@ func TestMetricsAndHealth(t *testing.T) {
 		}
 	}
 	// The /shop listener's metrics come out of the internal listener.
-	internal := httptest.NewServer(NewInternalServer(InternalDeps{Metrics: s.metrics}))
+	internal := httptest.NewServer(NewInternalServer(PartnerDeps{Metrics: s.metrics}))
 	t.Cleanup(internal.Close)
 	resp, err := http.Get(internal.URL + "/metrics")
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 )
 
@@ -253,10 +254,10 @@ func TestInternalStalledBody(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	s := newTestServer(t, serverOptions{})
 	lim := Limits{BodyIdleTimeout: idle}
-	h := NewInternalServer(InternalDeps{Network: s.l.Network, Rails: s.l.Remit, Token: testInternalToken, Limits: lim})
+	h := NewInternalServer(PartnerDeps{Network: s.l.Network, Rails: s.l.Remit, Token: testInternalToken, Limits: lim})
 	isrv := httptest.NewUnstartedServer(h)
-	isrv.Config = NewHTTPServer(h, lim, nil)
-	isrv.TLS = TLSConfig()
+	isrv.Config = httpserve.NewHTTPServer(h, lim, nil)
+	isrv.TLS = httpserve.TLSConfig()
 	isrv.StartTLS()
 	t.Cleanup(isrv.Close)
 	internal := *s

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 )
 
@@ -75,9 +76,9 @@ func (s *testServer) listenIPv6(t *testing.T, proxies []netip.Prefix) string {
 	log := slog.New(slog.NewJSONHandler(s.logs, nil))
 	srv := httptest.NewUnstartedServer(h)
 	srv.Listener.Close() // the default 127.0.0.1 one
-	srv.Config = NewHTTPServer(h, Limits{}, log)
-	srv.Listener = RefusePlainHTTP(LimitConnsPerClient(ln, Limits{}.WithDefaults().ConnsPerClientMax, proxies, log), log)
-	srv.TLS = TLSConfig()
+	srv.Config = httpserve.NewHTTPServer(h, Limits{}, log)
+	srv.Listener = httpserve.RefusePlainHTTP(httpserve.LimitConnsPerClient(ln, Limits{}.WithDefaults().ConnsPerClientMax, proxies, log), log)
+	srv.TLS = httpserve.TLSConfig()
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	if !strings.HasPrefix(srv.URL, "https://[::1]:") {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/httpserve"
 )
 
 func TestVersion(t *testing.T) {
@@ -236,8 +237,8 @@ func TestServeLogsConfigurationAndWorkerHealth(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	var health struct {
-		Status  string             `json:"status"`
-		Workers []api.WorkerHealth `json:"workers"`
+		Status  string                   `json:"status"`
+		Workers []httpserve.WorkerHealth `json:"workers"`
 	}
 	if err := json.Unmarshal(body, &health); err != nil || resp.StatusCode != http.StatusOK || health.Status != "ok" {
 		t.Fatalf("internal /healthz: %d %s", resp.StatusCode, body)

@@ -624,7 +624,7 @@ func TestServePlainHTTPAndSettings(t *testing.T) {
 }
 
 // serve applies the request and connection limits of its settings
-// (api.Limits, tested in depth in api): a stalled body is a 408 after the
+// (httplimits.Limits, tested in depth in api): a stalled body is a 408 after the
 // body's idle time, and one connection more than the per-client bound is
 // refused.
 func TestServeLimits(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/httpserve"
 )
 
 // buildCommit is the commit `make build` passes with -ldflags -X, for
@@ -56,8 +56,8 @@ func versionLine(bi *debug.BuildInfo, ok bool) string {
 
 // buildInfo is what gateway_build_info reports: the same version and
 // commit as `gateway version`, and the Go version.
-func buildInfo(bi *debug.BuildInfo, ok bool) api.BuildInfo {
-	b := api.BuildInfo{Commit: buildCommit}
+func buildInfo(bi *debug.BuildInfo, ok bool) httpserve.BuildInfo {
+	b := httpserve.BuildInfo{Commit: buildCommit}
 	if !ok {
 		return b
 	}

@@ -23,15 +23,17 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/api/partner"
 	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/workers"
 	"github.com/paygate/gateway/ledger"
 )
 
 // ShutdownTimeout bounds the wait for requests in flight at shutdown. The
-// limits of requests and connections are api.Limits (docs/security.md).
+// limits of requests and connections are httplimits.Limits (docs/security.md).
 const ShutdownTimeout = 15 * time.Second
 
 // serveConnsMax is serve's database pool: the writer's shards, the reads
@@ -51,7 +53,7 @@ type Options struct {
 	// Stderr receives the embedded PostgreSQL's output (nil: discarded).
 	Stderr io.Writer
 	// Build names what runs, for gateway_build_info.
-	Build api.BuildInfo
+	Build httpserve.BuildInfo
 }
 
 func (o *Options) setDefaults() {
@@ -154,25 +156,26 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	if err != nil {
 		return a, err
 	}
-	mo := api.MetricsOptions{Ledger: l, DB: a.store.DB.DB, Build: o.Build, Collectors: ops}
+	mo := httpserve.MetricsOptions{Ledger: l, DB: a.store.DB.DB, Build: o.Build, Collectors: ops}
 	if r := l.ReadRoute(); r != nil { // a nil *ReadRoute in the interface would not be nil
 		mo.ReadRoute = r
 	}
-	metrics := api.NewMetrics(mo)
+	metrics := httpserve.NewMetrics(mo)
 	s := a.Services
 	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Ready: a.ready, Merchants: s.Merchants, Accounts: s.Cards, Cards: s.Cards,
 		ReadKeys: l, Bills: s.Bills, Remittances: s.Remit, Stats: l,
-		WebhookSettings: s.Merchants, Webhooks: s.Deliveries, Keys: s.Merchants, Network: s.Network, Rails: s.Remit,
+		WebhookSettings: s.Merchants, Webhooks: s.Deliveries, Keys: s.Merchants,
+		Sandbox:        partner.NewSandbox(partner.SandboxDeps{Cards: s.Cards, Network: s.Network, Rails: s.Remit, Remittances: s.Remit, ReadKeys: l}),
 		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return a, err
 	}
 	// The per-client bound of connections, plain HTTP answered in the
-	// envelope, then TLS (api.WrapListener).
-	a.publicLn = api.WrapListener(tcp, tlsCfg, cfg.Limits, cfg.Proxies, a.log)
+	// envelope, then TLS (httpserve.WrapListener).
+	a.publicLn = httpserve.WrapListener(tcp, tlsCfg, cfg.Limits, cfg.Proxies, a.log)
 	a.closers = append(a.closers, func() { a.publicLn.Close() })
-	a.public = api.NewHTTPServer(handler, cfg.Limits, a.log)
+	a.public = httpserve.NewHTTPServer(handler, cfg.Limits, a.log)
 	scheme := "http"
 	if tlsCfg != nil {
 		scheme = "https"
@@ -202,7 +205,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 // listenInternal listens for the internal network API on its address, with
 // the TLS configuration of the public listener (nil: plain HTTP), recording
 // its requests in the process's metrics.
-func (a *App) listenInternal(stdout io.Writer, tlsCfg *tls.Config, metrics *api.Metrics) error {
+func (a *App) listenInternal(stdout io.Writer, tlsCfg *tls.Config, metrics *httpserve.Metrics) error {
 	token, source, err := InternalToken(a.cfg, true)
 	if err != nil {
 		return err
@@ -216,17 +219,17 @@ func (a *App) listenInternal(stdout io.Writer, tlsCfg *tls.Config, metrics *api.
 	// many as its load needs (docs/security.md).
 	limits := a.cfg.Limits
 	limits.ConnsPerClientMax = -1
-	a.intLn = api.WrapListener(tcp, tlsCfg, limits, nil, a.log)
+	a.intLn = httpserve.WrapListener(tcp, tlsCfg, limits, nil, a.log)
 	a.closers = append(a.closers, func() { a.intLn.Close() })
 	scheme := "http"
 	if tlsCfg != nil {
 		scheme = "https"
 	}
-	var health func() []api.WorkerHealth
+	var health func() []httpserve.WorkerHealth
 	if a.workers != nil {
 		health = a.workerHealth
 	}
-	a.internal = api.NewHTTPServer(api.NewInternalServer(api.InternalDeps{Log: a.log, Network: a.Services.Network,
+	a.internal = httpserve.NewHTTPServer(partner.NewServer(partner.Deps{Log: a.log, Network: a.Services.Network,
 		Rails: a.Services.Remit, Token: token, Limits: limits, Metrics: metrics, MetricsToken: a.cfg.MetricsToken,
 		Workers: health}), limits, a.log)
 	fmt.Fprintf(stdout, "internal network API on %s://%s\n", scheme, a.intLn.Addr())
@@ -334,10 +337,10 @@ func (a *App) drain(errc <-chan error) error {
 // gateway out while it cannot write.
 func (a *App) ready(context.Context) error {
 	if a.draining.Load() {
-		return api.NotReady("draining")
+		return httpserve.NotReady("draining")
 	}
 	if !a.watch.Writable() {
-		return api.NotReady("database not writable")
+		return httpserve.NotReady("database not writable")
 	}
 	return nil
 }
@@ -355,11 +358,11 @@ func (a *App) Close() {
 
 // workerHealth is the workers' health for the internal listener's
 // /healthz.
-func (a *App) workerHealth() []api.WorkerHealth {
+func (a *App) workerHealth() []httpserve.WorkerHealth {
 	hs := a.workers.Health()
-	out := make([]api.WorkerHealth, len(hs))
+	out := make([]httpserve.WorkerHealth, len(hs))
 	for i, h := range hs {
-		out[i] = api.WorkerHealth{Name: h.Name, Running: h.Running, Steps: h.Steps, LastRun: h.LastRun, LastOK: h.LastOK,
+		out[i] = httpserve.WorkerHealth{Name: h.Name, Running: h.Running, Steps: h.Steps, LastRun: h.LastRun, LastOK: h.LastOK,
 			Failing: h.Failing != ""}
 	}
 	return out

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/console"
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 )
 
@@ -46,7 +46,7 @@ func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.C
 	// The API's bound of connections per client (128 by default,
 	// GATEWAY_CONNS_PER_CLIENT_MAX), before TLS so that a refused connection
 	// costs no handshake; no proxy is trusted, the console reads none.
-	a.consoleLn = api.LimitConnsPerClient(tcp, a.cfg.Limits.ConnsPerClientMax, nil, a.log)
+	a.consoleLn = httpserve.LimitConnsPerClient(tcp, a.cfg.Limits.ConnsPerClientMax, nil, a.log)
 	scheme := "http"
 	if tlsCfg != nil {
 		a.consoleLn, scheme = tls.NewListener(a.consoleLn, tlsCfg), "https"
@@ -55,8 +55,8 @@ func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.C
 	// Its own timeouts: a page is quick, but a CSV of a year or an audit
 	// verify run from the page is not (the verify is bounded at 10 minutes).
 	// A body has the API's deadlines (idle pause, whole body), answered
-	// 408 by the console (api.GuardBodyHandler).
-	a.console = &http.Server{Handler: api.GuardBodyHandler(h, a.cfg.Limits), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+	// 408 by the console (httpserve.GuardBodyHandler).
+	a.console = &http.Server{Handler: httpserve.GuardBodyHandler(h, a.cfg.Limits), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: 11 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
 	fmt.Fprintf(stdout, "console on %s://%s\n", scheme, a.consoleLn.Addr())
 	a.log.Info("console started", "addr", a.consoleLn.Addr().String(), "scheme", scheme)

@@ -19,15 +19,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/httpserve"
 )
 
 // TLSConfig returns the server's TLS configuration: the certificate and key
 // of GATEWAY_TLS_CERT and GATEWAY_TLS_KEY, or else a self-signed certificate
 // for local use, made once in $GATEWAY_DATA_DIR/tls (and again when it
 // expires). The certificate's SHA-256 fingerprint is printed so that a
-// client can pin it (on out). Versions and suites are api.TLSConfig's (AEAD
+// client can pin it (on out). Versions and suites are httpserve.TLSConfig's (AEAD
 // only).
 func TLSConfig(cfg *config.Config, out io.Writer) (*tls.Config, error) {
 	certFile, keyFile := cfg.TLSCert, cfg.TLSKey
@@ -44,7 +44,7 @@ func TLSConfig(cfg *config.Config, out io.Writer) (*tls.Config, error) {
 	}
 	sum := sha256.Sum256(cert.Certificate[0])
 	fmt.Fprintf(out, "TLS certificate %s, SHA-256 fingerprint %s\n", certFile, Fingerprint(sum[:]))
-	return api.TLSConfig(cert), nil
+	return httpserve.TLSConfig(cert), nil
 }
 
 // Fingerprint is a certificate digest as colon-separated hex pairs, as

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/httpserve"
 )
 
-// The served configuration is api.TLSConfig's (AEAD suites only, tested in
+// The served configuration is httpserve.TLSConfig's (AEAD suites only, tested in
 // api), with the certificate made for local use.
 func TestTLSConfigIsTheAPIs(t *testing.T) {
 	t.Parallel()
@@ -20,7 +20,7 @@ func TestTLSConfigIsTheAPIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := api.TLSConfig()
+	want := httpserve.TLSConfig()
 	if cfg.MinVersion != tls.VersionTLS12 || !slices.Equal(cfg.CipherSuites, want.CipherSuites) || len(cfg.Certificates) != 1 {
 		t.Errorf("MinVersion %x, suites %v, %d certificates; want TLS 1.2, %v, one certificate",
 			cfg.MinVersion, cfg.CipherSuites, len(cfg.Certificates), want.CipherSuites)

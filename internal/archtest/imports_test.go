@@ -29,6 +29,12 @@ var allowed = map[string][]string{
 	"sql":                    {},
 	// The HTTP surface's bounds as values: config reads them, api enforces them.
 	"internal/httplimits": {"postings"},
+	// The HTTP plumbing under the listeners that is not the /shop contract
+	// (the server, listeners, TLS, request ids, body deadlines, rate
+	// buckets, health, the metrics registry with the writer's and the read
+	// route's counters): api builds on it, the app and the console's
+	// listener use it.
+	"internal/httpserve": {"internal/httplimits", "internal/database", "ledger", "postings"},
 
 	// The journal core and its PostgreSQL tooling.
 	"ledger": {"postings", "sql", "internal/database"},
@@ -70,14 +76,19 @@ var allowed = map[string][]string{
 	// The merchant's bill: a reader of the bill lines the core writes.
 	"internal/bill": {"ledger", "postings"},
 	"reconcile":     {"ledger", "internal/audit", "postings"}, // its settlement source is its own type: app/services adapts the network
-	"api": {"ledger", "internal/database", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/network", "internal/remittance",
-		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits"},
+	// The /shop surface: its envelope, middleware, decoder and handlers.
+	"api": {"ledger", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/remittance",
+		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits", "internal/httpserve"},
+	// The partners' surface: the internal network API and the sandbox's
+	// handlers, on api's envelope and decoder (api/surface.go).
+	"api/partner": {"api", "ledger", "internal/database", "internal/merchant", "postings", "internal/cards", "internal/network",
+		"internal/remittance", "internal/remittance/rules", "internal/httpserve"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
-	"internal/app": {"api", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings",
-		"internal/config", "internal/httplimits", "internal/app/services", "internal/cards", "internal/delivery",
+	"internal/app": {"api", "api/partner", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings",
+		"internal/config", "internal/httplimits", "internal/httpserve", "internal/app/services", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console",
 		"internal/opsmetrics", "internal/pgha"},
 	// The on-call metrics: handed the database and functions by the app.
@@ -187,15 +198,17 @@ func TestUpwardImportsAreFound(t *testing.T) {
 // rules and the merchants' receiver nothing; the HTTP surface never talks
 // to PostgreSQL itself.
 func TestThirdPartyImports(t *testing.T) {
+	noPostgreSQL := func(imp string) bool {
+		return !strings.HasPrefix(imp, "github.com/uptrace/bun") && !strings.HasPrefix(imp, "github.com/jackc/pgx")
+	}
 	rules := map[string]func(imp string) bool{
 		"postings":                      func(imp string) bool { return imp == "github.com/cockroachdb/apd/v3" },
 		"internal/remittance/rules":     func(imp string) bool { return strings.HasPrefix(imp, "golang.org/x/text/") },
 		"internal/callbackurl":          func(string) bool { return false },
 		"api/client/receiver":           func(string) bool { return false },
 		"api/client/receiver/signature": func(string) bool { return false },
-		"api": func(imp string) bool {
-			return !strings.HasPrefix(imp, "github.com/uptrace/bun") && !strings.HasPrefix(imp, "github.com/jackc/pgx")
-		},
+		"api":                           noPostgreSQL,
+		"api/partner":                   noPostgreSQL,
 	}
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...")
 	cmd.Dir = "../.."

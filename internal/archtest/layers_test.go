@@ -20,7 +20,7 @@ func TestConfigLinksNoHTTPServer(t *testing.T) {
 // gateway's HTTP surfaces and the server libraries they are built on. (The
 // standard net/http is linked by pgx's and go-libs' dependencies, so the
 // rule is about the gateway's server, not the protocol.)
-var httpPackages = []string{module + "api", module + "internal/console", "github.com/gin-gonic/", "github.com/prometheus/"}
+var httpPackages = []string{module + "api", module + "internal/console", module + "internal/httpserve", "github.com/gin-gonic/", "github.com/prometheus/"}
 
 // httpDeps returns the deps that are HTTP packages.
 func httpDeps(deps []string) []string {

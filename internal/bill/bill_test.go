@@ -3,13 +3,11 @@ package bill_test
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/gatewaytest"
-	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -20,37 +18,8 @@ import (
 func TestBillPagesAreSequenceRanges(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	day0 := time.Date(2031, 3, 10, 0, 0, 0, 0, time.UTC)
-	var clock atomic.Pointer[time.Time]
-	set := func(tm time.Time) { clock.Store(&tm) }
-	set(day0)
-	l := newLedger(t, ledger.Config{Now: func() time.Time { return *clock.Load() }})
-	m := newMerchant(t, l, "USD", "EUR")
-	other := newMerchant(t, l, "USD")
-
-	// 60 batches of 64 entries, 2 hours apart (five days): deposits (one
-	// line each) and card fundings (two lines: funding out, card in).
-	const batches = 60
-	for b := 0; b < batches; b++ {
-		set(day0.Add(time.Duration(b) * 2 * time.Hour).Add(time.Duration(b) * time.Second))
-		entries := make([]postings.Entry, 0, ledger.BatchEntriesMax)
-		for i := 0; i < ledger.BatchEntriesMax; i++ {
-			cur := []string{"USD", "EUR"}[i%2]
-			if i%4 < 2 {
-				entries = append(entries, move(m.ID, postings.KindDeposit,
-					postings.MerchantAccount(m.ID, postings.AccountWorld, cur), fund(m.ID, cur), int64(100+i)))
-			} else {
-				card := fmt.Sprintf("crd_bill%02d", i%8)
-				entries = append(entries, move(m.ID, postings.KindCardFund, fund(m.ID, cur), cardAvail(m.ID, cur, card), int64(1+i%3)))
-			}
-		}
-		if _, err := l.Append(ctx, ledger.Batch{Merchant: m.ID, Entries: entries}); err != nil {
-			t.Fatalf("Append batch %d: %v", b, err)
-		}
-		if b%10 == 0 {
-			gatewaytest.Deposit(t, l.Ledger, other.ID, "USD", 1_00) // another merchant's lines in between
-		}
-	}
+	fx := fiveDaysOfLines(t, nil)
+	l, m, day0 := fx.l, fx.m, billDay0
 
 	var all int64
 	if err := l.DB().NewRaw(`select count(*) from bill_lines where merchant_id = ?`, m.ID).Scan(ctx, &all); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,40 +23,15 @@ import (
 func TestFilteredBillPagesMatchAPlainFilter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	day0 := time.Date(2031, 3, 10, 0, 0, 0, 0, time.UTC)
-	var clock atomic.Pointer[time.Time]
-	set := func(tm time.Time) { clock.Store(&tm) }
-	set(day0)
-	l := newLedger(t, ledger.Config{Now: func() time.Time { return *clock.Load() }})
-	m := newMerchant(t, l, "USD", "EUR")
-	other := newMerchant(t, l, "USD")
-
-	const batches = 60
-	for b := 0; b < batches; b++ {
-		set(day0.Add(time.Duration(b) * 2 * time.Hour).Add(time.Duration(b) * time.Second))
-		entries := make([]postings.Entry, 0, ledger.BatchEntriesMax)
-		for i := 0; i < ledger.BatchEntriesMax; i++ {
-			cur := []string{"USD", "EUR"}[i%2]
-			switch {
-			case i%4 < 2:
-				entries = append(entries, move(m.ID, postings.KindDeposit,
-					postings.MerchantAccount(m.ID, postings.AccountWorld, cur), fund(m.ID, cur), int64(100+i)))
-			case b%7 == 3 && i%4 == 3:
-				// A few blocks' worth of lines hold no card transfer: whole
-				// blocks without a match of that kind.
-				entries = append(entries, move(m.ID, postings.KindCardTransferIn, fund(m.ID, cur), cardAvail(m.ID, cur, "crd_rare"), 1))
-			default:
-				card := fmt.Sprintf("crd_bill%02d", i%8)
-				entries = append(entries, move(m.ID, postings.KindCardFund, fund(m.ID, cur), cardAvail(m.ID, cur, card), int64(1+i%3)))
-			}
+	// A few blocks' worth of lines hold no card transfer: whole blocks
+	// without a match of that kind.
+	fx := fiveDaysOfLines(t, func(b, i int, m int64, cur string) (postings.Entry, bool) {
+		if b%7 == 3 && i%4 == 3 {
+			return move(m, postings.KindCardTransferIn, fund(m, cur), cardAvail(m, cur, "crd_rare"), 1), true
 		}
-		if _, err := l.Append(ctx, ledger.Batch{Merchant: m.ID, Entries: entries}); err != nil {
-			t.Fatalf("Append batch %d: %v", b, err)
-		}
-		if b%10 == 0 {
-			gatewaytest.Deposit(t, l.Ledger, other.ID, "USD", 1_00)
-		}
-	}
+		return postings.Entry{}, false
+	})
+	l, m, other, set, day0 := fx.l, fx.m, fx.other, fx.set, billDay0
 	// The other merchant funds a card whose number m also filters by.
 	if _, err := l.Append(ctx, ledger.Batch{Merchant: other.ID, Entries: []postings.Entry{
 		move(other.ID, postings.KindCardFund, fund(other.ID, "USD"), cardAvail(other.ID, "USD", "crd_foreign"), 1),

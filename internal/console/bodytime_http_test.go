@@ -8,16 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/httplimits"
+	"github.com/paygate/gateway/internal/httpserve"
 )
 
 // A stalled body is answered 408 by the API's deadlines, which serve puts
-// in front of the console (api.GuardBodyHandler), not held for the
+// in front of the console (httpserve.GuardBodyHandler), not held for the
 // server's whole read time and then taken for a form without its CSRF
 // token (issue 27, 8d).
 func TestStalledFormIs408(t *testing.T) {
 	f := newFixtureWith(t, nil, func(h http.Handler) http.Handler {
-		return api.GuardBodyHandler(h, api.Limits{BodyIdleTimeout: 300 * time.Millisecond})
+		return httpserve.GuardBodyHandler(h, httplimits.Limits{BodyIdleTimeout: 300 * time.Millisecond})
 	})
 	session := f.signedIn(t, "ann.admin")
 	var cookie string

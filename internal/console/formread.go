@@ -11,7 +11,7 @@ import (
 // is said so rather than taken for a form without its CSRF token: past
 // its bound a 413; stalled (a pause past the API's body idle time, or not
 // complete within the request's time: the API's deadlines, which the
-// listener's handler puts on every read, api.GuardBodyHandler) a 408 that
+// listener's handler puts on every read, httpserve.GuardBodyHandler) a 408 that
 // closes the connection; unreadable a 400.
 
 // formError is the status and message of a body that cannot be read as a

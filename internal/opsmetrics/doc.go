@@ -4,5 +4,5 @@
 // periodic collector, never a query per scrape), the workers' health and
 // the failovers the gateway saw (docs/operations.md, "Metrics"). It
 // imports nothing of the module: internal/app hands it the database and
-// functions to read, and registers its collectors with api.Metrics.
+// functions to read, and registers its collectors with httpserve.Metrics.
 package opsmetrics

@@ -42,19 +42,11 @@ func runCrash(ctx context.Context, e *env, seed uint64, o crashOptions) *result 
 	res := &result{fault: "crash (kill -9)", seed: seed, ops: o.ops,
 		injected:  fmt.Sprintf("SIGKILL of gateway serve ×%d during %d concurrent requests, restart on the same port", o.kills, o.clients),
 		reproduce: fmt.Sprintf("make chaos CHAOS_ARGS='-only crash -seeds %d -ops %d -clients %d -kills %d'", seed, o.ops, o.clients, o.kills)}
-	fail := func(format string, args ...any) *result {
-		res.violations = append(res.violations, fmt.Sprintf(format, args...))
-		res.elapsed = time.Since(start)
-		return res
-	}
+	_, fail := res.recorders(start)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	url, err := e.newDatabase(ctx, fmt.Sprintf("chaos_crash_%d", seed))
+	url, db, l, err := e.newLedgerDB(ctx, fmt.Sprintf("chaos_crash_%d", seed), 8, ledger.Config{Shards: 2}, 0)
 	if err != nil {
-		return fail("database: %v", err)
-	}
-	db, l, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 2}, 0)
-	if err != nil {
-		return fail("ledger: %v", err)
+		return fail("%v", err)
 	}
 	defer db.Close()
 	defer l.Close()
@@ -62,12 +54,9 @@ func runCrash(ctx context.Context, e *env, seed uint64, o crashOptions) *result 
 	if err != nil {
 		return fail("setup: %v", err)
 	}
-	g, err := e.newGateway(fmt.Sprintf("crash-%d", seed), url)
+	g, err := e.startGateway(ctx, fmt.Sprintf("crash-%d", seed), url)
 	if err != nil {
-		return fail("gateway: %v", err)
-	}
-	if err := g.Start(ctx); err != nil {
-		return fail("starting the gateway: %v", err)
+		return fail("%v", err)
 	}
 	defer g.Stop()
 
@@ -127,12 +116,7 @@ func runCrash(ctx context.Context, e *env, seed uint64, o crashOptions) *result 
 	}
 	res.kills = len(kills)
 	res.restarts = g.Starts() - 1
-	res.attempts = r.attempts.Load()
-	for _, op := range ops {
-		if op.attempts > 1 {
-			res.retries++
-		}
-	}
+	res.countAttempts(r, ops)
 	ackedBefore := 0
 	if len(kills) > 0 {
 		for _, op := range ops {

@@ -349,45 +349,11 @@ func workAfter(ctx context.Context, db *bun.DB, t time.Time) (workFacts, error) 
 // closed, every callback sent; then notes the remittances' effect on the
 // funding accounts for checkShopOps.
 func (s *haStack) settle(ctx context.Context, ld *haLoad, add func(string, ...any)) {
-	wait := func(what, query string, limit time.Duration) {
-		deadline := time.Now().Add(limit)
-		for {
-			var n int
-			err := s.db.NewRaw(query).Scan(ctx, &n)
-			if err == nil && n == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				add("%d %s after %s (%v)", n, what, limit, err)
-				return
-			}
-			time.Sleep(250 * time.Millisecond)
-		}
-	}
-	wait("remittances not terminal", `select count(*) from remittances where status not in ('SETTLED', 'RETURNED', 'REJECTED')`, 2*time.Minute)
+	waitNone(ctx, s.db, add, remitsOpen, 2*time.Minute)
 	// The gateways' expiry workers run at start and every 30 s.
-	wait("holds still open", `select count(*) from authorizations where status = 'OPEN'`, 75*time.Second)
-	wait("callbacks pending", `select count(*) from deliveries where status = 'PENDING'`, 2*time.Minute)
-	for _, p := range ld.remits {
-		if p.tx == "" {
-			continue
-		}
-		var status string
-		if err := s.db.NewRaw(`select status from remittances where tx_id = ?`, p.tx).Scan(ctx, &status); err != nil {
-			add("remittance %s: %v", p.tx, err)
-			continue
-		}
-		p.status = status
-		delta := -(p.in.Amount + p.in.Fee)
-		switch status {
-		case remittance.RemitReturned:
-			delta += p.in.Amount
-		case remittance.RemitRejected:
-			delta += p.in.Amount + p.in.Fee
-		}
-		p.m.fundingDelta += delta
-		p.m.expectedFundingReason = " (and the remittances' final states)"
-	}
+	waitNone(ctx, s.db, add, holdsOpen, 75*time.Second)
+	waitNone(ctx, s.db, add, callbacksPending, 2*time.Minute)
+	noteRemitEffects(ctx, s.db, add, ld.remits)
 }
 
 // ackCounts are the acknowledged operations and what the journal holds of
@@ -452,26 +418,12 @@ func countAcked(ctx context.Context, db *bun.DB, ops []*shopOp, remits []*remitP
 func checkCallbacksHA(ctx context.Context, db *bun.DB, rcv *callbackReceiver) ([]string, string) {
 	var v []string
 	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
-	var dl struct {
-		Delivered int `bun:"delivered"`
-		Failed    int `bun:"failed"`
-		Pending   int `bun:"pending"`
-		Multi     int `bun:"multi"`
-	}
-	if err := db.NewRaw(`select count(*) filter (where status = 'DELIVERED') as delivered, count(*) filter (where status = 'FAILED') as failed,
-		count(*) filter (where status = 'PENDING') as pending, count(*) filter (where attempts > 1) as multi from deliveries`).Scan(ctx, &dl); err != nil {
+	dl, err := countDeliveries(ctx, db)
+	if err != nil {
 		add("deliveries: %v", err)
 	}
 	rs := rcv.stats()
-	if rs.badSign > 0 {
-		add("%d callbacks had a bad signature", rs.badSign)
-	}
-	if dl.Failed > 0 || dl.Pending > 0 {
-		add("deliveries: %d failed, %d still pending", dl.Failed, dl.Pending)
-	}
-	if rs.events != dl.Delivered {
-		add("the receiver saw %d distinct events; the database has %d delivered", rs.events, dl.Delivered)
-	}
+	dl.check(rs, add)
 	note := fmt.Sprintf("callbacks: %d deliveries received for %d events (%d delivered in the database, %d with more than one attempt); "+
 		"%d events received more than once, %d attempts while another of the same event was inside (at-least-once across the failover)",
 		rs.total, rs.events, dl.Delivered, dl.Multi, rs.redelivered, rs.concurrent)

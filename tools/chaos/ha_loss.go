@@ -37,14 +37,7 @@ func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which s
 			map[bool]string{true: "standby", false: "primary"}[which == loseStandby], o.instances),
 		reproduce: fmt.Sprintf("make chaos-ha CHAOS_ARGS='-only %s -seeds %d -instances %d -ops %d -remittances %d'",
 			short, seed, o.instances, o.ops, o.remits)}
-	add := func(format string, args ...any) {
-		res.violations = append(res.violations, fmt.Sprintf(format, args...))
-	}
-	fail := func(format string, args ...any) *result {
-		add(format, args...)
-		res.elapsed = time.Since(start)
-		return res
-	}
+	add, fail := res.recorders(start)
 	rng := rand.New(rand.NewPCG(seed, 19))
 	if err := h.waitSynchronous(ctx, 3*time.Minute); err != nil {
 		return fail("before the run: %v", err)
@@ -203,12 +196,7 @@ func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which s
 	}
 	res.ops = len(ld.ops) + len(ld.remits) + len(ld.holds)
 	res.kills, res.restarts = 1, 1
-	res.attempts = ld.r.attempts.Load()
-	for _, op := range ld.ops {
-		if op.attempts > 1 {
-			res.retries++
-		}
-	}
+	res.countAttempts(ld.r, ld.ops)
 	res.ha = &haFigures{acked: acks.acked, lost: acks.lost, doubled: acks.doubled, firstWrite: firstWrite,
 		rejoin: rejoin, catchUp: catchUp, slowest: slowest, unavailable: unavailable}
 	res.notes = append(res.notes,

@@ -25,14 +25,7 @@ func runHARestore(ctx context.Context, e *env, h *haFormation, seed uint64, depo
 	res := &result{fault: "restore from backup", seed: seed, ops: 2 * deposits,
 		injected:  "pgBackRest backup, writes, a moment, writes; restore to the moment into a new cluster",
 		reproduce: fmt.Sprintf("make chaos-ha CHAOS_ARGS='-only restore -seeds %d'", seed)}
-	add := func(format string, args ...any) {
-		res.violations = append(res.violations, fmt.Sprintf(format, args...))
-	}
-	fail := func(format string, args ...any) *result {
-		add(format, args...)
-		res.elapsed = time.Since(start)
-		return res
-	}
+	add, fail := res.recorders(start)
 	if err := h.waitSynchronous(ctx, 3*time.Minute); err != nil {
 		return fail("before the run: %v", err)
 	}

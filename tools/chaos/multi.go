@@ -60,22 +60,11 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 		injected: fmt.Sprintf("%d gateway serve processes (workers on) on one database; shop requests spread over them, 10%% sent to two at once", o.instances),
 		reproduce: fmt.Sprintf("make chaos CHAOS_ARGS='-only multi -seeds %d -instances %d -ops %d -auths %d -remittances %d'",
 			seed, o.instances, o.ops, o.auths, o.remits)}
-	fail := func(format string, args ...any) *result {
-		res.violations = append(res.violations, fmt.Sprintf(format, args...))
-		res.elapsed = time.Since(start)
-		return res
-	}
-	add := func(format string, args ...any) {
-		res.violations = append(res.violations, fmt.Sprintf(format, args...))
-	}
+	add, fail := res.recorders(start)
 	rng := rand.New(rand.NewPCG(seed, 3))
-	url, err := e.newDatabase(ctx, fmt.Sprintf("chaos_multi_%d", seed))
+	url, db, l, err := e.newLedgerDB(ctx, fmt.Sprintf("chaos_multi_%d", seed), 16, ledger.Config{Shards: 4}, 4*time.Second)
 	if err != nil {
-		return fail("database: %v", err)
-	}
-	db, l, err := e.openLedger(ctx, url, 16, ledger.Config{Shards: 4}, 4*time.Second)
-	if err != nil {
-		return fail("ledger: %v", err)
+		return fail("%v", err)
 	}
 	defer db.Close()
 	defer l.Close()
@@ -221,54 +210,15 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 
 	// Let the workers finish: every remittance terminal, every hold closed
 	// (the gateways' expiry workers run every 30 s), every callback sent.
-	wait := func(what, query string, limit time.Duration) {
-		deadline := time.Now().Add(limit)
-		for {
-			var n int
-			if err := db.NewRaw(query).Scan(ctx, &n); err != nil {
-				add("waiting for %s: %v", what, err)
-				return
-			}
-			if n == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				add("%d %s after %s", n, what, limit)
-				return
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
-	wait("remittances not terminal", `select count(*) from remittances where status not in ('SETTLED', 'RETURNED', 'REJECTED')`, 90*time.Second)
+	waitNone(ctx, db, add, remitsOpen, 90*time.Second)
 	// One round of the gateways' expiry workers must have run after the
 	// holds were made: they run at start and every 30 s.
 	if d := 31*time.Second - time.Since(startedAt); d > 0 {
 		time.Sleep(d)
 	}
-	wait("holds still open", `select count(*) from authorizations where status = 'OPEN'`, 60*time.Second)
-	wait("callbacks pending", `select count(*) from deliveries where status = 'PENDING'`, 90*time.Second)
-
-	// Remittances' effect on the funding accounts, from their final state.
-	for _, p := range remitPlan {
-		if p.tx == "" {
-			continue
-		}
-		var status string
-		if err := db.NewRaw(`select status from remittances where tx_id = ?`, p.tx).Scan(ctx, &status); err != nil {
-			add("remittance %s: %v", p.tx, err)
-			continue
-		}
-		p.status = status
-		delta := -(p.in.Amount + p.in.Fee)
-		switch status {
-		case remittance.RemitReturned:
-			delta += p.in.Amount
-		case remittance.RemitRejected:
-			delta += p.in.Amount + p.in.Fee
-		}
-		p.m.fundingDelta += delta
-		p.m.expectedFundingReason = " (and the remittances' final states)"
-	}
+	waitNone(ctx, db, add, holdsOpen, 60*time.Second)
+	waitNone(ctx, db, add, callbacksPending, 90*time.Second)
+	noteRemitEffects(ctx, db, add, remitPlan)
 
 	if n := r.status500.Load(); n > 0 {
 		add("%d answers were HTTP 500 internal error", n)
@@ -282,14 +232,8 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 	res.violations = append(res.violations, rv...)
 
 	// Callbacks: every delivery sent once, never two attempts at once.
-	var dl struct {
-		Delivered int `bun:"delivered"`
-		Failed    int `bun:"failed"`
-		Pending   int `bun:"pending"`
-		Multi     int `bun:"multi"`
-	}
-	if err := db.NewRaw(`select count(*) filter (where status = 'DELIVERED') as delivered, count(*) filter (where status = 'FAILED') as failed,
-		count(*) filter (where status = 'PENDING') as pending, count(*) filter (where attempts > 1) as multi from deliveries`).Scan(ctx, &dl); err != nil {
+	dl, err := countDeliveries(ctx, db)
+	if err != nil {
 		add("deliveries: %v", err)
 	}
 	rs := rcv.stats()
@@ -302,15 +246,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 	if rs.redelivered > 0 {
 		add("%d events were delivered more than once although every attempt was acknowledged", rs.redelivered)
 	}
-	if rs.badSign > 0 {
-		add("%d callbacks had a bad signature", rs.badSign)
-	}
-	if dl.Failed > 0 || dl.Pending > 0 {
-		add("deliveries: %d failed, %d still pending", dl.Failed, dl.Pending)
-	}
-	if rs.events != dl.Delivered {
-		add("the receiver saw %d distinct events; the database has %d delivered", rs.events, dl.Delivered)
-	}
+	dl.check(rs, add)
 	for _, g := range gws {
 		if alive, _ := g.Alive(); !alive {
 			add("%s died: %s", g.Name(), tailFile(g.LogPath(), 5))
@@ -320,12 +256,7 @@ func runMulti(ctx context.Context, e *env, seed uint64, o multiOptions) *result 
 		add("gateway audit verify: %s", out)
 	}
 	res.ops = len(ops) + hf.messages + len(remitPlan)
-	res.attempts = r.attempts.Load()
-	for _, op := range ops {
-		if op.attempts > 1 {
-			res.retries++
-		}
-	}
+	res.countAttempts(r, ops)
 	res.retries += hf.retried
 	res.notes = append(res.notes,
 		fmt.Sprintf("shop: %d operations (%d succeeded, %d business failures), %d attempts, %d answered 1009 (a twin in progress on another gateway)",

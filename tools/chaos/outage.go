@@ -29,19 +29,11 @@ func runOutage(ctx context.Context, e *env, seed uint64, o outageOptions) *resul
 		injected: fmt.Sprintf("PostgreSQL stopped in immediate mode (SIGQUIT) under load, down %s, restarted on the same data directory", o.down),
 		reproduce: fmt.Sprintf("make chaos CHAOS_ARGS='-only outage -seeds %d -ops %d -clients %d -outage %s'",
 			seed, o.ops, o.clients, o.down)}
-	fail := func(format string, args ...any) *result {
-		res.violations = append(res.violations, fmt.Sprintf(format, args...))
-		res.elapsed = time.Since(start)
-		return res
-	}
+	_, fail := res.recorders(start)
 	rng := rand.New(rand.NewPCG(seed, 2))
-	url, err := e.newDatabase(ctx, fmt.Sprintf("chaos_outage_%d", seed))
+	url, db, l, err := e.newLedgerDB(ctx, fmt.Sprintf("chaos_outage_%d", seed), 8, ledger.Config{Shards: 2}, 0)
 	if err != nil {
-		return fail("database: %v", err)
-	}
-	db, l, err := e.openLedger(ctx, url, 8, ledger.Config{Shards: 2}, 0)
-	if err != nil {
-		return fail("ledger: %v", err)
+		return fail("%v", err)
 	}
 	ms, err := setupMerchants(ctx, l, 4, 8, 500_00, "")
 	l.Close()
@@ -49,12 +41,9 @@ func runOutage(ctx context.Context, e *env, seed uint64, o outageOptions) *resul
 	if err != nil {
 		return fail("setup: %v", err)
 	}
-	g, err := e.newGateway(fmt.Sprintf("outage-%d", seed), url)
+	g, err := e.startGateway(ctx, fmt.Sprintf("outage-%d", seed), url)
 	if err != nil {
-		return fail("gateway: %v", err)
-	}
-	if err := g.Start(ctx); err != nil {
-		return fail("starting the gateway: %v", err)
+		return fail("%v", err)
 	}
 	defer g.Stop()
 	_, pid := g.Alive()
@@ -99,12 +88,7 @@ func runOutage(ctx context.Context, e *env, seed uint64, o outageOptions) *resul
 	if err := <-outageErr; err != nil {
 		return fail("restarting PostgreSQL: %v", err)
 	}
-	res.attempts = r.attempts.Load()
-	for _, op := range ops {
-		if op.attempts > 1 {
-			res.retries++
-		}
-	}
+	res.countAttempts(r, ops)
 
 	// What the clients saw while the database was down.
 	var during, envelopes, transport, successes, nonEnvelope int

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/gatewaytest"
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -34,7 +35,7 @@ func TestExampleRuns(t *testing.T) {
 	}
 	srv := httptest.NewUnstartedServer(api.NewServer(api.Deps{DB: db, Merchants: l.Merchants, Accounts: l.Cards, Cards: l.Cards, ReadKeys: l.Ledger,
 		Bills: l.Bills, Remittances: l.Remit, Stats: l.Ledger}))
-	srv.TLS = api.TLSConfig()
+	srv.TLS = httpserve.TLSConfig()
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 

@@ -1,8 +1,9 @@
-package api
+package partner
 
 import (
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
@@ -12,15 +13,15 @@ import (
 // known.
 type holdMessage struct {
 	MessageID, AuthID string
-	Amount            amountText
+	Amount            api.AmountText
 	hasAmount         bool
 }
 
 // amountAbsent marks an amount the body did not carry (or carried as null).
-const amountAbsent amountText = "\x00absent"
+const amountAbsent api.AmountText = "\x00absent"
 
 func decodeHoldMessage(c *gin.Context, amountRequired bool) (holdMessage, error) {
-	raw, err := readBody(c)
+	raw, err := api.ReadBody(c)
 	if err != nil {
 		return holdMessage{}, err
 	}
@@ -31,9 +32,9 @@ func decodeHoldMessage(c *gin.Context, amountRequired bool) (holdMessage, error)
 // sandbox's capture or reversal, which has no messageId.
 func decodeHoldBody(raw []byte, amountRequired, sandbox bool) (holdMessage, error) {
 	m := holdMessage{Amount: amountAbsent}
-	err := decodeObject(raw, withMessageID(sandbox, &m.MessageID,
-		field{name: "authId", required: true, into: &m.AuthID},
-		field{name: "amount", required: amountRequired, into: &m.Amount},
+	err := api.DecodeObject(raw, withMessageID(sandbox, &m.MessageID,
+		api.NewField("authId", true, &m.AuthID),
+		api.NewField("amount", amountRequired, &m.Amount),
 	))
 	if err != nil {
 		return holdMessage{}, err
@@ -93,10 +94,10 @@ type holdView struct {
 func newHoldView(r *network.HoldResult) holdView {
 	return holdView{
 		AuthID: r.AuthID, CardNo: r.CardNo, Status: r.Status, Currency: r.Currency,
-		Captured: money(r.Captured, r.Currency), Fee: money(r.Fee, r.Currency),
-		Released: money(r.Released, r.Currency), Receivable: money(r.Receivable, r.Currency),
-		Held: money(r.Held, r.Currency), Available: money(r.Available, r.Currency),
-		CreatedAt: timestamp(r.CreatedAt),
+		Captured: api.Money(r.Captured, r.Currency), Fee: api.Money(r.Fee, r.Currency),
+		Released: api.Money(r.Released, r.Currency), Receivable: api.Money(r.Receivable, r.Currency),
+		Held: api.Money(r.Held, r.Currency), Available: api.Money(r.Available, r.Currency),
+		CreatedAt: api.Timestamp(r.CreatedAt),
 	}
 }
 
@@ -105,20 +106,20 @@ func handleNetworkClear(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		m, err := decodeHoldMessage(c, true)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		amount, err := m.txnAmount(c, l)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		res, err := l.Clear(c.Request.Context(), network.ClearRequest{MessageID: m.MessageID, AuthID: m.AuthID, Amount: amount})
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, newHoldView(res))
+		api.WriteOK(c, newHoldView(res))
 	}
 }
 
@@ -128,21 +129,21 @@ func handleNetworkReverse(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		m, err := decodeHoldMessage(c, false)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		req := network.ReverseRequest{MessageID: m.MessageID, AuthID: m.AuthID}
 		if m.hasAmount {
 			if req.Amount, err = m.txnAmount(c, l); err != nil {
-				writeError(c, err)
+				api.WriteError(c, err)
 				return
 			}
 		}
 		res, err := l.Reverse(c.Request.Context(), req)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, newHoldView(res))
+		api.WriteOK(c, newHoldView(res))
 	}
 }

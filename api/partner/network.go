@@ -1,10 +1,11 @@
-package api
+package partner
 
 import (
 	"encoding/json"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
@@ -59,6 +60,8 @@ func checkCountry(name, s string) error {
 	return nil
 }
 
+func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
+
 // moneyOrNil renders an amount whose currency may be unknown to the
 // gateway (a stored attempt): null rather than a broken answer.
 func moneyOrNil(minor int64, code string) *postings.Money {
@@ -79,7 +82,7 @@ func rateOrNil(s string) *json.Number {
 
 // decodeAuthorize decodes POST /network/authorize.
 func decodeAuthorize(c *gin.Context) (network.AuthRequest, error) {
-	raw, err := readBody(c)
+	raw, err := api.ReadBody(c)
 	if err != nil {
 		return network.AuthRequest{}, err
 	}
@@ -87,19 +90,19 @@ func decodeAuthorize(c *gin.Context) (network.AuthRequest, error) {
 }
 
 // decodeAuthorizeBody decodes an authorization request: the network's, or
-// the sandbox's, which has no messageId (api/sandbox.go derives it).
+// the sandbox's, which has no messageId (sandbox.go derives it).
 func decodeAuthorizeBody(raw []byte, sandbox bool) (network.AuthRequest, error) {
 	var req struct {
 		MessageID, CardNo, Currency, MerchantName, MCC, MerchantCountry string
-		Amount                                                          amountText
+		Amount                                                          api.AmountText
 	}
-	err := decodeObject(raw, withMessageID(sandbox, &req.MessageID,
-		field{name: "cardNo", required: true, into: &req.CardNo},
-		field{name: "amount", required: true, into: &req.Amount},
-		field{name: "currency", required: true, into: &req.Currency},
-		field{name: "merchantName", into: &req.MerchantName},
-		field{name: "mcc", into: &req.MCC},
-		field{name: "merchantCountry", into: &req.MerchantCountry},
+	err := api.DecodeObject(raw, withMessageID(sandbox, &req.MessageID,
+		api.NewField("cardNo", true, &req.CardNo),
+		api.NewField("amount", true, &req.Amount),
+		api.NewField("currency", true, &req.Currency),
+		api.NewField("merchantName", false, &req.MerchantName),
+		api.NewField("mcc", false, &req.MCC),
+		api.NewField("merchantCountry", false, &req.MerchantCountry),
 	))
 	if err != nil {
 		return network.AuthRequest{}, err
@@ -107,10 +110,10 @@ func decodeAuthorizeBody(raw []byte, sandbox bool) (network.AuthRequest, error) 
 	if err := checkMessageIDOf(sandbox, req.MessageID); err != nil {
 		return network.AuthRequest{}, err
 	}
-	if err := checkCardNo("cardNo", req.CardNo); err != nil {
+	if err := api.CheckCardNo("cardNo", req.CardNo); err != nil {
 		return network.AuthRequest{}, err
 	}
-	cur, amount, err := parseMoney(req.Currency, req.Amount)
+	cur, amount, err := api.ParseMoney(req.Currency, req.Amount)
 	if err != nil {
 		return network.AuthRequest{}, err
 	}
@@ -130,11 +133,11 @@ func decodeAuthorizeBody(raw []byte, sandbox bool) (network.AuthRequest, error) 
 // withMessageID puts the required messageId before fields, unless the
 // message comes from the sandbox, where the gateway makes the id and a
 // messageId in the body is an unknown field.
-func withMessageID(sandbox bool, into *string, fields ...field) []field {
+func withMessageID(sandbox bool, into *string, fields ...api.Field) []api.Field {
 	if sandbox {
 		return fields
 	}
-	return append([]field{{name: "messageId", required: true, into: into}}, fields...)
+	return append([]api.Field{api.NewField("messageId", true, into)}, fields...)
 }
 
 // checkMessageIDOf checks the network's message id; the sandbox has none.
@@ -170,8 +173,8 @@ type authorizeView struct {
 func newAuthorizeView(r *network.AuthResult) authorizeView {
 	v := authorizeView{
 		Approved: r.Approved, Code: r.Code, Reason: r.Reason, CardNo: r.CardNo,
-		Amount: money(r.Amount, r.Currency), Currency: r.Currency,
-		FXRate: rateOrNil(r.FXRate), CreatedAt: timestamp(r.CreatedAt),
+		Amount: api.Money(r.Amount, r.Currency), Currency: r.Currency,
+		FXRate: rateOrNil(r.FXRate), CreatedAt: api.Timestamp(r.CreatedAt),
 	}
 	if r.AuthID != "" {
 		id := r.AuthID
@@ -194,14 +197,14 @@ func handleNetworkAuthorize(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		req, err := decodeAuthorize(c)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		res, err := l.Authorize(c.Request.Context(), req)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, newAuthorizeView(res))
+		api.WriteOK(c, newAuthorizeView(res))
 	}
 }

@@ -1,4 +1,4 @@
-package api
+package httpserve
 
 import "crypto/tls"
 

@@ -1,15 +1,16 @@
-package api
+package partner
 
 import (
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
 
 // decodeRefund decodes POST /network/refund.
 func decodeRefund(c *gin.Context) (network.RefundRequest, error) {
-	raw, err := readBody(c)
+	raw, err := api.ReadBody(c)
 	if err != nil {
 		return network.RefundRequest{}, err
 	}
@@ -21,12 +22,12 @@ func decodeRefund(c *gin.Context) (network.RefundRequest, error) {
 func decodeRefundBody(raw []byte, sandbox bool) (network.RefundRequest, error) {
 	var req struct {
 		MessageID, CardNo, Currency string
-		Amount                      amountText
+		Amount                      api.AmountText
 	}
-	err := decodeObject(raw, withMessageID(sandbox, &req.MessageID,
-		field{name: "cardNo", required: true, into: &req.CardNo},
-		field{name: "amount", required: true, into: &req.Amount},
-		field{name: "currency", required: true, into: &req.Currency},
+	err := api.DecodeObject(raw, withMessageID(sandbox, &req.MessageID,
+		api.NewField("cardNo", true, &req.CardNo),
+		api.NewField("amount", true, &req.Amount),
+		api.NewField("currency", true, &req.Currency),
 	))
 	if err != nil {
 		return network.RefundRequest{}, err
@@ -34,10 +35,10 @@ func decodeRefundBody(raw []byte, sandbox bool) (network.RefundRequest, error) {
 	if err := checkMessageIDOf(sandbox, req.MessageID); err != nil {
 		return network.RefundRequest{}, err
 	}
-	if err := checkCardNo("cardNo", req.CardNo); err != nil {
+	if err := api.CheckCardNo("cardNo", req.CardNo); err != nil {
 		return network.RefundRequest{}, err
 	}
-	cur, amount, err := parseMoney(req.Currency, req.Amount)
+	cur, amount, err := api.ParseMoney(req.Currency, req.Amount)
 	if err != nil {
 		return network.RefundRequest{}, err
 	}
@@ -61,19 +62,19 @@ func handleNetworkRefund(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		req, err := decodeRefund(c)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		res, err := l.Refund(c.Request.Context(), req)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, newRefundView(res))
+		api.WriteOK(c, newRefundView(res))
 	}
 }
 
 func newRefundView(res *network.RefundResult) refundView {
-	return refundView{CardNo: res.CardNo, Amount: money(res.Amount, res.Currency), Currency: res.Currency,
-		Credited: res.Credited, Available: money(res.Available, res.Currency), CreatedAt: timestamp(res.CreatedAt)}
+	return refundView{CardNo: res.CardNo, Amount: api.Money(res.Amount, res.Currency), Currency: res.Currency,
+		Credited: res.Credited, Available: api.Money(res.Available, res.Currency), CreatedAt: api.Timestamp(res.CreatedAt)}
 }

@@ -1,9 +1,16 @@
-package api
+// Package partner is the gateway's internal network API
+// (docs/network.md, docs/openapi-internal.yaml): the card processor's
+// authorizations, clearings, reversals and refunds, and the rail partners'
+// remittance reports, on a listener of its own; and the handlers of the
+// /shop sandbox, where a test merchant sends the same commands for its own
+// objects (api.SandboxHandlers). It answers in api's envelope, through
+// api's error table, with api's middleware and decoder (api/surface.go),
+// and calls the domains only through the interfaces of deps.go.
+package partner
 
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -11,6 +18,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -20,8 +29,8 @@ import (
 // own, reached only by those partners, and authenticates one bearer token.
 // It answers in the same envelope, with the same middleware, as /shop.
 
-// InternalDeps are the internal server's dependencies.
-type InternalDeps struct {
+// Deps are the internal server's dependencies.
+type Deps struct {
 	Log *slog.Logger
 	// Network takes the card processor's messages, Rails the rail
 	// partners' reports.
@@ -31,7 +40,7 @@ type InternalDeps struct {
 	// (Authorization: Bearer <token>). Empty refuses every request.
 	Token string
 	// Limits are the phases of a request (api/limits.go), as for /shop.
-	Limits Limits
+	Limits api.Limits
 	// RequestTimeout bounds the body and the handler of every request
 	// (context deadline). Default: what Limits leave them, 45 s.
 	RequestTimeout time.Duration
@@ -41,45 +50,26 @@ type InternalDeps struct {
 	Now func() time.Time
 	// Metrics is the process's registry, exposed here as GET /metrics;
 	// nil: one of this server's own.
-	Metrics *Metrics
+	Metrics *httpserve.Metrics
 	// MetricsToken, when set, is the bearer token GET /metrics must carry
 	// (GATEWAY_METRICS_TOKEN); empty: /metrics needs none, like /healthz.
 	MetricsToken string
 	// Workers reports the background workers' health for /healthz (nil:
 	// no workers run in this process, and /healthz says nothing of them).
-	Workers func() []WorkerHealth
+	Workers func() []httpserve.WorkerHealth
 }
 
-// NewInternalServer returns the handler of the internal network API.
-func NewInternalServer(d InternalDeps) http.Handler {
-	if d.Log == nil {
-		d.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
-	}
-	d.Limits = d.Limits.WithDefaults()
-	if d.RequestTimeout <= 0 {
-		d.RequestTimeout = d.Limits.HandlerTimeout()
-	}
-	if d.BodyBytesMax <= 0 {
-		d.BodyBytesMax = BodyBytesMaxDefault
-	}
-	if d.Now == nil {
-		d.Now = time.Now
-	}
+// NewServer returns the handler of the internal network API: api's
+// envelope and middleware (api.NewSurface), then the routes of routes.go.
+func NewServer(d Deps) http.Handler {
 	if d.Metrics == nil {
-		d.Metrics = NewMetrics(MetricsOptions{})
+		d.Metrics = httpserve.NewMetrics(httpserve.MetricsOptions{})
 	}
-	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
-	r.HandleMethodNotAllowed = true
-	r.RedirectTrailingSlash = false
-	r.RedirectFixedPath = false
-	_ = r.SetTrustedProxies(nil)
-	addInternalRoutes(r, d)
+	r := api.NewSurface(api.SurfaceOptions{Log: d.Log, Metrics: d.Metrics.Internal(), Limits: d.Limits,
+		RequestTimeout: d.RequestTimeout, BodyBytesMax: d.BodyBytesMax, Now: d.Now})
+	addRoutes(r, d)
 	return r
 }
-
-// reasonInternalToken is the reason of a missing or wrong bearer token.
-const reasonInternalToken postings.Reason = "internal_token"
 
 // requireToken authenticates a request of the internal API: the
 // Authorization header must be "Bearer <token>". The comparison is of the
@@ -93,8 +83,8 @@ func requireToken(token string) gin.HandlerFunc {
 		given := sha256.Sum256([]byte(got))
 		if subtle.ConstantTimeCompare(given[:], want[:]) != 1 || !ok || token == "" {
 			c.Header("WWW-Authenticate", `Bearer realm="gateway-internal"`)
-			writeError(c, &postings.Error{Code: postings.EUNAUTHENTICATED, Reason: reasonInternalToken,
-				Message: messageBadToken})
+			// The message is the error table's, fixed for every 401.
+			api.WriteError(c, &postings.Error{Code: postings.EUNAUTHENTICATED, Reason: api.ReasonInternalToken})
 			return
 		}
 		c.Next()

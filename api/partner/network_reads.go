@@ -1,4 +1,4 @@
-package api
+package partner
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/postings"
 )
@@ -40,23 +41,23 @@ func stringOrNil(s string) *string {
 // limit (default 100, at most 500).
 func handleNetworkAttempts(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		cardNo, err := queryCardNo(c)
+		cardNo, err := api.QueryCardNo(c)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		limit := attemptsLimitDefault
 		if s, ok := c.GetQuery("limit"); ok {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 || n > network.AuthAttemptsMax {
-				writeError(c, postings.FieldErrorf("limit", "must be a whole number from 1 to %d", network.AuthAttemptsMax))
+				api.WriteError(c, postings.FieldErrorf("limit", "must be a whole number from 1 to %d", network.AuthAttemptsMax))
 				return
 			}
 			limit = n
 		}
 		attempts, err := l.AuthAttempts(c.Request.Context(), cardNo, limit)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		list := make([]attemptView, 0, len(attempts))
@@ -66,10 +67,10 @@ func handleNetworkAttempts(l Network) gin.HandlerFunc {
 				AuthID: stringOrNil(a.AuthID), Status: stringOrNil(a.Status),
 				Amount: moneyOrNil(a.Amount, a.Currency), Currency: a.Currency,
 				MerchantName: stringOrNil(a.MerchantName), MCC: stringOrNil(a.MCC),
-				MerchantCountry: stringOrNil(a.MerchantCountry), CreatedAt: timestamp(a.CreatedAt),
+				MerchantCountry: stringOrNil(a.MerchantCountry), CreatedAt: api.Timestamp(a.CreatedAt),
 			})
 		}
-		writeOK(c, gin.H{"list": list})
+		api.WriteOK(c, gin.H{"list": list})
 	}
 }
 
@@ -104,18 +105,18 @@ func handleNetworkAuthorization(l Network) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		a, err := l.Authorization(c.Request.Context(), c.Param("authId"))
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, authorizationView{
+		api.WriteOK(c, authorizationView{
 			AuthID: a.AuthID, CardNo: a.CardNo, MessageID: a.MessageID, Status: a.Status,
-			Amount: money(a.TxnAmount, a.TxnCurrency), Currency: a.TxnCurrency,
-			CardAmount: money(a.Amount, a.Currency), Fee: money(a.Fee, a.Currency), CardCurrency: a.Currency,
-			FXRate: rateOrNil(a.FXRate), Held: money(a.Held, a.Currency),
-			Captured: money(a.Captured, a.Currency), Released: money(a.Released, a.Currency),
+			Amount: api.Money(a.TxnAmount, a.TxnCurrency), Currency: a.TxnCurrency,
+			CardAmount: api.Money(a.Amount, a.Currency), Fee: api.Money(a.Fee, a.Currency), CardCurrency: a.Currency,
+			FXRate: rateOrNil(a.FXRate), Held: api.Money(a.Held, a.Currency),
+			Captured: api.Money(a.Captured, a.Currency), Released: api.Money(a.Released, a.Currency),
 			MerchantName: stringOrNil(a.MerchantName), MCC: stringOrNil(a.MCC),
 			MerchantCountry: stringOrNil(a.MerchantCountry),
-			ExpiresAt:       timestamp(a.ExpiresAt), CreatedAt: timestamp(a.CreatedAt), UpdatedAt: timestamp(a.UpdatedAt),
+			ExpiresAt:       api.Timestamp(a.ExpiresAt), CreatedAt: api.Timestamp(a.CreatedAt), UpdatedAt: api.Timestamp(a.UpdatedAt),
 		})
 	}
 }

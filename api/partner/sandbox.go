@@ -1,12 +1,14 @@
-package api
+package partner
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
@@ -25,20 +27,48 @@ import (
 // merchant's looks exactly like one that does not exist.
 
 type sandbox struct {
-	cards   Cards
+	cards   CardReader
 	network Network
 	rails   Rails
-	remit   Remittances
-	keys    ReadKeys
+	remit   RemittanceReader
+	keys    api.ReadKeys
 }
 
-// sandboxMessageID is the network or rail message id of a sandbox request.
+// SandboxDeps are what the sandbox's handlers call.
+type SandboxDeps struct {
+	Cards       CardReader
+	Network     Network
+	Rails       Rails
+	Remittances RemittanceReader
+	ReadKeys    api.ReadKeys
+}
+
+// NewSandbox returns the handlers of /shop/sandbox for api.Deps.Sandbox;
+// api's routes put them behind /shop's authentication, rate limit and
+// Idempotency-Key, and hide them from every merchant but a test one.
+// Without the network or the rails there is no sandbox: nil.
+func NewSandbox(d SandboxDeps) *api.SandboxHandlers {
+	if d.Network == nil || d.Rails == nil {
+		return nil
+	}
+	s := sandbox{cards: d.Cards, network: d.Network, rails: d.Rails, remit: d.Remittances, keys: d.ReadKeys}
+	return &api.SandboxHandlers{
+		Authorize: s.authorize(),
+		Capture:   s.hold(true, s.capture),
+		Reverse:   s.hold(false, s.reverse),
+		Refund:    s.refund(),
+		Settle:    s.report(false),
+		Return:    s.report(true),
+	}
+}
+
+// SandboxMessageID is the network or rail message id of a sandbox request.
 // With an Idempotency-Key it is derived from the merchant and the key, so
 // that a repeat is the same message, which the network's idempotency
 // answers again, and two merchants' keys never meet in the one space of
 // message ids (the attempts log holds them for ever). Without a key every
 // request is a new message.
-func sandboxMessageID(m *merchant.Merchant, idem *ledger.Idempotency) string {
+func SandboxMessageID(m *merchant.Merchant, idem *ledger.Idempotency) string {
 	if idem == nil {
 		return "sbx-" + database.RandomID(40)
 	}
@@ -51,13 +81,13 @@ func sandboxMessageID(m *merchant.Merchant, idem *ledger.Idempotency) string {
 // returns the message id. The answer itself is kept by the command's own
 // idempotency, under the message id.
 func (s sandbox) begin(c *gin.Context, m *merchant.Merchant) (string, error) {
-	idem := idempotencyOf(c)
+	idem := api.IdempotencyOf(c)
 	if idem != nil {
 		if err := s.keys.ClaimReadIdempotency(c.Request.Context(), m.ID, idem); err != nil {
 			return "", err
 		}
 	}
-	return sandboxMessageID(m, idem), nil
+	return SandboxMessageID(m, idem), nil
 }
 
 // ownCard refuses a card that is not the merchant's as the card endpoints
@@ -90,28 +120,41 @@ func (s sandbox) ownAuthorization(c *gin.Context, m *merchant.Merchant, authID s
 // authorize answers POST /shop/sandbox/authorize: /network/authorize on
 // the merchant's own card.
 func (s sandbox) authorize() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		req, err := decodeAuthorizeBody(bodyOf(c), true)
+	return onOwnCard(s, decodeAuthorizeBody, func(r *network.AuthRequest) (string, *string) { return r.CardNo, &r.MessageID },
+		s.network.Authorize, newAuthorizeView)
+}
+
+// refund answers POST /shop/sandbox/refund: /network/refund on the
+// merchant's own card.
+func (s sandbox) refund() gin.HandlerFunc {
+	return onOwnCard(s, decodeRefundBody, func(r *network.RefundRequest) (string, *string) { return r.CardNo, &r.MessageID },
+		s.network.Refund, newRefundView)
+}
+
+// onOwnCard answers a network message about a card (an authorization, a
+// refund) sent for the merchant's own card: decoded as the internal API
+// decodes it but without its messageId, refused as unknown for a card that
+// is not the merchant's, given the message id of its key (card names the
+// request's card and where its id goes), then run and answered as the
+// internal API answers it.
+func onOwnCard[Req, Res, View any](s sandbox, decode func(raw []byte, sandbox bool) (Req, error),
+	card func(*Req) (cardNo string, messageID *string), run func(context.Context, Req) (Res, error), view func(Res) View) gin.HandlerFunc {
+	return answer(func(c *gin.Context) (any, error) {
+		req, err := decode(api.Body(c), true)
 		if err != nil {
-			writeError(c, err)
-			return
+			return nil, err
 		}
-		m := merchantOf(c)
-		if err := s.ownCard(c, m, req.CardNo); err != nil {
-			writeError(c, err)
-			return
+		m := api.MerchantOf(c)
+		cardNo, id := card(&req)
+		if err := s.ownCard(c, m, cardNo); err != nil {
+			return nil, err
 		}
-		if req.MessageID, err = s.begin(c, m); err != nil {
-			writeError(c, err)
-			return
-		}
-		res, err := s.network.Authorize(c.Request.Context(), req)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, newAuthorizeView(res))
-	}
+		return keyed(s, c, m, func(messageID string) (View, error) {
+			*id = messageID
+			res, err := run(c.Request.Context(), req)
+			return viewOf(res, err, view)
+		})
+	})
 }
 
 // holdCommand is a clearing or a reversal of an authorization: amount is
@@ -134,100 +177,89 @@ func (s sandbox) reverse(c *gin.Context, messageID, authID string, amount int64,
 // required) and POST /shop/sandbox/reverse (/network/reverse, amount
 // optional) on the merchant's own authorization.
 func (s sandbox) hold(amountRequired bool, run holdCommand) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		msg, err := decodeHoldBody(bodyOf(c), amountRequired, true)
+	return answer(func(c *gin.Context) (any, error) {
+		msg, err := decodeHoldBody(api.Body(c), amountRequired, true)
 		if err != nil {
-			writeError(c, err)
-			return
+			return nil, err
 		}
-		m := merchantOf(c)
+		m := api.MerchantOf(c)
 		a, err := s.ownAuthorization(c, m, msg.AuthID)
 		if err != nil {
-			writeError(c, err)
-			return
+			return nil, err
 		}
 		var amount int64
 		if msg.hasAmount {
 			if amount, err = msg.amountOf(a); err != nil {
-				writeError(c, err)
-				return
+				return nil, err
 			}
 		}
-		id, err := s.begin(c, m)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		res, err := run(c, id, msg.AuthID, amount, msg.hasAmount)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, newHoldView(res))
-	}
-}
-
-// refund answers POST /shop/sandbox/refund: /network/refund on the
-// merchant's own card.
-func (s sandbox) refund() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		req, err := decodeRefundBody(bodyOf(c), true)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		m := merchantOf(c)
-		if err := s.ownCard(c, m, req.CardNo); err != nil {
-			writeError(c, err)
-			return
-		}
-		if req.MessageID, err = s.begin(c, m); err != nil {
-			writeError(c, err)
-			return
-		}
-		res, err := s.network.Refund(c.Request.Context(), req)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, newRefundView(res))
-	}
+		return keyed(s, c, m, func(id string) (holdView, error) {
+			res, err := run(c, id, msg.AuthID, amount, msg.hasAmount)
+			return viewOf(res, err, newHoldView)
+		})
+	})
 }
 
 // report answers POST /shop/sandbox/remittance/settle ({txId}) and
 // /remittance/return ({txId, reason}): /rail/report on the merchant's own
 // remittance.
 func (s sandbox) report(returned bool) gin.HandlerFunc {
-	return func(c *gin.Context) {
+	return answer(func(c *gin.Context) (any, error) {
 		r := railReport{Status: remittance.RemitSettled}
-		fields := []field{{name: "txId", required: true, into: &r.TxID}}
+		fields := []api.Field{api.NewField("txId", true, &r.TxID)}
 		if returned {
 			r.Status = remittance.RemitReturned
-			fields = append(fields, field{name: "reason", required: true, into: &r.Reason})
+			fields = append(fields, api.NewField("reason", true, &r.Reason))
 		}
-		if err := decodeObject(bodyOf(c), fields); err != nil {
-			writeError(c, err)
-			return
+		if err := api.DecodeObject(api.Body(c), fields); err != nil {
+			return nil, err
 		}
 		if err := r.check(); err != nil {
-			writeError(c, err)
-			return
+			return nil, err
 		}
-		m := merchantOf(c)
+		m := api.MerchantOf(c)
 		if _, err := s.remit.Remittance(c.Request.Context(), m.ID, r.TxID); err != nil {
-			writeError(c, err)
-			return
+			return nil, err
 		}
-		id, err := s.begin(c, m)
+		return keyed(s, c, m, func(id string) (railReportView, error) {
+			res, err := s.rails.ReportRemittance(c.Request.Context(), id, r.TxID, r.Status, r.Reason)
+			return viewOf(res, err, newRailReportView)
+		})
+	})
+}
+
+// answer runs a sandbox handler's steps and answers what they return: the
+// view, or the first error in the envelope.
+func answer(steps func(c *gin.Context) (any, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		view, err := steps(c)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		res, err := s.rails.ReportRemittance(c.Request.Context(), id, r.TxID, r.Status, r.Reason)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, newRailReportView(res))
+		api.WriteOK(c, view)
 	}
+}
+
+// keyed holds the request's Idempotency-Key (begin) and runs the command
+// with the message id it gives.
+func keyed[V any](s sandbox, c *gin.Context, m *merchant.Merchant, run func(messageID string) (V, error)) (any, error) {
+	id, err := s.begin(c, m)
+	if err != nil {
+		return nil, err
+	}
+	v, err := run(id)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// viewOf is a command's answer as the internal API renders it.
+func viewOf[R, V any](res R, err error, view func(R) V) (V, error) {
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return view(res), nil
 }

@@ -1,8 +1,9 @@
-package api
+package partner
 
 import (
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/postings"
@@ -27,16 +28,16 @@ type railReport struct {
 }
 
 func decodeRailReport(c *gin.Context) (railReport, error) {
-	raw, err := readBody(c)
+	raw, err := api.ReadBody(c)
 	if err != nil {
 		return railReport{}, err
 	}
 	var r railReport
-	err = decodeObject(raw, []field{
-		{name: "messageId", required: true, into: &r.MessageID},
-		{name: "txId", required: true, into: &r.TxID},
-		{name: "status", required: true, into: &r.Status},
-		{name: "reason", into: &r.Reason},
+	err = api.DecodeObject(raw, []api.Field{
+		api.NewField("messageId", true, &r.MessageID),
+		api.NewField("txId", true, &r.TxID),
+		api.NewField("status", true, &r.Status),
+		api.NewField("reason", false, &r.Reason),
 	})
 	if err != nil {
 		return railReport{}, err
@@ -90,22 +91,22 @@ func handleRailReport(l Rails) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		req, err := decodeRailReport(c)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
 		r, err := l.ReportRemittance(c.Request.Context(), req.MessageID, req.TxID, req.Status, req.Reason)
 		if err != nil {
-			writeError(c, err)
+			api.WriteError(c, err)
 			return
 		}
-		writeOK(c, newRailReportView(r))
+		api.WriteOK(c, newRailReportView(r))
 	}
 }
 
 func newRailReportView(r *remittance.Remittance) railReportView {
 	return railReportView{
 		TxID: r.TxID, Status: r.Status, Reason: stringOrNil(r.Reason),
-		Amount: money(r.Amount, r.Currency), Fee: money(r.Fee, r.Currency), Currency: r.Currency,
-		Rail: r.Rail, SettledAt: timestampOrNil(r.SettledAt), UpdatedAt: timestamp(r.UpdatedAt),
+		Amount: api.Money(r.Amount, r.Currency), Fee: api.Money(r.Fee, r.Currency), Currency: r.Currency,
+		Rail: r.Rail, SettledAt: api.TimestampOrNil(r.SettledAt), UpdatedAt: api.Timestamp(r.UpdatedAt),
 	}
 }

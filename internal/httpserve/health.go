@@ -1,4 +1,4 @@
-package api
+package httpserve
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// handleHealthz answers as long as the process serves HTTP: liveness.
-func handleHealthz() gin.HandlerFunc {
+// Healthz answers as long as the process serves HTTP: liveness.
+func Healthz() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.JSON(http.StatusOK, gin.H{"status": "ok"})
 	}
@@ -28,35 +28,40 @@ type WorkerHealth struct {
 	Failing bool      `json:"failing"`          // the last step failed
 }
 
-// handleInternalHealthz is the internal listener's liveness: 200 as long as
+// InternalHealthz is the internal listener's liveness: 200 as long as
 // the process serves HTTP, with each worker's health when workers run in
 // this process. A failing worker does not make it fail: restarting the
 // process does not cure a database outage, and the requests it serves do
 // not need the workers; a monitor alerts on "failing" or a stale "lastOk".
-func handleInternalHealthz(workers func() []WorkerHealth) gin.HandlerFunc {
+func InternalHealthz(workers func() []WorkerHealth) gin.HandlerFunc {
 	if workers == nil {
-		return handleHealthz()
+		return Healthz()
 	}
 	return func(c *gin.Context) {
 		c.JSON(http.StatusOK, gin.H{"status": "ok", "workers": workers()})
 	}
 }
 
+// Pinger is what readiness needs: the database answers.
+type Pinger interface {
+	PingContext(ctx context.Context) error
+}
+
 // readyTimeout bounds the database check of /readyz.
 const readyTimeout = 2 * time.Second
 
-// NotReady is a reason for /readyz to answer 503 (Deps.Ready): what the
+// NotReady is a reason for /readyz to answer 503 (api.Deps.Ready): what the
 // body says, with no host names or errors in it (it needs no token).
 type NotReady string
 
 func (r NotReady) Error() string { return string(r) }
 
-// handleReadyz answers 200 only when the gateway can take writes:
+// Readyz answers 200 only when the gateway can take writes:
 // readiness, for a load balancer to stop sending traffic during an outage,
 // while the database is read-only, and while the gateway drains before it
 // stops. ready decides when set (serve: the database Watch's cached verdict
 // and the drain); otherwise the database must answer a ping.
-func handleReadyz(db Pinger, ready func(context.Context) error) gin.HandlerFunc {
+func Readyz(db Pinger, ready func(context.Context) error) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), readyTimeout)
 		defer cancel()

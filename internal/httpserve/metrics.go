@@ -1,16 +1,17 @@
-package api
+package httpserve
 
 import (
 	"database/sql"
+	"net/http"
 	"strconv"
 	"sync/atomic"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -20,12 +21,12 @@ import (
 // idempotency keys in flight, Go's runtime and the process, and the
 // database pool, and the Collectors of MetricsOptions. GET /metrics on
 // the internal listener exposes all of it (docs/operations.md, "Metrics").
-// Give the same Metrics to NewServer and NewInternalServer.
+// Give the same Metrics to api.NewServer and partner.NewServer.
 type Metrics struct {
 	reg              *prometheus.Registry
-	public, internal *metrics
+	public, internal *ListenerMetrics
 	// inFlight counts the keys held by the /shop listener's requests; set
-	// by NewServer.
+	// by api.NewServer (CountInFlight).
 	inFlight atomic.Pointer[func() int]
 }
 
@@ -110,10 +111,16 @@ func NewMetrics(o MetricsOptions) *Metrics {
 // Registry is where the metrics are, for a caller that adds its own.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
-// metrics are one listener's request counters and latencies. The label
+// Public are the /shop listener's request metrics (gateway_http_*).
+func (m *Metrics) Public() *ListenerMetrics { return m.public }
+
+// Internal are the internal listener's (gateway_internal_http_*).
+func (m *Metrics) Internal() *ListenerMetrics { return m.internal }
+
+// ListenerMetrics are one listener's request counters and latencies. The label
 // sets are bounded: route templates (or "unmatched"), methods, statuses,
 // envelope codes; never a merchant or a URL.
-type metrics struct {
+type ListenerMetrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	// unavailables are the EUNAVAILABLE answers by reason: outcome_unknown
@@ -122,8 +129,8 @@ type metrics struct {
 	unavailables *prometheus.CounterVec
 }
 
-func newListenerMetrics(reg prometheus.Registerer, prefix, requestsHelp, latencyHelp string) *metrics {
-	m := &metrics{
+func newListenerMetrics(reg prometheus.Registerer, prefix, requestsHelp, latencyHelp string) *ListenerMetrics {
+	m := &ListenerMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: prefix + "_requests_total", Help: requestsHelp},
 			[]string{"route", "method", "status", "code"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: prefix + "_request_duration_seconds", Help: latencyHelp,
@@ -138,17 +145,17 @@ func newListenerMetrics(reg prometheus.Registerer, prefix, requestsHelp, latency
 	return m
 }
 
-// unavailable records one 503 of reason ("" is "unavailable").
-func (m *metrics) unavailable(reason string) {
+// Unavailable records one 503 of reason ("" is "unavailable").
+func (m *ListenerMetrics) Unavailable(reason string) {
 	if reason == "" {
 		reason = "unavailable"
 	}
 	m.unavailables.WithLabelValues(reason).Inc()
 }
 
-// observe records one request. code is the envelope code the request was
+// Observe records one request. code is the envelope code the request was
 // answered with (0 when none was recorded).
-func (m *metrics) observe(route, method string, status int, code any, elapsed time.Duration) {
+func (m *ListenerMetrics) Observe(route, method string, status int, code any, elapsed time.Duration) {
 	c, _ := code.(int)
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status), strconv.Itoa(c)).Inc()
 	m.latency.WithLabelValues(route).Observe(elapsed.Seconds())
@@ -180,15 +187,19 @@ func (c ledgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(st.Retries))
 }
 
-// countInFlight makes gateway_idempotency_in_flight the keys held by
-// inflight's listener (the /shop one).
-func (m *Metrics) countInFlight(inflight *inFlight) {
-	count := inflight.len
+// CountInFlight makes gateway_idempotency_in_flight count: the keys held
+// by the /shop listener's requests.
+func (m *Metrics) CountInFlight(count func() int) {
 	m.inFlight.Store(&count)
 }
 
-// handleMetrics serves the registry in the Prometheus text exposition.
-func handleMetrics(m *Metrics) gin.HandlerFunc {
-	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
-	return func(c *gin.Context) { h.ServeHTTP(c.Writer, c.Request) }
+// Handler serves the registry in the Prometheus text exposition.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// WriterStats are the ledger writer's counters that /metrics shows
+// (*ledger.Ledger).
+type WriterStats interface {
+	Stats() ledger.Stats
 }

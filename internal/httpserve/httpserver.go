@@ -1,4 +1,4 @@
-package api
+package httpserve
 
 import (
 	"context"
@@ -14,21 +14,21 @@ import (
 )
 
 // NewHTTPServer returns the http.Server that serves h within lim: the
-// connection-level half of Limits (the handler's half is in NewServer's
-// middleware). Its deadlines, counted by net/http:
+// connection-level half of the Limits (the handler's half is in
+// api.NewServer's middleware). Its deadlines, counted by net/http:
 //
 //   - ReadHeaderTimeout: the TLS handshake of a new connection, then the
 //     request line and headers from the request's first byte;
 //   - WriteTimeout, from the end of the headers: the body, the handler and
 //     the answer together end by the budget;
 //   - ReadTimeout, from the request's first byte: no read of the request
-//     goes on once only the answer's reserve is left (guardBody's tighter
+//     goes on once only the answer's reserve is left (GuardBody's tighter
 //     deadlines take over for the body);
 //   - IdleTimeout between requests on a kept-alive connection.
 //
 // MaxHeaderBytes is a backstop far above lim.HeaderBytesMax, which the
 // handler answers in the envelope.
-func NewHTTPServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
+func NewHTTPServer(h http.Handler, lim httplimits.Limits, log *slog.Logger) *http.Server {
 	lim = lim.WithDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -50,7 +50,7 @@ func NewHTTPServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
 // then TLS. Without tlsCfg (behind a TLS-terminating proxy) it serves
 // plain HTTP; list the proxy in proxies, or every client behind it shares
 // one bound.
-func WrapListener(ln net.Listener, tlsCfg *tls.Config, lim Limits, proxies []netip.Prefix, log *slog.Logger) net.Listener {
+func WrapListener(ln net.Listener, tlsCfg *tls.Config, lim httplimits.Limits, proxies []netip.Prefix, log *slog.Logger) net.Listener {
 	lim = lim.WithDefaults()
 	ln = LimitConnsPerClient(ln, lim.ConnsPerClientMax, proxies, log)
 	if tlsCfg != nil {
