@@ -100,13 +100,19 @@ var errCSVStarted = fmt.Errorf("%w: the CSV was cut after it started; call again
 // first byte is retried like any GET; one after it is returned, and w
 // holds a partial file.
 func (c *Client) BillCSV(ctx context.Context, q BillQuery, w io.Writer, opts ...CallOption) (*BillCSVInfo, error) {
+	return c.streamCSV(ctx, opListBill, q.values(), w, opts)
+}
+
+// streamCSV is a GET of op with Accept: text/csv whose body goes to w as
+// it arrives: retried like any GET until its first byte, never after.
+func (c *Client) streamCSV(ctx context.Context, op operation, query url.Values, w io.Writer, opts []CallOption) (*BillCSVInfo, error) {
 	var cc callConfig
 	for _, o := range opts {
 		o(&cc)
 	}
 	info := &BillCSVInfo{}
 	started := false
-	req := &Request{Method: opListBill.method, Path: opListBill.path, Query: q.values(), Accept: "text/csv",
+	req := &Request{Method: op.method, Path: op.path, Query: query, Accept: "text/csv",
 		Retryable: true, Retry: cc.retry, OnAttempt: cc.onAttempt,
 		Stream: func(resp *http.Response) error {
 			info.Total, _ = strconv.ParseInt(resp.Header.Get("X-Total-Count"), 10, 64)

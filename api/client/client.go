@@ -161,7 +161,7 @@ var (
 		opGetWebhook, opSetWebhook, opListWebhookEvents, opReplayWebhookEvent, opReplayFailedWebhookEvents,
 		opGetWebhookEvent, opRollWebhookSecret,
 		opGetKeys, opRollPublicKey, opRollSigningKey},
-		append(sandboxOperations, endpointOperations...)...)
+		append(append(sandboxOperations, endpointOperations...), reportOperations...)...)
 )
 
 // call sends one operation. A GET is always safe to retry; a POST carries
