@@ -181,7 +181,7 @@ func TestEveryDocumentedCodeIsAConstant(t *testing.T) {
 	have := map[int]bool{}
 	for _, c := range []Code{CodeOK, CodeFailure, CodeInsufficientFunds, CodeCardNotFound, CodeCardFrozen, CodeCardCancelled,
 		CodeCurrencyNotAllowed, CodeBINNotOpen, CodeLimitExceeded, CodeIdempotencyConflict, CodeInProgress, CodeFXUnavailable,
-		CodeRemittanceNotFound, CodeAuthorizationNotFound, CodeAuthorizationClosed, CodeEventNotFound} {
+		CodeRemittanceNotFound, CodeAuthorizationNotFound, CodeAuthorizationClosed, CodeEventNotFound, CodeWebhookEndpointNotFound} {
 		have[int(c)] = true
 	}
 	row := regexp.MustCompile("(?m)^\\| (\\d{3,4}) \\| (`|any)")
