@@ -186,6 +186,7 @@ type chainStream struct {
 	fold     balanceFold         // each account's postings (verify_balances.go)
 	accounts accountProblems     // the accounts pass's
 	cp       *checkpointFollower // nil without a checkpoint (checkpoint.go)
+	rates    rateVersions        // the rate versions entries' facts name (verify_facts.go)
 }
 
 // postingSides are a posting's two accounts, by id.
@@ -199,6 +200,9 @@ type currencyNet struct {
 
 // run streams the journal on conn, which must be in the verify transaction.
 func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
+	if err := s.rates.load(ctx, conn); err != nil {
+		return err
+	}
 	pc := conn.PgConn()
 	if err := s.declare(ctx, pc); err != nil {
 		return err
@@ -474,6 +478,9 @@ func (s *chainStream) finishEntry() {
 	if got, s.buf = postings.ChainHashBuffer(s.buf, r.PrevHash, r); got != s.hash {
 		s.problems.add(Problem{Check: CheckHashChain, Merchant: m, Seq: seq,
 			Detail: fmt.Sprintf("stored hash %s, recomputed %s: the entry or its postings changed", s.hash, got)})
+	}
+	if r.HasFacts() {
+		s.checkFacts()
 	}
 	// Balanced per currency, counted on the accounts' own currencies, and
 	// confined to the merchant.
