@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/gateway/internal/audit"
 	"github.com/paygate/gateway/internal/network"
 )
 
@@ -73,4 +74,16 @@ func newFactsFixture(t *testing.T) *factsFixture {
 func (f *factsFixture) expand(stmt string) string {
 	return strings.NewReplacer("$FXSEQ", strconv.FormatInt(f.fxSeq, 10), "$FXAUTH", f.fxAuth, "$USDAUTH", f.usdAuth,
 		"$RATEV", strconv.FormatInt(f.rateVers, 10)).Replace(stmt)
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// verifyAll verifies every merchant of f, failing the test on an error.
+func verifyAll(t *testing.T, f *verifyFixture) *audit.Report {
+	t.Helper()
+	rep, err := audit.New(f.l.Ledger).Verify(context.Background(), audit.VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
