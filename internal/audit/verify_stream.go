@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -187,6 +186,7 @@ type chainStream struct {
 	accounts accountProblems     // the accounts pass's
 	cp       *checkpointFollower // nil without a checkpoint (checkpoint.go)
 	rates    rateVersions        // the rate versions entries' facts name (verify_facts.go)
+	meta     map[string]string   // the metadata map, reused (verify_meta.go)
 }
 
 // postingSides are a posting's two accounts, by id.
@@ -426,8 +426,12 @@ func (s *chainStream) startEntry(v [][]byte, m, seq int64) error {
 		return fmt.Errorf("ledger: verify: entry %d/%d: unknown jsonb format", m, seq)
 	}
 	if meta = meta[1:]; len(meta) > 2 { // "{}" is no metadata
-		if err := json.Unmarshal(meta, &r.Metadata); err != nil {
+		// One map, reused: nothing keeps an entry's metadata past its checks.
+		parsed, err := parseMetadata(meta, s.meta)
+		if err != nil {
 			s.problems.add(Problem{Check: CheckHashChain, Merchant: m, Seq: seq, Detail: "metadata is not a JSON object of strings"})
+		} else {
+			r.Metadata, s.meta = parsed, parsed
 		}
 	}
 	r.PrevHash, s.hash = postings.Hash{}, postings.Hash{}
