@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/binary"
 	"fmt"
 	"maps"
@@ -187,6 +188,8 @@ type chainStream struct {
 	cp       *checkpointFollower // nil without a checkpoint (checkpoint.go)
 	rates    rateVersions        // the rate versions entries' facts name (verify_facts.go)
 	meta     map[string]string   // the metadata map, reused (verify_meta.go)
+	closes   *closeFollower      // nil without closed periods (close_verify.go)
+	closePub ed25519.PublicKey   // checks the closes' signatures when set
 }
 
 // postingSides are a posting's two accounts, by id.
@@ -201,6 +204,10 @@ type currencyNet struct {
 // run streams the journal on conn, which must be in the verify transaction.
 func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 	if err := s.rates.load(ctx, conn); err != nil {
+		return err
+	}
+	var err error
+	if s.closes, err = loadCloses(ctx, conn, s.merchant, s.closePub); err != nil {
 		return err
 	}
 	pc := conn.PgConn()
@@ -218,6 +225,7 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 	s.finishMerchant()
 	s.finishBillMerchant()
 	s.cp.finish()
+	s.closes.finish()
 	for _, m := range slices.Sorted(maps.Keys(s.heads)) {
 		if h := s.heads[m]; h.seq != 0 {
 			s.problems.add(Problem{Check: CheckHead, Merchant: m, Detail: fmt.Sprintf("head says %d entries, the journal has none", h.seq)})
@@ -357,6 +365,7 @@ func (s *chainStream) startGroup(ev [][]byte, k journalKey, hasEntry bool) error
 		s.finishMerchant()
 		s.chain.merchant, s.chain.expected, s.chain.prev, s.chain.lastID = k.merchant, 1, postings.GenesisHash, 0
 		s.cp.startMerchant(k.merchant)
+		s.closes.startMerchant(k.merchant)
 	}
 	return s.startEntry(ev, k.merchant, k.seq)
 }
@@ -505,6 +514,7 @@ func (s *chainStream) finishEntry() {
 	}
 	s.nets = nets
 	s.cp.entry(m, seq, s.hash[:])
+	s.closes.entry(r, s.hash[:])
 	s.chain.prev = s.hash
 	s.entries++
 	s.postings += int64(len(r.Postings))
@@ -541,6 +551,7 @@ func (s *chainStream) finishMerchant() {
 		return
 	}
 	s.cp.endMerchant(m, s.chain.expected-1)
+	s.closes.endMerchant(m, s.chain.expected-1)
 	h, ok := s.heads[m]
 	switch {
 	case !ok:
