@@ -82,6 +82,7 @@ func TestAuditorReadsTheFactsViews(t *testing.T) {
 		`select count(*) from audit_holds where auth_id = '` + f.fxAuth + `'`,
 		`select count(*) from audit_remittances where beneficiary_country = 'DE'`,
 		`select count(*) from audit_remittance_history`,
+		`select count(*) + 1 from audit_period_closes`, // readable; the fixture closes nothing
 	} {
 		var n int
 		if err := conn.QueryRowContext(ctx, q).Scan(&n); err != nil || n == 0 {
@@ -98,6 +99,7 @@ func TestAuditorReadsTheFactsViews(t *testing.T) {
 		`select * from authorizations`,
 		`select * from remittances`,
 		`select * from remittance_history`,
+		`delete from audit_period_closes`,
 	} {
 		_, err := conn.ExecContext(ctx, q)
 		var pe *pgconn.PgError
