@@ -51,16 +51,8 @@ func (f *closeFixture) at(t time.Time) { f.now.Store(&t) }
 // journal and of the closes disabled, as a superuser could on a copy.
 func (f *closeFixture) tamper(t *testing.T, stmt string) {
 	t.Helper()
-	var b strings.Builder
-	tables := []string{"entries", "postings", "bill_lines", "audit_period_closes"}
-	for _, tb := range tables {
-		fmt.Fprintf(&b, "alter table %[1]s disable trigger %[1]s_append_only;\n", tb)
-	}
-	b.WriteString(strings.ReplaceAll(stmt, "$M", fmt.Sprint(f.m)) + ";\n")
-	for _, tb := range tables {
-		fmt.Fprintf(&b, "alter table %[1]s enable trigger %[1]s_append_only;\n", tb)
-	}
-	if _, err := f.g.DB().DB.ExecContext(context.Background(), b.String()); err != nil {
+	stmt = triggersOff([]string{"entries", "postings", "bill_lines", "audit_period_closes"}, strings.ReplaceAll(stmt, "$M", fmt.Sprint(f.m)))
+	if _, err := f.g.DB().DB.ExecContext(context.Background(), stmt); err != nil {
 		t.Fatalf("tampering: %v\n%s", err, stmt)
 	}
 }

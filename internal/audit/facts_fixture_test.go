@@ -52,19 +52,8 @@ func newFactsFixture(t *testing.T) *factsFixture {
 	for i := range 3 {
 		deposit(t, f.l.Ledger, f.m.ID, "USD", int64(2_00*(i+1)))
 	}
-	rows, err := f.l.DB().QueryContext(ctx, `select merchant_seq from entries where merchant_id = ? and kind = 'DEPOSIT'
-		order by merchant_seq desc limit 3`, f.m.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for i := 2; rows.Next(); i-- {
-		if err := rows.Scan(&f.deposits[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := rows.Err(); err != nil || f.deposits[0] <= f.fxSeq {
-		t.Fatalf("deposits %v after the foreign hold %d: %v", f.deposits, f.fxSeq, err)
+	if f.readDeposits(t); f.deposits[0] <= f.fxSeq {
+		t.Fatalf("deposits %v after the foreign hold %d", f.deposits, f.fxSeq)
 	}
 	return f
 }
@@ -86,4 +75,23 @@ func verifyAll(t *testing.T, f *verifyFixture) *audit.Report {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// readDeposits reads the sequences of f.m's three last deposits.
+func (f *verifyFixture) readDeposits(t *testing.T) {
+	t.Helper()
+	rows, err := f.l.DB().QueryContext(context.Background(), `select merchant_seq from entries where merchant_id = ? and kind = 'DEPOSIT'
+		order by merchant_seq desc limit 3`, f.m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for i := 2; rows.Next(); i-- {
+		if err := rows.Scan(&f.deposits[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rows.Err(); err != nil || f.deposits[0] == 0 {
+		t.Fatalf("deposits %v: %v", f.deposits, err)
+	}
 }

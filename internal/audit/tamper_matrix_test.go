@@ -35,8 +35,13 @@ const rechainSQL = `
 // journal and the accounts disabled, as a superuser could on a copy.
 func (f *verifyFixture) tamperAll(t *testing.T, stmt string) {
 	t.Helper()
+	f.tamper(t, triggersOff([]string{"entries", "postings", "bill_lines", "accounts"}, stmt))
+}
+
+// triggersOff wraps stmt in the disabling and re-enabling of the tables'
+// append-only and no-truncate triggers.
+func triggersOff(tables []string, stmt string) string {
 	var b strings.Builder
-	tables := []string{"entries", "postings", "bill_lines", "accounts"}
 	for _, tb := range tables {
 		fmt.Fprintf(&b, "alter table %[1]s disable trigger %[1]s_append_only; alter table %[1]s disable trigger %[1]s_no_truncate;\n", tb)
 	}
@@ -44,7 +49,7 @@ func (f *verifyFixture) tamperAll(t *testing.T, stmt string) {
 	for _, tb := range tables {
 		fmt.Fprintf(&b, "alter table %[1]s enable trigger %[1]s_append_only; alter table %[1]s enable trigger %[1]s_no_truncate;\n", tb)
 	}
-	f.tamper(t, b.String())
+	return b.String()
 }
 
 // The tamper matrix of issue 30: on a copy with activity (a fresh test
