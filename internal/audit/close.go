@@ -53,9 +53,6 @@ const (
 	PeriodMonth = "month"
 )
 
-// PurposePeriodClose is signed in front of a close's statement (signer.go).
-const PurposePeriodClose = "paygate/period-close/v1"
-
 // CheckPeriodClose names a close the journal no longer gives.
 const CheckPeriodClose = "period_close"
 
