@@ -12,6 +12,7 @@ import (
 
 	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/internal/remittance"
+	"github.com/paygate/gateway/postings"
 )
 
 func TestHandleBillList(t *testing.T) {
@@ -55,7 +56,9 @@ func TestHandleRemittanceCreate(t *testing.T) {
 		// worked out (the rules' own tests hold the fees).
 		{name: "created", body: ok, call: "CreateRemittance", in: remittance.RemittanceInput{PayerID: "payer-1",
 			Beneficiary: json.RawMessage(`{"account_no":"DE89370400440532013000","bank_swift":"COBADEFFXXX","country":"DE","name":"Hans Muster GmbH"}`),
-			Amount:      10000, Fee: 55, Currency: "EUR", Purpose: "SUPP", Rail: "SEPA"}, data: `{"txId":"rmt_new","status":"SCREENING","amount":100.00,` +
+			Amount:      10000, Fee: 55, Currency: "EUR", Purpose: "SUPP", Rail: "SEPA",
+			// The fee's rule, which the FEE entry records (docs/audit.md).
+			FeeFact: &postings.FeeFact{Rule: "remittance", RuleVersion: "corridor:DE:EUR", Basis: 10000, Bps: 5, Fixed: 50, Amount: 55}}, data: `{"txId":"rmt_new","status":"SCREENING","amount":100.00,` +
 			`"currency":"EUR","fee":1.50,"rail":"SEPA","purpose":"","createdAt":"2026-03-01T10:00:00Z"}`},
 		{name: "bad JSON", body: `{"payer_id":`, field: "body"},
 		{name: "fields missing", body: `{"payer_id":"p"}`, field: "beneficiary, amount, currency"},

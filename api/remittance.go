@@ -142,7 +142,7 @@ func decodeRemittanceCreate(raw []byte, allow callbackurl.AllowList) (remittance
 	if err != nil {
 		return remittance.RemittanceInput{}, err
 	}
-	fee, err := rules.RemittanceFee(cor, r.Amount, cur)
+	fee, err := rules.RemittanceFeeFact(cor, r.Amount, cur)
 	if err != nil {
 		return remittance.RemittanceInput{}, err
 	}
@@ -150,8 +150,8 @@ func decodeRemittanceCreate(raw []byte, allow callbackurl.AllowList) (remittance
 	if err != nil {
 		return remittance.RemittanceInput{}, err
 	}
-	return remittance.RemittanceInput{PayerID: r.PayerID, Beneficiary: beneficiary, Amount: r.Amount, Fee: fee,
-		Currency: cur.Code, Purpose: r.Purpose, Rail: string(cor.Rail), CallbackURL: req.CallbackURL}, nil
+	return remittance.RemittanceInput{PayerID: r.PayerID, Beneficiary: beneficiary, Amount: r.Amount, Fee: fee.Amount,
+		FeeFact: &fee, Currency: cur.Code, Purpose: r.Purpose, Rail: string(cor.Rail), CallbackURL: req.CallbackURL}, nil
 }
 
 // remittanceCreatedView is the answer of POST /shop/remittance/create.

@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/railsim"
 	"github.com/paygate/gateway/internal/remittance"
+	"github.com/paygate/gateway/postings"
 )
 
 // remitOut is a remittance as a client reads it (create or query answer).
@@ -293,7 +294,8 @@ func TestDecodeRemittanceCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := remittance.RemittanceInput{PayerID: "payer-1", Amount: 1_000_00, Fee: 1_00, Currency: "EUR", Purpose: "SUPP",
-		Rail: "SEPA", CallbackURL: "https://shop.example.com/cb"}
+		Rail: "SEPA", CallbackURL: "https://shop.example.com/cb",
+		FeeFact: &postings.FeeFact{Rule: "remittance", RuleVersion: "corridor:DE:EUR", Basis: 1_000_00, Bps: 5, Fixed: 50, Amount: 1_00}}
 	ben := `{"account_no":"DE89370400440532013000","bank_swift":"COBADEFFXXX","country":"DE","name":"Hans Muster GmbH"}`
 	if string(in.Beneficiary) != ben {
 		t.Errorf("beneficiary %s, want %s", in.Beneficiary, ben)

@@ -33,6 +33,13 @@ var GenesisHash Hash
 //
 // The character sets of references, metadata and addresses exclude "\n",
 // "=" (in keys) and ">" so that no escaping is needed.
+//
+// Version 2 (GWE2) is version 1 with "GWE2" as its first line, and is the
+// encoding of exactly the entries whose metadata has the pair
+// facts=<version> (facts.go): they carry the economic facts audit verify
+// re-derives. The version is in the bytes, so an entry cannot lose or gain
+// its facts' contract without its hash changing; entries without facts are
+// encoded, and verify, as they always were (docs/audit.md).
 func CanonicalEncoding(r *Record) []byte {
 	return AppendCanonicalEncoding(make([]byte, 0, 256+96*len(r.Postings)), r)
 }
@@ -41,7 +48,11 @@ func CanonicalEncoding(r *Record) []byte {
 // that is reused, it allocates nothing for an entry without metadata, which
 // is what lets an audit hash millions of entries without garbage.
 func AppendCanonicalEncoding(b []byte, r *Record) []byte {
-	b = append(b, "GWE1\n"...)
+	if r.HasFacts() {
+		b = append(b, "GWE2\n"...)
+	} else {
+		b = append(b, "GWE1\n"...)
+	}
 	b = strconv.AppendInt(append(b, "merchant="...), r.Merchant, 10)
 	b = strconv.AppendInt(append(b, "\nseq="...), r.Seq, 10)
 	b = append(append(b, "\nkind="...), r.Kind...)

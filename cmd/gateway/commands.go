@@ -110,7 +110,7 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 	shopNo := fs.String("shop-no", "", "check one merchant only")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	cpFile := fs.String("checkpoint", "", "a checkpoint file: the journal must extend it (docs/audit.md#checkpoints)")
-	pubFile := fs.String("public-key", "", "the checkpoint key's public half (default: that of $"+checkpointKeyVar+")")
+	pubFile := fs.String("public-key", "", "the checkpoint key's public half (default: that of $"+checkpointKeyVar+"); alone, it checks the period closes' signatures")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}

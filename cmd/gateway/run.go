@@ -105,6 +105,7 @@ func subcommands() []subcommand {
 		{"audit verify", "check hash chains, sequences, balances and bill lines; exit 1 on any break", cmdAuditVerify},
 		{"audit statement", "check a merchant's statement over UTC days: opening + movements = closing; exit 1 on a mismatch", cmdAuditStatement},
 		{"audit checkpoint", "sign every merchant's journal head, store the checkpoint and print it for an auditor to keep", cmdAuditCheckpoint},
+		{"audit close", "close a merchant's ended UTC day or month: sign and store its closing balances and head", cmdAuditClose},
 		{"audit checkpoint-key", "make the Ed25519 key pair that signs checkpoints (the database never holds it)", cmdAuditCheckpointKey},
 		{"audit role", "create or update an auditor's read-only database login (member of gateway_auditor)", cmdAuditRole},
 		{"report balance", "a merchant's balance report over days (UTC or --time-zone): opening, activity by category, closing; text, JSON or CSV", cmdReportBalance},

@@ -67,6 +67,8 @@ var constTimeAllowed = map[string]string{
 		"not a credential",
 	"internal/remittance/rules/sanctions_index.go keysMatch strings.Join(a, \"\")": "the same screening key with " +
 		"its spaces removed, not a credential",
+	"internal/audit/close_verify.go reach c.HeadHash": "a journal entry's chain hash against the period close's " +
+		"recorded head: both are public (an auditor reads them), nothing secret is compared",
 	"internal/audit/checkpoint.go entry f.cur.Hash": "a journal entry's chain hash against the checkpoint's " +
 		"(public) one: the auditor holds both, nobody guesses them",
 	"internal/audit/verify_stream.go merge s.cur.entries.key()":  "the sort-merge keys (merchant, seq) of Verify's streams",

@@ -69,6 +69,13 @@ var tableOwners = map[string]string{
 	"deposit_references": "internal/deposit",
 	// 0021_audit_anchor.sql: the signed checkpoints, append-only.
 	"audit_checkpoints": "internal/audit",
+	// 0022: the rates' versions (fx_rates is now the view of the latest),
+	// and the auditor's read-only views of the facts behind the journal,
+	// which Verify reads as an auditor does.
+	"fx_rate_versions": "internal/fx", "audit_fx_rates": "internal/audit", "audit_authorizations": "internal/audit",
+	"audit_holds": "internal/audit", "audit_remittances": "internal/audit", "audit_remittance_history": "internal/audit",
+	// 0023: the signed period closes, append-only (internal/audit/close.go).
+	"audit_period_closes": "internal/audit",
 	// 0012_console.sql: the console's users, sessions and audit trail.
 	"console_users": "internal/console", "console_sessions": "internal/console",
 	"console_login_attempts": "internal/console", "console_audit": "internal/console",

@@ -37,8 +37,16 @@ func ReadQueries(db *bun.DB, m int64) ([]ledger.Statement, error) {
 		add("verify billChain", strings.ReplaceAll(billChainCheck.sql, "$1", fmt.Sprint(m))),
 		add("verify balance", strings.ReplaceAll(balanceCheck.sql, "$1", fmt.Sprint(m))),
 		add("verify account balances", fmt.Sprintf(verifyAccountBalancesSQL, m)),
+		add("verify closes", fmt.Sprintf(loadClosesSQL, m)),
+		add("close head", closeHeadSQL, merchant, at),
+		add("close balances", closeBalancesSQL, merchant, 10, merchant, 10),
 		add("verify heads", strings.ReplaceAll(loadHeadsSQL, "$1::bigint", fmt.Sprint(m))),
 		add("statement accounts", statementAccountsSQL, merchant, at, at.Add(time.Hour), pgdialect.Array([]string{"funding", "card_available"}), StatementAccountsMax+1),
+	}
+	if m == 0 {
+		// The rate versions are no merchant's: verify reads them whole
+		// (a few rows per rate ever set) for one merchant too.
+		errs = append(errs, add("verify rate versions", loadRateVersionsSQL))
 	}
 	for _, c := range verifyChecks {
 		// The checks go by the simple protocol: pgx writes the merchant in.

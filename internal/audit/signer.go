@@ -13,8 +13,8 @@ import (
 )
 
 // Signer signs the statements an auditor keeps outside the database: the
-// checkpoints (checkpoint.go) and, later, period closes (issue 30, point
-// 4). It is the one home of signing: each kind of statement passes its own
+// checkpoints (checkpoint.go) and the period closes (close.go, issue 30
+// point 4). It is the one home of signing: each kind of statement passes its own
 // purpose, which is signed in front of the statement, so that a signature
 // made for one kind can never be read as another. The private key lives in
 // a file the operator keeps (docs/operations.md); the database never holds
@@ -26,7 +26,8 @@ type Signer struct {
 
 // The purposes signed in front of each statement, one per kind.
 const (
-	PurposeCheckpoint = "paygate/checkpoint/v1"
+	PurposeCheckpoint  = "paygate/checkpoint/v1"
+	PurposePeriodClose = "paygate/period-close/v1" // close.go
 )
 
 // KeyID names a public key: the first 16 hex digits of SHA-256 over its 32

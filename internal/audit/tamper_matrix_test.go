@@ -35,8 +35,13 @@ const rechainSQL = `
 // journal and the accounts disabled, as a superuser could on a copy.
 func (f *verifyFixture) tamperAll(t *testing.T, stmt string) {
 	t.Helper()
+	f.tamper(t, triggersOff([]string{"entries", "postings", "bill_lines", "accounts"}, stmt))
+}
+
+// triggersOff wraps stmt in the disabling and re-enabling of the tables'
+// append-only and no-truncate triggers.
+func triggersOff(tables []string, stmt string) string {
 	var b strings.Builder
-	tables := []string{"entries", "postings", "bill_lines", "accounts"}
 	for _, tb := range tables {
 		fmt.Fprintf(&b, "alter table %[1]s disable trigger %[1]s_append_only; alter table %[1]s disable trigger %[1]s_no_truncate;\n", tb)
 	}
@@ -44,7 +49,7 @@ func (f *verifyFixture) tamperAll(t *testing.T, stmt string) {
 	for _, tb := range tables {
 		fmt.Fprintf(&b, "alter table %[1]s enable trigger %[1]s_append_only; alter table %[1]s enable trigger %[1]s_no_truncate;\n", tb)
 	}
-	f.tamper(t, b.String())
+	return b.String()
 }
 
 // The tamper matrix of issue 30: on a copy with activity (a fresh test
@@ -109,6 +114,30 @@ func TestTamperMatrix(t *testing.T) {
 		}, want: []wantProblem{{audit.CheckCheckpointSignature, 0, "does not verify"}}, only: true},
 		{name: "checkpoint head changed", resign: func(t *testing.T, c *audit.Checkpoint) { c.Heads[0].Seq-- },
 			want: []wantProblem{{audit.CheckCheckpointSignature, 0, "a head was changed"}}},
+		// Issue 30 point 2: the facts behind the journal. The fixture's
+		// card has a second hold, in EUR: a CARD_AUTH whose facts name its
+		// rate version and cross-border fee (facts_fixture_test.go).
+		{name: "rate row changed", tamper: `alter table fx_rate_versions disable trigger fx_rate_versions_append_only;
+			update fx_rate_versions set mid_rate = mid_rate + 0.01 where version = $RATEV;
+			alter table fx_rate_versions enable trigger fx_rate_versions_append_only`,
+			want: []wantProblem{{audit.CheckRateVersion, 0, "has mid rate"}}, only: true},
+		{name: "rate row's time changed", tamper: `alter table fx_rate_versions disable trigger fx_rate_versions_append_only;
+			update fx_rate_versions set set_at = set_at - interval '1 hour' where version = $RATEV;
+			alter table fx_rate_versions enable trigger fx_rate_versions_append_only`,
+			want: []wantProblem{{audit.CheckRateVersion, 0, "was set at"}}, only: true},
+		{name: "converted amount changed with a recomputed hash", tamper: `update postings set amount = amount + 1 where merchant_id = $M and merchant_seq = $FXSEQ;
+			update entries set metadata = jsonb_set(metadata, '{fx_amount}', to_jsonb(((metadata->>'fx_amount')::bigint + 1)::text))
+			where merchant_id = $M and merchant_seq = $FXSEQ;` + strings.ReplaceAll(rechainSQL, "$FROM", "$FXSEQ"),
+			want: []wantProblem{{audit.CheckFXAmount, 0, "the rate gives"}, {audit.CheckHoldAuth, 0, "the authorization approved"}}},
+		{name: "fee changed with a recomputed hash", tamper: `update postings set amount = amount - 1 where merchant_id = $M and merchant_seq = $FXSEQ;
+			update entries set metadata = jsonb_set(metadata, '{fee_amount}', to_jsonb(((metadata->>'fee_amount')::bigint - 1)::text))
+			where merchant_id = $M and merchant_seq = $FXSEQ;` + strings.ReplaceAll(rechainSQL, "$FROM", "$FXSEQ"),
+			want: []wantProblem{{audit.CheckFeeAmount, 0, "the rule cross_border v1 gives"}, {audit.CheckHoldAuth, 0, "the authorization approved"}}},
+		{name: "hold naming the wrong authorization", tamper: `update entries set auth_id = '$USDAUTH' where merchant_id = $M and merchant_seq = $FXSEQ;` +
+			strings.ReplaceAll(rechainSQL, "$FROM", "$FXSEQ"),
+			want: []wantProblem{{audit.CheckHoldAuth, 0, "$USDAUTH is named by 2 CARD_AUTH entries"}, {audit.CheckHoldAuth, 0, "$FXAUTH is named by 0 CARD_AUTH entries"}}},
+		{name: "authorization's rate changed", tamper: `update authorizations set fx_rate = '1.2' where auth_id = '$FXAUTH'`,
+			want: []wantProblem{{audit.CheckHoldAuth, 0, "are not the authorization's"}}, only: true},
 		{name: "truncated journal", tamper: `alter table reconciled_items drop constraint reconciled_items_entry_fkey; truncate bill_lines, postings, entries, bill_blocks, balances`,
 			want: []wantProblem{{audit.CheckJournalEmptied, 0, "the heads say"}}, only: true},
 		{name: "truncated journal and heads", tamper: `alter table reconciled_items drop constraint reconciled_items_entry_fkey; truncate bill_lines, postings, entries, bill_blocks, balances, ledger_heads`,
@@ -118,7 +147,8 @@ func TestTamperMatrix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			f := newVerifyFixture(t)
+			ff := newFactsFixture(t)
+			f := ff.verifyFixture
 			signer := newTestSigner(t)
 			svc := audit.New(f.l.Ledger)
 			cp, err := svc.Checkpoint(ctx, signer)
@@ -129,7 +159,7 @@ func TestTamperMatrix(t *testing.T) {
 				tc.resign(t, cp)
 			}
 			if tc.tamper != "" {
-				f.tamperAll(t, tc.tamper)
+				f.tamperAll(t, ff.expand(tc.tamper))
 			}
 			rep, err := svc.Verify(ctx, audit.VerifyOptions{Checkpoint: cp, PublicKey: signer.Public()})
 			if err != nil {
@@ -147,7 +177,7 @@ func TestTamperMatrix(t *testing.T) {
 				for _, p := range rep.Problems {
 					seqOK := w.seq == 0 || p.Seq == f.deposits[w.seq-1]
 					merchantOK := p.Merchant == f.m.ID || p.Merchant == 0
-					found = found || (p.Check == w.check && merchantOK && seqOK && strings.Contains(p.Detail, w.detail))
+					found = found || (p.Check == w.check && merchantOK && seqOK && strings.Contains(p.Detail, ff.expand(w.detail)))
 				}
 				if !found {
 					t.Errorf("no %s problem (deposit %d) saying %q in %v", w.check, w.seq, w.detail, rep.Problems)

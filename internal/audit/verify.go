@@ -202,6 +202,7 @@ func (s *Service) Verify(ctx context.Context, opts VerifyOptions) (*Report, erro
 	if opts.Checkpoint != nil {
 		v.stream.cp = newCheckpointFollower(opts.Checkpoint, opts.Merchant)
 	}
+	v.stream.closePub = opts.PublicKey // the closes' signatures too (close_verify.go)
 	if h := opts.hooks; h != nil {
 		v.stream.fetchRows, v.stream.acc.max, v.stream.follow.max = h.fetchRows, h.accountsMax, h.chainMax
 		v.stream.follow.queried = h.chainQueried
@@ -230,6 +231,9 @@ func (s *Service) Verify(ctx context.Context, opts VerifyOptions) (*Report, erro
 	rep.merge(v.stream.problems)
 	if v.stream.cp != nil {
 		rep.merge(v.stream.cp.problems)
+	}
+	if v.stream.closes != nil {
+		rep.merge(v.stream.closes.problems)
 	}
 	rep.merge(v.stream.bill)
 	a := &v.stream.accounts

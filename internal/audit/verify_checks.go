@@ -119,6 +119,8 @@ var verifyChecks = []sqlCheck{
 		) x
 		order by x.merchant_id, x.kind, x.currency, x.block, x.lines
 		limit 1000`},
+	// Every authorization against the entries that name it (verify_facts.go).
+	holdAuthCheck,
 }
 
 // verifySQLMode sends the checks with the merchant written into the text

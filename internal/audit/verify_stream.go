@@ -3,8 +3,8 @@ package audit
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -186,6 +186,10 @@ type chainStream struct {
 	fold     balanceFold         // each account's postings (verify_balances.go)
 	accounts accountProblems     // the accounts pass's
 	cp       *checkpointFollower // nil without a checkpoint (checkpoint.go)
+	rates    rateVersions        // the rate versions entries' facts name (verify_facts.go)
+	meta     map[string]string   // the metadata map, reused (verify_meta.go)
+	closes   *closeFollower      // nil without closed periods (close_verify.go)
+	closePub ed25519.PublicKey   // checks the closes' signatures when set
 }
 
 // postingSides are a posting's two accounts, by id.
@@ -199,6 +203,13 @@ type currencyNet struct {
 
 // run streams the journal on conn, which must be in the verify transaction.
 func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
+	if err := s.rates.load(ctx, conn); err != nil {
+		return err
+	}
+	var err error
+	if s.closes, err = loadCloses(ctx, conn, s.merchant, s.closePub); err != nil {
+		return err
+	}
 	pc := conn.PgConn()
 	if err := s.declare(ctx, pc); err != nil {
 		return err
@@ -214,6 +225,7 @@ func (s *chainStream) run(ctx context.Context, conn *pgx.Conn) error {
 	s.finishMerchant()
 	s.finishBillMerchant()
 	s.cp.finish()
+	s.closes.finish()
 	for _, m := range slices.Sorted(maps.Keys(s.heads)) {
 		if h := s.heads[m]; h.seq != 0 {
 			s.problems.add(Problem{Check: CheckHead, Merchant: m, Detail: fmt.Sprintf("head says %d entries, the journal has none", h.seq)})
@@ -353,6 +365,7 @@ func (s *chainStream) startGroup(ev [][]byte, k journalKey, hasEntry bool) error
 		s.finishMerchant()
 		s.chain.merchant, s.chain.expected, s.chain.prev, s.chain.lastID = k.merchant, 1, postings.GenesisHash, 0
 		s.cp.startMerchant(k.merchant)
+		s.closes.startMerchant(k.merchant)
 	}
 	return s.startEntry(ev, k.merchant, k.seq)
 }
@@ -422,8 +435,12 @@ func (s *chainStream) startEntry(v [][]byte, m, seq int64) error {
 		return fmt.Errorf("ledger: verify: entry %d/%d: unknown jsonb format", m, seq)
 	}
 	if meta = meta[1:]; len(meta) > 2 { // "{}" is no metadata
-		if err := json.Unmarshal(meta, &r.Metadata); err != nil {
+		// One map, reused: nothing keeps an entry's metadata past its checks.
+		parsed, err := parseMetadata(meta, s.meta)
+		if err != nil {
 			s.problems.add(Problem{Check: CheckHashChain, Merchant: m, Seq: seq, Detail: "metadata is not a JSON object of strings"})
+		} else {
+			r.Metadata, s.meta = parsed, parsed
 		}
 	}
 	r.PrevHash, s.hash = postings.Hash{}, postings.Hash{}
@@ -475,6 +492,9 @@ func (s *chainStream) finishEntry() {
 		s.problems.add(Problem{Check: CheckHashChain, Merchant: m, Seq: seq,
 			Detail: fmt.Sprintf("stored hash %s, recomputed %s: the entry or its postings changed", s.hash, got)})
 	}
+	if r.HasFacts() {
+		s.checkFacts()
+	}
 	// Balanced per currency, counted on the accounts' own currencies, and
 	// confined to the merchant.
 	nets := s.nets[:0]
@@ -494,6 +514,7 @@ func (s *chainStream) finishEntry() {
 	}
 	s.nets = nets
 	s.cp.entry(m, seq, s.hash[:])
+	s.closes.entry(r, s.hash[:])
 	s.chain.prev = s.hash
 	s.entries++
 	s.postings += int64(len(r.Postings))
@@ -530,6 +551,7 @@ func (s *chainStream) finishMerchant() {
 		return
 	}
 	s.cp.endMerchant(m, s.chain.expected-1)
+	s.closes.endMerchant(m, s.chain.expected-1)
 	h, ok := s.heads[m]
 	switch {
 	case !ok:

@@ -57,19 +57,7 @@ func newVerifyFixture(t *testing.T) *verifyFixture {
 	f.other = newMerchant(t, f.l.Ledger, "USD")
 	deposit(t, f.l.Ledger, f.other.ID, "USD", 5_00)
 	deposit(t, f.l.Ledger, f.other.ID, "USD", 6_00)
-	rows, err := f.l.DB().QueryContext(ctx, `select merchant_seq from entries where merchant_id = ? and kind = 'DEPOSIT' order by merchant_seq desc limit 3`, f.m.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for i := 2; rows.Next(); i-- {
-		if err := rows.Scan(&f.deposits[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := rows.Err(); err != nil || f.deposits[0] == 0 {
-		t.Fatalf("deposits %v: %v", f.deposits, err)
-	}
+	f.readDeposits(t)
 	if err := f.l.DB().QueryRowContext(ctx, `select id from accounts where merchant_id = ? and type = 'funding' and currency = 'USD'`, f.m.ID).Scan(&f.fundUSD); err != nil {
 		t.Fatal(err)
 	}

@@ -13,14 +13,17 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-// Rate is an operator rate: one unit of Base is MidRate units of Quote.
+// Rate is an operator rate: one unit of Base is MidRate units of Quote. It
+// is one version of the pair's rate (sql/0022: fx_rate_versions, append
+// only): a new rate is a new version, and the pair's rate is its latest.
 type Rate struct {
+	Version   int64     `json:"version"`
 	Base      string    `json:"base"`
 	Quote     string    `json:"quote"`
 	MidRate   string    `json:"midRate"`
 	SpreadBps int64     `json:"spreadBps"`
-	Source    string    `json:"source"` // "seed" or "operator"
-	UpdatedAt time.Time `json:"updatedAt"`
+	Source    string    `json:"source"`    // "seed" or "operator"
+	UpdatedAt time.Time `json:"updatedAt"` // the version's time
 	// Mid is MidRate parsed (set by the reads of this package).
 	Mid postings.Rate `json:"-" bun:"-"`
 }

@@ -40,23 +40,28 @@ func (s *Service) Set(ctx context.Context, base, quote, mid string, spreadBps in
 	if _, err := postings.ApplySpread(r, spreadBps, postings.RoundDown); err != nil {
 		return nil, err
 	}
+	// A new version, never a change: the versions an entry names stay
+	// what they were (sql/0022 refuses UPDATE and DELETE).
 	now := s.l.Now()
-	_, err = s.l.DB().NewRaw(`
-		insert into fx_rates (base, quote, mid_rate, spread_bps, source, updated_at)
-		values (?, ?, ?::numeric, ?, 'operator', ?)
-		on conflict (base, quote) do update
-		set mid_rate = excluded.mid_rate, spread_bps = excluded.spread_bps, source = 'operator', updated_at = excluded.updated_at`,
-		base, quote, r.String(), spreadBps, now).Exec(ctx)
+	var version int64
+	err = s.l.DB().NewRaw(`
+		insert into fx_rate_versions (base, quote, mid_rate, spread_bps, source, set_at)
+		values (?, ?, ?::numeric, ?, 'operator', ?) returning version`,
+		base, quote, r.String(), spreadBps, now).Scan(ctx, &version)
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
-	return &Rate{Base: base, Quote: quote, MidRate: r.String(), SpreadBps: spreadBps, Source: "operator", UpdatedAt: now, Mid: r}, nil
+	return &Rate{Version: version, Base: base, Quote: quote, MidRate: r.String(), SpreadBps: spreadBps, Source: "operator",
+		UpdatedAt: now, Mid: r}, nil
 }
 
 // List lists every rate.
 func (s *Service) List(ctx context.Context) ([]Rate, error) {
 	var out []Rate
-	err := s.l.DB().NewRaw(`select base, quote, mid_rate::text as mid_rate, spread_bps, source, updated_at from fx_rates order by base, quote`).
+	err := s.l.DB().NewRaw(`select version, base, quote, mid_rate::text as mid_rate, spread_bps, source, set_at as updated_at
+		from fx_rate_versions v
+		where version = (select max(version) from fx_rate_versions l where l.base = v.base and l.quote = v.quote)
+		order by base, quote`).
 		Scan(ctx, &out)
 	for i := range out {
 		out[i].UpdatedAt = out[i].UpdatedAt.UTC()
@@ -65,11 +70,18 @@ func (s *Service) List(ctx context.Context) ([]Rate, error) {
 }
 
 // RestampSeedRates marks the seeded demo rates as current, for a local
-// gateway started long after its database was made. Operator rates are
+// gateway started long after its database was made: each pair whose latest
+// version is a seed older than olderThan gets a new seed version of the
+// same rate, stamped now (versions are never changed). Operator rates are
 // never touched. It returns how many rates it re-stamped.
 func (s *Service) RestampSeedRates(ctx context.Context, olderThan time.Duration) (int64, error) {
 	now := s.l.Now()
-	res, err := s.l.DB().NewRaw(`update fx_rates set updated_at = ? where source = 'seed' and updated_at < ?`,
+	res, err := s.l.DB().NewRaw(`
+		insert into fx_rate_versions (base, quote, mid_rate, spread_bps, source, set_at)
+		select base, quote, mid_rate, spread_bps, 'seed', ? from fx_rate_versions v
+		where source = 'seed' and set_at < ?
+		  and version = (select max(version) from fx_rate_versions l where l.base = v.base and l.quote = v.quote)
+		order by base, quote`,
 		now, now.Add(-olderThan)).Exec(ctx)
 	if err != nil {
 		return 0, ledger.MapError(err)

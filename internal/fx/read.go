@@ -12,12 +12,15 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-// Read returns the rate from base to quote as stored, whatever its age;
+// Read returns the rate from base to quote as stored (its latest version),
+// whatever its age;
 // EFORBIDDEN fx_pair when there is none.
 func Read(ctx context.Context, db bun.IDB, base, quote string) (*Rate, error) {
 	var r Rate
-	err := db.NewRaw(`select base, quote, mid_rate::text, spread_bps, source, updated_at from fx_rates where base = ? and quote = ?`,
-		base, quote).Scan(ctx, &r.Base, &r.Quote, &r.MidRate, &r.SpreadBps, &r.Source, &r.UpdatedAt)
+	// The pair's latest version: one probe of fx_rate_versions_pair_idx.
+	err := db.NewRaw(`select version, base, quote, mid_rate::text, spread_bps, source, set_at from fx_rate_versions
+		where base = ? and quote = ? order by version desc limit 1`,
+		base, quote).Scan(ctx, &r.Version, &r.Base, &r.Quote, &r.MidRate, &r.SpreadBps, &r.Source, &r.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, postings.ReasonFXPair, "no exchange rate from %s to %s", base, quote)
 	}

@@ -124,6 +124,7 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 	// shares of this hold and never convert again.
 	cur := postings.MustCurrency(cardCur)
 	var hold postings.Hold
+	var meta map[string]string // the conversion's facts, hashed with the entry (docs/audit.md)
 	if req.Currency == cardCur {
 		if hold, err = postings.NewHold(req.Amount, cur, cur, postings.Rate{}); err != nil {
 			return nil, err
@@ -141,6 +142,8 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 			return decline(RespDoNotHonour, "amount cannot be converted")
 		}
 		res.FXRate = rate.MidRate
+		fxf, fee := hold.Facts(rate.Version, rate.UpdatedAt)
+		meta = postings.PutFacts(nil, &fxf, &fee)
 	}
 	res.CardAmount, res.Fee = hold.Amount, hold.Fee
 	lim, err := cards.LimitOf(tx, m, cardCur)
@@ -156,7 +159,7 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 	}
 	res.AuthID = "auth_" + database.RandomID(20)
 	if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardAuth,
-		Refs:     postings.Refs{CardNo: c.No(), AuthID: res.AuthID},
+		Refs: postings.Refs{CardNo: c.No(), AuthID: res.AuthID}, Metadata: meta,
 		Postings: []postings.Posting{{Source: avail, Destination: held, Amount: total, Currency: cardCur}},
 	}); err != nil {
 		return nil, err

@@ -86,8 +86,9 @@ func (s *Service) clear(tx *ledger.Tx, m *ledger.Merchant, a *authState, req Cle
 		return nil, err
 	}
 	if fee > 0 {
+		feeFact := postings.CapturedFeeFact(fee)
 		if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindFee, Refs: refs,
-			Metadata: map[string]string{"fee": "cross_border"},
+			Metadata: postings.PutFacts(nil, nil, &feeFact), // the fee's rule, hashed (docs/audit.md)
 			Postings: charge(fee, postings.MerchantAccount(r.MerchantID, postings.AccountFeeRevenue, r.Currency))}); err != nil {
 			return nil, err
 		}

@@ -72,8 +72,15 @@ func create(tx *ledger.Tx, m *ledger.Merchant, in RemittanceInput) (*Remittance,
 		return nil, err
 	}
 	if in.Fee > 0 {
+		meta := map[string]string{"fee": "remittance"}
+		if f := in.FeeFact; f != nil {
+			if f.Amount != in.Fee {
+				return nil, postings.Errorf(postings.EINTERNAL, "remittance fee %d, its rule says %d", in.Fee, f.Amount)
+			}
+			meta = postings.PutFacts(meta, nil, f)
+		}
 		if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindFee, Refs: refs,
-			Metadata: map[string]string{"fee": "remittance"}, Postings: []postings.Posting{{
+			Metadata: meta, Postings: []postings.Posting{{
 				Source: fund, Destination: postings.MerchantAccount(m.ID, postings.AccountFeeRevenue, in.Currency),
 				Amount: in.Fee, Currency: in.Currency}}}); err != nil {
 			return nil, err

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // Remittance statuses. REJECTED is the gateway's own terminal state for a
@@ -46,6 +48,10 @@ type RemittanceInput struct {
 	Beneficiary json.RawMessage // {name, country, bank_swift, account_no, …}
 	Amount      int64           // minor units of Currency
 	Fee         int64
+	// FeeFact is the rule that made Fee (rules.RemittanceFeeFact), hashed
+	// with the FEE entry so that audit verify can re-derive it; nil
+	// records only the rule's name, as before.
+	FeeFact     *postings.FeeFact `json:",omitempty"`
 	Currency    string
 	Purpose     string
 	Rail        string

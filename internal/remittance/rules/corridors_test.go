@@ -348,3 +348,25 @@ func TestRemittanceFee(t *testing.T) {
 		t.Errorf("bad schedule: %v", err)
 	}
 }
+
+// The fee fact of every corridor is its fee, and re-derives from the rule
+// it records (the FEE entry's facts, which audit verify checks).
+func TestRemittanceFeeFact(t *testing.T) {
+	for _, c := range NamedCorridors() {
+		cur := postings.MustCurrency(c.Currency)
+		for _, amount := range []int64{1, 999, 1_000_00, 123_456_789} {
+			fee, err := RemittanceFee(c, amount, cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fact, err := RemittanceFeeFact(c, amount, cur)
+			if err != nil || fact.Amount != fee || fact.Basis != amount || fact.RuleVersion != "corridor:"+c.Country+":"+c.Currency {
+				t.Fatalf("%s/%s %d: fact %+v, %v; fee %d", c.Country, c.Currency, amount, fact, err, fee)
+			}
+			again, err := postings.NewFeeFact(fact.Rule, fact.RuleVersion, fact.Basis, fact.Bps, fact.Fixed)
+			if err != nil || again != fact {
+				t.Fatalf("%s/%s %d: re-derived %+v, %v, recorded %+v", c.Country, c.Currency, amount, again, err, fact)
+			}
+		}
+	}
+}

@@ -33,3 +33,15 @@ func RemittanceFee(c *Corridor, amount int64, currency postings.Currency) (int64
 	}
 	return fee, nil
 }
+
+// RemittanceFeeFact is RemittanceFee with the rule that made it, as the FEE
+// entry records it (postings.FeeFact): the corridor, its basis points and
+// fixed part, and the amount they apply to.
+func RemittanceFeeFact(c *Corridor, amount int64, currency postings.Currency) (postings.FeeFact, error) {
+	fee, err := RemittanceFee(c, amount, currency)
+	if err != nil {
+		return postings.FeeFact{}, err
+	}
+	return postings.FeeFact{Rule: postings.FeeRuleRemittance, RuleVersion: "corridor:" + c.Country + ":" + c.Currency,
+		Basis: amount, Bps: c.FeeBasisPoints, Fixed: c.FeeFixed, Amount: fee}, nil
+}
