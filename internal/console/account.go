@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -93,8 +94,8 @@ func (s *Server) accountPassword(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	// The TOTP step was taken by the check (store.succeed): 0 here.
-	ended, err := s.store.changePassword(ctx, passwordChange{user: sess.user.ID, hash: hash,
-		oldToken: tokenHash(cookieValue(r, sessionCookie)), newToken: tokenHash(tok), now: now, addr: addr})
+	ended, err := s.store.ChangePassword(ctx, store.PasswordChange{User: sess.user.ID, Hash: hash,
+		OldToken: tokenHash(cookieValue(r, sessionCookie)), NewToken: tokenHash(tok), Now: now, Addr: addr})
 	switch {
 	case errors.Is(err, errSessionGone): // ended between the guard and here
 		http.Redirect(w, r, "/login", http.StatusSeeOther)

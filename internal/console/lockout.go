@@ -69,13 +69,13 @@ func (s *Server) checkCredentials(ctx context.Context, addr, purpose string, fin
 	}
 	defer func() { <-s.hashSlots }()
 	now := s.now()
-	attempt, err := s.store.takeAddressSlot(ctx, addr, now.Add(-s.cfg.LockoutFor), now, s.cfg.AddressFailures)
+	attempt, err := s.store.TakeAddressSlot(ctx, addr, now.Add(-s.cfg.LockoutFor), now, s.cfg.AddressFailures)
 	if err != nil {
 		return checkOutcome{}, err
 	}
 	if attempt == 0 {
 		return checkOutcome{reason: "address_limited", status: 429},
-			s.store.recordAttempt(ctx, "", addr, false, purpose+"address_limited", now)
+			s.store.RecordAttempt(ctx, "", addr, false, purpose+"address_limited", now)
 	}
 	out, err := s.checkUser(ctx, u, try, pw, code, now)
 	if err != nil {
@@ -85,7 +85,7 @@ func (s *Server) checkCredentials(ctx context.Context, addr, purpose string, fin
 	if out.user != nil {
 		login = out.user.Login
 	}
-	return out, s.store.finishAttempt(ctx, attempt, login, out.ok, purpose+out.reason)
+	return out, s.store.FinishAttempt(ctx, attempt, login, out.ok, purpose+out.reason)
 }
 
 // checkUser is steps 3 to 5, once the address's slot is taken.
@@ -94,7 +94,7 @@ func (s *Server) checkUser(ctx context.Context, u *userRow, try *userTry, pw, co
 		CheckPassword(dummyHash(), pw) // the same cost as a known login
 		return checkOutcome{reason: "unknown_login"}, nil
 	}
-	slot, err := s.store.takeUserSlot(ctx, u.ID, s.cfg.LockoutFailures, now, now.Add(s.cfg.LockoutFor))
+	slot, err := s.store.TakeUserSlot(ctx, u.ID, s.cfg.LockoutFailures, now, now.Add(s.cfg.LockoutFor))
 	if err != nil {
 		return checkOutcome{}, err
 	}
@@ -135,7 +135,7 @@ func (s *Server) checkSlot(ctx context.Context, u *userRow, slot int, try *userT
 		out.reason = "concurrent"
 		return out, nil
 	}
-	if out.reason, err = s.store.succeed(ctx, u.ID, slot, step); err != nil || out.reason != "" {
+	if out.reason, err = s.store.Succeed(ctx, u.ID, slot, step); err != nil || out.reason != "" {
 		return out, err
 	}
 	return checkOutcome{user: u, ok: true, reason: "ok"}, nil

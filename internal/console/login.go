@@ -72,7 +72,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		// character outside the logins' alphabet): the form's one refusal,
 		// a 400, counted against the address like any failed try. What was
 		// typed is neither stored nor shown again.
-		if err := s.store.recordAttempt(ctx, "", addr, false, "bad_login", s.now()); err != nil {
+		if err := s.store.RecordAttempt(ctx, "", addr, false, "bad_login", s.now()); err != nil {
 			s.internal(w, r, err)
 			return
 		}
@@ -133,7 +133,7 @@ func (s *Server) totpStepOf(u *userRow, code string, now time.Time) (int64, erro
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request, sess *session) {
-	if err := s.store.deleteSession(r.Context(), tokenHash(cookieValue(r, sessionCookie))); err != nil {
+	if err := s.store.DeleteSession(r.Context(), tokenHash(cookieValue(r, sessionCookie))); err != nil {
 		s.internal(w, r, err)
 		return
 	}

@@ -14,7 +14,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/reconcile"
 )
@@ -69,7 +73,7 @@ const (
 // Server is the console's handler.
 type Server struct {
 	cfg   Config
-	store *store
+	store *consoleStore
 	mux   *routeMux
 	pages *pages
 	// verifyRuns are the audit verify runs started from the page, one
@@ -118,7 +122,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: &store{db: cfg.DB}, mux: newRouteMux(), pages: p,
+	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.DB, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
 		hashSlots: make(chan struct{}, cfg.HashConcurrency)}
 	s.routes()
 	return s, nil

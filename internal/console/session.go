@@ -117,7 +117,7 @@ func (s *Server) loadSession(r *http.Request) (*session, error) {
 // dropping any session the browser had (no session fixation).
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, user int64) error {
 	if old := cookieValue(r, sessionCookie); old != "" {
-		if err := s.store.deleteSession(r.Context(), tokenHash(old)); err != nil {
+		if err := s.store.DeleteSession(r.Context(), tokenHash(old)); err != nil {
 			return err
 		}
 	}
@@ -126,10 +126,10 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, user int64
 		return err
 	}
 	now := s.now()
-	if err := s.store.purgeSessions(r.Context(), now, s.cfg.IdleTimeout); err != nil {
+	if err := s.store.PurgeSessions(r.Context(), now, s.cfg.IdleTimeout); err != nil {
 		return err
 	}
-	if err := s.store.createSession(r.Context(), tokenHash(tok), user, now, now.Add(s.cfg.SessionMax), clientAddr(r)); err != nil {
+	if err := s.store.CreateSession(r.Context(), tokenHash(tok), user, now, now.Add(s.cfg.SessionMax), clientAddr(r)); err != nil {
 		return err
 	}
 	setCookie(w, sessionCookie, tok)

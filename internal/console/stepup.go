@@ -82,7 +82,7 @@ func (s *Server) confirmUser(w http.ResponseWriter, r *http.Request, sess *sessi
 		return false
 	}
 	s.record(r, sess, "refused", 0, action, sess.user.Login, "confirmation "+out.reason+"; locked, session ended")
-	if err := s.store.deleteSession(r.Context(), tokenHash(cookieValue(r, sessionCookie))); err != nil {
+	if err := s.store.DeleteSession(r.Context(), tokenHash(cookieValue(r, sessionCookie))); err != nil {
 		s.internal(w, r, err)
 		return false
 	}
