@@ -19,7 +19,6 @@ import (
 // with it and leaves a 'failed' row of its own afterwards (record: nothing
 // happened, so nothing waits for that row).
 
-
 // atomicAction runs fn with its row (outcome ok) in one transaction. On an
 // error it has answered: 503 when the row could not be written, else the
 // action's error as onErr answers it, after a 'failed' row.
