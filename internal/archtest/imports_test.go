@@ -50,7 +50,7 @@ var allowed = map[string][]string{
 	"internal/fx":         {"ledger", "postings"},
 	"internal/cards":      {"ledger", "internal/database", "postings", "internal/fx", "internal/merchant", "internal/audit"},
 	"internal/network":    {"ledger", "internal/database", "postings", "internal/fx", "internal/cards"},
-	"internal/remittance": {"ledger", "internal/database", "postings", "internal/cards", "internal/remittance/rules"},
+	"internal/remittance": {"ledger", "internal/database", "postings", "internal/cards", "internal/merchant", "internal/remittance/rules"},
 	"internal/delivery":   {"ledger", "postings", "internal/merchant", "internal/callbackurl", "api/receiver/signature"},
 	"internal/railsim":    {"internal/remittance"},
 	// The one ordered list of the domains the core runs (ledger.Domain).
