@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"time"
+
+	"github.com/paygate/gateway/internal/console/auth"
 )
 
 // One check of a user's password (and TOTP code) for whatever asks for
@@ -56,13 +58,13 @@ func (s *Server) checkCredentials(ctx context.Context, addr, purpose string, fin
 	if err != nil {
 		return checkOutcome{}, err
 	}
-	var try *userTry
+	var try *auth.Try
 	if u != nil {
 		// Open before the wait for a hash: with few hash places a burst
 		// queues there, and its tries must still overlap (TestConsoleHTTPFuzzLoginBursts
 		// found a right password signing in from a queued burst).
-		try = s.tries.begin(u.ID)
-		defer s.tries.end(u.ID, try)
+		try = s.tries.Begin(u.ID)
+		defer s.tries.End(u.ID, try)
 	}
 	if !s.takeHashSlot(ctx) {
 		return checkOutcome{reason: "busy", status: 503}, nil
@@ -89,9 +91,9 @@ func (s *Server) checkCredentials(ctx context.Context, addr, purpose string, fin
 }
 
 // checkUser is steps 3 to 5, once the address's slot is taken.
-func (s *Server) checkUser(ctx context.Context, u *userRow, try *userTry, pw, code string, now time.Time) (checkOutcome, error) {
+func (s *Server) checkUser(ctx context.Context, u *userRow, try *auth.Try, pw, code string, now time.Time) (checkOutcome, error) {
 	if u == nil {
-		CheckPassword(dummyHash(), pw) // the same cost as a known login
+		auth.CheckPassword(auth.DummyHash(), pw) // the same cost as a known login
 		return checkOutcome{reason: "unknown_login"}, nil
 	}
 	slot, err := s.store.TakeUserSlot(ctx, u.ID, s.cfg.LockoutFailures, now, now.Add(s.cfg.LockoutFor))
@@ -99,7 +101,7 @@ func (s *Server) checkUser(ctx context.Context, u *userRow, try *userTry, pw, co
 		return checkOutcome{}, err
 	}
 	if slot == 0 {
-		CheckPassword(dummyHash(), pw) // locked: not checked, at the same cost
+		auth.CheckPassword(auth.DummyHash(), pw) // locked: not checked, at the same cost
 		return checkOutcome{user: u, reason: "locked"}, nil
 	}
 	return s.checkSlot(ctx, u, slot, try, pw, code, now)
@@ -108,12 +110,12 @@ func (s *Server) checkUser(ctx context.Context, u *userRow, try *userTry, pw, co
 // checkSlot checks the password and code of a try that holds the user's
 // slot number slot, and clears the count when they are right and the try
 // ran alone.
-func (s *Server) checkSlot(ctx context.Context, u *userRow, slot int, try *userTry, pw, code string, now time.Time) (checkOutcome, error) {
+func (s *Server) checkSlot(ctx context.Context, u *userRow, slot int, try *auth.Try, pw, code string, now time.Time) (checkOutcome, error) {
 	if testBeforeHash != nil {
 		testBeforeHash()
 	}
 	out := checkOutcome{user: u, locked: slot >= s.cfg.LockoutFailures}
-	if !CheckPassword(u.passwordHash, pw) {
+	if !auth.CheckPassword(u.passwordHash, pw) {
 		out.reason = "bad_password"
 		return out, nil
 	}
@@ -129,7 +131,7 @@ func (s *Server) checkSlot(ctx context.Context, u *userRow, slot int, try *userT
 		out.reason = "bad_totp"
 		return out, nil
 	}
-	if s.tries.crowded(try) {
+	if s.tries.Crowded(try) {
 		// Right, but sent beside another try of the user: refused, its
 		// slot still counted (bursts.go).
 		out.reason = "concurrent"

@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/paygate/gateway/internal/console/auth"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -86,7 +88,7 @@ type Server struct {
 	// (lockout.go).
 	hashSlots chan struct{}
 	// tries are the password checks running per user (bursts.go).
-	tries tryTracker
+	tries auth.Tries
 }
 
 // New builds the console.
@@ -196,7 +198,7 @@ func (s *Server) guard(p perm, h func(http.ResponseWriter, *http.Request, *sessi
 			if tok == "" {
 				tok = r.PostFormValue(csrfField)
 			}
-			if !sameToken(tok, sess.csrf) {
+			if !auth.SameToken(tok, sess.csrf) {
 				s.fail(w, r, http.StatusForbidden, "This form has no valid CSRF token. Reload the page and try again.")
 				return
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 
+	"github.com/paygate/gateway/internal/console/auth"
+
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/console/store"
@@ -45,10 +47,10 @@ func CreateUser(ctx context.Context, db bun.IDB, sealer *merchant.Sealer, u NewU
 	if u.Role.merchantRole() != (u.MerchantID != 0) {
 		return nil, postings.FieldErrorf("role", "admin, finance and readonly belong to a merchant; operator and auditor to none")
 	}
-	if err := CheckPasswordRules(u.Password); err != nil {
+	if err := auth.CheckPasswordRules(u.Password); err != nil {
 		return nil, err
 	}
-	hash, err := HashPassword(u.Password)
+	hash, err := auth.HashPassword(u.Password)
 	if err != nil {
 		return nil, err
 	}
@@ -58,10 +60,10 @@ func CreateUser(ctx context.Context, db bun.IDB, sealer *merchant.Sealer, u NewU
 		if sealer == nil {
 			return nil, postings.Errorf(postings.EINTERNAL, "no data key to seal the TOTP secret")
 		}
-		if out.TOTPSecret, err = NewTOTPSecret(); err != nil {
+		if out.TOTPSecret, err = auth.NewTOTPSecret(); err != nil {
 			return nil, err
 		}
-		out.TOTPURI = TOTPURI(u.Login, out.TOTPSecret)
+		out.TOTPURI = auth.TOTPURI(u.Login, out.TOTPSecret)
 		sealed = sealer.Seal([]byte(out.TOTPSecret), totpContext(u.Login))
 	}
 	out.ID, err = store.InsertUser(ctx, db, store.NewUserRow{Login: u.Login, MerchantID: u.MerchantID, Role: string(u.Role),

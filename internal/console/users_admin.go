@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paygate/gateway/internal/console/auth"
+
 	"github.com/uptrace/bun"
 
 	"github.com/paygate/gateway/internal/console/store"
@@ -172,7 +174,7 @@ func (s *Server) directoryAction(w http.ResponseWriter, r *http.Request, sess *s
 		pw, err := newPassword()
 		var hash string
 		if err == nil {
-			hash, err = HashPassword(pw)
+			hash, err = auth.HashPassword(pw)
 		}
 		if err != nil {
 			s.internal(w, r, err)
