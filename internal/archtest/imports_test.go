@@ -85,11 +85,13 @@ var allowed = map[string][]string{
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
 	"internal/console": {"ledger", "internal/audit", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/network", "internal/remittance", "reconcile",
-		"internal/callbackurl", "internal/console/store",
+		"internal/callbackurl", "internal/console/store", "internal/console/auth",
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
 	// The console's own tables (users, sessions, login attempts, audit
 	// trail): their SQL, and nothing of the domains.
 	"internal/console/store": {"postings"},
+	// How the console checks who signs in: passwords, TOTP, tokens, tries.
+	"internal/console/auth": {"postings"},
 
 	// Test support and test-only packages.
 	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/app/services", "internal/audit", "internal/merchant", "internal/domains", "internal/network"},

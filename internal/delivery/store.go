@@ -79,10 +79,6 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		EventID     string          `bun:"event_id"`
 		EventType   string          `bun:"event_type"`
 		Payload     json.RawMessage `bun:"payload"`
-		ShopNo      string          `bun:"shop_no"`
-		Sealed      []byte          `bun:"private_key_sealed"`
-		PrevSealed  []byte          `bun:"private_key_prev_sealed"`
-		PrevUntil   *time.Time      `bun:"private_key_prev_until"`
 	}
 	err := s.l.DB().NewRaw(`
 		with due as (
@@ -103,18 +99,29 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 			from due where d.merchant_id = due.merchant_id and d.event_seq = due.event_seq
 			returning d.merchant_id, d.event_seq, d.url, d.attempts, d.window_start
 		)
-		select c.*, e.event_id, e.event_type, e.payload::text as payload, m.shop_no, m.private_key_sealed,
-		       m.private_key_prev_sealed, m.private_key_prev_until
+		select c.*, e.event_id, e.event_type, e.payload::text as payload
 		from claimed c
-		join events e on e.merchant_id = c.merchant_id and e.event_seq = c.event_seq
-		join merchants m on m.id = c.merchant_id`,
+		join events e on e.merchant_id = c.merchant_id and e.event_seq = c.event_seq`,
 		now, limit, now.Add(lease)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
-	shops := make(map[int64]string, len(rows))
-	for _, r := range rows {
-		shops[r.MerchantID] = r.ShopNo
+	if len(rows) == 0 {
+		return []Delivery{}, nil
+	}
+	// The merchants' shop numbers and sealed keys: one batch read for the
+	// claim (internal/merchant's table), as the secrets below are.
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.MerchantID
+	}
+	keys, err := merchant.SigningKeys(ctx, s.l.DB(), ids)
+	if err != nil {
+		return nil, err
+	}
+	shops := make(map[int64]string, len(keys))
+	for id, k := range keys {
+		shops[id] = k.ShopNo
 	}
 	secrets, err := s.webhookSecrets(ctx, shops)
 	if err != nil {
@@ -122,18 +129,19 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 	}
 	out := make([]Delivery, 0, len(rows))
 	for _, r := range rows {
-		key, err := s.sealer.OpenSigningKey(r.Sealed, r.ShopNo)
+		k := keys[r.MerchantID]
+		key, err := s.sealer.OpenSigningKey(k.Sealed, k.ShopNo)
 		if err != nil {
-			return nil, ledger.Invariantf("the signing key of %s does not open: %v", r.ShopNo, err)
+			return nil, ledger.Invariantf("the signing key of %s does not open: %v", k.ShopNo, err)
 		}
 		var prev []byte
-		if r.PrevUntil != nil && now.Before(*r.PrevUntil) {
-			if prev, err = s.sealer.OpenSigningKey(r.PrevSealed, r.ShopNo); err != nil {
-				return nil, ledger.Invariantf("the previous signing key of %s does not open: %v", r.ShopNo, err)
+		if k.PrevUntil != nil && now.Before(*k.PrevUntil) {
+			if prev, err = s.sealer.OpenSigningKey(k.PrevSealed, k.ShopNo); err != nil {
+				return nil, ledger.Invariantf("the previous signing key of %s does not open: %v", k.ShopNo, err)
 			}
 		}
 		out = append(out, Delivery{MerchantID: r.MerchantID, EventSeq: r.EventSeq, EventID: r.EventID, EventType: r.EventType,
-			ShopNo: r.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), PreviousKey: string(prev),
+			ShopNo: k.ShopNo, URL: r.URL, Body: r.Payload, PrivateKey: string(key), PreviousKey: string(prev),
 			Attempt: r.Attempts, WindowStart: r.WindowStart.UTC(), WebhookSecrets: secrets[r.MerchantID]})
 	}
 	return out, nil
@@ -235,7 +243,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) err
 
 // DeliveryInfo is a delivery as operators list it.
 type DeliveryInfo struct {
-	ShopNo        string     `json:"shopNo" bun:"shop_no"`
+	ShopNo        string     `json:"shopNo" bun:"-"` // the merchant's (withShop)
 	EventSeq      int64      `json:"eventSeq" bun:"event_seq"`
 	EventID       string     `json:"eventId" bun:"event_id"`
 	EventType     string     `json:"eventType" bun:"event_type"`
@@ -264,6 +272,14 @@ func (s *Store) Deliveries(ctx context.Context, merchant int64, status string, l
 // DeliveriesInOrder is Deliveries in either order (ParseOrder): the
 // operator's `callbacks list --order` and the console's events page.
 func (s *Store) DeliveriesInOrder(ctx context.Context, merchant int64, status string, order Order, limit int) ([]DeliveryInfo, error) {
+	out, err := s.deliveriesInOrder(ctx, merchant, status, order, limit)
+	if err != nil {
+		return nil, err
+	}
+	return out, s.withShop(ctx, merchant, ptrs(out))
+}
+
+func (s *Store) deliveriesInOrder(ctx context.Context, merchant int64, status string, order Order, limit int) ([]DeliveryInfo, error) {
 	if err := CheckStatus("status", status); err != nil {
 		return nil, err
 	}
@@ -276,7 +292,6 @@ func (s *Store) DeliveriesInOrder(ctx context.Context, merchant int64, status st
 	var out []DeliveryInfo
 	err := s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e
-		join merchants m on m.id = e.merchant_id
 		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		order by `+orderSQL[order]+`
@@ -302,17 +317,21 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 		return nil, err
 	}
 	now := s.l.Now()
-	_, err := s.l.DB().NewRaw(`
+	url, err := s.callbackURL(ctx, merchant)
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.l.DB().NewRaw(`
 		insert into deliveries as d (merchant_id, event_seq, subject, url, status, attempts, window_start, next_attempt_at)
-		select e.merchant_id, e.event_seq, e.subject, coalesce(e.callback_url, m.callback_url), 'PENDING', 0, ?, ?
-		from events e join merchants m on m.id = e.merchant_id
-		where e.merchant_id = ? and e.event_id = ? and coalesce(e.callback_url, m.callback_url) is not null
+		select e.merchant_id, e.event_seq, e.subject, coalesce(e.callback_url, ?0), 'PENDING', 0, ?1, ?1
+		from events e
+		where e.merchant_id = ?2 and e.event_id = ?3 and coalesce(e.callback_url, ?0) is not null
 		  -- card.created goes to its request's URL alone (ledger.Event.RequestURLOnly).
 		  and (e.event_type <> 'card.created' or e.callback_url is not null)
 		on conflict (merchant_id, event_seq) do update
 		set status = 'PENDING', attempts = 0, window_start = excluded.window_start, url = excluded.url,
 		    next_attempt_at = excluded.next_attempt_at, delivered_at = null`,
-		now, now, merchant, eventID).Exec(ctx)
+		url, now, merchant, eventID).Exec(ctx)
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
@@ -344,17 +363,20 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 		to = &r.To
 	}
 	now := s.l.Now()
+	url, err := s.callbackURL(ctx, merchant)
+	if err != nil {
+		return ReplayResult{}, err
+	}
 	var out struct {
 		Replayed int64 `bun:"replayed"`
 		More     bool  `bun:"more"`
 	}
 	// One more candidate than the limit tells whether some remain. The
 	// candidates walk deliveries_status_idx in event order.
-	err := s.l.DB().NewRaw(`
+	err = s.l.DB().NewRaw(`
 		with cand as (
-			select d.merchant_id, d.event_seq, coalesce(e.callback_url, m.callback_url) as url from deliveries d
+			select d.merchant_id, d.event_seq, coalesce(e.callback_url, ?::text) as url from deliveries d
 			join events e on e.merchant_id = d.merchant_id and e.event_seq = d.event_seq
-			join merchants m on m.id = d.merchant_id
 			where d.merchant_id = ? and d.status = 'FAILED'
 			  and (?::timestamptz is null or e.created_at >= ?::timestamptz)
 			  and (?::timestamptz is null or e.created_at < ?::timestamptz)
@@ -370,7 +392,7 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 			returning 1
 		)
 		select (select count(*) from upd) as replayed, (select count(*) from cand) > ? as more`,
-		merchant, from, from, to, to, r.Limit+1, r.Limit, now, now, r.Limit).Scan(ctx, &out)
+		url, merchant, from, from, to, to, r.Limit+1, r.Limit, now, now, r.Limit).Scan(ctx, &out)
 	if err != nil {
 		return ReplayResult{}, ledger.MapError(err)
 	}
