@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 	// The domains, each above the core and the domains it builds on.
 	"internal/fx":         {"ledger", "postings"},
 	"internal/cards":      {"ledger", "internal/database", "postings", "internal/fx", "internal/merchant", "internal/audit"},
-	"internal/network":    {"ledger", "internal/database", "postings", "internal/fx", "internal/cards"},
+	"internal/network":    {"ledger", "internal/database", "postings", "internal/fx", "internal/cards", "internal/merchant"},
 	"internal/remittance": {"ledger", "internal/database", "postings", "internal/cards", "internal/merchant", "internal/remittance/rules"},
 	"internal/delivery":   {"ledger", "postings", "internal/merchant", "internal/callbackurl", "api/receiver/signature"},
 	"internal/railsim":    {"internal/remittance"},

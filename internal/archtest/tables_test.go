@@ -75,8 +75,7 @@ var tableAllowed = map[string]string{
 	// A move in progress: remove these at its merge, when the merchants
 	// and the bill are internal/merchant's and internal/bill's and each of
 	// these reads goes through their API.
-	"internal/cards merchants":   pendingMove,
-	"internal/network merchants": pendingMove,
+	"internal/cards merchants": pendingMove,
 
 	// The outbox and its dispatcher share two tables by design
 	// (docs/architecture.md, "The outbox is the core's").

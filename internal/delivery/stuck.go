@@ -36,16 +36,8 @@ func (s *Store) Stuck(ctx context.Context, limit int) ([]StuckDelivery, error) {
 	if err != nil || len(out) == 0 {
 		return out, ledger.MapError(err)
 	}
-	ids := make([]int64, len(out))
-	for i, d := range out {
-		ids[i] = d.Merchant
-	}
-	ms, err := merchant.Briefs(ctx, s.l.DB(), ids) // one batch read for the page
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		out[i].ShopNo = ms[out[i].Merchant].ShopNo
-	}
-	return out, nil
+	// One batch read for the page: the merchants are internal/merchant's.
+	err = merchant.NameShops(ctx, s.l.DB(), out, func(d *StuckDelivery) int64 { return d.Merchant },
+		func(d *StuckDelivery, shop string) { d.ShopNo = shop })
+	return out, err
 }

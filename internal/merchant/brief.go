@@ -87,3 +87,23 @@ func SigningKeys(ctx context.Context, db bun.IDB, ids []int64) (map[int64]Sealed
 	return byID(ctx, db, `m.id, m.shop_no, m.private_key_sealed, m.private_key_prev_sealed, m.private_key_prev_until`, ids,
 		func(k SealedKeys) int64 { return k.ID })
 }
+
+// NameShops sets the shop number of each of rows from its merchant id (one
+// batch read, Briefs): for a page of rows across merchants.
+func NameShops[T any](ctx context.Context, db bun.IDB, rows []T, merchantOf func(*T) int64, setShop func(*T, string)) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(rows))
+	for i := range rows {
+		ids[i] = merchantOf(&rows[i])
+	}
+	ms, err := Briefs(ctx, db, ids)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		setShop(&rows[i], ms[ids[i]].ShopNo)
+	}
+	return nil
+}

@@ -62,19 +62,10 @@ func (s *Service) Stuck(ctx context.Context, before time.Time, limit int) ([]Stu
 	if err != nil || len(out) == 0 {
 		return out, ledger.MapError(err)
 	}
-	// The shop numbers are internal/merchant's: one batch read for the page.
-	ids := make([]int64, len(out))
-	for i, r := range out {
-		ids[i] = r.Merchant
-	}
-	ms, err := merchant.Briefs(ctx, s.l.DB(), ids)
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		out[i].ShopNo = ms[out[i].Merchant].ShopNo
-	}
-	return out, nil
+	// One batch read for the page: the merchants are internal/merchant's.
+	err = merchant.NameShops(ctx, s.l.DB(), out, func(r *StuckRemittance) int64 { return r.Merchant },
+		func(r *StuckRemittance, shop string) { r.ShopNo = shop })
+	return out, err
 }
 
 // SanctionsSummary is the loaded sanctions list in brief: its version (0:
