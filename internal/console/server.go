@@ -87,8 +87,8 @@ type Server struct {
 	// hashSlots are the places of the password checks hashing at once
 	// (lockout.go).
 	hashSlots chan struct{}
-	// tries are the password checks running per user (bursts.go).
-	tries auth.Tries
+	// checker checks passwords and codes with the lockout (lockout.go).
+	checker *auth.Checker
 }
 
 // New builds the console.
@@ -126,6 +126,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.DB, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
 		hashSlots: make(chan struct{}, cfg.HashConcurrency)}
+	s.checker = s.newChecker()
 	s.routes()
 	return s, nil
 }
