@@ -59,13 +59,16 @@ func (s *consoleStore) userInScope(ctx context.Context, shopNo, login string) (*
 	var scope int64
 	if shopNo != "" {
 		m, err := s.merchants.MerchantByShopNo(ctx, shopNo)
-		if postings.ErrorCode(err) == postings.ENOTFOUND {
-			return nil, nil
-		}
-		if err != nil {
+		switch {
+		case postings.ErrorCode(err) == postings.ENOTFOUND:
+			// No merchant's id: the lookup below still runs and finds no
+			// one, so an unknown shop costs what an unknown login does.
+			scope = -1
+		case err != nil:
 			return nil, err
+		default:
+			scope = m.ID
 		}
-		scope = m.ID
 	}
 	row, err := s.UserInScope(ctx, scope, login)
 	return s.withMerchant(ctx, row, err)
