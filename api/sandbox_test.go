@@ -402,4 +402,24 @@ func TestSandboxMoneyApart(t *testing.T) {
 	if _, err := n.l.DB().ExecContext(ctx, `update merchants set test = true where id = ?`, live.m.ID); err == nil {
 		t.Error("a live merchant became a test merchant")
 	}
+	// Paged one at a time, with a live clearing after the test one: the
+	// page that met the test clearing reads on to the live one rather than
+	// coming back short, which would end the listing early.
+	lb := n.approved(lc.CardNo, "5.00", "USD")
+	n.hold("/network/clear", n.msg(), lb, "5.00", 200)
+	var paged []string
+	for after := (network.SettlementCursor{}); ; {
+		page, err := n.l.Network.SettlementsBetween(ctx, from, to, after, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		paged = append(paged, page[0].AuthID)
+		after = network.SettlementCursor{CreatedAt: page[0].CreatedAt, EntryID: page[0].EntryID}
+	}
+	if fmt.Sprint(paged) != fmt.Sprint([]string{la, lb}) {
+		t.Errorf("settlements between, a page of 1 at a time: %v, want the live clearings %v", paged, []string{la, lb})
+	}
 }

@@ -32,7 +32,7 @@ func withHouseUser(ctx context.Context, e *env, name, summary string, args []str
 		if *as == "" {
 			return usageError("--as is required: the house operator acting")
 		}
-		id, err := console.HouseUser(ctx, l.DB().DB, *as)
+		id, err := console.HouseUser(ctx, l.DB(), *as)
 		if err != nil {
 			return err
 		}
@@ -50,7 +50,7 @@ func auditStep(ctx context.Context, l *app.Services, who adjustment.Actor, m *me
 	if id != 0 {
 		target += " adjustment " + strconv.FormatInt(id, 10)
 	}
-	if aerr := console.AuditCLI(ctx, l.DB().DB, who.UserID, who.Login, m.ID, action, target, detail, outcome); aerr != nil && err == nil {
+	if aerr := console.AuditCLI(ctx, l.DB(), who.UserID, who.Login, m.ID, action, target, detail, outcome); aerr != nil && err == nil {
 		return aerr
 	}
 	return err

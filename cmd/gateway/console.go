@@ -50,7 +50,7 @@ func cmdConsoleUserCreate(ctx context.Context, e *env, args []string) error {
 		}
 		mid = m.ID
 	}
-	c, err := console.CreateUser(ctx, l.DB().DB, l.Sealer(), console.NewUser{Login: *login, Role: r, MerchantID: mid, Password: pw})
+	c, err := console.CreateUser(ctx, l.DB(), l.Sealer(), console.NewUser{Login: *login, Role: r, MerchantID: mid, Password: pw})
 	if err != nil {
 		return cliError(err)
 	}

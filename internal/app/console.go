@@ -112,7 +112,7 @@ func ensureDemoConsole(ctx context.Context, stdout io.Writer, dataDir string, l 
 		merchant int64
 	}{{"demo-operator", console.RoleOperator, 0}, {"demo-admin", console.RoleAdmin, m.ID}}
 	for _, w := range want {
-		known, err := console.HasUser(ctx, l.DB().DB, w.login, w.merchant)
+		known, err := console.HasUser(ctx, l.DB(), w.login, w.merchant)
 		if err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func ensureDemoConsole(ctx context.Context, stdout io.Writer, dataDir string, l 
 		if err != nil {
 			return err
 		}
-		c, err := console.CreateUser(ctx, l.DB().DB, sealer, console.NewUser{Login: w.login, Role: w.role, MerchantID: w.merchant, Password: pw})
+		c, err := console.CreateUser(ctx, l.DB(), sealer, console.NewUser{Login: w.login, Role: w.role, MerchantID: w.merchant, Password: pw})
 		if err != nil {
 			return err
 		}

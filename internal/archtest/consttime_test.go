@@ -55,7 +55,7 @@ var constTimeAllowed = map[string]string{
 		"this request: nothing stored is compared (the current password is checked by CheckPassword)",
 	"internal/console/account.go checkPasswordForm pw": "the new password against the current one as typed in this " +
 		"request, to refuse reusing it; the stored hash is checked by CheckPassword",
-	"internal/console/password.go CheckPassword parts[2]": "the stored PHC string's version field against argon2's: " +
+	"internal/console/auth/password.go CheckPassword parts[2]": "the stored PHC string's version field against argon2's: " +
 		"the hash's public format, not its bytes",
 	"internal/console/audit.go entry e.Hash[:]": "the auditor's entry page recomputes a journal entry's chain hash; " +
 		"chain hashes are shown on the page, no secret, and nobody guesses them",

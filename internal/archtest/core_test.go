@@ -76,7 +76,12 @@ func TestSigningKeyContextHasOneHome(t *testing.T) {
 // package under 4,000. The load and fault tools (cmd/bench, cmd/chaos) are
 // apart from the product; internal/console is over and is being cut by its
 // owner (issue 28) — it is listed so that this test holds every other
-// package meanwhile.
+// package meanwhile. internal/console gave its tables' SQL
+// (internal/console/store) and its password, TOTP, token and lockout
+// checks (internal/console/auth) and is 5,231 lines; its pages alone are
+// about 3,700, so it gets under 4,000 only when a group of pages (the
+// operator's) moves to a package of its own behind a small host interface
+// of render, fail, guard and audit.
 const (
 	coreLinesMax    = 3500
 	packageLinesMax = 4000

@@ -93,7 +93,7 @@ const closeHeadSQL = `select merchant_seq, hash from entries where merchant_id =
 // closeBalancesSQL folds the merchant's postings up to the head into each
 // account's balance: the accounts' identities, as the stream knows them.
 const closeBalancesSQL = `
-	select a.type, a.currency, coalesce(a.card_no, ''), s.balance
+	select a.type, a.currency, coalesce(a.card_no, '') as card_no, s.balance
 	from (select account_id, sum(delta) as balance from (
 	        select destination_id as account_id, amount as delta from postings where merchant_id = ? and merchant_seq <= ?
 	        union all
@@ -146,22 +146,18 @@ func (s *Service) ClosePeriod(ctx context.Context, signer *Signer, merchant int6
 		return nil, ledger.MapError(err)
 	}
 	c.HeadHash = hex.EncodeToString(hash)
-	rows, err := tx.QueryContext(ctx, closeBalancesSQL, merchant, c.HeadSeq, merchant, c.HeadSeq)
-	if err != nil {
+	var rows []struct {
+		Type     postings.AccountType `bun:"type"`
+		Currency string               `bun:"currency"`
+		Card     string               `bun:"card_no"`
+		Balance  int64                `bun:"balance"`
+	}
+	if err := tx.NewRaw(closeBalancesSQL, merchant, c.HeadSeq, merchant, c.HeadSeq).Scan(ctx, &rows); err != nil {
 		return nil, ledger.MapError(err)
 	}
-	for rows.Next() {
-		var a postings.Account
-		var bal int64
-		if err := rows.Scan(&a.Type, &a.Currency, &a.Card, &bal); err != nil {
-			rows.Close()
-			return nil, ledger.MapError(err)
-		}
-		a.Merchant = merchant
-		c.Balances = append(c.Balances, CloseBalance{Account: a.Address(), Balance: bal})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, ledger.MapError(err)
+	for _, r := range rows {
+		a := postings.Account{Merchant: merchant, Type: r.Type, Currency: r.Currency, Card: r.Card}
+		c.Balances = append(c.Balances, CloseBalance{Account: a.Address(), Balance: r.Balance})
 	}
 	sortBalances(c.Balances)
 	stmt := c.Statement()
@@ -171,9 +167,9 @@ func (s *Service) ClosePeriod(ctx context.Context, signer *Signer, merchant int6
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `insert into audit_period_closes (merchant_id, period_kind, period_start, period_end, closed_at,
+	if _, err := tx.NewRaw(`insert into audit_period_closes (merchant_id, period_kind, period_start, period_end, closed_at,
 		head_seq, head_hash, balances, key_id, signed, signature) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		merchant, kind, start, end, now, c.HeadSeq, hash, string(bals), c.KeyID, signedMessage(PurposePeriodClose, stmt), sig); err != nil {
+		merchant, kind, start, end, now, c.HeadSeq, hash, string(bals), c.KeyID, signedMessage(PurposePeriodClose, stmt), sig).Exec(ctx); err != nil {
 		if strings.Contains(err.Error(), "audit_period_closes_period_key") {
 			return nil, postings.Errorf(postings.ECONFLICT, "the %s %s of merchant %d is closed already", kind, c.Start, merchant)
 		}

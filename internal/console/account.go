@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paygate/gateway/internal/console/auth"
+
+	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -51,12 +54,12 @@ func checkPasswordForm(cur, code, pw, again string, needsTOTP bool) error {
 	switch {
 	case cur == "":
 		return postings.FieldErrorf("currentPassword", "required")
-	case len(cur) > passwordLenMax:
-		return postings.FieldErrorf("currentPassword", "at most %d bytes", passwordLenMax)
+	case len(cur) > auth.PasswordLenMax:
+		return postings.FieldErrorf("currentPassword", "at most %d bytes", auth.PasswordLenMax)
 	case needsTOTP && !totpCodeRE.MatchString(code):
 		return postings.FieldErrorf("totp", "must be the 6 digits your authenticator app shows")
 	}
-	if err := CheckPasswordRules(pw); err != nil {
+	if err := auth.CheckPasswordRules(pw); err != nil {
 		// The rules name the field "password"; here it is newPassword.
 		return postings.FieldErrorf("newPassword", "%s", postings.AsError(err).Message)
 	}
@@ -82,19 +85,19 @@ func (s *Server) accountPassword(w http.ResponseWriter, r *http.Request, sess *s
 	}
 	ctx := r.Context()
 	now, addr := s.now(), clientAddr(r)
-	hash, err := HashPassword(pw)
+	hash, err := auth.HashPassword(pw)
 	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
-	tok, err := newToken()
+	tok, err := auth.NewToken()
 	if err != nil {
 		s.internal(w, r, err)
 		return
 	}
 	// The TOTP step was taken by the check (store.succeed): 0 here.
-	ended, err := s.store.changePassword(ctx, passwordChange{user: sess.user.ID, hash: hash,
-		oldToken: tokenHash(cookieValue(r, sessionCookie)), newToken: tokenHash(tok), now: now, addr: addr})
+	ended, err := s.store.ChangePassword(ctx, store.PasswordChange{User: sess.user.ID, Hash: hash,
+		OldToken: auth.TokenHash(cookieValue(r, sessionCookie)), NewToken: auth.TokenHash(tok), Now: now, Addr: addr})
 	switch {
 	case errors.Is(err, errSessionGone): // ended between the guard and here
 		http.Redirect(w, r, "/login", http.StatusSeeOther)

@@ -130,7 +130,7 @@ func (s *Server) trail(w http.ResponseWriter, r *http.Request, sess *session) {
 		s.domainError(w, r, err)
 		return
 	}
-	es, err := s.store.auditTrail(r.Context(), int64(before), trailPageMax)
+	es, err := s.store.AuditTrail(r.Context(), int64(before), trailPageMax)
 	if err != nil {
 		s.internal(w, r, err)
 		return

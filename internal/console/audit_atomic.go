@@ -1,11 +1,12 @@
 package console
 
 import (
-	"context"
-	"database/sql"
 	"errors"
 	"net/http"
 
+	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -18,39 +19,16 @@ import (
 // with it and leaves a 'failed' row of its own afterwards (record: nothing
 // happened, so nothing waits for that row).
 
-// auditRowError is the failure to write an atomic action's own row: the
-// transaction was rolled back, the action did not happen.
-type auditRowError struct{ err error }
-
-func (e *auditRowError) Error() string { return "console audit row: " + e.err.Error() }
-func (e *auditRowError) Unwrap() error { return e.err }
-
-// atomically runs fn and writes e ('ok') in one transaction.
-func (s *store) atomically(ctx context.Context, e auditEntry, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if _, err := insertAudit(ctx, tx, e); err != nil {
-		return &auditRowError{err}
-	}
-	return tx.Commit()
-}
-
 // atomicAction runs fn with its row (outcome ok) in one transaction. On an
 // error it has answered: 503 when the row could not be written, else the
 // action's error as onErr answers it, after a 'failed' row.
 func (s *Server) atomicAction(w http.ResponseWriter, r *http.Request, sess *session, action, target, detail string,
-	fn func(*sql.Tx) error, onErr func(error)) bool {
-	err := s.store.atomically(r.Context(), s.entryOf(r, sess, "ok", 0, action, target, detail), fn)
+	fn func(bun.IDB) error, onErr func(error)) bool {
+	err := s.store.Atomically(r.Context(), s.entryOf(r, sess, "ok", 0, action, target, detail), fn)
 	if err == nil {
 		return true
 	}
-	if re := (*auditRowError)(nil); errors.As(err, &re) {
+	if re := (*store.AuditRowError)(nil); errors.As(err, &re) {
 		s.auditUnavailable(w, r, action, err)
 		return false
 	}

@@ -2,11 +2,11 @@ package console
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 	"unicode/utf8"
 
+	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -69,7 +69,7 @@ type auditIntent struct {
 // 503 (the action must not run).
 func (s *Server) auditBegin(w http.ResponseWriter, r *http.Request, sess *session, merchant int64, action, target, detail string) (*auditIntent, bool) {
 	e := s.entryOf(r, sess, "pending", merchant, action, target, detail)
-	id, err := insertAudit(r.Context(), s.store.db, e)
+	id, err := store.InsertAudit(r.Context(), s.store.DB(), e)
 	if err != nil {
 		s.auditUnavailable(w, r, action, err)
 		return nil, false
@@ -104,7 +104,7 @@ func (a *auditIntent) end(outcome string, code postings.Code, merchant int64, ta
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(a.r.Context()), auditResolveTimeout)
 	defer cancel()
-	err := a.s.store.resolveAudit(ctx, a.id, outcome, string(code), merchant, target, detail, a.s.now())
+	err := a.s.store.ResolveAudit(ctx, a.id, outcome, string(code), merchant, target, detail, a.s.now())
 	if err != nil {
 		// The row stays pending: "outcome unknown" on the trail.
 		a.s.cfg.Log.Error("console audit outcome not recorded: the row stays pending", "id", a.id, "action", a.action,
@@ -120,24 +120,4 @@ func joinDetail(a, b string) string {
 		return a
 	}
 	return a + ", " + b
-}
-
-// errNotPending is a resolve that found no pending row of that id.
-var errNotPending = errors.New("console audit: the row is not pending")
-
-// resolveAudit sets the outcome of the pending row id, once.
-func (s *store) resolveAudit(ctx context.Context, id int64, outcome, code string, merchant int64, target, detail string, at time.Time) error {
-	var mid any
-	if merchant != 0 {
-		mid = merchant
-	}
-	res, err := s.db.ExecContext(ctx, `update console_audit
-		set outcome = $2, error_code = $3, merchant_id = coalesce(merchant_id, $4), target = case when target = '' then $5 else target end,
-		    detail = $6, resolved_at = $7
-		where id = $1 and outcome = 'pending'`, id, outcome, code, mid, target, detail, at)
-	n, err := rowsOf(res, err)
-	if err == nil && n != 1 {
-		err = errNotPending
-	}
-	return err
 }

@@ -1,9 +1,7 @@
 package console
 
 import (
-	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"net/http"
@@ -85,7 +83,7 @@ func (s *Server) entryOf(r *http.Request, sess *session, outcome string, merchan
 // cannot be written is logged whole at ERROR, so that it is not lost.
 func (s *Server) record(r *http.Request, sess *session, outcome string, merchant int64, action, target, detail string) {
 	e := s.entryOf(r, sess, outcome, merchant, action, target, detail)
-	if _, err := insertAudit(r.Context(), s.store.db, e); err != nil {
+	if err := s.store.Audit(r.Context(), e); err != nil {
 		s.cfg.Log.Error("console audit trail write failed", "err", err, "at", e.At, "user", e.UserID, "login", e.Login,
 			"merchant", e.MerchantID, "action", e.Action, "target", e.Target, "detail", e.Detail, "outcome", e.Outcome, "address", e.Address)
 	}
@@ -97,20 +95,4 @@ func (s *Server) auditUnavailable(w http.ResponseWriter, r *http.Request, action
 	s.cfg.Log.Error("console audit trail cannot be written: action refused", "action", action, "err", err)
 	w.Header().Set("Retry-After", "5")
 	s.fail(w, r, http.StatusServiceUnavailable, "The audit trail cannot be written now, so nothing was done. Try again in a moment.")
-}
-
-// insertAudit writes e through db (the pool, or an action's transaction)
-// and gives the row's id.
-func insertAudit(ctx context.Context, db interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, e auditEntry) (int64, error) {
-	var mid any
-	if e.MerchantID != 0 {
-		mid = e.MerchantID
-	}
-	var id int64
-	err := db.QueryRowContext(ctx, `insert into console_audit (at, user_id, login, role, merchant_id, action, target, detail, outcome, address)
-		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning id`,
-		e.At, e.UserID, e.Login, e.Role, mid, e.Action, e.Target, e.Detail, e.Outcome, e.Address).Scan(&id)
-	return id, err
 }

@@ -40,6 +40,8 @@ type Merchants interface {
 	SetCallbackURL(ctx context.Context, merchant int64, url string) error
 	RollPublicKey(ctx context.Context, merchant int64, overlap time.Duration, heldPrevious bool, idem *ledger.Idempotency) (*merchant.KeyRoll, error)
 	RollSigningKey(ctx context.Context, merchant int64, overlap time.Duration, idem *ledger.Idempotency) (*merchant.KeyRoll, error)
+	// The operator's list of merchants, a page at a time.
+	List(ctx context.Context, after int64, limit int) ([]merchant.Merchant, error)
 }
 
 // Bills reads the merchant's bill (*bill.Service).
@@ -48,6 +50,8 @@ type Bills interface {
 	BillRange(ctx context.Context, merchant int64, from, to time.Time) (bill.Range, error)
 	BillStream(ctx context.Context, merchant int64, r bill.Range, batch int, fn func([]bill.Line) error) error
 	BalanceReport(ctx context.Context, merchant int64, from, to time.Time, currency string) (*bill.BalanceReport, error)
+	// The balances page's chart: the money moved by day, currency and kind.
+	DailyVolume(ctx context.Context, merchant int64, from, to time.Time) ([]bill.VolumeDay, error)
 }
 
 // Audit checks the books (*audit.Service): audit verify and the

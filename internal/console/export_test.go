@@ -1,14 +1,12 @@
 package console
 
+import "github.com/paygate/gateway/internal/console/auth"
+
 // UseCheapHashes makes new password hashes cheap (m = 64 KiB, t = 1) for
 // the tests that make many users and logins; the hashes still go through
 // the same code and parameters-from-the-hash check. It returns the
 // function that restores the real parameters.
-func UseCheapHashes() (restore func()) {
-	old := newHashParams
-	newHashParams = hashParams{time: 1, memoryKiB: 64, threads: 1}
-	return func() { newHashParams = old }
-}
+func UseCheapHashes() (restore func()) { return auth.UseCheapHashes() }
 
 // UseRemitPage makes a remittances page n long, so that paging shows with
 // a few remittances; it returns the function that restores the length.
@@ -27,7 +25,7 @@ func SetHoldsPageMax(n int) (restore func()) {
 
 // HashChecks is the number of argon2 computations of password checks so
 // far (a test of equal cost counts them rather than timing them).
-func HashChecks() int64 { return hashChecks.Load() }
+func HashChecks() int64 { return auth.HashChecks() }
 
 // HoldBeforeHash makes every check that has taken its user's slot call
 // arrived, then wait for gate to close, before its hash: a test holds the

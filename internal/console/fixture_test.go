@@ -102,7 +102,7 @@ func newFixtureWith(t *testing.T, configure func(*console.Config), wrap ...func(
 	}
 	for _, u := range users {
 		u.Password = password
-		cr, err := console.CreateUser(ctx, db, g.Sealer(), u)
+		cr, err := console.CreateUser(ctx, g.DB(), g.Sealer(), u)
 		if err != nil {
 			t.Fatalf("CreateUser %s: %v", u.Login, err)
 		}

@@ -297,7 +297,7 @@ func TestSanctionsLoadPage(t *testing.T) {
 	}
 	// Another operator's confirmation of this upload: the key is the
 	// uploader's only.
-	cr, err := console.CreateUser(context.Background(), f.g.DB().DB, f.g.Sealer(), console.NewUser{Login: "oscar.operator",
+	cr, err := console.CreateUser(context.Background(), f.g.DB(), f.g.Sealer(), console.NewUser{Login: "oscar.operator",
 		Role: console.RoleOperator, Password: password})
 	if err != nil {
 		t.Fatal(err)

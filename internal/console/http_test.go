@@ -130,12 +130,12 @@ func TestCreateUserRefusals(t *testing.T) {
 		{"house role with merchant", console.NewUser{Login: "someone", Role: console.RoleAuditor, MerchantID: f.a.ID, Password: password}, "role"},
 		{"short password", console.NewUser{Login: "someone", Role: console.RoleOperator, Password: "short"}, "password"},
 	} {
-		_, err := console.CreateUser(ctx, db, f.g.Sealer(), tc.u)
+		_, err := console.CreateUser(ctx, f.g.DB(), f.g.Sealer(), tc.u)
 		if e := postings.AsError(err); err == nil || e.Field != tc.field {
 			t.Errorf("%s: %v, want a refusal of %s", tc.name, err, tc.field)
 		}
 	}
-	if _, err := console.CreateUser(ctx, db, f.g.Sealer(), console.NewUser{Login: "ann.admin", Role: console.RoleAdmin,
+	if _, err := console.CreateUser(ctx, f.g.DB(), f.g.Sealer(), console.NewUser{Login: "ann.admin", Role: console.RoleAdmin,
 		MerchantID: f.a.ID, Password: password}); postings.ErrorCode(err) != postings.ECONFLICT {
 		t.Errorf("a second ann.admin: %v", err)
 	}

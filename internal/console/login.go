@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/gateway/internal/console/auth"
+
 	"github.com/paygate/gateway/postings"
 )
 
@@ -38,7 +40,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 
 // showLogin renders the form with a fresh login CSRF token in its cookie.
 func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, status int, d loginData) {
-	tok, err := newToken()
+	tok, err := auth.NewToken()
 	if err != nil {
 		s.internal(w, r, err)
 		return
@@ -57,7 +59,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if !s.parseForm(w, r) {
 		return
 	}
-	if !sameToken(r.PostFormValue(csrfField), cookieValue(r, loginCookie)) {
+	if !auth.SameToken(r.PostFormValue(csrfField), cookieValue(r, loginCookie)) {
 		s.fail(w, r, http.StatusForbidden, "This form has no valid CSRF token. Reload the page and try again.")
 		return
 	}
@@ -72,7 +74,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		// character outside the logins' alphabet): the form's one refusal,
 		// a 400, counted against the address like any failed try. What was
 		// typed is neither stored nor shown again.
-		if err := s.store.recordAttempt(ctx, "", addr, false, "bad_login", s.now()); err != nil {
+		if err := s.store.RecordAttempt(ctx, "", addr, false, "bad_login", s.now()); err != nil {
 			s.internal(w, r, err)
 			return
 		}
@@ -122,18 +124,18 @@ func (s *Server) totpStepOf(u *userRow, code string, now time.Time) (int64, erro
 	if err != nil {
 		return 0, err
 	}
-	key, err := b32.DecodeString(string(secret))
+	key, err := auth.DecodeTOTPSecret(string(secret))
 	if err != nil {
 		return 0, err
 	}
-	if step := checkTOTP(key, code, now); step > 0 {
+	if step := auth.CheckTOTP(key, code, now); step > 0 {
 		return step, nil
 	}
 	return -1, nil
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request, sess *session) {
-	if err := s.store.deleteSession(r.Context(), tokenHash(cookieValue(r, sessionCookie))); err != nil {
+	if err := s.store.DeleteSession(r.Context(), auth.TokenHash(cookieValue(r, sessionCookie))); err != nil {
 		s.internal(w, r, err)
 		return
 	}

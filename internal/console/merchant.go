@@ -39,7 +39,7 @@ func (s *Server) balances(w http.ResponseWriter, r *http.Request, sess *session)
 	}
 	today := s.now().Truncate(24 * time.Hour)
 	from, to := today.AddDate(0, 0, -(volumeDays-1)), today.AddDate(0, 0, 1)
-	vol, err := s.store.dailyVolume(ctx, sess.user.MerchantID, from, to)
+	vol, err := s.dailyVolume(ctx, sess.user.MerchantID, from, to)
 	if err != nil {
 		s.internal(w, r, err)
 		return

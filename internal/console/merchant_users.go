@@ -5,6 +5,8 @@ import (
 	"encoding/base32"
 	"net/http"
 	"strings"
+
+	"github.com/paygate/gateway/internal/console/auth"
 )
 
 // A merchant admin manages the merchant's console users (users_admin.go):
@@ -51,5 +53,5 @@ func newPassword() (string, error) {
 		return "", err
 	}
 	pw := strings.ToLower(base32.StdEncoding.EncodeToString(b[:])) // 24 characters, no padding
-	return pw[:20], CheckPasswordRules(pw[:20])
+	return pw[:20], auth.CheckPasswordRules(pw[:20])
 }

@@ -25,7 +25,7 @@ func (s *Server) merchantList(w http.ResponseWriter, r *http.Request, sess *sess
 		s.domainError(w, r, err)
 		return
 	}
-	ms, err := s.store.merchants(r.Context(), int64(after))
+	ms, err := s.merchants(r.Context(), int64(after))
 	if err != nil {
 		s.internal(w, r, err)
 		return
@@ -74,7 +74,7 @@ func (s *Server) merchantCreate(w http.ResponseWriter, r *http.Request, sess *se
 		return
 	}
 	a.finish(nil, m.ID, m.ShopNo, "")
-	ms, err := s.store.merchants(r.Context(), 0)
+	ms, err := s.merchants(r.Context(), 0)
 	if err != nil {
 		s.internal(w, r, err)
 		return
@@ -111,7 +111,7 @@ func (s *Server) merchantStatus(w http.ResponseWriter, r *http.Request, sess *se
 		return
 	}
 	if status == merchant.Disabled {
-		if err := s.store.endMerchantSessions(r.Context(), m.ID); err != nil {
+		if err := s.store.EndMerchantSessions(r.Context(), m.ID); err != nil {
 			s.internal(w, r, err)
 			return
 		}

@@ -2,8 +2,6 @@ package console
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"strconv"
 	"time"
 
@@ -41,11 +39,8 @@ func (s *Server) sanctionsInfo(ctx context.Context) (*sanctionsInfo, error) {
 	if in.Version == 0 {
 		return &in, nil
 	}
-	// The partial index console_audit_sanctions_idx holds the loads only.
-	err = s.cfg.DB.QueryRowContext(ctx, `select at, login from console_audit
-		where action = 'sanctions.load' and outcome = 'ok' and target = $1 order by id desc limit 1`,
-		sanctionsTarget(in.Version)).Scan(&in.LoadedAt, &in.LoadedBy)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	in.LoadedAt, in.LoadedBy, err = s.store.LastLoad(ctx, "sanctions.load", sanctionsTarget(in.Version))
+	if err != nil {
 		return nil, err
 	}
 	return &in, nil

@@ -14,7 +14,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/paygate/gateway/internal/console/auth"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/reconcile"
 )
@@ -75,7 +81,7 @@ const (
 // Server is the console's handler.
 type Server struct {
 	cfg   Config
-	store *store
+	store *consoleStore
 	mux   *routeMux
 	pages *pages
 	// verifyRuns are the audit verify runs started from the page, one
@@ -87,8 +93,8 @@ type Server struct {
 	// hashSlots are the places of the password checks hashing at once
 	// (lockout.go).
 	hashSlots chan struct{}
-	// tries are the password checks running per user (bursts.go).
-	tries tryTracker
+	// checker checks passwords and codes with the lockout (lockout.go).
+	checker *auth.Checker
 }
 
 // New builds the console.
@@ -125,8 +131,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: &store{db: cfg.DB}, mux: newRouteMux(), pages: p,
+	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.DB, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
 		hashSlots: make(chan struct{}, cfg.HashConcurrency)}
+	s.checker = s.newChecker()
 	s.routes()
 	return s, nil
 }
@@ -199,7 +206,7 @@ func (s *Server) guard(p perm, h func(http.ResponseWriter, *http.Request, *sessi
 			if tok == "" {
 				tok = r.PostFormValue(csrfField)
 			}
-			if !sameToken(tok, sess.csrf) {
+			if !auth.SameToken(tok, sess.csrf) {
 				s.fail(w, r, http.StatusForbidden, "This form has no valid CSRF token. Reload the page and try again.")
 				return
 			}

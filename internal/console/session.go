@@ -2,14 +2,11 @@ package console
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/paygate/gateway/internal/console/auth"
 )
 
 // Sessions are server-side (console_sessions): the cookie carries 32 random
@@ -19,38 +16,9 @@ import (
 const (
 	sessionCookie = "__Host-console-session"
 	loginCookie   = "__Host-console-login" // the login form's CSRF token, before any session
-	tokenBytes    = 32
 	csrfField     = "csrf"
 	csrfHeader    = "X-CSRF-Token"
 )
-
-func newToken() (string, error) {
-	b := make([]byte, tokenBytes)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func tokenHash(tok string) []byte {
-	h := sha256.Sum256([]byte(tok))
-	return h[:]
-}
-
-// csrfToken is the session's CSRF token: an HMAC of a fixed label under the
-// session token. It is per session, needs no storage, and cannot be made
-// without the cookie, which scripts cannot read (HttpOnly) and other sites
-// do not send (SameSite=Strict).
-func csrfToken(sessionTok string) string {
-	m := hmac.New(sha256.New, []byte(sessionTok))
-	m.Write([]byte("gateway console csrf v1"))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
-// sameToken compares two tokens in constant time; empty never matches.
-func sameToken(a, b string) bool {
-	return a != "" && b != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
-}
 
 // setCookie sets a host-only, Secure, HttpOnly, SameSite=Strict cookie
 // that ends with the browser (the server decides the session's life).
@@ -106,30 +74,30 @@ func (s *Server) loadSession(r *http.Request) (*session, error) {
 	if tok == "" {
 		return nil, nil
 	}
-	u, err := s.store.touchSession(r.Context(), tokenHash(tok), s.now(), s.cfg.IdleTimeout)
+	u, err := s.store.touchSession(r.Context(), auth.TokenHash(tok), s.now(), s.cfg.IdleTimeout)
 	if err != nil || u == nil {
 		return nil, err
 	}
-	return &session{user: u, csrf: csrfToken(tok)}, nil
+	return &session{user: u, csrf: auth.CSRFToken(tok)}, nil
 }
 
 // startSession makes a session for user and sets its cookie, after
 // dropping any session the browser had (no session fixation).
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, user int64) error {
 	if old := cookieValue(r, sessionCookie); old != "" {
-		if err := s.store.deleteSession(r.Context(), tokenHash(old)); err != nil {
+		if err := s.store.DeleteSession(r.Context(), auth.TokenHash(old)); err != nil {
 			return err
 		}
 	}
-	tok, err := newToken()
+	tok, err := auth.NewToken()
 	if err != nil {
 		return err
 	}
 	now := s.now()
-	if err := s.store.purgeSessions(r.Context(), now, s.cfg.IdleTimeout); err != nil {
+	if err := s.store.PurgeSessions(r.Context(), now, s.cfg.IdleTimeout); err != nil {
 		return err
 	}
-	if err := s.store.createSession(r.Context(), tokenHash(tok), user, now, now.Add(s.cfg.SessionMax), clientAddr(r)); err != nil {
+	if err := s.store.CreateSession(r.Context(), auth.TokenHash(tok), user, now, now.Add(s.cfg.SessionMax), clientAddr(r)); err != nil {
 		return err
 	}
 	setCookie(w, sessionCookie, tok)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"strings"
+
+	"github.com/paygate/gateway/internal/console/auth"
 )
 
 // Step-up (docs/console.md, "Step-up"): the actions that give lasting
@@ -33,7 +35,7 @@ func stepUpFields(u *User, cur, code string) string {
 	switch {
 	case cur == "":
 		return "currentPassword: type your password to confirm"
-	case len(cur) > passwordLenMax:
+	case len(cur) > auth.PasswordLenMax:
 		return "currentPassword: at most 128 bytes"
 	case u.Role.needsTOTP() && !totpCodeRE.MatchString(code):
 		return "totp: the 6 digits your authenticator app shows"
@@ -82,7 +84,7 @@ func (s *Server) confirmUser(w http.ResponseWriter, r *http.Request, sess *sessi
 		return false
 	}
 	s.record(r, sess, "refused", 0, action, sess.user.Login, "confirmation "+out.reason+"; locked, session ended")
-	if err := s.store.deleteSession(r.Context(), tokenHash(cookieValue(r, sessionCookie))); err != nil {
+	if err := s.store.DeleteSession(r.Context(), auth.TokenHash(cookieValue(r, sessionCookie))); err != nil {
 		s.internal(w, r, err)
 		return false
 	}

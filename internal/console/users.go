@@ -2,9 +2,13 @@ package console
 
 import (
 	"context"
-	"database/sql"
 	"regexp"
 
+	"github.com/paygate/gateway/internal/console/auth"
+
+	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
@@ -33,9 +37,7 @@ var loginRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._@-]{2,63}$`)
 // the TOTP secret (for operators and auditors) sealed under the data key.
 // db is the pool, or the transaction that writes the user's audit row with
 // it (users_admin.go).
-func CreateUser(ctx context.Context, db interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, sealer *merchant.Sealer, u NewUser) (*Created, error) {
+func CreateUser(ctx context.Context, db bun.IDB, sealer *merchant.Sealer, u NewUser) (*Created, error) {
 	if !loginRE.MatchString(u.Login) {
 		return nil, postings.FieldErrorf("login", "must be 3 to 64 of a-z 0-9 . _ @ -, starting with a letter or digit")
 	}
@@ -45,10 +47,10 @@ func CreateUser(ctx context.Context, db interface {
 	if u.Role.merchantRole() != (u.MerchantID != 0) {
 		return nil, postings.FieldErrorf("role", "admin, finance and readonly belong to a merchant; operator and auditor to none")
 	}
-	if err := CheckPasswordRules(u.Password); err != nil {
+	if err := auth.CheckPasswordRules(u.Password); err != nil {
 		return nil, err
 	}
-	hash, err := HashPassword(u.Password)
+	hash, err := auth.HashPassword(u.Password)
 	if err != nil {
 		return nil, err
 	}
@@ -58,20 +60,15 @@ func CreateUser(ctx context.Context, db interface {
 		if sealer == nil {
 			return nil, postings.Errorf(postings.EINTERNAL, "no data key to seal the TOTP secret")
 		}
-		if out.TOTPSecret, err = NewTOTPSecret(); err != nil {
+		if out.TOTPSecret, err = auth.NewTOTPSecret(); err != nil {
 			return nil, err
 		}
-		out.TOTPURI = TOTPURI(u.Login, out.TOTPSecret)
+		out.TOTPURI = auth.TOTPURI(u.Login, out.TOTPSecret)
 		sealed = sealer.Seal([]byte(out.TOTPSecret), totpContext(u.Login))
 	}
-	var mid any
-	if u.MerchantID != 0 {
-		mid = u.MerchantID
-	}
-	err = db.QueryRowContext(ctx, `insert into console_users (login, merchant_id, role, password_hash, totp_sealed)
-		values ($1, $2, $3, $4, $5) on conflict ((coalesce(merchant_id, 0)), login) do nothing returning id`,
-		u.Login, mid, string(u.Role), hash, sealed).Scan(&out.ID)
-	if err == sql.ErrNoRows {
+	out.ID, err = store.InsertUser(ctx, db, store.NewUserRow{Login: u.Login, MerchantID: u.MerchantID, Role: string(u.Role),
+		PasswordHash: hash, TOTPSealed: sealed})
+	if err == nil && out.ID == 0 {
 		// Logins are unique per scope (sql/0017): this is one of the same
 		// merchant's (or the house's), which the creator can list anyway;
 		// another scope's user of that login is no conflict and so is never
@@ -91,11 +88,6 @@ func totpContext(login string) string { return "console-totp:" + login }
 // HasUser tells whether a console user of login exists in a scope: the
 // merchant's (merchant > 0) or the house's (0). For the demo set-up, which
 // makes its users once.
-func HasUser(ctx context.Context, db interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, login string, merchant int64) (bool, error) {
-	var known bool
-	err := db.QueryRowContext(ctx, `select exists (select 1 from console_users where login = $1 and coalesce(merchant_id, 0) = $2)`,
-		login, merchant).Scan(&known)
-	return known, err
+func HasUser(ctx context.Context, db bun.IDB, login string, merchant int64) (bool, error) {
+	return store.HasUser(ctx, db, login, merchant)
 }

@@ -1,10 +1,15 @@
 package console
 
 import (
-	"database/sql"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/paygate/gateway/internal/console/auth"
+
+	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/internal/console/store"
 )
 
 // One set of handlers serves both pages that manage console users: a
@@ -66,7 +71,7 @@ type usersData struct {
 }
 
 func (s *Server) renderDirectory(w http.ResponseWriter, r *http.Request, sess *session, dir *userDirectory, status int, d usersData) {
-	us, err := s.store.scopedUsers(r.Context(), dir.scope(sess), s.now(), dir.usersMax)
+	us, err := s.store.ScopedUsers(r.Context(), dir.scope(sess), s.now(), dir.usersMax)
 	if err != nil {
 		s.internal(w, r, err)
 		return
@@ -94,7 +99,7 @@ func (s *Server) directoryCreate(w http.ResponseWriter, r *http.Request, sess *s
 	}
 	ctx := r.Context()
 	scope := dir.scope(sess)
-	n, err := s.store.countScopedUsers(ctx, scope)
+	n, err := s.store.CountScopedUsers(ctx, scope)
 	if err != nil {
 		s.internal(w, r, err)
 		return
@@ -118,7 +123,7 @@ func (s *Server) directoryCreate(w http.ResponseWriter, r *http.Request, sess *s
 	// The scope is the session's: a merchant field added to the form is
 	// never read. The user and its row are one transaction (audit_atomic.go).
 	var c *Created
-	create := func(tx *sql.Tx) (err error) {
+	create := func(tx bun.IDB) (err error) {
 		c, err = CreateUser(ctx, tx, s.cfg.Sealer, NewUser{Login: login, Role: role, MerchantID: scope, Password: pw})
 		return err
 	}
@@ -142,7 +147,7 @@ func (s *Server) directoryAction(w http.ResponseWriter, r *http.Request, sess *s
 	}
 	ctx := r.Context()
 	scope := dir.scope(sess)
-	u, err := s.store.scopedUser(ctx, scope, id, s.now())
+	u, err := s.store.ScopedUser(ctx, scope, id, s.now())
 	if err != nil {
 		s.internal(w, r, err)
 		return
@@ -160,22 +165,22 @@ func (s *Server) directoryAction(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	var d usersData
-	var change func(*sql.Tx) error
+	var change func(bun.IDB) error
 	switch r.PathValue("action") {
 	case "disable", "enable":
 		off := r.PathValue("action") == "disable"
-		change = func(tx *sql.Tx) error { return setUserDisabled(ctx, tx, scope, id, off) }
+		change = func(tx bun.IDB) error { return store.SetUserDisabled(ctx, tx, scope, id, off) }
 	case "password":
 		pw, err := newPassword()
 		var hash string
 		if err == nil {
-			hash, err = HashPassword(pw)
+			hash, err = auth.HashPassword(pw)
 		}
 		if err != nil {
 			s.internal(w, r, err)
 			return
 		}
-		change = func(tx *sql.Tx) error { return setUserPassword(ctx, tx, scope, id, hash) }
+		change = func(tx bun.IDB) error { return store.SetUserPassword(ctx, tx, scope, id, hash) }
 		d.NewLogin, d.NewPassword = u.Login, pw
 	}
 	// The change and its row are one transaction (audit_atomic.go).

@@ -216,7 +216,7 @@ func (s *Server) runVerify(run *verifyRun, opts audit.VerifyOptions, user User, 
 	// Its own bound: the run's context may be the one that ran out.
 	actx, acancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer acancel()
-	err = s.store.audit(actx, auditEntry{At: s.now(), UserID: user.ID, Login: user.Login, Role: string(user.Role),
+	err = s.store.Audit(actx, auditEntry{At: s.now(), UserID: user.ID, Login: user.Login, Role: string(user.Role),
 		MerchantID: opts.Merchant, Action: "audit.verify", Target: run.ShopNo, Detail: detail + " (run " + run.ID + ")",
 		Outcome: outcome, Address: addr})
 	if err != nil {

@@ -118,9 +118,9 @@ type EventPage struct {
 	List  []DeliveryInfo
 }
 
-// eventColumns are the columns of a DeliveryInfo, from events e, merchants m
-// and deliveries d (left-joined: an event without a row was not sent).
-const eventColumns = `m.shop_no, e.event_seq, e.event_id, e.event_type, e.subject, coalesce(d.url, '') as url,
+// eventColumns are the columns of a DeliveryInfo, from events e and
+// deliveries d (left-joined: an event without a row was not sent).
+const eventColumns = `e.event_seq, e.event_id, e.event_type, e.subject, coalesce(d.url, '') as url,
 	coalesce(d.status, 'NOT_SENT') as status, coalesce(d.attempts, 0) as attempts, d.next_attempt_at,
 	d.last_attempt_at, d.last_status, d.last_error, d.delivered_at, e.created_at`
 
@@ -135,6 +135,10 @@ const eventFilterSQL = `(?::text = '' or coalesce(d.status, 'NOT_SENT') = ?)
 // (an index probe whatever the page); with one, the matching events are
 // counted and skipped in sequence order.
 func (s *Store) Events(ctx context.Context, merchant int64, f EventFilter, page, size int) (*EventPage, error) {
+	return s.pageWithShop(s.events(ctx, merchant, f, page, size))(ctx, merchant)
+}
+
+func (s *Store) events(ctx context.Context, merchant int64, f EventFilter, page, size int) (*EventPage, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
@@ -161,7 +165,7 @@ func (s *Store) Events(ctx context.Context, merchant int64, f EventFilter, page,
 			return nil, ledger.MapError(err)
 		}
 		err = db.NewRaw(`select `+eventColumns+`
-			from events e join merchants m on m.id = e.merchant_id
+			from events e
 			left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 			where e.merchant_id = ? and e.event_seq > ? and e.event_seq <= ?
 			order by e.event_seq`, merchant, first, first+int64(size)).Scan(ctx, &out.List)
@@ -178,7 +182,7 @@ func (s *Store) Events(ctx context.Context, merchant int64, f EventFilter, page,
 		return out, nil
 	}
 	err = db.NewRaw(`select `+eventColumns+`
-		from events e join merchants m on m.id = e.merchant_id
+		from events e
 		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		order by e.event_seq offset ? limit ?`,
@@ -189,12 +193,20 @@ func (s *Store) Events(ctx context.Context, merchant int64, f EventFilter, page,
 // Event is one event of a merchant with its delivery; ENOTFOUND event for
 // an unknown id and for another merchant's alike.
 func (s *Store) Event(ctx context.Context, merchant int64, eventID string) (*DeliveryInfo, error) {
+	out, err := s.event(ctx, merchant, eventID)
+	if err != nil {
+		return nil, err
+	}
+	return out, s.withShop(ctx, merchant, []*DeliveryInfo{out})
+}
+
+func (s *Store) event(ctx context.Context, merchant int64, eventID string) (*DeliveryInfo, error) {
 	if err := CheckEventID("eventId", eventID); err != nil {
 		return nil, err
 	}
 	var out DeliveryInfo
 	err := s.l.DB().NewRaw(`select `+eventColumns+`
-		from events e join merchants m on m.id = e.merchant_id
+		from events e
 		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and e.event_id = ?`, merchant, eventID).Scan(ctx, &out)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -53,6 +53,10 @@ type EventQuery struct {
 // matching event, whatever the page or cursor. An unknown StartingAfter,
 // like another merchant's event, is ENOTFOUND event.
 func (s *Store) ListEvents(ctx context.Context, merchant int64, q EventQuery) (*EventPage, error) {
+	return s.pageWithShop(s.listEvents(ctx, merchant, q))(ctx, merchant)
+}
+
+func (s *Store) listEvents(ctx context.Context, merchant int64, q EventQuery) (*EventPage, error) {
 	if err := q.Filter.check(); err != nil {
 		return nil, err
 	}
@@ -124,7 +128,7 @@ func (s *Store) eventRange(ctx context.Context, merchant int64, q EventQuery, af
 		return out, nil
 	}
 	err = s.l.DB().NewRaw(`select `+eventColumns+`
-		from events e join merchants m on m.id = e.merchant_id
+		from events e
 		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and e.event_seq > ? and e.event_seq <= ?
 		order by `+orderSQL[q.Order], merchant, max(lo, 0), hi).Scan(ctx, &out.List)
@@ -155,7 +159,7 @@ func (s *Store) eventsFiltered(ctx context.Context, merchant int64, q EventQuery
 	}
 	asc := q.Order == OrderAsc
 	err = s.l.DB().NewRaw(`select `+eventColumns+`
-		from events e join merchants m on m.id = e.merchant_id
+		from events e
 		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		  and (?::bigint is null or (? and e.event_seq > ?::bigint) or (not ? and e.event_seq < ?::bigint))

@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/paygate/gateway/api/client/receiver/signature"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
-	"github.com/paygate/gateway/postings"
 )
 
 // The merchant's Standard Webhooks secret (webhook_secrets,
@@ -47,14 +45,11 @@ func (s *Store) RollWebhookSecret(ctx context.Context, merchantID int64, overlap
 	}
 	secret, now := roll.Secret, roll.RolledAt
 	err = s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var shopNo string
-		if err := tx.NewRaw(`select shop_no from merchants where id = ?`, merchantID).Scan(ctx, &shopNo); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return postings.ReasonErrorf(postings.ENOTFOUND, postings.ReasonMerchant, "merchant not found")
-			}
+		m, err := merchant.Brief1(ctx, tx, merchantID)
+		if err != nil {
 			return err
 		}
-		sealed := s.sealer.Seal([]byte(secret), secretContext(shopNo))
+		sealed := s.sealer.Seal([]byte(secret), secretContext(m.ShopNo))
 		res, err := tx.NewRaw(`insert into webhook_secrets (merchant_id, secret_sealed, rolled_at) values (?, ?, ?)
 			on conflict (merchant_id) do nothing`, merchantID, sealed, now).Exec(ctx)
 		if err != nil {

@@ -125,6 +125,10 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		       coalesce(ws.secret_prev_until, we.secret_prev_until) as ws_prev_until
 		from claimed c
 		join events e on e.merchant_id = c.merchant_id and e.event_seq = c.event_seq
+		-- The merchants' shop numbers and sealed signing keys in the same
+		-- statement, though internal/merchant owns the table: the claim is
+		-- the callback path's one round trip per batch (bench row 6a;
+		-- internal/archtest tables_test.go names this read).
 		join merchants m on m.id = c.merchant_id
 		left join webhook_secrets ws on c.endpoint_no = 1 and ws.merchant_id = c.merchant_id
 		left join webhook_endpoints we on c.endpoint_no > 1 and we.merchant_id = c.merchant_id and we.endpoint_no = c.endpoint_no`,
@@ -256,7 +260,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) err
 
 // DeliveryInfo is a delivery as operators list it.
 type DeliveryInfo struct {
-	ShopNo        string     `json:"shopNo" bun:"shop_no"`
+	ShopNo        string     `json:"shopNo" bun:"-"` // the merchant's (withShop)
 	EventSeq      int64      `json:"eventSeq" bun:"event_seq"`
 	EventID       string     `json:"eventId" bun:"event_id"`
 	EventType     string     `json:"eventType" bun:"event_type"`
@@ -285,6 +289,14 @@ func (s *Store) Deliveries(ctx context.Context, merchant int64, status string, l
 // DeliveriesInOrder is Deliveries in either order (ParseOrder): the
 // operator's `callbacks list --order` and the console's events page.
 func (s *Store) DeliveriesInOrder(ctx context.Context, merchant int64, status string, order Order, limit int) ([]DeliveryInfo, error) {
+	out, err := s.deliveriesInOrder(ctx, merchant, status, order, limit)
+	if err != nil {
+		return nil, err
+	}
+	return out, s.withShop(ctx, merchant, ptrs(out))
+}
+
+func (s *Store) deliveriesInOrder(ctx context.Context, merchant int64, status string, order Order, limit int) ([]DeliveryInfo, error) {
 	if err := CheckStatus("status", status); err != nil {
 		return nil, err
 	}
@@ -323,17 +335,21 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 		return nil, err
 	}
 	now := s.l.Now()
-	_, err := s.l.DB().NewRaw(`
+	url, err := s.callbackURL(ctx, merchant)
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.l.DB().NewRaw(`
 		insert into deliveries as d (merchant_id, event_seq, subject, url, status, attempts, window_start, next_attempt_at)
-		select e.merchant_id, e.event_seq, e.subject, coalesce(e.callback_url, m.callback_url), 'PENDING', 0, ?, ?
-		from events e join merchants m on m.id = e.merchant_id
-		where e.merchant_id = ? and e.event_id = ? and coalesce(e.callback_url, m.callback_url) is not null
+		select e.merchant_id, e.event_seq, e.subject, coalesce(e.callback_url, ?0), 'PENDING', 0, ?1, ?1
+		from events e
+		where e.merchant_id = ?2 and e.event_id = ?3 and coalesce(e.callback_url, ?0) is not null
 		  -- card.created goes to its request's URL alone (ledger.Event.RequestURLOnly).
 		  and (e.event_type <> 'card.created' or e.callback_url is not null)
 		on conflict (merchant_id, event_seq, endpoint_no) do update
 		set status = 'PENDING', attempts = 0, window_start = excluded.window_start, url = excluded.url,
 		    next_attempt_at = excluded.next_attempt_at, delivered_at = null`,
-		now, now, merchant, eventID).Exec(ctx)
+		url, now, merchant, eventID).Exec(ctx)
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
@@ -377,13 +393,17 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 		to = &r.To
 	}
 	now := s.l.Now()
+	url, err := s.callbackURL(ctx, merchant)
+	if err != nil {
+		return ReplayResult{}, err
+	}
 	var out struct {
 		Replayed int64 `bun:"replayed"`
 		More     bool  `bun:"more"`
 	}
 	// One more candidate than the limit tells whether some remain. The
 	// candidates walk deliveries_status_idx in event order.
-	err := s.l.DB().NewRaw(`
+	err = s.l.DB().NewRaw(`
 		with cand as (
 			-- Endpoint one's URL is the event's own or the merchant's now;
 			-- another endpoint's is its URL now (none: deleted, not replayed).
@@ -408,7 +428,7 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 			returning 1
 		)
 		select (select count(*) from upd) as replayed, (select count(*) from cand) > ? as more`,
-		merchant, from, from, to, to, r.Limit+1, r.Limit, now, now, r.Limit).Scan(ctx, &out)
+		url, merchant, from, from, to, to, r.Limit+1, r.Limit, now, now, r.Limit).Scan(ctx, &out)
 	if err != nil {
 		return ReplayResult{}, ledger.MapError(err)
 	}

@@ -115,7 +115,7 @@ func TestDataKeyRotateAndReseal(t *testing.T) {
 		if _, err := g.RollSigningKey(ctx, m.ID, time.Hour, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := console.CreateUser(ctx, db.DB, s, console.NewUser{Login: login, Role: console.RoleOperator, Password: "a long enough password 1"}); err != nil {
+		if _, err := console.CreateUser(ctx, db, s, console.NewUser{Login: login, Role: console.RoleOperator, Password: "a long enough password 1"}); err != nil {
 			t.Fatal(err)
 		}
 	}

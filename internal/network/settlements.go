@@ -6,6 +6,7 @@ import (
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -41,9 +42,10 @@ type Settlement struct {
 // SettlementBatchMax bounds one read of settlements.
 const SettlementBatchMax = 1000
 
-// settlementColumns are the columns settlementRow scans, from entries se
-// joined to merchants m.
-const settlementColumns = `true as found, se.id as entry_id, se.merchant_id, m.shop_no, se.merchant_seq,
+// settlementColumns are the columns settlementRow scans, from entries se.
+// The merchants' shop numbers and test flags are internal/merchant's
+// (withMerchants).
+const settlementColumns = `true as found, se.id as entry_id, se.merchant_id, se.merchant_seq,
 	coalesce(se.card_no, '') as card_no, se.created_at,
 	coalesce(se.metadata->>'message_id', '') as message_id,
 	coalesce(se.metadata->>'txn_amount', '') as txn_amount,
@@ -53,14 +55,13 @@ const settlementColumns = `true as found, se.id as entry_id, se.merchant_id, m.s
 	coalesce((select min(p.currency) from postings p
 	          where p.merchant_id = se.merchant_id and p.merchant_seq = se.merchant_seq), '') as currency`
 
-// The merchant and the authorization of a settlement entry, each a probe
-// of its primary key (offset 0 keeps the planner from turning them into
-// joins it would choose from the statistics). A test merchant's clearings
-// are left out: they come from its sandbox (docs/api.md, "The sandbox"),
-// never from the card network, whose settlement file cannot list them; its
-// authorizations look unknown to reconciliation.
+// The authorization of a settlement entry, a probe of its primary key
+// (offset 0 keeps the planner from turning it into a join it would choose
+// from the statistics). A test merchant's clearings are left out after the
+// read (SettlementsBetween): they come from its sandbox (docs/api.md, "The
+// sandbox"), never from the card network, whose settlement file cannot
+// list them; its authorizations look unknown to reconciliation.
 const settlementProbes = `
-	cross join lateral (select shop_no from merchants where id = se.merchant_id and not test offset 0) m
 	left join lateral (select status from authorizations where auth_id = se.auth_id offset 0) h on true`
 
 // settlementsByAuthSQL: each authorization id probes entries_auth_id_idx
@@ -70,15 +71,12 @@ const settlementProbes = `
 // with its shop number): a file that names one is told so, not that the
 // authorization does not exist (issue 29).
 const settlementsByAuthSQL = `
-	select r.auth_id, coalesce(h.status, '') as auth_status, coalesce(h.test, false) as test,
-		coalesce(h.shop_no, '') as auth_shop_no, s.*
+	select r.auth_id, coalesce(h.status, '') as auth_status, coalesce(h.merchant_id, 0) as auth_merchant, s.*
 	from unnest(?::text[]) with ordinality as r(auth_id, n)
-	left join lateral (select a.status, t.test, t.shop_no from (select * from authorizations where auth_id = r.auth_id offset 0) a
-		cross join lateral (select test, shop_no from merchants where id = a.merchant_id offset 0) t) h on true
+	left join lateral (select a.status, a.merchant_id from authorizations a where a.auth_id = r.auth_id offset 0) h on true
 	left join lateral (
 		select ` + settlementColumns + `
 		from (select * from entries where auth_id = r.auth_id offset 0) se
-		cross join lateral (select shop_no from merchants where id = se.merchant_id offset 0) m
 		where se.kind = 'CARD_SETTLE'
 		order by se.id limit 1
 	) s on true
@@ -94,22 +92,24 @@ const settlementsBetweenSQL = `
 	limit ?`
 
 type settlementRow struct {
-	AuthID      string    `bun:"auth_id"`
-	AuthStatus  string    `bun:"auth_status"`
-	Test        bool      `bun:"test"`
-	AuthShopNo  string    `bun:"auth_shop_no"`
-	Found       bool      `bun:"found"`
-	EntryID     int64     `bun:"entry_id"`
-	MerchantID  int64     `bun:"merchant_id"`
-	ShopNo      string    `bun:"shop_no"`
-	MerchantSeq int64     `bun:"merchant_seq"`
-	CardNo      string    `bun:"card_no"`
-	CreatedAt   time.Time `bun:"created_at"`
-	MessageID   string    `bun:"message_id"`
-	TxnAmount   string    `bun:"txn_amount"`
-	TxnCurrency string    `bun:"txn_currency"`
-	Captured    int64     `bun:"captured"`
-	Currency    string    `bun:"currency"`
+	AuthID       string    `bun:"auth_id"`
+	AuthStatus   string    `bun:"auth_status"`
+	AuthMerchant int64     `bun:"auth_merchant"`
+	Test         bool      `bun:"-"` // the authorization's merchant is a test one (withMerchants)
+	AuthShopNo   string    `bun:"-"`
+	Found        bool      `bun:"found"`
+	EntryID      int64     `bun:"entry_id"`
+	MerchantID   int64     `bun:"merchant_id"`
+	ShopNo       string    `bun:"-"`
+	EntryTest    bool      `bun:"-"` // the entry's merchant is a test one
+	MerchantSeq  int64     `bun:"merchant_seq"`
+	CardNo       string    `bun:"card_no"`
+	CreatedAt    time.Time `bun:"created_at"`
+	MessageID    string    `bun:"message_id"`
+	TxnAmount    string    `bun:"txn_amount"`
+	TxnCurrency  string    `bun:"txn_currency"`
+	Captured     int64     `bun:"captured"`
+	Currency     string    `bun:"currency"`
 }
 
 func (r *settlementRow) toSettlement() Settlement {
@@ -143,6 +143,9 @@ func (s *Service) SettlementsByAuth(ctx context.Context, authIDs []string) ([]Se
 	if err != nil {
 		return nil, ledger.MapError(err)
 	}
+	if err := s.withMerchants(ctx, rows); err != nil {
+		return nil, err
+	}
 	out := make([]Settlement, len(rows))
 	for i := range rows {
 		out[i] = rows[i].toSettlement()
@@ -166,14 +169,59 @@ func (s *Service) SettlementsBetween(ctx context.Context, from, to time.Time, af
 	if limit <= 0 || limit > SettlementBatchMax {
 		limit = SettlementBatchMax
 	}
-	var rows []settlementRow
-	err := s.l.DB().NewRaw(settlementsBetweenSQL, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, limit).Scan(ctx, &rows)
+	out := make([]Settlement, 0, limit)
+	// A test merchant's clearings are skipped; a full page they thinned is
+	// read on after its last row, so that a short page still means the end
+	// (one more round trip only where the sandbox's clearings are).
+	for {
+		want := limit - len(out)
+		var rows []settlementRow
+		err := s.l.DB().NewRaw(settlementsBetweenSQL, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, want).
+			Scan(ctx, &rows)
+		if err != nil {
+			return nil, ledger.MapError(err)
+		}
+		if err := s.withMerchants(ctx, rows); err != nil {
+			return nil, err
+		}
+		for i := range rows {
+			if !rows[i].EntryTest {
+				out = append(out, rows[i].toSettlement())
+			}
+		}
+		if len(rows) < want || len(out) == limit {
+			return out, nil
+		}
+		last := rows[len(rows)-1]
+		after = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+	}
+}
+
+// withMerchants sets the rows' shop numbers and test flags, the
+// authorization's merchant's and the entry's, from internal/merchant: one
+// batch read for the page.
+func (s *Service) withMerchants(ctx context.Context, rows []settlementRow) error {
+	ids := make([]int64, 0, 2*len(rows))
+	for _, r := range rows {
+		if r.AuthMerchant != 0 {
+			ids = append(ids, r.AuthMerchant)
+		}
+		if r.Found {
+			ids = append(ids, r.MerchantID)
+		}
+	}
+	ms, err := merchant.Briefs(ctx, s.l.DB(), ids)
 	if err != nil {
-		return nil, ledger.MapError(err)
+		return err
 	}
-	out := make([]Settlement, len(rows))
 	for i := range rows {
-		out[i] = rows[i].toSettlement()
+		r := &rows[i]
+		if m, ok := ms[r.AuthMerchant]; ok {
+			r.Test, r.AuthShopNo = m.Test, m.ShopNo
+		}
+		if m, ok := ms[r.MerchantID]; ok && r.Found {
+			r.ShopNo, r.EntryTest = m.ShopNo, m.Test
+		}
 	}
-	return out, nil
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -18,7 +19,7 @@ type DueRemittance struct {
 	NextAction  time.Time       `bun:"next_action_at"`
 	// Test: the remittance is a test merchant's, whose sandbox settles or
 	// returns it (docs/api.md, "The sandbox"); a simulated rail leaves it.
-	Test bool `bun:"test"`
+	Test bool `bun:"-"`
 }
 
 // ClaimDueRemittances claims up to limit remittances whose next step is
@@ -40,8 +41,31 @@ func (s *Service) ClaimDueRemittances(ctx context.Context, limit int, claim time
 			for update skip locked
 		) due
 		where r.tx_id = due.tx_id
-		returning r.tx_id, r.merchant_id, r.status, r.rail, r.beneficiary, r.next_action_at,
-			(select m.test from merchants m where m.id = r.merchant_id) as test`,
+		returning r.tx_id, r.merchant_id, r.status, r.rail, r.beneficiary, r.next_action_at`,
 		now.Add(claim), now, now, limit).Scan(ctx, &out)
-	return out, ledger.MapError(err)
+	if err != nil || len(out) == 0 {
+		return out, ledger.MapError(err)
+	}
+	// Whether each is a test merchant's is internal/merchant's to say: one
+	// batch read for the claim (not one per remittance), after it.
+	if err := markTest(ctx, s.l, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// markTest sets Test on the remittances of test merchants.
+func markTest(ctx context.Context, l *ledger.Ledger, due []DueRemittance) error {
+	ids := make([]int64, len(due))
+	for i, d := range due {
+		ids[i] = d.MerchantID
+	}
+	ms, err := merchant.Briefs(ctx, l.DB(), ids)
+	if err != nil {
+		return err
+	}
+	for i := range due {
+		due[i].Test = ms[due[i].MerchantID].Test
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 )
 
@@ -43,7 +44,8 @@ func (s *Service) List(ctx context.Context, merchant int64, status, before strin
 
 // StuckRemittance is a remittance not final long after it was made.
 type StuckRemittance struct {
-	ShopNo    string    `bun:"shop_no"`
+	ShopNo    string    `bun:"-"` // the merchant's, from internal/merchant
+	Merchant  int64     `bun:"merchant_id"`
 	TxID      string    `bun:"tx_id"`
 	Status    string    `bun:"status"`
 	CreatedAt time.Time `bun:"created_at"`
@@ -53,11 +55,17 @@ type StuckRemittance struct {
 // screening or in flight that were made before before, oldest first.
 func (s *Service) Stuck(ctx context.Context, before time.Time, limit int) ([]StuckRemittance, error) {
 	var out []StuckRemittance
-	err := s.l.DB().NewRaw(`select m.shop_no, r.tx_id, r.status, r.created_at
-		from remittances r join merchants m on m.id = r.merchant_id
+	err := s.l.DB().NewRaw(`select r.merchant_id, r.tx_id, r.status, r.created_at
+		from remittances r
 		where r.status in ('SUBMITTED', 'SCREENING', 'IN_FLIGHT') and r.created_at < ?
 		order by r.created_at limit ?`, before, limit).Scan(ctx, &out)
-	return out, ledger.MapError(err)
+	if err != nil || len(out) == 0 {
+		return out, ledger.MapError(err)
+	}
+	// One batch read for the page: the merchants are internal/merchant's.
+	err = merchant.NameShops(ctx, s.l.DB(), out, func(r *StuckRemittance) int64 { return r.Merchant },
+		func(r *StuckRemittance, shop string) { r.ShopNo = shop })
+	return out, err
 }
 
 // SanctionsSummary is the loaded sanctions list in brief: its version (0:

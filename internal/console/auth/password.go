@@ -1,4 +1,9 @@
-package console
+// Package auth is how the console checks who signs in: argon2id password
+// hashes, RFC 6238 TOTP codes, session and CSRF tokens, and the tracker of
+// a user's tries being checked at once (docs/console.md, "Passwords",
+// "Lockout"). Pure: no table, no HTTP handler; the console's login and
+// lockout (internal/console) use it with the store's counters.
+package auth
 
 import (
 	"crypto/rand"
@@ -28,7 +33,7 @@ const (
 	argonSaltBytes  = 16
 	argonKeyBytes   = 32
 	passwordLenMin  = 12
-	passwordLenMax  = 128 // bytes; longer input is refused before it is hashed
+	PasswordLenMax  = 128 // bytes; longer input is refused before it is hashed
 	argonMemoryMax  = 256 * 1024
 	argonTimeMax    = 10
 	argonThreadsMax = 8
@@ -37,8 +42,8 @@ const (
 // CheckPasswordRules refuses a password a user may not choose: shorter
 // than 12 or longer than 128 bytes, or with control characters.
 func CheckPasswordRules(pw string) error {
-	if len(pw) < passwordLenMin || len(pw) > passwordLenMax {
-		return postings.FieldErrorf("password", "must be %d to %d bytes", passwordLenMin, passwordLenMax)
+	if len(pw) < passwordLenMin || len(pw) > PasswordLenMax {
+		return postings.FieldErrorf("password", "must be %d to %d bytes", passwordLenMin, PasswordLenMax)
 	}
 	for _, r := range pw {
 		if r < 0x20 || r == 0x7f {
@@ -49,7 +54,7 @@ func CheckPasswordRules(pw string) error {
 }
 
 // hashParams are the parameters new hashes get. Only tests change them
-// (export_test.go): under the race detector one hash at the real
+// (UseCheapHashes): under the race detector one hash at the real
 // parameters takes seconds, and the browser tests make dozens.
 type hashParams struct {
 	time, memoryKiB uint32
@@ -57,6 +62,16 @@ type hashParams struct {
 }
 
 var newHashParams = hashParams{argonTime, argonMemoryKiB, argonThreads}
+
+// UseCheapHashes makes new password hashes cheap (m = 64 KiB, t = 1) for
+// the tests that make many users and logins; the hashes still go through
+// the same code and parameters-from-the-hash check. It returns the
+// function that restores the real parameters. For tests only.
+func UseCheapHashes() (restore func()) {
+	old := newHashParams
+	newHashParams = hashParams{time: 1, memoryKiB: 64, threads: 1}
+	return func() { newHashParams = old }
+}
 
 // HashPassword returns the PHC string of pw with a fresh salt.
 func HashPassword(pw string) (string, error) {
@@ -75,7 +90,7 @@ func HashPassword(pw string) (string, error) {
 // be raised later without invalidating old hashes) but bounded, so that a
 // row edited in the database cannot make a login allocate gigabytes.
 func CheckPassword(phc, pw string) bool {
-	if len(pw) > passwordLenMax {
+	if len(pw) > PasswordLenMax {
 		return false
 	}
 	parts := strings.Split(phc, "$")
@@ -105,10 +120,14 @@ func CheckPassword(phc, pw string) bool {
 // state), where timing would depend on a quiet machine.
 var hashChecks atomic.Int64
 
-// dummyHash is checked against when the login is unknown, so that an
+// HashChecks is the number of argon2 computations of password checks so
+// far (a test of equal cost counts them rather than timing them).
+func HashChecks() int64 { return hashChecks.Load() }
+
+// DummyHash is checked against when the login is unknown, so that an
 // unknown login costs what a known one does and timing does not tell which
 // logins exist.
-var dummyHash = sync.OnceValue(func() string {
+var DummyHash = sync.OnceValue(func() string {
 	h, err := HashPassword("not a password of anyone")
 	if err != nil {
 		panic(err)

@@ -1,4 +1,4 @@
-package console
+package auth
 
 import (
 	"testing"
@@ -35,12 +35,12 @@ func TestCheckTOTPWindow(t *testing.T) {
 		{"now", step, step}, {"one step early", step - 1, step - 1}, {"one step late", step + 1, step + 1},
 		{"two steps early", step - 2, 0}, {"two steps late", step + 2, 0},
 	} {
-		if got := checkTOTP(key, hotp(key, tc.at), now); got != tc.want {
+		if got := CheckTOTP(key, hotp(key, tc.at), now); got != tc.want {
 			t.Errorf("%s: step %d, want %d", tc.name, got, tc.want)
 		}
 	}
 	for _, bad := range []string{"", "12345", "1234567", "abcdef", "٠١٢٣٤٥"} {
-		if checkTOTP(key, bad, now) != 0 {
+		if CheckTOTP(key, bad, now) != 0 {
 			t.Errorf("code %q accepted", bad)
 		}
 	}

@@ -1,4 +1,4 @@
-package console
+package auth
 
 import (
 	"crypto/hmac"
@@ -64,10 +64,10 @@ func hotp(key []byte, step int64) string {
 	return fmt.Sprintf("%06d", v%1_000_000)
 }
 
-// checkTOTP returns the step at which code is valid for key around now, or
+// CheckTOTP returns the step at which code is valid for key around now, or
 // 0 when it is not. Every candidate is compared (in constant time), so the
 // time taken does not say which step matched.
-func checkTOTP(key []byte, code string, now time.Time) int64 {
+func CheckTOTP(key []byte, code string, now time.Time) int64 {
 	if len(code) != totpDigits {
 		return 0
 	}
@@ -80,3 +80,6 @@ func checkTOTP(key []byte, code string, now time.Time) int64 {
 	}
 	return found
 }
+
+// DecodeTOTPSecret is the key of a base32 secret as NewTOTPSecret gives it.
+func DecodeTOTPSecret(secret string) ([]byte, error) { return b32.DecodeString(secret) }

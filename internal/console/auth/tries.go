@@ -1,4 +1,4 @@
-package console
+package auth
 
 import "sync"
 
@@ -10,24 +10,24 @@ import "sync"
 // (it is counted, as every try). A person types one password at a time;
 // a burst is a script, and the holder of the password loses nothing by
 // sending it again alone. Tracked in this process: across processes,
-// store.succeed refuses a try when another began after it.
+// the store's Succeed refuses a try when another began after it.
 
-type userTry struct{ crowded bool }
+type Try struct{ crowded bool }
 
-type tryTracker struct {
+type Tries struct {
 	mu   sync.Mutex
-	open map[int64][]*userTry // the tries of each user being checked
+	open map[int64][]*Try // the tries of each user being checked
 }
 
-// begin marks the start of a check of user's password; the tries of the
+// Begin marks the start of a check of user's password; the tries of the
 // user already open and this one are crowded.
-func (tt *tryTracker) begin(user int64) *userTry {
+func (tt *Tries) Begin(user int64) *Try {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	if tt.open == nil {
-		tt.open = map[int64][]*userTry{}
+		tt.open = map[int64][]*Try{}
 	}
-	t := &userTry{}
+	t := &Try{}
 	for _, o := range tt.open[user] {
 		o.crowded, t.crowded = true, true
 	}
@@ -35,15 +35,15 @@ func (tt *tryTracker) begin(user int64) *userTry {
 	return t
 }
 
-// crowded reports whether another try of the user has run beside t.
-func (tt *tryTracker) crowded(t *userTry) bool {
+// Crowded reports whether another try of the user has run beside t.
+func (tt *Tries) Crowded(t *Try) bool {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	return t.crowded
 }
 
-// end closes the try.
-func (tt *tryTracker) end(user int64, t *userTry) {
+// End closes the try.
+func (tt *Tries) End(user int64, t *Try) {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	ts := tt.open[user]
