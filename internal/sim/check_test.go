@@ -208,6 +208,7 @@ func (s *sim) verify() {
 		}
 		s.fail("Verify found %d problems (+%d omitted):%s", len(rep.Problems), rep.ProblemsOmitted, b.String())
 	}
+	s.checkpoint()
 }
 
 // holdFlowsSQL nets, per authorization, the postings of its entries into

@@ -22,7 +22,10 @@
 //   - an auditor model in pure Go (balances of every account, card states,
 //     holds, remittances, the expected journal length) checks every answer,
 //     every replay against the first answer, the state after every step, and
-//     Ledger.Verify periodically and at the end.
+//     Ledger.Verify periodically and at the end;
+//   - every verification also checks the journal against the run's first
+//     and latest signed checkpoints, then signs the next one
+//     (checkpoints_test.go): no fault may rewrite what a checkpoint saw.
 //
 // go test ./internal/sim runs about 12 seconds of steps with a fresh seed;
 // -sim.seed, -sim.steps and -sim.duration (or SIM_SEED, SIM_STEPS,

@@ -61,7 +61,8 @@ type sim struct {
 	queue   []*netMsg
 	answers map[string]string // answerKey → the first answer, encoded
 	stats   map[string]int
-	dis     *disabling // the disabled merchants' /shop (disabled_test.go)
+	dis     *disabling     // the disabled merchants' /shop (disabled_test.go)
+	cps     simCheckpoints // the run's signed checkpoints (checkpoints_test.go)
 }
 
 func envInt(name string) int64 {
@@ -130,6 +131,7 @@ func TestSimulation(t *testing.T) {
 	}
 	s.fullCheck()
 	s.verify()
+	s.checkpointTeeth()
 	names := make([]string, 0, len(s.stats))
 	for k := range s.stats {
 		names = append(names, k)
