@@ -155,10 +155,7 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 		return decline(RespInsufficient, "insufficient available balance")
 	}
 	res.AuthID = "auth_" + database.RandomID(20)
-	if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardAuth,
-		Refs:     postings.Refs{CardNo: c.No(), AuthID: res.AuthID},
-		Postings: []postings.Posting{{Source: avail, Destination: held, Amount: total, Currency: cardCur}},
-	}); err != nil {
+	if _, err := tx.Post(authEntry(m.ID, c.No(), res.AuthID, avail, held, res.CardAmount, res.Fee, cardCur)); err != nil {
 		return nil, err
 	}
 	batchOf.Of(tx).addAuth(tx, authRow{
@@ -218,4 +215,22 @@ func authEventData(r *AuthResult) map[string]any {
 		d["fxRate"] = json.Number(r.FXRate)
 	}
 	return d
+}
+
+// authEntry is an approved authorization's CARD_AUTH: the amount and the
+// cross-border fee each move from the card's available balance to its hold
+// as a posting of their own, the fee's named in the entry's metadata
+// (postings.MetaFeePosting), so that the bill shows the fee as a FEE line
+// of this movement instead of folding it into the CARD_AUTH amount
+// (issue 29, point 2; docs/finance.md).
+func authEntry(merchant int64, cardNo, authID string, avail, held postings.Account, amount, fee int64, cur string) postings.Entry {
+	e := postings.Entry{Merchant: merchant, Kind: postings.KindCardAuth,
+		Refs:     postings.Refs{CardNo: cardNo, AuthID: authID},
+		Postings: []postings.Posting{{Source: avail, Destination: held, Amount: amount, Currency: cur}},
+	}
+	if fee > 0 {
+		e.Metadata = map[string]string{postings.MetaFeePosting: "1"}
+		e.Postings = append(e.Postings, postings.Posting{Source: avail, Destination: held, Amount: fee, Currency: cur})
+	}
+	return e
 }
