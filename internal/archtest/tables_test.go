@@ -61,6 +61,10 @@ var tableOwners = map[string]string{
 	"reconciliation_runs": "reconcile", "reconciled_items": "reconcile",
 	// 0021_audit_anchor.sql: the signed checkpoints, append-only.
 	"audit_checkpoints": "internal/audit",
+	// 0022 (the bill is the whole position): where each merchant's old bill
+	// rules end and what its held and receivable accounts held then, read
+	// by Verify and the statement (internal/audit/verify_position.go).
+	"bill_rules_legacy": "internal/audit", "bill_openings": "internal/audit",
 	// 0012_console.sql: the console's users, sessions and audit trail.
 	"console_users": "internal/console", "console_sessions": "internal/console",
 	"console_login_attempts": "internal/console", "console_audit": "internal/console",
@@ -106,6 +110,8 @@ var tableAllowed = map[string]string{
 		"with its head lock, in the same statement: no round trip of its own on the hot path",
 	"internal/bill bill_lines":  "the bill is the reader of the lines the core writes in the change's transaction",
 	"internal/bill bill_blocks": "the bill's blocks are the core's running totals of those lines",
+	"internal/bill entries": "a FEE line's relatedTo is its entry's (or the entry its metadata names), " +
+		"probed with the page's lines in one statement (internal/bill/position.go)",
 	"internal/network entries": "settlement reconciliation reads the clearing entries by auth_id, and the " +
 		"refund limit sums the card's CARD_REFUND entries: the journal is the truth of both",
 	"internal/network postings": "the amounts of the same entries (with internal/network entries)",
