@@ -479,7 +479,9 @@ func (s *sim) newNetMsg() (*netMsg, bool) {
 		h := s.pickHold()
 		msg.kind, msg.hold, msg.card = "clear", h, h.card
 		msg.amount = s.between(1, h.txn+h.txn/3+1) // partial, exact or above the hold
-		if s.chance(25) {                          // position_test.go
+		// Now and then above a hold its card cannot pay: a receivable
+		// (position_test.go).
+		if s.chance(25) {
 			h = s.emptyCardHold(h)
 			msg.hold, msg.card, msg.amount = h, h.card, s.overCaptureAmount(h)
 		}
