@@ -8,7 +8,8 @@ import "strconv"
 // other entries get a type of their own, so that the type always says what
 // the money did (docs/finance.md, "The bill is the whole position"):
 //
-//   - a fee: a posting into fee revenue, or the posting an entry names in
+//   - a fee: a posting into fee revenue (but an ADJUSTMENT's, a correction
+//     that stays one, docs/finance.md), or the posting an entry names in
 //     MetaFeePosting (the cross-border fee an authorization puts on hold),
 //     is FEE;
 //   - a receivable: a posting out of a card's receivable (what a capture
@@ -51,7 +52,7 @@ func (k Kind) ValidBillType() bool {
 func BillLineType(e *Entry, i int) Kind {
 	p := &e.Postings[i]
 	switch {
-	case p.Destination.Type == AccountFeeRevenue:
+	case p.Destination.Type == AccountFeeRevenue && e.Kind != KindAdjustment:
 		return KindFee
 	case e.Metadata[MetaFeePosting] != "" && e.Metadata[MetaFeePosting] == strconv.Itoa(i):
 		return KindFee

@@ -90,7 +90,8 @@ func loadPairs(ctx context.Context, conn *pgx.Conn, q string, merchant int64) (m
 	return out, ledger.MapError(rows.Err())
 }
 
-// feesCheck is the fee identity: type=FEE sums to fee revenue. The lines
+// feesCheck is the fee identity: type=FEE sums to fee revenue (what fees
+// put there; an ADJUSTMENT's correction of it is its own line type). The lines
 // are summed over every account of the merchant (an authorization's
 // cross-border fee is a FEE line on the card's available balance and its
 // counter-line on the held funds, which cancel until the clearing takes the
@@ -111,8 +112,11 @@ var feesCheck = sqlCheck{name: "fees", check: CheckFees, cost: 40, sql: `
 		  select p.merchant_id, p.currency, 0::bigint, p.amount
 		  from postings p
 		  cross join lateral (select type from accounts where id = p.destination_id offset 0) a
+		  cross join lateral (select kind from entries e
+		                      where e.merchant_id = p.merchant_id and e.merchant_seq = p.merchant_seq offset 0) e
 		  left join lateral (select last_seq from bill_rules_legacy g where g.merchant_id = p.merchant_id offset 0) g on true
-		  where ($1 = 0 or p.merchant_id = $1) and a.type = 'fee_revenue' and p.merchant_seq > coalesce(g.last_seq, 0)
+		  where ($1 = 0 or p.merchant_id = $1) and a.type = 'fee_revenue' and e.kind <> 'ADJUSTMENT'
+		    and p.merchant_seq > coalesce(g.last_seq, 0)
 		) x
 		group by x.merchant_id, x.currency
 		having -sum(x.line) <> sum(x.fee)
