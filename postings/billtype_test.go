@@ -12,7 +12,9 @@ func TestBillLineType(t *testing.T) {
 	avail := CardAccount(m, AccountCardAvailable, "USD", "crd_1")
 	held := CardAccount(m, AccountCardHeld, "USD", "crd_1")
 	recv := CardAccount(m, AccountCardReceivable, "USD", "crd_1")
-	post := func(src, dst Account) Posting { return Posting{Source: src, Destination: dst, Amount: 1, Currency: "USD"} }
+	post := func(src, dst Account) Posting {
+		return Posting{Source: src, Destination: dst, Amount: 1, Currency: "USD"}
+	}
 	cases := []struct {
 		name string
 		e    Entry
