@@ -98,8 +98,10 @@ func loadPairs(ctx context.Context, conn *pgx.Conn, q string, merchant int64) (m
 // fee from the hold), the postings into fee revenue per currency, each
 // over the entries past the merchant's old rules. One union of both sides,
 // grouped per merchant and currency, with no join for the planner to choose
-// (plans_read_test.go): each side's rows are read through its table's
-// index on the merchant, each account and cutoff by a probe.
+// (plans_read_test.go): the lines are read through bill_lines' index on the
+// merchant, the fees from the fee revenue accounts, each a probe of
+// postings_destination_idx (only the fees' postings are read, not the
+// journal's), each posting's entry kind by a probe.
 var feesCheck = sqlCheck{name: "fees", check: CheckFees, cost: 40, sql: `
 		select x.merchant_id, 'm:' || x.merchant_id || ':fee_revenue:' || x.currency,
 		       format('the FEE lines sum to %s, the fees into fee revenue to %s (minor units)', -sum(x.line), sum(x.fee))
@@ -109,14 +111,14 @@ var feesCheck = sqlCheck{name: "fees", check: CheckFees, cost: 40, sql: `
 		  left join lateral (select last_seq from bill_rules_legacy g where g.merchant_id = b.merchant_id offset 0) g on true
 		  where ($1 = 0 or b.merchant_id = $1) and b.kind = 'FEE' and b.merchant_seq > coalesce(g.last_seq, 0)
 		  union all
-		  select p.merchant_id, p.currency, 0::bigint, p.amount
-		  from postings p
-		  cross join lateral (select type from accounts where id = p.destination_id offset 0) a
+		  select a.merchant_id, a.currency, 0::bigint, p.amount
+		  from accounts a
+		  left join lateral (select last_seq from bill_rules_legacy g where g.merchant_id = a.merchant_id offset 0) g on true
+		  cross join lateral (select p.merchant_seq, p.amount from postings p
+		                      where p.destination_id = a.id and p.merchant_seq > coalesce(g.last_seq, 0) offset 0) p
 		  cross join lateral (select kind from entries e
-		                      where e.merchant_id = p.merchant_id and e.merchant_seq = p.merchant_seq offset 0) e
-		  left join lateral (select last_seq from bill_rules_legacy g where g.merchant_id = p.merchant_id offset 0) g on true
-		  where ($1 = 0 or p.merchant_id = $1) and a.type = 'fee_revenue' and e.kind <> 'ADJUSTMENT'
-		    and p.merchant_seq > coalesce(g.last_seq, 0)
+		                      where e.merchant_id = a.merchant_id and e.merchant_seq = p.merchant_seq offset 0) e
+		  where ($1 = 0 or a.merchant_id = $1) and a.type = 'fee_revenue' and e.kind <> 'ADJUSTMENT'
 		) x
 		group by x.merchant_id, x.currency
 		having -sum(x.line) <> sum(x.fee)
