@@ -33,10 +33,6 @@ const (
 	dateLayout   = postings.DayLayout
 )
 
-// billAccountFunding is the account of a funding account's line; a card's
-// line names its cardNo.
-const billAccountFunding = "FUNDING"
-
 // billQuery is a validated bill request. paged is false when the request
 // gave neither page nor size (the CSV export then streams the whole range).
 type billQuery struct {
@@ -146,8 +142,8 @@ func parseBillFilter(c *gin.Context) (bill.Filter, error) {
 	}
 	for _, v := range values {
 		k := postings.Kind(v)
-		if !k.Valid() {
-			return f, postings.FieldErrorf("type", "each value must be an entry kind: %s", billKindList)
+		if !k.ValidBillType() {
+			return f, postings.FieldErrorf("type", "each value must be a bill line type: %s", billKindList)
 		}
 		if !slices.Contains(f.Kinds, k) {
 			f.Kinds = append(f.Kinds, k)
@@ -169,8 +165,8 @@ func parseBillFilter(c *gin.Context) (bill.Filter, error) {
 
 // billKindList names the entry kinds in the message of a bad type.
 var billKindList = func() string {
-	names := make([]string, 0, len(postings.Kinds()))
-	for _, k := range postings.Kinds() {
+	names := make([]string, 0, len(postings.BillTypes()))
+	for _, k := range postings.BillTypes() {
 		names = append(names, string(k))
 	}
 	return strings.Join(names, ", ")
@@ -239,6 +235,10 @@ type billLineView struct {
 	BalanceAfter postings.Money `json:"balanceAfter"`
 	Seq          int64          `json:"seq"`
 	BillSeq      int64          `json:"billSeq"`
+	// Additive (issue 29, point 2; docs/finance.md): which of the
+	// merchant's balances moved, and what a FEE line belongs to.
+	AccountType string `json:"accountType"`
+	RelatedTo   int64  `json:"relatedTo,omitempty"`
 }
 
 // billListView is the paginated structure of spec 2.1.
@@ -254,15 +254,13 @@ func billID(shopNo string, billSeq int64) string {
 }
 
 func newBillLineView(shopNo string, b *bill.Line) billLineView {
-	acct := b.Account
-	if acct == bill.AccountFunding {
-		acct = billAccountFunding
-	}
+	acct := b.AccountName()
 	return billLineView{
 		BillID: billID(shopNo, b.BillSeq), Type: string(b.Kind),
 		Amount: money(b.Amount, b.Currency), Currency: b.Currency, Ts: timestamp(b.CreatedAt),
 		Account: acct, CardNo: b.CardNo, TxID: b.TxID, AuthID: b.AuthID,
 		BalanceAfter: money(b.BalanceAfter, b.Currency), Seq: b.MerchantSeq, BillSeq: b.BillSeq,
+		AccountType: b.AccountTypeName(), RelatedTo: b.RelatedTo,
 	}
 }
 
@@ -315,7 +313,7 @@ func acceptsCSV(h http.Header) bool {
 
 // billCSVHeader is the CSV's first line: the JSON field names, in order.
 var billCSVHeader = []string{"billId", "type", "amount", "currency", "ts", "account", "cardNo", "txId",
-	"authId", "balanceAfter", "seq", "billSeq"}
+	"authId", "balanceAfter", "seq", "billSeq", "accountType", "relatedTo"}
 
 // billCSVRecord is a line as CSV cells: the JSON values, amounts with the
 // currency's decimals. A currency the table does not know is a bug, refused
@@ -333,6 +331,7 @@ func billCSVRecord(v *billLineView) ([]string, error) {
 		v.BillID, v.Type, string(amount), v.Currency, v.Ts, csvText(v.Account), csvText(v.CardNo),
 		csvText(v.TxID), csvText(v.AuthID), string(after),
 		strconv.FormatInt(v.Seq, 10), strconv.FormatInt(v.BillSeq, 10),
+		v.AccountType, relatedCell(v.RelatedTo),
 	}, nil
 }
 
@@ -403,4 +402,12 @@ func writeBillCSV(c *gin.Context, l Bills, m *merchant.Merchant, q billQuery) {
 		logger(c).Error("bill export failed after the answer started", "error", err.Error())
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// relatedCell is relatedTo as a CSV cell: empty when the line has none.
+func relatedCell(seq int64) string {
+	if seq == 0 {
+		return ""
+	}
+	return strconv.FormatInt(seq, 10)
 }

@@ -38,6 +38,8 @@ type billLineOut struct {
 	BalanceAfter json.Number `json:"balanceAfter"`
 	Seq          int64       `json:"seq"`
 	BillSeq      int64       `json:"billSeq"`
+	AccountType  string      `json:"accountType"`
+	RelatedTo    int64       `json:"relatedTo"`
 }
 
 type billListOut struct {
@@ -48,7 +50,7 @@ type billListOut struct {
 // csvRecord is the CSV row the server writes for the line.
 func (b billLineOut) csvRecord() []string {
 	return []string{b.BillID, b.Type, b.Amount.String(), b.Currency, b.Ts, b.Account, b.CardNo, b.TxID, b.AuthID,
-		b.BalanceAfter.String(), fmt.Sprint(b.Seq), fmt.Sprint(b.BillSeq)}
+		b.BalanceAfter.String(), fmt.Sprint(b.Seq), fmt.Sprint(b.BillSeq), b.AccountType, relatedCell(b.RelatedTo)}
 }
 
 // todayClock is a ledger clock that stays on the UTC day the test started,
@@ -239,12 +241,12 @@ func TestBillEntries(t *testing.T) {
 	a.into(t, &p)
 	fundOut, cardIn := p.List[2], p.List[3]
 	want := billLineOut{BillID: fmt.Sprintf("bil_%s_3", sh.creds.ShopNo), Type: "CARD_FUND", Amount: "-12.50",
-		Currency: "USD", Ts: fundOut.Ts, Account: "FUNDING", CardNo: k.CardNo, BalanceAfter: "987.50", Seq: 3, BillSeq: 3}
+		Currency: "USD", Ts: fundOut.Ts, Account: "FUNDING", CardNo: k.CardNo, BalanceAfter: "987.50", Seq: 3, BillSeq: 3, AccountType: "FUNDING"}
 	if fundOut != want || !timestampRE.MatchString(fundOut.Ts) || fundOut.Ts[:10] != today {
 		t.Errorf("funding line\n got %+v\nwant %+v", fundOut, want)
 	}
 	want = billLineOut{BillID: fmt.Sprintf("bil_%s_4", sh.creds.ShopNo), Type: "CARD_FUND", Amount: "12.50",
-		Currency: "USD", Ts: fundOut.Ts, Account: k.CardNo, CardNo: k.CardNo, BalanceAfter: "12.50", Seq: 3, BillSeq: 4}
+		Currency: "USD", Ts: fundOut.Ts, Account: k.CardNo, CardNo: k.CardNo, BalanceAfter: "12.50", Seq: 3, BillSeq: 4, AccountType: "AVAILABLE"}
 	if cardIn != want {
 		t.Errorf("card line\n got %+v\nwant %+v", cardIn, want)
 	}
@@ -408,14 +410,23 @@ func TestBillSumsToBalances(t *testing.T) {
 		if last[key]+amt != after {
 			t.Errorf("line %d (%s): %d + %d != balanceAfter %d", b.BillSeq, key, last[key], amt, after)
 		}
-		if after < 0 {
+		// Every balance but what a card owes (its receivable, zero or
+		// negative) stays at or above zero.
+		if after < 0 && b.AccountType != "RECEIVABLE" {
 			t.Errorf("line %d: negative balance after %d", b.BillSeq, after)
+		}
+		if after > 0 && b.AccountType == "RECEIVABLE" {
+			t.Errorf("line %d: a receivable in credit %d", b.BillSeq, after)
 		}
 		last[key] = after
 		sums[b.Currency] += amt
 	}
 	t.Logf("%d lines, types %v", len(lines), types)
-	bals, err := audit.New(l.Ledger).Balances(ctx, sh.m.ID, postings.AccountFunding, postings.AccountCardAvailable)
+	// Every balance of the merchant: since issue 29 point 2 a card's held
+	// funds and receivable are bill accounts too (HELD:<card>,
+	// RECEIVABLE:<card>).
+	bals, err := audit.New(l.Ledger).Balances(ctx, sh.m.ID, postings.AccountFunding, postings.AccountCardAvailable,
+		postings.AccountCardHeld, postings.AccountCardReceivable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,8 +434,13 @@ func TestBillSumsToBalances(t *testing.T) {
 	for _, b := range bals {
 		want[b.Account.Currency] += b.Balance
 		key := "FUNDING|" + b.Account.Currency
-		if b.Account.Type == postings.AccountCardAvailable {
+		switch b.Account.Type {
+		case postings.AccountCardAvailable:
 			key = b.Account.Card + "|" + b.Account.Currency
+		case postings.AccountCardHeld:
+			key = "HELD:" + b.Account.Card + "|" + b.Account.Currency
+		case postings.AccountCardReceivable:
+			key = "RECEIVABLE:" + b.Account.Card + "|" + b.Account.Currency
 		}
 		if last[key] != b.Balance {
 			t.Errorf("%s: last balanceAfter %d, balance %d", key, last[key], b.Balance)
@@ -455,7 +471,7 @@ func TestBillSumsToBalances(t *testing.T) {
 	if h.Get("X-Total-Count") != fmt.Sprint(len(lines)) {
 		t.Errorf("X-Total-Count %q", h.Get("X-Total-Count"))
 	}
-	if len(recs) != len(lines)+1 || strings.Join(recs[0], ",") != "billId,type,amount,currency,ts,account,cardNo,txId,authId,balanceAfter,seq,billSeq" {
+	if len(recs) != len(lines)+1 || strings.Join(recs[0], ",") != "billId,type,amount,currency,ts,account,cardNo,txId,authId,balanceAfter,seq,billSeq,accountType,relatedTo" {
 		t.Fatalf("CSV has %d records for %d lines; header %v", len(recs), len(lines), recs[0])
 	}
 	for i, b := range lines {
@@ -483,17 +499,19 @@ var documentedBillTypes = map[string]bool{
 	"CARD_CANCEL_REFUND": true, "CARD_AUTH": true, "CARD_AUTH_RELEASE": true, "CARD_SETTLE": true,
 	"CARD_REFUND": true, "REVERSAL": true, "REMIT_OUT": true, "REMIT_RETURN": true, "FEE": true,
 	"FEE_REFUND": true, "FX": true, "ADJUSTMENT": true,
+	// The types only bill lines have (postings.BillTypes).
+	"RECEIVABLE": true, "RECEIVABLE_RECOVERY": true,
 }
 
 func TestBillTypesAreTheKinds(t *testing.T) {
 	t.Parallel()
-	for _, k := range postings.Kinds() {
+	for _, k := range postings.BillTypes() {
 		if documentedBillTypes[string(k)] == (k == postings.KindRemitSettle) {
 			t.Errorf("kind %s: documented %v", k, documentedBillTypes[string(k)])
 		}
 	}
-	if len(documentedBillTypes) != len(postings.Kinds())-1 {
-		t.Errorf("%d documented types for %d kinds", len(documentedBillTypes), len(postings.Kinds()))
+	if len(documentedBillTypes) != len(postings.BillTypes())-1 {
+		t.Errorf("%d documented types for %d bill types", len(documentedBillTypes), len(postings.BillTypes()))
 	}
 }
 

@@ -668,8 +668,8 @@ func checkBillCSV(t *testing.T, doc *openapi3.T, body []byte, jsonLines []json.R
 		t.Fatalf("CSV bill has %d lines, the JSON page %d", len(records)-1, len(jsonLines))
 	}
 	header := records[0]
-	numeric := map[string]bool{"amount": true, "balanceAfter": true, "seq": true, "billSeq": true}
-	optional := map[string]bool{"cardNo": true, "txId": true, "authId": true}
+	numeric := map[string]bool{"amount": true, "balanceAfter": true, "seq": true, "billSeq": true, "relatedTo": true}
+	optional := map[string]bool{"cardNo": true, "txId": true, "authId": true, "relatedTo": true}
 	for i, rec := range records[1:] {
 		var b strings.Builder
 		b.WriteString("{")

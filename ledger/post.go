@@ -63,7 +63,7 @@ func (tx *Tx) Post(e postings.Entry) (*postings.Record, error) {
 			h.billSeq++
 			tx.bills = append(tx.bills, billLineRow{
 				MerchantID: e.Merchant, BillSeq: h.billSeq, MerchantSeq: rec.Seq, PostingIdx: int16(i),
-				AccountID: side.a.id, Kind: string(e.Kind), Amount: side.amount, Currency: p.Currency,
+				AccountID: side.a.id, Kind: string(postings.BillLineType(&e, i)), Amount: side.amount, Currency: p.Currency,
 				BalanceAfter: side.a.balance, CreatedAt: rec.CreatedAt,
 				CardNo: database.NullString(e.Refs.CardNo), TxID: database.NullString(e.Refs.TxID), AuthID: database.NullString(e.Refs.AuthID),
 			})

@@ -51,10 +51,13 @@ var accountTypes = map[AccountType]struct {
 	constrained bool // the balance must never go below zero
 	billable    bool // movements appear in the merchant's bill export
 }{
-	AccountFunding:           {constrained: true, billable: true},
-	AccountCardAvailable:     {perCard: true, constrained: true, billable: true},
-	AccountCardHeld:          {perCard: true, constrained: true},
-	AccountCardReceivable:    {perCard: true},
+	AccountFunding:       {constrained: true, billable: true},
+	AccountCardAvailable: {perCard: true, constrained: true, billable: true},
+	// A card's held funds and its receivable are the merchant's position
+	// too (issue 29, point 2): their movements are bill lines, so that the
+	// bill and the statement show holds and what a card owes.
+	AccountCardHeld:          {perCard: true, constrained: true, billable: true},
+	AccountCardReceivable:    {perCard: true, billable: true},
 	AccountRemitInFlight:     {constrained: true},
 	AccountNetworkSettlement: {},
 	AccountRailSettlement:    {},

@@ -39,7 +39,9 @@ type StatementReport struct {
 
 // StatementAccount is one billable account's statement line.
 type StatementAccount struct {
-	Account  string         `json:"account"` // "funding" or the card number
+	// Account is "funding", the card number (its available balance),
+	// HELD:<card> or RECEIVABLE:<card>.
+	Account  string         `json:"account"`
 	Address  string         `json:"address"` // the ledger's account address
 	Currency string         `json:"currency"`
 	Opening  postings.Money `json:"opening"`   // the balance when the period begins
@@ -123,7 +125,12 @@ func checkStatementAccount(a audit.StatementAccount, cur postings.Currency) (Sta
 		Opening: money(a.Opening, cur), Moved: money(a.Moved, cur), Lines: a.Lines,
 		Closing: money(a.Closing, cur), Balance: money(a.Balance, cur),
 	}
-	if a.Account.Card != "" {
+	switch {
+	case a.Account.Type == postings.AccountCardHeld:
+		line.Account = "HELD:" + a.Account.Card // the bill's names (internal/bill/position.go)
+	case a.Account.Type == postings.AccountCardReceivable:
+		line.Account = "RECEIVABLE:" + a.Account.Card
+	case a.Account.Card != "":
 		line.Account = a.Account.Card
 	}
 	if sum, ok := addChecked(a.Opening, a.Moved); !ok || sum != a.Closing {

@@ -97,7 +97,15 @@ func (w *workload) takeOpen() *network.AuthResult {
 // from the balances table (not from the bill).
 func billableTotals(t *testing.T, l *gatewaytest.Gateway, m int64) map[string]int64 {
 	t.Helper()
-	bals, err := audit.New(l.Ledger).Balances(context.Background(), m, postings.AccountFunding, postings.AccountCardAvailable)
+	// Every billable type: since issue 29 point 2 a card's held funds and
+	// receivable are in the bill too.
+	var billable []postings.AccountType
+	for _, typ := range postings.AccountTypes() {
+		if typ.Billable() {
+			billable = append(billable, typ)
+		}
+	}
+	bals, err := audit.New(l.Ledger).Balances(context.Background(), m, billable...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,20 +56,23 @@ type BillPage struct {
 	List  []BillLine `json:"list"`
 }
 
-// BillLine is one movement of a funding account or a card (spec 2.7).
+// BillLine is one movement of a funding account or of a card's available
+// balance, held funds or receivable (spec 2.7; docs/finance.md).
 type BillLine struct {
 	BillID       string    `json:"billId"`
-	Type         string    `json:"type"` // the entry kind: DEPOSIT, CARD_FUND, …
+	Type         string    `json:"type"` // what the money did: DEPOSIT, CARD_FUND, …, FEE, RECEIVABLE, RECEIVABLE_RECOVERY
 	Amount       Decimal   `json:"amount"`
 	Currency     string    `json:"currency"`
 	TS           time.Time `json:"ts"`
-	Account      string    `json:"account"` // FUNDING, or the cardNo
+	Account      string    `json:"account"` // FUNDING, the cardNo, HELD:<cardNo> or RECEIVABLE:<cardNo>
 	CardNo       string    `json:"cardNo,omitempty"`
 	TxID         string    `json:"txId,omitempty"`
 	AuthID       string    `json:"authId,omitempty"`
 	BalanceAfter Decimal   `json:"balanceAfter"`
 	Seq          int64     `json:"seq"`
 	BillSeq      int64     `json:"billSeq"`
+	AccountType  string    `json:"accountType"`         // FUNDING, AVAILABLE, HELD or RECEIVABLE
+	RelatedTo    int64     `json:"relatedTo,omitempty"` // on a FEE line: the seq of the movement it belongs to
 }
 
 // Bill is GET /shop/bill/list.

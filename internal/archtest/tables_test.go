@@ -76,6 +76,10 @@ var tableOwners = map[string]string{
 	"audit_holds": "internal/audit", "audit_remittances": "internal/audit", "audit_remittance_history": "internal/audit",
 	// 0027: the signed period closes, append-only (internal/audit/close.go).
 	"audit_period_closes": "internal/audit",
+	// 0028 (the bill is the whole position): where each merchant's old bill
+	// rules end and what its held and receivable accounts held then, read
+	// by Verify and the statement (internal/audit/verify_position.go).
+	"bill_rules_legacy": "internal/audit", "bill_openings": "internal/audit",
 	// 0012_console.sql: the console's users, sessions and audit trail, in
 	// the console's store (its pages go through it).
 	"console_users": "internal/console/store", "console_sessions": "internal/console/store",
@@ -131,7 +135,8 @@ var tableAllowed = map[string]string{
 	"internal/bill bill_blocks": "the bill's blocks are the core's running totals of those lines",
 	"internal/bill postings": "the balance report sums the postings of held and receivable accounts, which " +
 		"have no bill lines, in the same statement (one snapshot) as the bill's lines",
-	"internal/bill entries": "the time and kind of those postings (with internal/bill postings)",
+	"internal/bill entries": "the time and kind of those postings (with internal/bill postings); and a FEE line's relatedTo is its entry's (or the entry its metadata names), " +
+		"probed with the page's lines in one statement (internal/bill/position.go)",
 	"internal/network entries": "settlement reconciliation reads the clearing entries by auth_id, and the " +
 		"refund limit sums the card's CARD_REFUND entries: the journal is the truth of both",
 	"internal/network postings": "the amounts of the same entries (with internal/network entries)",

@@ -33,7 +33,8 @@ type StatementAccount struct {
 const StatementAccountsMax = 100_000
 
 // StatementAccounts returns every billable account of merchant (each
-// currency's funding account and each card's available balance) with its
+// currency's funding account and each card's available balance, held
+// funds and receivable) with its
 // bill over [from, to), funding first then cards, by currency. It reads the
 // merchant's whole bill once, in one statement (one snapshot). More than
 // StatementAccountsMax accounts is ELIMIT.
@@ -91,23 +92,27 @@ func (a *Service) StatementAccounts(ctx context.Context, merchant int64, from, t
 // from the statistics, and a nested loop over a rescanned fold is quadratic.
 // The last line before a time is the one with the highest bill_seq
 // (bill_seq is the commit order and a merchant's clock never goes back):
-// max(array[bill_seq, balance_after]) compares the sequence first.
+// max(array[bill_seq, balance_after]) compares the sequence first. Before
+// an account's first line its balance is 0, or, for a held or receivable
+// account that held funds when sql/0022 gave such accounts lines, what it
+// held then (bill_openings, verify_position.go).
 const statementAccountsSQL = `
 	select max(m.type) as type, max(m.currency) as currency, coalesce(max(m.card_no), '') as card_no,
-	       coalesce((max(array[m.bill_seq, m.balance_after]) filter (where m.created_at < ?1))[2], 0) as opening,
+	       coalesce((max(array[m.bill_seq, m.balance_after]) filter (where m.created_at < ?1))[2], max(m.carried), 0) as opening,
 	       coalesce(sum(m.amount) filter (where m.created_at >= ?1 and m.created_at < ?2), 0)::bigint as moved,
 	       count(*) filter (where m.created_at >= ?1 and m.created_at < ?2) as lines,
-	       coalesce((max(array[m.bill_seq, m.balance_after]) filter (where m.created_at < ?2))[2], 0) as closing,
+	       coalesce((max(array[m.bill_seq, m.balance_after]) filter (where m.created_at < ?2))[2], max(m.carried), 0) as closing,
 	       coalesce(sum(m.amount) filter (where m.created_at >= ?2), 0)::bigint as after,
 	       max(m.balance) as balance
 	from (
-		select a.id as account_id, true as is_account, a.type, a.currency, a.card_no, b.balance,
+		select a.id as account_id, true as is_account, a.type, a.currency, a.card_no, b.balance, o.balance as carried,
 		       null::bigint as bill_seq, null::timestamptz as created_at, null::bigint as amount, null::bigint as balance_after
 		from accounts a
 		left join lateral (select balance from balances where account_id = a.id offset 0) b on true
+		left join lateral (select balance from bill_openings where account_id = a.id offset 0) o on true
 		where a.merchant_id = ?0 and a.type = any(?3)
 		union all
-		select l.account_id, false, null, null, null, null, l.bill_seq, l.created_at, l.amount, l.balance_after
+		select l.account_id, false, null, null, null, null, null, l.bill_seq, l.created_at, l.amount, l.balance_after
 		from bill_lines l
 		where l.merchant_id = ?0
 	) m

@@ -312,6 +312,9 @@ func (v *verifyRun) main(ctx context.Context, conn *pgx.Conn) error {
 	v.merchants = int64(len(heads))
 	v.heads = reportHeads(heads)
 	v.stream.heads = heads
+	if v.stream.position, err = loadBillPosition(ctx, conn, v.opts.Merchant); err != nil {
+		return err
+	}
 	v.stream.billHeads = make(map[int64]int64, len(heads))
 	for m, h := range heads {
 		v.stream.total += h.seq // the progress bar's total, without counting the journal

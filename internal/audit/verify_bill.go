@@ -77,9 +77,10 @@ func (s *chainStream) checkBill(k journalKey, hasEntry bool) {
 	}
 	highest, problems := s.billSeq.highest, s.bill.count()
 	differs := !hasEntry
+	legacy := s.position.legacyEntry(k.merchant, k.seq) // verify_position.go
 	for _, l := range s.lines {
 		s.billSeq.highest = max(s.billSeq.highest, l.billSeq)
-		if hasEntry && (l.kind != string(s.rec.Kind) || l.atMicro != s.atMicro) {
+		if hasEntry && (l.kind != s.wantKind(l, legacy) || l.atMicro != s.atMicro) {
 			differs = true
 		}
 		if _, ok := s.side(l); !ok {
@@ -99,7 +100,7 @@ func (s *chainStream) checkBill(k journalKey, hasEntry bool) {
 			id      int64
 			account *postings.Account
 		}{{s.sides[i].source, &p.Source}, {s.sides[i].destination, &p.Destination}} {
-			if side.account.Type.Billable() && !s.hasLine(s.idx[i], side.id) {
+			if billableUnder(side.account.Type, legacy) && !s.hasLine(s.idx[i], side.id) {
 				s.bill.add(Problem{Check: CheckBill, Merchant: side.account.Merchant, Account: side.account.Address(),
 					Detail: fmt.Sprintf("entry %d posting %d has no bill line", k.seq, s.idx[i])})
 			}

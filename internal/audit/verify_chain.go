@@ -13,7 +13,9 @@ import (
 )
 
 // The bill's balance_after chain: each line's balance after is the one
-// before plus its amount (0 before an account's first line), and an
+// before plus its amount (0 before an account's first line, or what a held
+// or receivable account held when its lines began: bill_openings,
+// verify_position.go), and an
 // account's last line says its balance.
 //
 // The stream follows it as the lines go by, keeping each account's last
@@ -86,6 +88,9 @@ func (s *chainStream) followChain(k journalKey, highest int64) {
 			return
 		}
 		before := st.balanceAfter
+		if !seen {
+			before = s.position.openings[l.account] // 0 unless it held funds when its lines began
+		}
 		sum := before + l.amount
 		overflow := (l.amount > 0 && sum < before) || (l.amount < 0 && sum > before)
 		broken := overflow || sum != l.balanceAfter
@@ -202,9 +207,10 @@ func appendInt8Array(b []byte, ids []int64) []byte {
 var billChainCheck = sqlCheck{name: "billChain", check: CheckBillChain, sql: `
 		with chained as (
 			select b.merchant_id, b.account_id, b.bill_seq, b.amount, b.balance_after,
-			       lag(b.balance_after, 1, 0::bigint) over w as before,
+			       lag(b.balance_after, 1, coalesce(o.balance, 0::bigint)) over w as before,
 			       lead(b.bill_seq) over w is null as last
 			from bill_lines b
+			left join lateral (select balance from bill_openings where account_id = b.account_id offset 0) o on true
 			where $1 = 0 or b.merchant_id = $1
 			window w as (partition by b.account_id order by b.bill_seq)
 		), suspects as materialized (

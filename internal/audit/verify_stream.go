@@ -153,6 +153,7 @@ type chainStream struct {
 	merchant  int64 // 0: every merchant
 	heads     map[int64]journalHead
 	billHeads map[int64]int64 // last_bill_seq of the heads the bill has not reached yet
+	position  billPosition    // where the old bill rules end (verify_position.go)
 	total     int64           // the entries the heads announce, for the progress bar
 	progress  func(done, total int64)
 	problems  problemList

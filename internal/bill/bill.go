@@ -70,6 +70,13 @@ type Line struct {
 	CardNo, TxID, AuthID string
 	// BalanceAfter is the account's balance after this movement.
 	BalanceAfter int64
+	// AccountType is the type of the account that moved: funding, a
+	// card's available balance, its held funds or its receivable.
+	AccountType postings.AccountType
+	// RelatedTo is, on a FEE line, the merchant sequence of the movement
+	// the fee belongs to (the authorization, capture or remittance debit);
+	// 0 when the fee is a movement of its own (position.go).
+	RelatedTo int64
 }
 
 // AccountFunding is Line.Account for a funding account.
@@ -213,6 +220,7 @@ type billReadRow struct {
 	AuthID       sql.NullString `bun:"auth_id"`
 	AccountType  string         `bun:"account_type"`
 	AccountCard  sql.NullString `bun:"account_card"`
+	RelatedTo    sql.NullInt64  `bun:"related_to"`
 }
 
 // billLines reads the lines first..last (a primary-key range) with their
@@ -228,9 +236,10 @@ type billReadRow struct {
 // always the right plan.
 const billLinesSQL = `
 	select b.bill_seq, b.merchant_seq, b.kind, b.amount, b.currency, b.balance_after, b.created_at,
-	       b.card_no, b.tx_id, b.auth_id, a.type as account_type, a.card_no as account_card
+	       b.card_no, b.tx_id, b.auth_id, a.type as account_type, a.card_no as account_card, r.related_to
 	from bill_lines b
 	cross join lateral (select type, card_no from accounts where id = b.account_id offset 0) a
+	` + relatedToJoin + `
 	where b.merchant_id = ? and b.bill_seq between ? and ?
 	order by b.bill_seq`
 
@@ -264,7 +273,7 @@ func billLinesOf(rows []billReadRow) []Line {
 			BillSeq: r.BillSeq, MerchantSeq: r.MerchantSeq, Kind: postings.Kind(r.Kind),
 			Amount: r.Amount, Currency: r.Currency, CreatedAt: r.CreatedAt.UTC(), Account: acct,
 			CardNo: r.CardNo.String, TxID: r.TxID.String, AuthID: r.AuthID.String,
-			BalanceAfter: r.BalanceAfter,
+			BalanceAfter: r.BalanceAfter, AccountType: postings.AccountType(r.AccountType), RelatedTo: r.RelatedTo.Int64,
 		}
 	}
 	return out

@@ -231,11 +231,12 @@ func (s *Service) blockCounts(ctx context.Context, merchant int64, f Filter, fir
 // says why by a lateral "offset 0").
 const filteredLinesSQL = `
 	select b.bill_seq, b.merchant_seq, b.kind, b.amount, b.currency, b.balance_after, b.created_at,
-	       b.card_no, b.tx_id, b.auth_id, a.type as account_type, a.card_no as account_card
+	       b.card_no, b.tx_id, b.auth_id, a.type as account_type, a.card_no as account_card, r.related_to
 	from (select b.* from bill_lines b
 	      where b.merchant_id = ? and b.bill_seq between ? and ?%s
 	      order by b.bill_seq offset ? limit ?) b
 	cross join lateral (select type, card_no from accounts where id = b.account_id offset 0) a
+	` + relatedToJoin + `
 	order by b.bill_seq`
 
 func (s *Service) filteredLines(ctx context.Context, merchant int64, f Filter, first, last, skip, limit int64) ([]Line, error) {

@@ -142,7 +142,7 @@ func billID(shopNo string, billSeq int64) string {
 
 // billCSVHeader is the API's CSV header (api/bill.go).
 var billCSVHeader = []string{"billId", "type", "amount", "currency", "ts", "account", "cardNo", "txId",
-	"authId", "balanceAfter", "seq", "billSeq"}
+	"authId", "balanceAfter", "seq", "billSeq", "accountType", "relatedTo"}
 
 // billCSV streams the whole range as CSV. An error once the answer has
 // started is logged and the connection aborted, so a short file is never
@@ -187,14 +187,12 @@ func (s *Server) billCSV(w http.ResponseWriter, r *http.Request, sess *session) 
 }
 
 func billCSVRecord(shopNo string, b *bill.Line) []string {
-	acct := b.Account
-	if acct == bill.AccountFunding {
-		acct = "FUNDING"
-	}
+	acct := b.AccountName()
 	return []string{billID(shopNo, b.BillSeq), string(b.Kind), plainAmount(b.Amount, b.Currency), b.Currency,
 		b.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), csvText(acct), csvText(b.CardNo), csvText(b.TxID),
 		csvText(b.AuthID), plainAmount(b.BalanceAfter, b.Currency),
-		strconv.FormatInt(b.MerchantSeq, 10), strconv.FormatInt(b.BillSeq, 10)}
+		strconv.FormatInt(b.MerchantSeq, 10), strconv.FormatInt(b.BillSeq, 10),
+		b.AccountTypeName(), relatedCell(b.RelatedTo)}
 }
 
 // plainAmount is an amount with the currency's decimals and no code.
@@ -212,4 +210,12 @@ func csvText(s string) string {
 		return "'" + s
 	}
 	return s
+}
+
+// relatedCell is relatedTo as a CSV cell, as the API writes it.
+func relatedCell(seq int64) string {
+	if seq == 0 {
+		return ""
+	}
+	return strconv.FormatInt(seq, 10)
 }

@@ -81,7 +81,7 @@ func TestMerchantAdminInTheBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CSV: %v\n%s", err, body)
 	}
-	if len(recs) != 12 || strings.Join(recs[0], ",") != "billId,type,amount,currency,ts,account,cardNo,txId,authId,balanceAfter,seq,billSeq" {
+	if len(recs) != 12 || strings.Join(recs[0], ",") != "billId,type,amount,currency,ts,account,cardNo,txId,authId,balanceAfter,seq,billSeq,accountType,relatedTo" {
 		t.Fatalf("CSV has %d records (want a header and 11), header %v", len(recs), recs[0])
 	}
 

@@ -158,10 +158,7 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 		return decline(RespInsufficient, "insufficient available balance")
 	}
 	res.AuthID = "auth_" + database.RandomID(20)
-	if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardAuth,
-		Refs: postings.Refs{CardNo: c.No(), AuthID: res.AuthID}, Metadata: meta,
-		Postings: []postings.Posting{{Source: avail, Destination: held, Amount: total, Currency: cardCur}},
-	}); err != nil {
+	if _, err := tx.Post(authEntry(m.ID, c.No(), res.AuthID, avail, held, res.CardAmount, res.Fee, cardCur, meta)); err != nil {
 		return nil, err
 	}
 	batchOf.Of(tx).addAuth(tx, authRow{
@@ -221,4 +218,26 @@ func authEventData(r *AuthResult) map[string]any {
 		d["fxRate"] = json.Number(r.FXRate)
 	}
 	return d
+}
+
+// authEntry is an approved authorization's CARD_AUTH: the amount and the
+// cross-border fee each move from the card's available balance to its hold
+// as a posting of their own, the fee's named in the entry's metadata
+// (postings.MetaFeePosting), so that the bill shows the fee as a FEE line
+// of this movement instead of folding it into the CARD_AUTH amount
+// (issue 29, point 2; docs/finance.md).
+func authEntry(merchant int64, cardNo, authID string, avail, held postings.Account, amount, fee int64, cur string, meta map[string]string) postings.Entry {
+	e := postings.Entry{Merchant: merchant, Kind: postings.KindCardAuth,
+		Refs:     postings.Refs{CardNo: cardNo, AuthID: authID},
+		Metadata: meta, // the conversion's and the fee's facts, when any (docs/audit.md)
+		Postings: []postings.Posting{{Source: avail, Destination: held, Amount: amount, Currency: cur}},
+	}
+	if fee > 0 {
+		if e.Metadata == nil {
+			e.Metadata = map[string]string{}
+		}
+		e.Metadata[postings.MetaFeePosting] = "1"
+		e.Postings = append(e.Postings, postings.Posting{Source: avail, Destination: held, Amount: fee, Currency: cur})
+	}
+	return e
 }

@@ -59,9 +59,9 @@ func (s *Service) clear(tx *ledger.Tx, m *ledger.Merchant, a *authState, req Cle
 	remainingHold, remainingAvail := r.Held, availBal
 	charge := func(amount int64, dst postings.Account) []postings.Posting {
 		var ps []postings.Posting
-		add := func(src postings.Account, n int64) {
+		add := func(src, to postings.Account, n int64) {
 			if n > 0 {
-				ps = append(ps, postings.Posting{Source: src, Destination: dst, Amount: n, Currency: r.Currency})
+				ps = append(ps, postings.Posting{Source: src, Destination: to, Amount: n, Currency: r.Currency})
 			}
 		}
 		fromHold := min(amount, remainingHold)
@@ -70,9 +70,13 @@ func (s *Service) clear(tx *ledger.Tx, m *ledger.Merchant, a *authState, req Cle
 		remainingAvail -= fromAvail
 		fromRecv := amount - fromHold - fromAvail
 		res.Receivable += fromRecv
-		add(held, fromHold)
-		add(avail, fromAvail)
-		add(recv, fromRecv)
+		// What the card lacks is lent to it by its receivable first, and
+		// the card pays the charge: the bill then shows the debt
+		// (RECEIVABLE: receivable −, card +) beside the charge (card −),
+		// in the period of the capture (docs/finance.md).
+		add(recv, avail, fromRecv)
+		add(held, dst, fromHold)
+		add(avail, dst, fromAvail+fromRecv)
 		return ps
 	}
 	settlement := postings.MerchantAccount(r.MerchantID, postings.AccountNetworkSettlement, r.Currency)
@@ -81,14 +85,18 @@ func (s *Service) clear(tx *ledger.Tx, m *ledger.Merchant, a *authState, req Cle
 	// entry: settlement-file reconciliation matches on them.
 	meta := map[string]string{"message_id": req.MessageID,
 		"txn_amount": strconv.FormatInt(req.Amount, 10), "txn_currency": r.TxnCurrency}
-	if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardSettle, Refs: refs,
-		Metadata: meta, Postings: charge(capture, settlement)}); err != nil {
+	settle, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardSettle, Refs: refs,
+		Metadata: meta, Postings: charge(capture, settlement)})
+	if err != nil {
 		return nil, err
 	}
 	if fee > 0 {
+		// The fee names the capture it belongs to (its bill lines'
+		// relatedTo, postings.MetaFeeFor) and carries its rule, hashed
+		// (docs/audit.md).
 		feeFact := postings.CapturedFeeFact(fee)
 		if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindFee, Refs: refs,
-			Metadata: postings.PutFacts(nil, nil, &feeFact), // the fee's rule, hashed (docs/audit.md)
+			Metadata: postings.PutFacts(map[string]string{postings.MetaFeeFor: strconv.FormatInt(settle.Seq, 10)}, nil, &feeFact),
 			Postings: charge(fee, postings.MerchantAccount(r.MerchantID, postings.AccountFeeRevenue, r.Currency))}); err != nil {
 			return nil, err
 		}

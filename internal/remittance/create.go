@@ -3,6 +3,7 @@ package remittance
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/uptrace/bun"
 
@@ -66,13 +67,16 @@ func create(tx *ledger.Tx, m *ledger.Merchant, in RemittanceInput) (*Remittance,
 		NextActionAt: bun.NullTime{Time: now}, CreatedAt: now, UpdatedAt: now,
 	})
 	refs := postings.Refs{TxID: s.row.TxID}
-	if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindRemitOut, Refs: refs, Postings: []postings.Posting{{
+	out, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindRemitOut, Refs: refs, Postings: []postings.Posting{{
 		Source: fund, Destination: postings.MerchantAccount(m.ID, postings.AccountRemitInFlight, in.Currency),
-		Amount: in.Amount, Currency: in.Currency}}}); err != nil {
+		Amount: in.Amount, Currency: in.Currency}}})
+	if err != nil {
 		return nil, err
 	}
 	if in.Fee > 0 {
-		meta := map[string]string{"fee": "remittance"}
+		// The fee names the debit it belongs to: its bill line's relatedTo
+		// (postings.MetaFeeFor, docs/finance.md).
+		meta := map[string]string{"fee": "remittance", postings.MetaFeeFor: strconv.FormatInt(out.Seq, 10)}
 		if f := in.FeeFact; f != nil {
 			if f.Amount != in.Fee {
 				return nil, postings.Errorf(postings.EINTERNAL, "remittance fee %d, its rule says %d", in.Fee, f.Amount)

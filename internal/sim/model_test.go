@@ -466,6 +466,8 @@ func (s *sim) newNetMsg() (*netMsg, bool) {
 		}
 		msg.kind, msg.card, msg.currency = "authorize", c, s.txnCurrencyFor(c.m)
 		switch {
+		case msg.currency == c.m.cur && s.chance(10):
+			msg.amount = s.exhaustingAmount(c) // position_test.go
 		case s.chance(15):
 			msg.amount = s.between(1_000_00, 9_000_00)
 		case s.chance(15):
@@ -477,6 +479,12 @@ func (s *sim) newNetMsg() (*netMsg, bool) {
 		h := s.pickHold()
 		msg.kind, msg.hold, msg.card = "clear", h, h.card
 		msg.amount = s.between(1, h.txn+h.txn/3+1) // partial, exact or above the hold
+		// Now and then above a hold its card cannot pay: a receivable
+		// (position_test.go).
+		if s.chance(25) {
+			h = s.emptyCardHold(h)
+			msg.hold, msg.card, msg.amount = h, h.card, s.overCaptureAmount(h)
+		}
 	case r < 88:
 		h := s.pickHold()
 		msg.kind, msg.hold, msg.card = "reverse", h, h.card
@@ -640,6 +648,9 @@ func (s *sim) expectClear(msg *netMsg, h *mHold, res any, err error) error {
 	charge(capture, acctOf(m, postings.AccountNetworkSettlement))
 	if fee > 0 {
 		charge(fee, acctOf(m, postings.AccountFeeRevenue))
+	}
+	if receivable > 0 {
+		s.stats["over-captures into a receivable"]++
 	}
 	released := held
 	if released > 0 {

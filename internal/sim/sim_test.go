@@ -132,6 +132,7 @@ func TestSimulation(t *testing.T) {
 	s.fullCheck()
 	s.verify()
 	s.checkpointTeeth()
+	s.checkPosition() // position_test.go
 	names := make([]string, 0, len(s.stats))
 	for k := range s.stats {
 		names = append(names, k)
