@@ -54,7 +54,7 @@ func TestWalkthroughRuns(t *testing.T) {
 		t.Fatalf("serve printed no internal API address:\n%s", s.stdout)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc")
 	cmd.Dir = dir
