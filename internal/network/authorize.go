@@ -114,7 +114,7 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 		return decline(RespExpired, "card expired")
 	}
 	if code, reason, magic := MagicDecline(req.Amount, req.Currency); magic {
-		if test, err := isTestMerchant(tx, m.ID); err != nil {
+		if test, err := IsTestMerchant(tx, m.ID); err != nil {
 			return nil, err
 		} else if test {
 			return decline(code, reason)

@@ -51,10 +51,10 @@ func MagicDecline(minor int64, currency string) (code, reason string, ok bool) {
 	return "", "", false
 }
 
-// isTestMerchant reads the merchant's test flag, set at creation and never
+// IsTestMerchant reads the merchant's test flag, set at creation and never
 // changed (sql/0013_sandbox.sql). It is read only for a magic amount, so
 // that other authorizations pay nothing for test mode.
-func isTestMerchant(tx *ledger.Tx, merchant int64) (bool, error) {
+func IsTestMerchant(tx *ledger.Tx, merchant int64) (bool, error) {
 	var test bool
 	err := tx.DB().NewRaw(`select test from merchants where id = ?`, merchant).Scan(tx.Context(), &test)
 	return test, ledger.MapError(err)
