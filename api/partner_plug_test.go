@@ -6,6 +6,9 @@ import (
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/api/partner"
+	"github.com/paygate/gateway/internal/network"
+	"github.com/paygate/gateway/internal/testclock"
+	"github.com/paygate/gateway/ledger"
 )
 
 // Plugs api/partner into package api's tests (partner_hook_test.go).
@@ -17,9 +20,20 @@ func init() {
 	api.PartnerSandbox = func(d api.PartnerDeps) *api.SandboxHandlers {
 		return partner.NewSandbox(partner.SandboxDeps{Cards: as[partner.CardReader](d.SandboxCards),
 			Network: as[partner.Network](d.Network), Rails: as[partner.Rails](d.Rails),
-			Remittances: as[partner.RemittanceReader](d.SandboxRemit), ReadKeys: d.SandboxLedger})
+			Remittances: as[partner.RemittanceReader](d.SandboxRemit), ReadKeys: d.SandboxLedger, Clock: clockOf(d)})
 	}
 	api.PartnerSandboxMessageID = partner.SandboxMessageID
+}
+
+// clockOf is the test clocks on the real ledger and network, nil on fakes
+// (the clock's handlers then do not exist).
+func clockOf(d api.PartnerDeps) partner.Clock {
+	l, lok := d.SandboxLedger.(*ledger.Ledger)
+	n, nok := d.Network.(*network.Service)
+	if !lok || !nok || n == nil {
+		return nil
+	}
+	return testclock.New(l, n)
 }
 
 // as is v as the interface T partner declares; nil stays nil, and a value

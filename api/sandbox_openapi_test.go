@@ -58,5 +58,12 @@ func (c *contract) driveSandbox(live shop) {
 	c.call(&test, "POST", "/shop/sandbox/remittance/return", fmt.Sprintf(`{"txId":%q,"reason":"AC04"}`, returned.TxID)).must(t, 200, codeFailure)
 	c.call(&live, "POST", "/shop/sandbox/remittance/return", fmt.Sprintf(`{"txId":%q,"reason":"AC04"}`, returned.TxID)).must(t, 404, 404)
 	c.call(nil, "POST", "/shop/sandbox/remittance/settle", `{}`).must(t, 404, 404)
+
+	// The test clock (sandbox_clock.go of api/partner).
+	c.call(&test, "GET", "/shop/sandbox/clock", "").must(t, 200, 200)
+	c.call(&test, "POST", "/shop/sandbox/clock/advance", `{"duration":"1h"}`, key("clock")...).must(t, 200, 200)
+	c.call(&test, "POST", "/shop/sandbox/clock/advance", `{"duration":"31d"}`).must(t, 400, 400)
+	c.call(&live, "GET", "/shop/sandbox/clock", "").must(t, 404, 404)
+	c.call(&live, "POST", "/shop/sandbox/clock/advance", `{"duration":"1h"}`).must(t, 404, 404)
 	c.call(&test, "POST", "/shop/sandbox/remittance/settle", "{}", "X-Public-Key", "\x00delete").must(t, 404, 404)
 }

@@ -21,6 +21,9 @@ const sandboxPrefix = "/shop/sandbox/"
 // internal API's decoders and answers. Who may ask is decided here.
 type SandboxHandlers struct {
 	Authorize, Capture, Reverse, Refund, Settle, Return gin.HandlerFunc
+	// Clock and ClockAdvance are the test clock's (GET /shop/sandbox/clock,
+	// POST /shop/sandbox/clock/advance); nil: no such routes.
+	Clock, ClockAdvance gin.HandlerFunc
 }
 
 // addSandboxRoutes serves /shop/sandbox when its handlers are given; rate
@@ -31,13 +34,17 @@ func addSandboxRoutes(r *gin.Engine, d Deps, rate, post gin.HandlerFunc) {
 	if h == nil {
 		return
 	}
-	g := r.Group("/shop/sandbox", hideSandbox(d.Merchants), authenticate(d.Merchants, d.TrustedProxies, d.Now), rate, post)
-	g.POST("/authorize", h.Authorize)
-	g.POST("/capture", h.Capture)
-	g.POST("/reverse", h.Reverse)
-	g.POST("/refund", h.Refund)
-	g.POST("/remittance/settle", h.Settle)
-	g.POST("/remittance/return", h.Return)
+	g := r.Group("/shop/sandbox", hideSandbox(d.Merchants), authenticate(d.Merchants, d.TrustedProxies, d.Now), rate)
+	g.POST("/authorize", post, h.Authorize)
+	g.POST("/capture", post, h.Capture)
+	g.POST("/reverse", post, h.Reverse)
+	g.POST("/refund", post, h.Refund)
+	g.POST("/remittance/settle", post, h.Settle)
+	g.POST("/remittance/return", post, h.Return)
+	if h.Clock != nil && h.ClockAdvance != nil {
+		g.GET("/clock", h.Clock)
+		g.POST("/clock/advance", post, h.ClockAdvance)
+	}
 }
 
 // hideSandbox answers a /shop/sandbox request as an unknown path unless it

@@ -68,6 +68,8 @@ func contractOps() []contracttest.Op {
 		op(opSandboxRefund, []string{"SandboxRefund"}, t(SandboxRefundRequest{}), t(SandboxRefund{})),
 		op(opSandboxSettle, []string{"SandboxSettleRemittance"}, t(SandboxSettleRequest{}), t(SandboxRemittanceReport{})),
 		op(opSandboxReturn, []string{"SandboxReturnRemittance"}, t(SandboxReturnRequest{}), t(SandboxRemittanceReport{})),
+		op(opSandboxClock, []string{"SandboxClock"}, nil, t(SandboxClock{})),
+		op(opSandboxAdvanceClock, []string{"SandboxAdvanceClock"}, t(SandboxClockAdvanceRequest{}), t(SandboxClock{})),
 		op(opListWebhookEndpoints, []string{"WebhookEndpoints"}, nil, t(webhookEndpointList{})),
 		op(opCreateWebhookEndpoint, []string{"CreateWebhookEndpoint"}, t(WebhookEndpointRequest{}), t(WebhookEndpoint{})),
 		op(opGetWebhookEndpoint, []string{"WebhookEndpoint"}, nil, t(WebhookEndpoint{})),
@@ -121,6 +123,7 @@ var componentTypes = map[string]reflect.Type{
 	"SandboxHold": reflect.TypeOf(SandboxHold{}), "SandboxRefundRequest": reflect.TypeOf(SandboxRefundRequest{}),
 	"SandboxRefund": reflect.TypeOf(SandboxRefund{}), "SandboxSettleRequest": reflect.TypeOf(SandboxSettleRequest{}),
 	"SandboxReturnRequest": reflect.TypeOf(SandboxReturnRequest{}), "SandboxRemittanceReport": reflect.TypeOf(SandboxRemittanceReport{}),
+	"SandboxClock": reflect.TypeOf(SandboxClock{}), "SandboxClockAdvanceRequest": reflect.TypeOf(SandboxClockAdvanceRequest{}),
 	// Webhook endpoints.
 	"WebhookEndpoint": reflect.TypeOf(WebhookEndpoint{}), "WebhookEndpointRequest": reflect.TypeOf(WebhookEndpointRequest{}),
 }
@@ -130,7 +133,7 @@ var requestComponents = map[string]bool{"CardCreateRequest": true, "CardBalanceB
 	"CardFreezeRequest": true, "TransferRequest": true, "RemittanceCreateRequest": true, "Beneficiary": true,
 	"WebhookRequest": true, "ReplayEventRequest": true, "ReplayFailedRequest": true, "KeyRollRequest": true,
 	"SandboxAuthorizeRequest": true, "SandboxCaptureRequest": true, "SandboxReverseRequest": true, "SandboxRefundRequest": true,
-	"SandboxSettleRequest": true, "SandboxReturnRequest": true, "WebhookEndpointRequest": true}
+	"SandboxSettleRequest": true, "SandboxReturnRequest": true, "WebhookEndpointRequest": true, "SandboxClockAdvanceRequest": true}
 
 // TestContractComponents: every object schema of the spec has a Go type of
 // the same fields (the callbacks' data included), and the other way round.

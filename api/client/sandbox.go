@@ -21,7 +21,7 @@ var (
 	opSandboxSettle    = operation{"sandboxSettleRemittance", http.MethodPost, "/shop/sandbox/remittance/settle"}
 	opSandboxReturn    = operation{"sandboxReturnRemittance", http.MethodPost, "/shop/sandbox/remittance/return"}
 	sandboxOperations  = []operation{opSandboxAuthorize, opSandboxCapture, opSandboxReverse, opSandboxRefund,
-		opSandboxSettle, opSandboxReturn}
+		opSandboxSettle, opSandboxReturn, opSandboxClock, opSandboxAdvanceClock}
 )
 
 // SandboxAuthorizeRequest is an authorization on one of the merchant's

@@ -41,6 +41,8 @@ type SandboxDeps struct {
 	Rails       Rails
 	Remittances RemittanceReader
 	ReadKeys    api.ReadKeys
+	// Clock is the test clocks (sandbox_clock.go); nil: no clock routes.
+	Clock Clock
 }
 
 // NewSandbox returns the handlers of /shop/sandbox for api.Deps.Sandbox;
@@ -52,7 +54,7 @@ func NewSandbox(d SandboxDeps) *api.SandboxHandlers {
 		return nil
 	}
 	s := sandbox{cards: d.Cards, network: d.Network, rails: d.Rails, remit: d.Remittances, keys: d.ReadKeys}
-	return &api.SandboxHandlers{
+	h := &api.SandboxHandlers{
 		Authorize: s.authorize(),
 		Capture:   s.hold(true, s.capture),
 		Reverse:   s.hold(false, s.reverse),
@@ -60,6 +62,10 @@ func NewSandbox(d SandboxDeps) *api.SandboxHandlers {
 		Settle:    s.report(false),
 		Return:    s.report(true),
 	}
+	if d.Clock != nil {
+		h.Clock, h.ClockAdvance = clockGet(d.Clock), clockAdvance(d.Clock)
+	}
+	return h
 }
 
 // SandboxMessageID is the network or rail message id of a sandbox request.

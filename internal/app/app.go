@@ -28,6 +28,7 @@ import (
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/httpserve"
+	"github.com/paygate/gateway/internal/testclock"
 	"github.com/paygate/gateway/internal/workers"
 	"github.com/paygate/gateway/ledger"
 )
@@ -165,7 +166,8 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Ready: a.ready, Merchants: s.Merchants, Accounts: s.Cards, Cards: s.Cards,
 		ReadKeys: l, Bills: s.Bills, Remittances: s.Remit, Stats: l,
 		WebhookSettings: s.Merchants, Webhooks: s.Deliveries, Keys: s.Merchants,
-		Sandbox:        partner.NewSandbox(partner.SandboxDeps{Cards: s.Cards, Network: s.Network, Rails: s.Remit, Remittances: s.Remit, ReadKeys: l}),
+		Sandbox: partner.NewSandbox(partner.SandboxDeps{Cards: s.Cards, Network: s.Network, Rails: s.Remit, Remittances: s.Remit, ReadKeys: l,
+			Clock: testclock.New(l, s.Network)}),
 		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
 	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

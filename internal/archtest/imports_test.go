@@ -59,6 +59,7 @@ var allowed = map[string][]string{
 	"internal/remittance": {"ledger", "internal/database", "postings", "internal/cards", "internal/merchant", "internal/remittance/rules"},
 	"internal/delivery":   {"ledger", "postings", "internal/merchant", "internal/callbackurl", "api/client/receiver/signature"},
 	"internal/railsim":    {"internal/remittance"},
+	"internal/testclock":  {"ledger", "postings", "internal/network", "internal/remittance", "internal/delivery"},
 	// Corrections: ADJUSTMENT entries proposed and approved by house users.
 	"internal/adjustment": {"ledger", "postings"},
 	// Deposits with the bank's reference.
@@ -82,14 +83,14 @@ var allowed = map[string][]string{
 	// The partners' surface: the internal network API and the sandbox's
 	// handlers, on api's envelope and decoder (api/surface.go).
 	"api/partner": {"api", "ledger", "internal/database", "internal/merchant", "postings", "internal/cards", "internal/network",
-		"internal/remittance", "internal/remittance/rules", "internal/httpserve"},
+		"internal/remittance", "internal/remittance/rules", "internal/httpserve", "internal/testclock"},
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
 	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
 	"internal/app": {"api", "api/partner", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings",
 		"internal/config", "internal/httplimits", "internal/httpserve", "internal/app/services", "internal/cards", "internal/delivery",
-		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console",
+		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console", "internal/testclock",
 		"internal/opsmetrics", "internal/pgha"},
 	// The on-call metrics: handed the database and functions by the app.
 	"internal/opsmetrics": {},

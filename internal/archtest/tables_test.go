@@ -65,6 +65,8 @@ var tableOwners = map[string]string{
 	"reconciliation_runs": "reconcile", "reconciled_items": "reconcile",
 	// The adjustments proposed, approved and rejected (internal/adjustment).
 	"adjustments": "internal/adjustment",
+	// The test merchants' clocks (internal/testclock).
+	"test_clocks": "internal/testclock",
 	// The bank references of deposits (internal/deposit).
 	"deposit_references": "internal/deposit",
 	// 0021_audit_anchor.sql: the signed checkpoints, append-only.

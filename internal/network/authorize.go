@@ -113,6 +113,13 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 	case c.Expired(now):
 		return decline(RespExpired, "card expired")
 	}
+	if code, reason, magic := MagicDecline(req.Amount, req.Currency); magic {
+		if test, err := IsTestMerchant(tx, m.ID); err != nil {
+			return nil, err
+		} else if test {
+			return decline(code, reason)
+		}
+	}
 	if maxMinor, err := s.messageMax(tx, req.Currency); err != nil {
 		return nil, err
 	} else if req.Amount > maxMinor {

@@ -19,15 +19,24 @@ func (s *Service) ExpireHolds(ctx context.Context, limit int) (int, error) {
 	if limit <= 0 || limit > ExpireBatchMax {
 		limit = ExpireBatchMax
 	}
-	var due []struct {
-		AuthID     string `bun:"auth_id"`
-		MerchantID int64  `bun:"merchant_id"`
-	}
+	var due []dueHold
 	err := s.l.DB().NewRaw(`select auth_id, merchant_id from authorizations where status = 'OPEN' and expires_at <= ? order by expires_at limit ?`,
 		s.l.Now(), limit).Scan(ctx, &due)
 	if err != nil {
 		return 0, ledger.MapError(err)
 	}
+	return s.expireDue(ctx, due)
+}
+
+// dueHold is an open authorization past its expiry.
+type dueHold struct {
+	AuthID     string `bun:"auth_id"`
+	MerchantID int64  `bun:"merchant_id"`
+}
+
+// expireDue releases the due holds, each by one command under its
+// merchant's lock, and returns how many it released.
+func (s *Service) expireDue(ctx context.Context, due []dueHold) (int, error) {
 	n := 0
 	for _, d := range due {
 		authID := d.AuthID
