@@ -10,11 +10,7 @@ import (
 func handleAccount(l Accounts) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p, err := l.Profile(c.Request.Context(), merchantOf(c).ID)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewAccount(p))
+		writeResult(c, views.NewAccount, p, err)
 	}
 }
 
@@ -23,10 +19,6 @@ func handleAccount(l Accounts) gin.HandlerFunc {
 func handleBINList(l Accounts) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		bins, err := l.MerchantBINs(c.Request.Context(), merchantOf(c).ID)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewBINs(bins))
+		writeResult(c, views.NewBINs, bins, err)
 	}
 }

@@ -68,10 +68,6 @@ func handleCardCreate(l Cards, allow callbackurl.AllowList) gin.HandlerFunc {
 			return
 		}
 		card, err := l.CreateCard(c.Request.Context(), merchantOf(c).ID, in, idempotencyOf(c))
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewCard(card))
+		writeResult(c, views.NewCard, card, err)
 	}
 }

@@ -106,10 +106,6 @@ func handleCardList(l Cards) gin.HandlerFunc {
 			return
 		}
 		p, err := l.ListCards(c.Request.Context(), merchantOf(c).ID, q.filter, q.page, q.size)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewCardList(p))
+		writeResult(c, views.NewCardList, p, err)
 	}
 }

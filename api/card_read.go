@@ -28,11 +28,7 @@ func handleCardInfo(l Cards) gin.HandlerFunc {
 			return
 		}
 		card, err := l.Card(c.Request.Context(), merchantOf(c).ID, cardNo)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewCard(card))
+		writeResult(c, views.NewCard, card, err)
 	}
 }
 
@@ -45,11 +41,7 @@ func handleCardBalance(l Cards) gin.HandlerFunc {
 			return
 		}
 		card, err := l.Card(c.Request.Context(), merchantOf(c).ID, cardNo)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewCardBalance(card))
+		writeResult(c, views.NewCardBalance, card, err)
 	}
 }
 

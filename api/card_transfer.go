@@ -46,10 +46,6 @@ func handleCardTransfer(l Cards) gin.HandlerFunc {
 			return
 		}
 		res, err := l.Transfer(c.Request.Context(), merchantOf(c).ID, in, idempotencyOf(c))
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewTransfer(res))
+		writeResult(c, views.NewTransfer, res, err)
 	}
 }

@@ -19,11 +19,7 @@ import (
 func handleKeys(l Keys) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		st, err := l.KeyState(c.Request.Context(), merchantOf(c).ID)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewKeys(st))
+		writeResult(c, views.NewKeys, st, err)
 	}
 }
 

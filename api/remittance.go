@@ -52,11 +52,7 @@ func handleRemittanceDynamicFields() gin.HandlerFunc {
 		}
 		// DynamicFields names "country" and "currency", the parameters.
 		cor, err := rules.DynamicFields(country, cur.Code)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewDynamicFields(cor))
+		writeResult(c, views.NewDynamicFields, cor, err)
 	}
 }
 
@@ -149,11 +145,7 @@ func handleRemittanceCreate(l Remittances, allow callbackurl.AllowList) gin.Hand
 			return
 		}
 		r, err := l.CreateRemittance(c.Request.Context(), merchantOf(c).ID, in, idempotencyOf(c))
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewRemittanceCreated(r))
+		writeResult(c, views.NewRemittanceCreated, r, err)
 	}
 }
 

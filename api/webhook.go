@@ -101,11 +101,7 @@ func handleWebhookEvents(l Webhooks) gin.HandlerFunc {
 			return
 		}
 		p, err := l.ListEvents(c.Request.Context(), merchantOf(c).ID, q)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewEventList(p))
+		writeResult(c, views.NewEventList, p, err)
 	}
 }
 
@@ -156,11 +152,7 @@ func handleWebhookEvent(l Webhooks) gin.HandlerFunc {
 			return
 		}
 		d, err := l.EventDetail(c.Request.Context(), merchantOf(c).ID, id)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewEventDetail(d))
+		writeResult(c, views.NewEventDetail, d, err)
 	}
 }
 
@@ -185,11 +177,7 @@ func handleWebhookReplay(l Webhooks, keys ReadKeys) gin.HandlerFunc {
 			return
 		}
 		d, err := l.ReplayEvent(ctx, m.ID, id)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewEvent(d))
+		writeResult(c, views.NewEvent, d, err)
 	}
 }
 
@@ -233,11 +221,7 @@ func handleWebhookReplayFailed(l Webhooks, keys ReadKeys) gin.HandlerFunc {
 			return
 		}
 		res, err := l.ReplayFailed(ctx, m.ID, r)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.ReplayFailed{Replayed: res.Replayed, More: res.More})
+		writeResult(c, views.NewReplayFailed, res, err)
 	}
 }
 

@@ -87,11 +87,7 @@ func endpointParam(c *gin.Context) (string, error) {
 func handleEndpointList(l Webhooks) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		list, err := l.Endpoints(c.Request.Context(), merchantOf(c).ID)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewEndpointList(list))
+		writeResult(c, views.NewEndpointList, list, err)
 	}
 }
 
@@ -104,10 +100,6 @@ func handleEndpointGet(l Webhooks) gin.HandlerFunc {
 			return
 		}
 		e, err := l.Endpoint(c.Request.Context(), merchantOf(c).ID, id)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, views.NewEndpoint(e))
+		writeResult(c, views.NewEndpoint, e, err)
 	}
 }

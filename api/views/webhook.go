@@ -140,6 +140,11 @@ type ReplayFailed struct {
 	More     bool  `json:"more"`
 }
 
+// NewReplayFailed is the answer of a replay of the failed events.
+func NewReplayFailed(r delivery.ReplayResult) ReplayFailed {
+	return ReplayFailed{Replayed: r.Replayed, More: r.More}
+}
+
 // Endpoint is one webhook endpoint as the API shows it.
 type Endpoint struct {
 	ID          string   `json:"id"`
