@@ -1,10 +1,9 @@
 package api
 
 import (
-	"fmt"
-
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/postings"
@@ -15,38 +14,6 @@ const (
 	remarkCharsMax = 255
 	reasonCharsMax = 255
 )
-
-// cardView is the card of spec 2.4 as every card endpoint renders it
-// (docs/api.md). balance is what the card can spend; held is what open
-// authorizations hold on top of it; receivable is what the card owes (a
-// capture the network made beyond what it had), repaid from its next
-// credits.
-type cardView struct {
-	CardNo      string         `json:"cardNo"`
-	Last4       string         `json:"last4"`
-	Status      string         `json:"status"`
-	Balance     postings.Money `json:"balance"`
-	Held        postings.Money `json:"held"`
-	Receivable  postings.Money `json:"receivable"`
-	Currency    string         `json:"currency"`
-	CreatedAt   string         `json:"createdAt"`
-	Bin         string         `json:"bin"`
-	CardNetwork string         `json:"cardNetwork"`
-	Expiry      string         `json:"expiry"`
-	PanRef      string         `json:"panRef"`
-	Remark      string         `json:"remark"`
-}
-
-func newCardView(k *cards.Card) cardView {
-	return cardView{
-		CardNo: k.CardNo, Last4: k.Last4, Status: k.Status,
-		Balance: money(k.Available, k.Currency), Held: money(k.Held, k.Currency), Receivable: money(k.Receivable, k.Currency),
-		Currency: k.Currency, CreatedAt: timestamp(k.CreatedAt),
-		Bin: k.Bin, CardNetwork: k.Network,
-		Expiry: fmt.Sprintf("%02d/%02d", k.ExpiryMonth, k.ExpiryYear%100),
-		PanRef: k.PanRef, Remark: k.Remark,
-	}
-}
 
 // decodeCardCreate decodes POST /shop/card/create. amount may be zero (a
 // card funded later by a transfer) but not negative.
@@ -101,10 +68,6 @@ func handleCardCreate(l Cards, allow callbackurl.AllowList) gin.HandlerFunc {
 			return
 		}
 		card, err := l.CreateCard(c.Request.Context(), merchantOf(c).ID, in, idempotencyOf(c))
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, newCardView(card))
+		writeResult(c, views.NewCard, card, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/postings"
 )
@@ -96,12 +97,6 @@ func queryCurrency(c *gin.Context, name string) (string, error) {
 	return cur.Code, nil
 }
 
-// cardListView is the paginated structure of spec 2.1 with card objects.
-type cardListView struct {
-	Total int64      `json:"total"`
-	List  []cardView `json:"list"`
-}
-
 // handleCardList answers GET /shop/card/list?page=&size=&status=&currency=&createdFrom=&createdTo=.
 func handleCardList(l Cards) gin.HandlerFunc {
 	return func(c *gin.Context) {
@@ -111,14 +106,6 @@ func handleCardList(l Cards) gin.HandlerFunc {
 			return
 		}
 		p, err := l.ListCards(c.Request.Context(), merchantOf(c).ID, q.filter, q.page, q.size)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		v := cardListView{Total: p.Total, List: make([]cardView, len(p.Cards))}
-		for i, k := range p.Cards {
-			v.List[i] = newCardView(k)
-		}
-		writeOK(c, v)
+		writeResult(c, views.NewCardList, p, err)
 	}
 }

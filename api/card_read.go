@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/postings"
 )
@@ -27,20 +28,8 @@ func handleCardInfo(l Cards) gin.HandlerFunc {
 			return
 		}
 		card, err := l.Card(c.Request.Context(), merchantOf(c).ID, cardNo)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, newCardView(card))
+		writeResult(c, views.NewCard, card, err)
 	}
-}
-
-// cardBalanceView is the answer of GET /shop/card/balance.
-type cardBalanceView struct {
-	CardNo   string         `json:"cardNo"`
-	Balance  postings.Money `json:"balance"`
-	Held     postings.Money `json:"held"`
-	Currency string         `json:"currency"`
 }
 
 // handleCardBalance answers GET /shop/card/balance?cardNo=.
@@ -52,12 +41,7 @@ func handleCardBalance(l Cards) gin.HandlerFunc {
 			return
 		}
 		card, err := l.Card(c.Request.Context(), merchantOf(c).ID, cardNo)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, cardBalanceView{CardNo: card.CardNo, Balance: money(card.Available, card.Currency),
-			Held: money(card.Held, card.Currency), Currency: card.Currency})
+		writeResult(c, views.NewCardBalance, card, err)
 	}
 }
 
@@ -78,17 +62,6 @@ func decodeCardNos(raw []byte) ([]string, error) {
 		}
 	}
 	return cardNos, nil
-}
-
-// batchItemView is one answer of the batch: found false carries nothing but
-// the card number (unknown, or another merchant's).
-type batchItemView struct {
-	CardNo   string          `json:"cardNo"`
-	Found    bool            `json:"found"`
-	Balance  *postings.Money `json:"balance,omitempty"`
-	Held     *postings.Money `json:"held,omitempty"`
-	Currency string          `json:"currency,omitempty"`
-	Status   string          `json:"status,omitempty"`
 }
 
 // handleCardBalanceBatch answers POST /shop/card/balance/batch: one item per
@@ -119,16 +92,9 @@ func handleCardBalanceBatch(l Cards, keys ReadKeys) gin.HandlerFunc {
 			writeError(c, err)
 			return
 		}
-		list := make([]batchItemView, 0, len(cardNos))
-		for _, n := range cardNos {
-			k, ok := cards[n]
-			if !ok || k == nil {
-				list = append(list, batchItemView{CardNo: n})
-				continue
-			}
-			bal, held := money(k.Available, k.Currency), money(k.Held, k.Currency)
-			list = append(list, batchItemView{CardNo: n, Found: true, Balance: &bal, Held: &held,
-				Currency: k.Currency, Status: k.Status})
+		list := make([]views.BatchItem, len(cardNos))
+		for i, n := range cardNos {
+			list[i] = views.NewBatchItem(n, cards[n]) // nil when absent: not found
 		}
 		writeOK(c, gin.H{"list": list})
 	}

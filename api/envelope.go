@@ -220,6 +220,16 @@ func writeOK(c *gin.Context, data any) {
 	writeEnvelope(c, http.StatusOK, envelope{Code: codeOK, Message: messageOK, Data: data})
 }
 
+// writeResult ends a handler that calls one domain method: its error in the
+// envelope, or else its result in the shape view gives it (api/views).
+func writeResult[T, V any](c *gin.Context, view func(T) V, result T, err error) {
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	writeOK(c, view(result))
+}
+
 // writeEnvelope encodes without gin's HTML escaping and aborts the chain. A
 // value that cannot be encoded (a Money without its currency) is a bug:
 // logged, and answered as an internal error.

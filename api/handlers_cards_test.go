@@ -12,7 +12,7 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 )
 
-// fakeCardJSON is newCardView of fakeCard, as the envelope carries it.
+// fakeCardJSON is views.NewCard of fakeCard, as the envelope carries it.
 func fakeCardJSON(cardNo string) string {
 	return `{"cardNo":"` + cardNo + `","last4":"4242","status":"ACTIVE","balance":50.00,"held":2.50,"receivable":0.00,` +
 		`"currency":"USD","createdAt":"2026-03-01T10:00:00Z","bin":"453201","cardNetwork":"VISA","expiry":"03/29",` +

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/merchant"
 )
 
@@ -14,37 +15,11 @@ import (
 // the roll and nowhere else: a replay of the same Idempotency-Key answers
 // the roll with key null.
 
-// keyRollView is the answer of a roll.
-type keyRollView struct {
-	Kind string `json:"kind"` // public or signing
-	// Key is the new key, shown this once; null in a replayed answer.
-	Key                *string `json:"key"`
-	RolledAt           string  `json:"rolledAt"`
-	PreviousValidUntil *string `json:"previousValidUntil"`
-}
-
-// keysView is the answer of GET /shop/keys: the overlaps in progress.
-type keysView struct {
-	PublicKey  keyStateView `json:"publicKey"`
-	SigningKey keyStateView `json:"signingKey"`
-}
-
-type keyStateView struct {
-	// PreviousValidUntil is when the replaced key stops being valid; null
-	// when no overlap is in progress.
-	PreviousValidUntil *string `json:"previousValidUntil"`
-}
-
 // handleKeys answers GET /shop/keys.
 func handleKeys(l Keys) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		st, err := l.KeyState(c.Request.Context(), merchantOf(c).ID)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, keysView{PublicKey: keyStateView{PreviousValidUntil: timestampOrNil(st.PublicPreviousValidUntil)},
-			SigningKey: keyStateView{PreviousValidUntil: timestampOrNil(st.SigningPreviousValidUntil)}})
+		writeResult(c, views.NewKeys, st, err)
 	}
 }
 
@@ -87,13 +62,8 @@ func handleKeyRoll(l Keys, kind string) gin.HandlerFunc {
 			writeError(c, err)
 			return
 		}
-		v := keyRollView{Kind: r.Kind, RolledAt: timestamp(r.RolledAt), PreviousValidUntil: timestampOrNil(r.PreviousValidUntil)}
-		if r.Key != "" {
-			key := r.Key
-			v.Key = &key
-		}
 		// The answer holds a secret: no cache keeps it.
 		c.Header("Cache-Control", "no-store")
-		writeOK(c, v)
+		writeOK(c, views.NewKeyRoll(r))
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/internal/httplimits"
@@ -388,7 +389,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	if acct.LastAuthenticatedAt == nil {
 		t.Error("lastAuthenticatedAt is null after an authentication")
 	}
-	var bins []binView
+	var bins []views.BIN
 	c.call(&sh, "GET", "/shop/card/bin/list", "").must(t, 200, 200).into(t, &bins)
 	if len(bins) == 0 {
 		t.Fatal("no BIN open to the merchant")

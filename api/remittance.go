@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/internal/remittance/rules"
@@ -18,19 +19,6 @@ import (
 // beneficiaryMembersMax bounds the members of "beneficiary": the four fixed
 // fields and the at most 16 dynamic fields ValidateRemittance accepts.
 const beneficiaryMembersMax = 4 + 16
-
-// dynamicFieldsView is the answer of GET /shop/remittance/dynamic-fields:
-// the corridor and its fee schedule.
-type dynamicFieldsView struct {
-	Country         string              `json:"country"`
-	Currency        string              `json:"currency"`
-	Rail            rules.Rail          `json:"rail"`
-	Fields          []rules.Field       `json:"fields"`
-	PurposeCodes    []rules.PurposeCode `json:"purposeCodes"`
-	PurposeRequired bool                `json:"purposeRequired"`
-	FeeFixed        postings.Money      `json:"feeFixed"`
-	FeeBasisPoints  int64               `json:"feeBasisPoints"`
-}
 
 // queryParam reads a required query parameter.
 func queryParam(c *gin.Context, name string) (string, error) {
@@ -64,15 +52,7 @@ func handleRemittanceDynamicFields() gin.HandlerFunc {
 		}
 		// DynamicFields names "country" and "currency", the parameters.
 		cor, err := rules.DynamicFields(country, cur.Code)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, dynamicFieldsView{
-			Country: cor.Country, Currency: cor.Currency, Rail: cor.Rail,
-			Fields: cor.Fields, PurposeCodes: cor.PurposeCodes, PurposeRequired: cor.PurposeRequired,
-			FeeFixed: money(cor.FeeFixed, cor.Currency), FeeBasisPoints: cor.FeeBasisPoints,
-		})
+		writeResult(c, views.NewDynamicFields, cor, err)
 	}
 }
 
@@ -154,18 +134,6 @@ func decodeRemittanceCreate(raw []byte, allow callbackurl.AllowList) (remittance
 		FeeFact: &fee, Currency: cur.Code, Purpose: r.Purpose, Rail: string(cor.Rail), CallbackURL: req.CallbackURL}, nil
 }
 
-// remittanceCreatedView is the answer of POST /shop/remittance/create.
-type remittanceCreatedView struct {
-	TxID      string         `json:"txId"`
-	Status    string         `json:"status"`
-	Amount    postings.Money `json:"amount"`
-	Currency  string         `json:"currency"`
-	Fee       postings.Money `json:"fee"`
-	Rail      string         `json:"rail"`
-	Purpose   string         `json:"purpose"`
-	CreatedAt string         `json:"createdAt"`
-}
-
 // handleRemittanceCreate answers POST /shop/remittance/create: records the
 // remittance in SUBMITTED and debits the amount (REMIT_OUT) and the fee
 // (FEE) from the funding account of its currency, in one transaction.
@@ -177,83 +145,8 @@ func handleRemittanceCreate(l Remittances, allow callbackurl.AllowList) gin.Hand
 			return
 		}
 		r, err := l.CreateRemittance(c.Request.Context(), merchantOf(c).ID, in, idempotencyOf(c))
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, remittanceCreatedView{TxID: r.TxID, Status: r.Status,
-			Amount: money(r.Amount, r.Currency), Currency: r.Currency, Fee: money(r.Fee, r.Currency),
-			Rail: r.Rail, Purpose: r.Purpose, CreatedAt: timestamp(r.CreatedAt)})
+		writeResult(c, views.NewRemittanceCreated, r, err)
 	}
-}
-
-// beneficiaryView is the beneficiary as the query shows it: the account
-// number masked down to its last four characters.
-type beneficiaryView struct {
-	Name      string `json:"name"`
-	Country   string `json:"country"`
-	AccountNo string `json:"account_no"`
-}
-
-// maskAccount keeps the last four characters of an account number behind
-// "****"; an account of four characters or fewer is not shown at all.
-func maskAccount(s string) string {
-	if len(s) <= 4 {
-		return "****"
-	}
-	return "****" + s[len(s)-4:]
-}
-
-type remittanceStepView struct {
-	Status string `json:"status"`
-	At     string `json:"at"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// remittanceView is the answer of GET /shop/remittance/query: the
-// remittance of spec 2.5 and what the gateway adds to it.
-type remittanceView struct {
-	TxID        string               `json:"txId"`
-	Status      string               `json:"status"`
-	Amount      postings.Money       `json:"amount"`
-	Currency    string               `json:"currency"`
-	SettledAt   *string              `json:"settledAt,omitempty"`
-	Fee         postings.Money       `json:"fee"`
-	Rail        string               `json:"rail"`
-	Purpose     string               `json:"purpose"`
-	PayerID     string               `json:"payerId"`
-	Beneficiary beneficiaryView      `json:"beneficiary"`
-	Reason      string               `json:"reason,omitempty"`
-	CreatedAt   string               `json:"createdAt"`
-	History     []remittanceStepView `json:"history"`
-}
-
-func newRemittanceView(r *remittance.Remittance) (remittanceView, error) {
-	var b struct {
-		Name      string `json:"name"`
-		Country   string `json:"country"`
-		AccountNo string `json:"account_no"`
-	}
-	if err := json.Unmarshal(r.Beneficiary, &b); err != nil {
-		return remittanceView{}, err // a stored row the gateway wrote: a bug, answered 500
-	}
-	v := remittanceView{
-		TxID: r.TxID, Status: r.Status, Amount: money(r.Amount, r.Currency), Currency: r.Currency,
-		Fee: money(r.Fee, r.Currency), Rail: r.Rail, Purpose: r.Purpose, PayerID: r.PayerID,
-		Beneficiary: beneficiaryView{Name: b.Name, Country: b.Country, AccountNo: maskAccount(b.AccountNo)},
-		CreatedAt:   timestamp(r.CreatedAt),
-		History:     make([]remittanceStepView, 0, len(r.History)),
-	}
-	if r.Status == remittance.RemitSettled {
-		v.SettledAt = timestampOrNil(r.SettledAt)
-	}
-	if r.Status == remittance.RemitReturned || r.Status == remittance.RemitRejected {
-		v.Reason = r.Reason
-	}
-	for _, h := range r.History {
-		v.History = append(v.History, remittanceStepView{Status: h.Status, At: timestamp(h.At), Reason: h.Reason})
-	}
-	return v, nil
 }
 
 // handleRemittanceQuery answers GET /shop/remittance/query?txId=. An
@@ -274,7 +167,7 @@ func handleRemittanceQuery(l Remittances) gin.HandlerFunc {
 			writeError(c, err)
 			return
 		}
-		v, err := newRemittanceView(r)
+		v, err := views.NewRemittance(r)
 		if err != nil {
 			writeError(c, err)
 			return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/bill"
 	"github.com/paygate/gateway/postings"
 )
@@ -56,93 +57,6 @@ func parseReportQuery(c *gin.Context) (reportQuery, error) {
 	return q, err
 }
 
-// reportFiguresView is one row of the report: signed amounts in the
-// currency's decimals.
-type reportFiguresView struct {
-	Opening   postings.Money                   `json:"opening"`
-	Activity  map[bill.Category]postings.Money `json:"activity"`
-	Closing   postings.Money                   `json:"closing"`
-	Movements int64                            `json:"movements"`
-}
-
-type reportClassView struct {
-	AccountClass bill.AccountClass `json:"accountClass"`
-	reportFiguresView
-}
-
-type reportCurrencyView struct {
-	Currency string            `json:"currency"`
-	Accounts []reportClassView `json:"accounts"`
-	Total    reportFiguresView `json:"total"`
-}
-
-// reportPeriodView states a report's period, first in each of its answers.
-type reportPeriodView struct {
-	ShopNo      string `json:"shopNo"`
-	StartDate   string `json:"startDate"`
-	EndDate     string `json:"endDate"`
-	TimeZone    string `json:"timeZone"`
-	PeriodStart string `json:"periodStart"`
-	PeriodEnd   string `json:"periodEnd"`
-}
-
-type balanceReportView struct {
-	reportPeriodView
-	Categories []bill.Category      `json:"categories"`
-	Currencies []reportCurrencyView `json:"currencies"`
-}
-
-func newReportFigures(r *bill.ReportRow) reportFiguresView {
-	v := reportFiguresView{
-		Opening: money(r.Opening, r.Currency), Closing: money(r.Closing, r.Currency),
-		Activity: make(map[bill.Category]postings.Money, len(r.Activity)), Movements: r.Movements,
-	}
-	for _, c := range bill.Categories() {
-		v.Activity[c] = money(r.Activity[c], r.Currency)
-	}
-	return v
-}
-
-func newBalanceReportView(shopNo string, q reportQuery, rep *bill.BalanceReport) balanceReportView {
-	start, end, zone := bill.PeriodTimes(rep)
-	v := balanceReportView{
-		reportPeriodView: reportPeriodView{ShopNo: shopNo, StartDate: q.period.Start.Format(dateLayout),
-			EndDate: q.period.End.Format(dateLayout), TimeZone: zone, PeriodStart: start, PeriodEnd: end},
-		Categories: bill.Categories(), Currencies: []reportCurrencyView{},
-	}
-	totals := rep.Totals()
-	for i := range rep.Rows {
-		r := &rep.Rows[i]
-		if n := len(v.Currencies); n == 0 || v.Currencies[n-1].Currency != r.Currency {
-			v.Currencies = append(v.Currencies, reportCurrencyView{Currency: r.Currency, Total: newReportFigures(&totals[n])})
-		}
-		cv := &v.Currencies[len(v.Currencies)-1]
-		cv.Accounts = append(cv.Accounts, reportClassView{AccountClass: r.Class, reportFiguresView: newReportFigures(r)})
-	}
-	return v
-}
-
-// reportTotalView is one currency's line of the totals: the sum of its
-// report rows, and how many they are (the totals file's columns).
-type reportTotalView struct {
-	Currency string `json:"currency"`
-	Rows     int    `json:"rows"`
-	reportFiguresView
-}
-
-type reportTotalsView struct {
-	reportPeriodView
-	Totals []reportTotalView `json:"totals"`
-}
-
-func newReportTotalsView(v balanceReportView) reportTotalsView {
-	t := reportTotalsView{reportPeriodView: v.reportPeriodView, Totals: make([]reportTotalView, len(v.Currencies))}
-	for i, cv := range v.Currencies {
-		t.Totals[i] = reportTotalView{Currency: cv.Currency, Rows: len(cv.Accounts), reportFiguresView: cv.Total}
-	}
-	return t
-}
-
 // handleBalanceReport answers GET /shop/reports/balance (totals false) and
 // GET /shop/reports/balance/totals (totals true).
 func handleBalanceReport(l Bills, totals bool) gin.HandlerFunc {
@@ -160,9 +74,9 @@ func handleBalanceReport(l Bills, totals bool) gin.HandlerFunc {
 			return
 		}
 		if !acceptsCSV(c.Request.Header) {
-			v := newBalanceReportView(m.ShopNo, q, rep)
+			v := views.NewBalanceReport(m.ShopNo, q.period, rep)
 			if totals {
-				writeOK(c, newReportTotalsView(v))
+				writeOK(c, views.NewReportTotals(v))
 				return
 			}
 			writeOK(c, v)

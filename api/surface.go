@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/httpserve"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
@@ -139,14 +140,14 @@ func CheckCardNo(name, s string) error { return checkCardNo(name, s) }
 // QueryCardNo is the required cardNo query parameter (queryCardNo).
 func QueryCardNo(c *gin.Context) (string, error) { return queryCardNo(c) }
 
-// Money renders an amount in its currency (money).
-func Money(minor int64, code string) postings.Money { return money(minor, code) }
+// Money renders an amount in its currency (views.Money).
+func Money(minor int64, code string) postings.Money { return views.Money(minor, code) }
 
-// Timestamp renders a time as every answer does (timestamp).
-func Timestamp(t time.Time) string { return timestamp(t) }
+// Timestamp renders a time as every answer does (views.Timestamp).
+func Timestamp(t time.Time) string { return views.Timestamp(t) }
 
-// TimestampOrNil renders an optional time (timestampOrNil).
-func TimestampOrNil(t *time.Time) *string { return timestampOrNil(t) }
+// TimestampOrNil renders an optional time (views.TimestampOrNil).
+func TimestampOrNil(t *time.Time) *string { return views.TimestampOrNil(t) }
 
 // The /shop request's own values, for the sandbox's handlers, which /shop's
 // authentication and POST middleware run before.

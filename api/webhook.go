@@ -1,12 +1,12 @@
 package api
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/postings"
@@ -27,24 +27,10 @@ const (
 	replayTimeYearMax = 9999
 )
 
-// webhookView is the answer of GET and PUT /shop/webhook.
-type webhookView struct {
-	// CallbackURL is the default target of the merchant's callbacks; null
-	// when it has none (events are then kept, listed NOT_SENT, not sent).
-	CallbackURL *string `json:"callbackUrl"`
-}
-
-func newWebhookView(url string) webhookView {
-	if url == "" {
-		return webhookView{}
-	}
-	return webhookView{CallbackURL: &url}
-}
-
 // handleWebhookGet answers GET /shop/webhook.
 func handleWebhookGet() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		writeOK(c, newWebhookView(merchantOf(c).CallbackURL))
+		writeOK(c, views.NewWebhook(merchantOf(c).CallbackURL))
 	}
 }
 
@@ -76,41 +62,8 @@ func handleWebhookPut(l WebhookSettings, keys ReadKeys, allow callbackurl.AllowL
 			writeError(c, err)
 			return
 		}
-		writeOK(c, newWebhookView(url))
+		writeOK(c, views.NewWebhook(url))
 	}
-}
-
-// eventView is one event with its delivery.
-type eventView struct {
-	EventID        string  `json:"eventId"`
-	EventType      string  `json:"eventType"`
-	Sequence       int64   `json:"sequence"`
-	CreatedAt      string  `json:"createdAt"`
-	Status         string  `json:"status"` // PENDING, DELIVERED, FAILED, NOT_SENT
-	URL            *string `json:"url"`
-	Attempts       int     `json:"attempts"`
-	NextAttemptAt  *string `json:"nextAttemptAt"`
-	LastAttemptAt  *string `json:"lastAttemptAt"`
-	LastHTTPStatus *int    `json:"lastHttpStatus"`
-	LastError      *string `json:"lastError"`
-	DeliveredAt    *string `json:"deliveredAt"`
-}
-
-func newEventView(d *delivery.DeliveryInfo) eventView {
-	v := eventView{EventID: d.EventID, EventType: d.EventType, Sequence: d.EventSeq, CreatedAt: timestamp(d.CreatedAt),
-		Status: d.Status, Attempts: d.Attempts, NextAttemptAt: timestampOrNil(d.NextAttemptAt),
-		LastAttemptAt: timestampOrNil(d.LastAttemptAt), LastHTTPStatus: d.LastStatus, LastError: d.LastError,
-		DeliveredAt: timestampOrNil(d.DeliveredAt)}
-	if d.URL != "" {
-		u := d.URL
-		v.URL = &u
-	}
-	return v
-}
-
-type eventListView struct {
-	Total int64       `json:"total"`
-	List  []eventView `json:"list"`
 }
 
 // parseEventFilter reads status (once) and type (repeatable, or
@@ -148,15 +101,7 @@ func handleWebhookEvents(l Webhooks) gin.HandlerFunc {
 			return
 		}
 		p, err := l.ListEvents(c.Request.Context(), merchantOf(c).ID, q)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		v := eventListView{Total: p.Total, List: make([]eventView, len(p.List))}
-		for i := range p.List {
-			v.List[i] = newEventView(&p.List[i])
-		}
-		writeOK(c, v)
+		writeResult(c, views.NewEventList, p, err)
 	}
 }
 
@@ -197,67 +142,6 @@ func parseEventQuery(c *gin.Context) (delivery.EventQuery, error) {
 	return q, nil
 }
 
-// eventDetailView is GET /shop/webhook/events/{eventId}: the event as
-// listed, the body it carries (data: the JSON object every attempt sends),
-// and its deliveries with their attempts.
-type eventDetailView struct {
-	eventView
-	Data       json.RawMessage     `json:"data"`
-	Deliveries []eventDeliveryView `json:"deliveries"`
-}
-
-// eventDeliveryView is one delivery of an event: its target, state and
-// attempts (oldest first; a replay starts a new window numbered from 1).
-// One per webhook endpoint the event went to (endpoint one, the default
-// URL, first), none when it was not sent.
-type eventDeliveryView struct {
-	EndpointID     string             `json:"endpointId,omitempty"`
-	URL            string             `json:"url"`
-	Status         string             `json:"status"`
-	Attempts       int                `json:"attempts"`
-	NextAttemptAt  *string            `json:"nextAttemptAt"`
-	LastAttemptAt  *string            `json:"lastAttemptAt"`
-	LastHTTPStatus *int               `json:"lastHttpStatus"`
-	LastError      *string            `json:"lastError"`
-	DeliveredAt    *string            `json:"deliveredAt"`
-	AttemptList    []eventAttemptView `json:"attemptList"`
-}
-
-type eventAttemptView struct {
-	WindowStart   string  `json:"windowStart"`
-	Attempt       int     `json:"attempt"`
-	At            string  `json:"at"`
-	DurationMs    int     `json:"durationMs"`
-	HTTPStatus    *int    `json:"httpStatus"`
-	Error         *string `json:"error"`
-	Outcome       string  `json:"outcome"`
-	NextAttemptAt *string `json:"nextAttemptAt"`
-}
-
-func newEventDetailView(d *delivery.EventDetail) eventDetailView {
-	ev := newEventView(&d.DeliveryInfo)
-	v := eventDetailView{eventView: ev, Data: d.Payload, Deliveries: []eventDeliveryView{}}
-	if d.Status == delivery.DeliveryNotSent && len(d.Endpoints) == 0 {
-		return v
-	}
-	dv := eventDeliveryView{URL: d.URL, Status: ev.Status, Attempts: ev.Attempts, NextAttemptAt: ev.NextAttemptAt,
-		LastAttemptAt: ev.LastAttemptAt, LastHTTPStatus: ev.LastHTTPStatus, LastError: ev.LastError, DeliveredAt: ev.DeliveredAt,
-		AttemptList: make([]eventAttemptView, len(d.Attempts))}
-	for i, a := range d.Attempts {
-		dv.AttemptList[i] = eventAttemptView{WindowStart: timestamp(a.WindowStart), Attempt: a.Attempt, At: timestamp(a.At),
-			DurationMs: a.DurationMs, HTTPStatus: a.HTTPStatus, Error: a.Error, Outcome: a.Outcome,
-			NextAttemptAt: timestampOrNil(a.NextAttemptAt)}
-	}
-	if len(d.Endpoints) == 0 {
-		v.Deliveries = append(v.Deliveries, dv)
-		return v
-	}
-	for _, ed := range d.Endpoints {
-		v.Deliveries = append(v.Deliveries, newEndpointDeliveryView(&ed))
-	}
-	return v
-}
-
 // handleWebhookEvent answers GET /shop/webhook/events/{eventId}; another
 // merchant's id is answered exactly like an unknown one (1301).
 func handleWebhookEvent(l Webhooks) gin.HandlerFunc {
@@ -268,11 +152,7 @@ func handleWebhookEvent(l Webhooks) gin.HandlerFunc {
 			return
 		}
 		d, err := l.EventDetail(c.Request.Context(), merchantOf(c).ID, id)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, newEventDetailView(d))
+		writeResult(c, views.NewEventDetail, d, err)
 	}
 }
 
@@ -297,17 +177,8 @@ func handleWebhookReplay(l Webhooks, keys ReadKeys) gin.HandlerFunc {
 			return
 		}
 		d, err := l.ReplayEvent(ctx, m.ID, id)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, newEventView(d))
+		writeResult(c, views.NewEvent, d, err)
 	}
-}
-
-type replayFailedView struct {
-	Replayed int64 `json:"replayed"`
-	More     bool  `json:"more"`
 }
 
 // handleWebhookReplayFailed answers POST /shop/webhook/events/replay-failed
@@ -350,11 +221,7 @@ func handleWebhookReplayFailed(l Webhooks, keys ReadKeys) gin.HandlerFunc {
 			return
 		}
 		res, err := l.ReplayFailed(ctx, m.ID, r)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, replayFailedView{Replayed: res.Replayed, More: res.More})
+		writeResult(c, views.NewReplayFailed, res, err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/delivery"
 )
@@ -30,36 +31,6 @@ type WebhookEndpoints interface {
 	UpdateEndpoint(ctx context.Context, merchant int64, id string, sp delivery.EndpointSpec) (*delivery.Endpoint, error)
 	DeleteEndpoint(ctx context.Context, merchant int64, id string) error
 	RollEndpointSecret(ctx context.Context, merchant int64, id string, overlap time.Duration) (*delivery.SecretRoll, error)
-}
-
-// endpointView is one endpoint as the API shows it.
-type endpointView struct {
-	ID          string   `json:"id"`
-	URL         *string  `json:"url"` // null: endpoint one without a default URL
-	EventTypes  []string `json:"eventTypes"`
-	AllEvents   bool     `json:"allEvents"`
-	Enabled     bool     `json:"enabled"`
-	Default     bool     `json:"default"` // endpoint one, the merchant's default URL
-	Description string   `json:"description"`
-	CreatedAt   string   `json:"createdAt"`
-	// PreviousSecretValidUntil is the end of a secret roll's overlap.
-	PreviousSecretValidUntil *string `json:"previousSecretValidUntil"`
-	// Secret is shown in the creation's answer only.
-	Secret string `json:"secret,omitempty"`
-}
-
-func newEndpointView(e *delivery.Endpoint) endpointView {
-	v := endpointView{ID: e.ID, EventTypes: e.EventTypes, AllEvents: e.EventTypes == nil, Enabled: e.Enabled,
-		Default: e.Default(), Description: e.Description, CreatedAt: timestamp(e.CreatedAt),
-		PreviousSecretValidUntil: timestampOrNil(e.PreviousSecretValidUntil)}
-	if v.EventTypes == nil {
-		v.EventTypes = []string{}
-	}
-	if e.URL != "" {
-		u := e.URL
-		v.URL = &u
-	}
-	return v
 }
 
 // decodeEndpointSpec reads {url, eventTypes, enabled, description}; a
@@ -112,23 +83,11 @@ func endpointParam(c *gin.Context) (string, error) {
 	return id, delivery.CheckEndpointID("endpointId", id)
 }
 
-type endpointListView struct {
-	List []endpointView `json:"list"`
-}
-
 // handleEndpointList answers GET /shop/webhook/endpoints.
 func handleEndpointList(l Webhooks) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		list, err := l.Endpoints(c.Request.Context(), merchantOf(c).ID)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		v := endpointListView{List: make([]endpointView, len(list))}
-		for i := range list {
-			v.List[i] = newEndpointView(&list[i])
-		}
-		writeOK(c, v)
+		writeResult(c, views.NewEndpointList, list, err)
 	}
 }
 
@@ -141,24 +100,6 @@ func handleEndpointGet(l Webhooks) gin.HandlerFunc {
 			return
 		}
 		e, err := l.Endpoint(c.Request.Context(), merchantOf(c).ID, id)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		writeOK(c, newEndpointView(e))
+		writeResult(c, views.NewEndpoint, e, err)
 	}
-}
-
-// newEndpointDeliveryView is an event's delivery to one endpoint.
-func newEndpointDeliveryView(ed *delivery.EndpointDelivery) eventDeliveryView {
-	dv := eventDeliveryView{EndpointID: ed.EndpointID, URL: ed.URL, Status: ed.Status, Attempts: ed.Attempts,
-		NextAttemptAt: timestampOrNil(ed.NextAttemptAt), LastAttemptAt: timestampOrNil(ed.LastAttemptAt),
-		LastHTTPStatus: ed.LastStatus, LastError: ed.LastError, DeliveredAt: timestampOrNil(ed.DeliveredAt),
-		AttemptList: make([]eventAttemptView, len(ed.AttemptList))}
-	for i, a := range ed.AttemptList {
-		dv.AttemptList[i] = eventAttemptView{WindowStart: timestamp(a.WindowStart), Attempt: a.Attempt, At: timestamp(a.At),
-			DurationMs: a.DurationMs, HTTPStatus: a.HTTPStatus, Error: a.Error, Outcome: a.Outcome,
-			NextAttemptAt: timestampOrNil(a.NextAttemptAt)}
-	}
-	return dv
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/gateway/api/views"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/postings"
@@ -38,7 +39,7 @@ func handleEndpointCreate(l Webhooks, keys ReadKeys, allow callbackurl.AllowList
 			writeError(c, err)
 			return
 		}
-		v := newEndpointView(&e.Endpoint)
+		v := views.NewEndpoint(&e.Endpoint)
 		v.Secret = e.Secret
 		c.Header("Cache-Control", "no-store") // the answer holds a secret
 		writeOK(c, v)
@@ -85,7 +86,7 @@ func handleEndpointUpdate(l Webhooks, settings WebhookSettings, keys ReadKeys, a
 			}
 			e.URL = *url
 		}
-		writeOK(c, newEndpointView(e))
+		writeOK(c, views.NewEndpoint(e))
 	}
 }
 
@@ -133,7 +134,7 @@ func handleEndpointSecretRoll(l Webhooks, keys ReadKeys) gin.HandlerFunc {
 			return
 		}
 		c.Header("Cache-Control", "no-store")
-		writeOK(c, webhookSecretView{Secret: r.Secret, RolledAt: timestamp(r.RolledAt), PreviousValidUntil: timestampOrNil(r.PreviousValidUntil)})
+		writeOK(c, views.NewWebhookSecret(r))
 	}
 }
 

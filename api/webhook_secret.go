@@ -2,6 +2,7 @@ package api
 
 import (
 	"github.com/gin-gonic/gin"
+	"github.com/paygate/gateway/api/views"
 )
 
 // The merchant's Standard Webhooks secret (docs/callbacks.md, "Standard
@@ -11,13 +12,6 @@ import (
 // rolls again, which the roll's rules make harmless — during an overlap a
 // second roll keeps the OLDER secret, the one the merchant surely holds,
 // and the answer shows the newest.
-
-// webhookSecretView is the answer of a roll.
-type webhookSecretView struct {
-	Secret             string  `json:"secret"`
-	RolledAt           string  `json:"rolledAt"`
-	PreviousValidUntil *string `json:"previousValidUntil"`
-}
 
 // handleWebhookSecretRoll answers POST /shop/webhook/secret/roll
 // {"overlapHours": 0 to 168, default 24}.
@@ -42,6 +36,6 @@ func handleWebhookSecretRoll(l Webhooks, keys ReadKeys) gin.HandlerFunc {
 			return
 		}
 		c.Header("Cache-Control", "no-store") // the answer holds a secret
-		writeOK(c, webhookSecretView{Secret: r.Secret, RolledAt: timestamp(r.RolledAt), PreviousValidUntil: timestampOrNil(r.PreviousValidUntil)})
+		writeOK(c, views.NewWebhookSecret(r))
 	}
 }

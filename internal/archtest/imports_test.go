@@ -78,8 +78,12 @@ var allowed = map[string][]string{
 	"internal/bill": {"ledger", "postings"},
 	"reconcile":     {"ledger", "internal/audit", "postings"}, // its settlement source is its own type: app/services adapts the network
 	// The /shop surface: its envelope, middleware, decoder and handlers.
-	"api": {"ledger", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/remittance",
+	"api": {"api/views", "ledger", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/remittance",
 		"internal/remittance/rules", "internal/callbackurl", "internal/delivery", "internal/httplimits", "internal/httpserve"},
+	// The /shop answers' shapes: the domains' objects mapped to JSON, a
+	// leaf under api (never gin, never api: TestThirdPartyImports).
+	"api/views": {"postings", "internal/bill", "internal/cards", "internal/delivery", "internal/merchant",
+		"internal/remittance", "internal/remittance/rules"},
 	// The partners' surface: the internal network API and the sandbox's
 	// handlers, on api's envelope and decoder (api/surface.go).
 	"api/partner": {"api", "ledger", "internal/database", "internal/merchant", "postings", "internal/cards", "internal/network",
@@ -201,8 +205,8 @@ func TestUpwardImportsAreFound(t *testing.T) {
 
 // Pure packages import nothing that does I/O beyond the standard library:
 // postings only apd, the remittance rules only x/text, the callback-URL
-// rules and the merchants' receiver nothing; the HTTP surface never talks
-// to PostgreSQL itself.
+// rules, the merchants' receiver and the answers' shapes nothing; the HTTP
+// surface never talks to PostgreSQL itself.
 func TestThirdPartyImports(t *testing.T) {
 	noPostgreSQL := func(imp string) bool {
 		return !strings.HasPrefix(imp, "github.com/uptrace/bun") && !strings.HasPrefix(imp, "github.com/jackc/pgx")
@@ -214,6 +218,7 @@ func TestThirdPartyImports(t *testing.T) {
 		"api/client/receiver":           func(string) bool { return false },
 		"api/client/receiver/signature": func(string) bool { return false },
 		"api":                           noPostgreSQL,
+		"api/views":                     func(string) bool { return false }, // shapes: no gin, no database
 		"api/partner":                   noPostgreSQL,
 	}
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...")

@@ -17,7 +17,7 @@ var merchantFacing = []string{"api/client", "api/client/receiver", "api/client/r
 // not import them and nothing promises their API stays; a new package
 // outside internal/ fails TestPublicPackagesArePlaced until it is one or
 // the other.
-var publicByLayout = []string{"api", "api/partner", "ledger", "ledger/pgcluster", "ledger/pgtest", "postings", "reconcile", "sql"}
+var publicByLayout = []string{"api", "api/partner", "api/views", "ledger", "ledger/pgcluster", "ledger/pgtest", "postings", "reconcile", "sql"}
 
 // goList runs go list in the module's root and returns its lines.
 func goList(t *testing.T, args ...string) []string {

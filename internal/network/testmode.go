@@ -1,6 +1,7 @@
 package network
 
 import (
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -54,8 +55,7 @@ func MagicDecline(minor int64, currency string) (code, reason string, ok bool) {
 // IsTestMerchant reads the merchant's test flag, set at creation and never
 // changed (sql/0013_sandbox.sql). It is read only for a magic amount, so
 // that other authorizations pay nothing for test mode.
-func IsTestMerchant(tx *ledger.Tx, merchant int64) (bool, error) {
-	var test bool
-	err := tx.DB().NewRaw(`select test from merchants where id = ?`, merchant).Scan(tx.Context(), &test)
-	return test, ledger.MapError(err)
+func IsTestMerchant(tx *ledger.Tx, id int64) (bool, error) {
+	m, err := merchant.Brief1(tx.Context(), tx.DB(), id)
+	return m.Test, ledger.MapError(err)
 }
