@@ -408,10 +408,9 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 			-- Endpoint one's URL is the event's own or the merchant's now;
 			-- another endpoint's is its URL now (none: deleted, not replayed).
 			select d.merchant_id, d.event_seq, d.endpoint_no,
-			       case when d.endpoint_no = 1 then coalesce(e.callback_url, m.callback_url) else w.url end as url
+			       case when d.endpoint_no = 1 then coalesce(e.callback_url, ?::text) else w.url end as url
 			from deliveries d
 			join events e on e.merchant_id = d.merchant_id and e.event_seq = d.event_seq
-			join merchants m on m.id = d.merchant_id
 			left join webhook_endpoints w on w.merchant_id = d.merchant_id and w.endpoint_no = d.endpoint_no and w.deleted_at is null
 			where d.merchant_id = ? and d.status = 'FAILED' and (d.endpoint_no = 1 or w.url is not null)
 			  and (?::timestamptz is null or e.created_at >= ?::timestamptz)
