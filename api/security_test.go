@@ -113,6 +113,9 @@ var isolationProbes = map[string]string{
 	"POST /shop/sandbox/refund":            `{"cardNo":"` + probeCard + `","amount":"1.00","currency":"USD"}`,
 	"POST /shop/sandbox/remittance/settle": `{"txId":"` + probeTx + `"}`,
 	"POST /shop/sandbox/remittance/return": `{"txId":"` + probeTx + `","reason":"AC04"}`,
+	// The test clock is the merchant's own: nothing of another's to name.
+	"GET /shop/sandbox/clock":          "",
+	"POST /shop/sandbox/clock/advance": `{"duration":"1h"}`,
 }
 
 // Every /shop endpoint, GET and POST, asked by one merchant about another
@@ -170,10 +173,12 @@ func TestShopIsolationEveryRoute(t *testing.T) {
 			return s.request(&thief, method, path, fill)
 		}
 		// The card create and remittance create probes would succeed and
-		// move money: they run once each, and only the answer's shape is
-		// compared.
+		// move money (a roll, an endpoint and a clock advance change the
+		// thief's own state): they run once each, and only the answer's
+		// shape is compared.
 		foreign := send(card.CardNo, remit.TxID, event, endpoint)
-		if method == "POST" && (strings.HasSuffix(path, "/create") || strings.HasSuffix(path, "/roll") || strings.HasSuffix(path, "/endpoints")) {
+		if method == "POST" && (strings.HasSuffix(path, "/create") || strings.HasSuffix(path, "/roll") || strings.HasSuffix(path, "/endpoints") ||
+			strings.HasSuffix(path, "/clock/advance")) {
 			if strings.Contains(string(foreign.raw), owner.creds.ShopNo) || strings.Contains(string(foreign.raw), remit.TxID) {
 				t.Errorf("%s: the answer carries the owner's ids: %s", route, foreign.raw)
 			}
