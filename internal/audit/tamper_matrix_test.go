@@ -138,9 +138,9 @@ func TestTamperMatrix(t *testing.T) {
 			want: []wantProblem{{audit.CheckHoldAuth, 0, "$USDAUTH is named by 2 CARD_AUTH entries"}, {audit.CheckHoldAuth, 0, "$FXAUTH is named by 0 CARD_AUTH entries"}}},
 		{name: "authorization's rate changed", tamper: `update authorizations set fx_rate = '1.2' where auth_id = '$FXAUTH'`,
 			want: []wantProblem{{audit.CheckHoldAuth, 0, "are not the authorization's"}}, only: true},
-		{name: "truncated journal", tamper: `alter table reconciled_items drop constraint reconciled_items_entry_fkey; truncate bill_lines, postings, entries, bill_blocks, balances`,
+		{name: "truncated journal", tamper: dropJournalForeignKeys + ` truncate bill_lines, postings, entries, bill_blocks, balances`,
 			want: []wantProblem{{audit.CheckJournalEmptied, 0, "the heads say"}}, only: true},
-		{name: "truncated journal and heads", tamper: `alter table reconciled_items drop constraint reconciled_items_entry_fkey; truncate bill_lines, postings, entries, bill_blocks, balances, ledger_heads`,
+		{name: "truncated journal and heads", tamper: dropJournalForeignKeys + ` truncate bill_lines, postings, entries, bill_blocks, balances, ledger_heads`,
 			want: []wantProblem{{audit.CheckJournalEmptied, 0, "accounts exist"}}, only: true},
 	}
 	for _, tc := range cases {
@@ -225,3 +225,8 @@ func newTestSigner(t *testing.T) *audit.Signer {
 	}
 	return audit.NewSigner(key)
 }
+
+// dropJournalForeignKeys drops every foreign key that points at the journal
+// (reconciliation records, deposit references, adjustments, …), as an
+// attacker who empties the journal would first.
+const dropJournalForeignKeys = `do $$ declare r record; begin for r in select conrelid::regclass::text as t, conname from pg_constraint where contype = 'f' and confrelid in ('entries'::regclass, 'postings'::regclass, 'bill_lines'::regclass) loop execute format('alter table %s drop constraint %I', r.t, r.conname); end loop; end $$;`

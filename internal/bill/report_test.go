@@ -182,9 +182,17 @@ func TestBalanceReportTiesToBillStatementAndBalances(t *testing.T) {
 		}
 		err = l.BillStream(ctx, m, r, 0, func(lines []bill.Line) error {
 			for _, ln := range lines {
+				// The line's account type is its class: since the bill is
+				// the whole position, held and receivable accounts have
+				// lines too.
 				k := classKey{ln.Currency, bill.ClassCard}
-				if ln.Account == bill.AccountFunding {
+				switch ln.AccountType {
+				case postings.AccountFunding:
 					k.class = bill.ClassFunding
+				case postings.AccountCardHeld:
+					k.class = bill.ClassHeld
+				case postings.AccountCardReceivable:
+					k.class = bill.ClassReceivable
 				}
 				c, ok := bill.CategoryOf(string(ln.Kind))
 				if !ok {
