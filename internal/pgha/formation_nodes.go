@@ -1,0 +1,65 @@
+package pgha
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// A formation has two data nodes by default, as `make run-ha` has always
+// had, or three (issue 31, point 3): with three, the monitor's
+// number_sync_standbys is set to 1, so that a COMMIT waits for ANY 1 of
+// the two standbys and losing one node still leaves two copies of every
+// acknowledged write (with two, pg_auto_failover refuses 1 and the
+// primary falls back to wait_primary, one copy, when its standby is lost).
+// pg_auto_failover's default is 0 whatever the number of nodes.
+
+// dataNodes is how many data nodes a new formation gets: DataNodes, else
+// one per port after the monitor's, else 2.
+func (o FormationOptions) dataNodes() (int, error) {
+	n := o.DataNodes
+	if o.Ports != nil {
+		if n != 0 && n != len(o.Ports)-1 {
+			return 0, fmt.Errorf("pgha: %d ports for %d data nodes: want the monitor's and one per node", len(o.Ports), n)
+		}
+		n = len(o.Ports) - 1
+	}
+	if n == 0 {
+		n = 2
+	}
+	if n != 2 && n != 3 {
+		return 0, fmt.Errorf("pgha: a formation has 2 or 3 data nodes, not %d", n)
+	}
+	return n, nil
+}
+
+// SyncStandbys is the monitor's number_sync_standbys of the formation.
+func (f *Formation) SyncStandbys(ctx context.Context) (int, error) {
+	db, err := sql.Open("pgx", f.monitorAdminURL())
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var n int
+	err = db.QueryRowContext(ctx, "select number_sync_standbys from pgautofailover.formation where formationid = 'default'").Scan(&n)
+	return n, err
+}
+
+// requireSyncStandby sets number_sync_standbys to 1 once three data nodes
+// run (the monitor refuses it before the second standby has joined). It
+// is idempotent: every start sets it again.
+func (f *Formation) requireSyncStandby(ctx context.Context) error {
+	if len(f.Nodes) < 3 {
+		return nil
+	}
+	db, err := sql.Open("pgx", f.monitorAdminURL())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "select pgautofailover.set_formation_number_sync_standbys('default', 1)"); err != nil {
+		return fmt.Errorf("pgha: number_sync_standbys 1 on the monitor: %w", err)
+	}
+	fmt.Fprintln(f.opts.Log, "pgha: three data nodes: number_sync_standbys = 1 (a commit waits for one of the two standbys)")
+	return nil
+}
