@@ -114,9 +114,12 @@ run: pg build
 # node2), data in $(GATEWAY_DATA_DIR)/ha, WAL archived by pgBackRest — and
 # the gateway on its multi-host URL; it prints what it started. Ctrl-C stops
 # everything; the next run-ha finds the same formation (docs/ha.md).
+# HA_NODES=3 creates three data nodes (node3 on the port after node2's;
+# number_sync_standbys 1); the number is fixed when the formation is made.
 HA_PORTS ?= 25430,25431,25432
+HA_NODES ?= 2
 run-ha: pg-ha build
-	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)/ha/gateway" ./bin/ha run -dir "$(GATEWAY_DATA_DIR)/ha" -ports "$(HA_PORTS)" -- --demo $(ARGS)
+	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)/ha/gateway" ./bin/ha run -dir "$(GATEWAY_DATA_DIR)/ha" -nodes "$(HA_NODES)" -ports "$(HA_PORTS)" -- --demo $(ARGS)
 
 # backup-ha takes a pgBackRest backup of the run-ha formation's primary
 # (BACKUP_TYPE=full|diff|incr) and lists the backups; restore-ha restores

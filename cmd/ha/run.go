@@ -25,7 +25,7 @@ const gatewayStopMax = 30 * time.Second
 // runFormation is `ha run`: the formation, then the gateway on its
 // multi-host URL, until Ctrl-C or the gateway's exit.
 func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout io.Writer) error {
-	portsFlag := fs.String("ports", "25430,25431,25432", "the monitor's, node1's and node2's ports (1024-65535, best below 32768; used when the formation is created); node3's after them with -nodes 3")
+	portsFlag := fs.String("ports", "25430,25431,25432", "the monitor's, node1's and node2's ports (1024-65535, best below 32768; used when the formation is created); with -nodes 3 a fourth, default node2's + 1")
 	nodes := fs.Int("nodes", 2, "data nodes, 2 or 3 (3: number_sync_standbys 1; used when the formation is created)")
 	gatewayBin := fs.String("gateway", "bin/gateway", "the gateway binary")
 	if err := fs.Parse(args); err != nil {
@@ -35,7 +35,7 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 		return usageError{err.Error()}
 	}
 	serveArgs := fs.Args() // after --
-	ports, err := formationPorts(*portsFlag, flagSet(fs, "ports"), *nodes)
+	ports, err := formationPorts(*portsFlag, *nodes)
 	if err != nil {
 		return usageError{err.Error()}
 	}

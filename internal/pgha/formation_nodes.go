@@ -46,10 +46,15 @@ func (f *Formation) SyncStandbys(ctx context.Context) (int, error) {
 }
 
 // requireSyncStandby sets number_sync_standbys to 1 once three data nodes
-// run (the monitor refuses it before the second standby has joined). It
-// is idempotent: every start sets it again.
+// run (the monitor refuses it before the second standby has joined), if
+// it is not 1 already, and waits for the primary to apply it: the monitor
+// sends it through apply_settings, and a formation handed to the caller
+// in the middle of that has no node in a settled primary state.
 func (f *Formation) requireSyncStandby(ctx context.Context) error {
 	if len(f.Nodes) < 3 {
+		return nil
+	}
+	if n, err := f.SyncStandbys(ctx); err == nil && n == 1 {
 		return nil
 	}
 	db, err := sql.Open("pgx", f.monitorAdminURL())
@@ -61,5 +66,12 @@ func (f *Formation) requireSyncStandby(ctx context.Context) error {
 		return fmt.Errorf("pgha: number_sync_standbys 1 on the monitor: %w", err)
 	}
 	fmt.Fprintln(f.opts.Log, "pgha: three data nodes: number_sync_standbys = 1 (a commit waits for one of the two standbys)")
+	wctx, cancel := context.WithTimeout(ctx, nodeStartMax)
+	defer cancel()
+	for _, n := range f.Nodes {
+		if err := f.WaitState(wctx, n.Name, "primary", "secondary"); err != nil {
+			return err
+		}
+	}
 	return nil
 }
