@@ -109,13 +109,7 @@ func TestStaticBinaryAssumptions(t *testing.T) {
 // a non-root user, the data directory a volume owned by that user, the
 // gateway as the entry point; then runs `version` and `--help` in it.
 func TestContainerImage(t *testing.T) {
-	buildah, err := exec.LookPath("buildah")
-	if err != nil {
-		if os.Getenv("GATEWAY_TEST_REQUIRE_BUILDER") != "" {
-			t.Fatal("buildah is missing (apt-get install buildah)")
-		}
-		t.Skip("buildah is missing (apt-get install buildah); TestStaticBinaryAssumptions checks the binary")
-	}
+	buildah := needTool(t, "buildah", "GATEWAY_TEST_REQUIRE_BUILDER", "buildah", "TestStaticBinaryAssumptions checks the binary")
 	if os.Geteuid() != 0 {
 		t.Skip("buildah's chroot isolation needs root here")
 	}

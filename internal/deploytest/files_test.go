@@ -3,6 +3,7 @@ package deploytest
 import (
 	"bufio"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -100,4 +101,20 @@ func environ(env map[string]string) []string {
 		out = append(out, k+"="+v)
 	}
 	return out
+}
+
+// needTool is the path of program; when it is missing the test skips,
+// saying what still checks the files, or fails when requireEnv is set
+// (a machine that must run every check).
+func needTool(t *testing.T, program, requireEnv, debianPackage, instead string) string {
+	t.Helper()
+	path, err := exec.LookPath(program)
+	if err == nil {
+		return path
+	}
+	if os.Getenv(requireEnv) != "" {
+		t.Fatalf("%s is missing (apt-get install %s)", program, debianPackage)
+	}
+	t.Skipf("%s is missing (apt-get install %s); %s", program, debianPackage, instead)
+	return ""
 }

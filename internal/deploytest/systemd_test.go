@@ -23,13 +23,7 @@ var units = []string{"gateway.service", "pgautofailover@node1.service", "pgautof
 // binaries they run. Any message is a failure — systemd only warns about
 // an unknown key or a malformed value and ignores it.
 func TestSystemdUnitsVerify(t *testing.T) {
-	analyze, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		if os.Getenv("GATEWAY_TEST_REQUIRE_SYSTEMD") != "" {
-			t.Fatal("systemd-analyze is missing (apt-get install systemd)")
-		}
-		t.Skip("systemd-analyze is missing; TestSystemdUnitsKeys still checks the keys")
-	}
+	analyze := needTool(t, "systemd-analyze", "GATEWAY_TEST_REQUIRE_SYSTEMD", "systemd", "TestSystemdUnitsKeys still checks the keys")
 	root := t.TempDir()
 	copyDir(t, "/lib/systemd/system", filepath.Join(root, "usr/lib/systemd/system"))
 	etc := filepath.Join(root, "etc/systemd/system")
