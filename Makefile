@@ -25,7 +25,7 @@ PG_LIB ?= /usr/lib/postgresql
 # sudo only when we are not root and it exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
 
-.PHONY: build pg pg-ha chromium stdwebhooks run run-ha backup-ha restore-ha test test-short test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
+.PHONY: build image pg pg-ha chromium stdwebhooks run run-ha backup-ha restore-ha test test-short test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
 
 # COMMIT is stamped into bin/gateway for `gateway version` where the go
 # command does not record vcs.revision itself (git worktrees, -buildvcs=false).
@@ -35,6 +35,17 @@ build:
 	$(GO) build -ldflags "-X main.buildCommit=$(COMMIT)" -o bin/gateway ./cmd/gateway
 	$(GO) build -o bin/bench ./tools/bench
 	$(GO) build -o bin/ha ./cmd/ha
+
+# image builds the container image of deploy/container/Containerfile: the
+# static binary on scratch, as uid 65532 (docs/operations.md, "Deploying"),
+# with Debian's buildah (installed when missing; no daemon, no registry).
+IMAGE ?= gateway:$(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
+image:
+	@command -v buildah >/dev/null 2>&1 || { echo "make image: installing Debian's buildah"; \
+		$(SUDO) apt-get update -qq; $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends buildah >/dev/null; }
+	rm -rf bin/image
+	COMMIT="$(COMMIT)" deploy/container/context bin/image
+	$(SUDO) buildah bud --isolation chroot -f deploy/container/Containerfile -t "$(IMAGE)" bin/image
 
 # pg makes sure the PostgreSQL server binaries (initdb, postgres) and the OS
 # user "postgres" exist: as root the cluster runs as that user, because
@@ -103,9 +114,12 @@ run: pg build
 # node2), data in $(GATEWAY_DATA_DIR)/ha, WAL archived by pgBackRest — and
 # the gateway on its multi-host URL; it prints what it started. Ctrl-C stops
 # everything; the next run-ha finds the same formation (docs/ha.md).
+# HA_NODES=3 creates three data nodes (node3 on the port after node2's;
+# number_sync_standbys 1); the number is fixed when the formation is made.
 HA_PORTS ?= 25430,25431,25432
+HA_NODES ?= 2
 run-ha: pg-ha build
-	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)/ha/gateway" ./bin/ha run -dir "$(GATEWAY_DATA_DIR)/ha" -ports "$(HA_PORTS)" -- --demo $(ARGS)
+	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)/ha/gateway" ./bin/ha run -dir "$(GATEWAY_DATA_DIR)/ha" -nodes "$(HA_NODES)" -ports "$(HA_PORTS)" -- --demo $(ARGS)
 
 # backup-ha takes a pgBackRest backup of the run-ha formation's primary
 # (BACKUP_TYPE=full|diff|incr) and lists the backups; restore-ha restores

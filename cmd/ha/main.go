@@ -2,7 +2,7 @@
 // machine, for development and the failover tests (docs/ha.md), and gives
 // the operator's backup commands for it (docs/operations.md):
 //
-//	ha run      [-dir var/ha] [-ports 25430,25431,25432] [-gateway bin/gateway] [-- serve flags]
+//	ha run      [-dir var/ha] [-nodes 2|3] [-ports 25430,25431,25432[,25433]] [-gateway bin/gateway] [-- serve flags]
 //	ha state    [-dir var/ha]
 //	ha failover [-dir var/ha]
 //	ha backup   [-dir var/ha] [-type full|diff|incr]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +81,25 @@ func TestUsage(t *testing.T) {
 	out.Reset()
 	if err := run(context.Background(), []string{"help"}, &out, &errOut); err != nil || !strings.Contains(out.String(), "restore") {
 		t.Errorf("help: %v %q", err, out.String())
+	}
+}
+
+func TestFormationPorts(t *testing.T) {
+	for _, tt := range []struct {
+		ports string
+		nodes int
+		want  string // the ports, or the error's words
+	}{
+		{"25430,25431,25432", 2, "[25430 25431 25432]"},
+		{"25430,25431,25432", 3, "[25430 25431 25432 25433]"},
+		{"26000,26001,26002,26010", 3, "[26000 26001 26002 26010]"},
+		{"26000,26001,26002,26003", 2, "4 ports for 2 data nodes"},
+		{"25430,25431,25432", 4, "2 or 3 data nodes"},
+		{"25430,25431,25432", 1, "2 or 3 data nodes"},
+	} {
+		got, err := formationPorts(tt.ports, tt.nodes)
+		if s := fmt.Sprint(got); err == nil && s != tt.want || err != nil && !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("formationPorts(%q, %d) = %v, %v; want %s", tt.ports, tt.nodes, got, err, tt.want)
+		}
 	}
 }

@@ -25,7 +25,8 @@ const gatewayStopMax = 30 * time.Second
 // runFormation is `ha run`: the formation, then the gateway on its
 // multi-host URL, until Ctrl-C or the gateway's exit.
 func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout io.Writer) error {
-	portsFlag := fs.String("ports", "25430,25431,25432", "the monitor's, node1's and node2's ports (1024-65535, best below 32768; used when the formation is created)")
+	portsFlag := fs.String("ports", "25430,25431,25432", "the monitor's, node1's and node2's ports (1024-65535, best below 32768; used when the formation is created); with -nodes 3 a fourth, default node2's + 1")
+	nodes := fs.Int("nodes", 2, "data nodes, 2 or 3 (3: number_sync_standbys 1; used when the formation is created)")
 	gatewayBin := fs.String("gateway", "bin/gateway", "the gateway binary")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -34,9 +35,9 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 		return usageError{err.Error()}
 	}
 	serveArgs := fs.Args() // after --
-	ports, err := parsePorts(*portsFlag)
+	ports, err := formationPorts(*portsFlag, *nodes)
 	if err != nil {
-		return usageError{"-ports: " + err.Error()}
+		return usageError{err.Error()}
 	}
 	for _, p := range ports {
 		if p >= ephemeralMin {
@@ -144,10 +145,10 @@ const ephemeralMin = 32768
 
 func parsePorts(s string) ([]int, error) {
 	parts := strings.Split(s, ",")
-	if len(parts) != 3 {
-		return nil, fmt.Errorf("want three ports, monitor,node1,node2: %q", s)
+	if len(parts) != 3 && len(parts) != 4 {
+		return nil, fmt.Errorf("want three ports, monitor,node1,node2 (four with node3): %q", s)
 	}
-	ports := make([]int, 0, 3)
+	ports := make([]int, 0, len(parts))
 	for _, p := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || n < 1024 || n > 65535 {

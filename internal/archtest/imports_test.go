@@ -122,6 +122,8 @@ var allowed = map[string][]string{
 	"internal/contracttest":  {},
 	"internal/doctest":       {},
 	"internal/archtest":      {},
+	// The checks of deploy/ (systemd units, container, three-node layout).
+	"internal/deploytest": {},
 }
 
 // The commands wire everything: they may import any package of the module.

@@ -7,3 +7,6 @@ func WriteNodeSettingsForTest(dir, pgdata string) (string, error) {
 	f := &Formation{dir: dir}
 	return f.NodeLogDir(), f.writeNodeSettings(&Keeper{Name: "node1", PGData: pgdata})
 }
+
+// DataNodesForTest is how many data nodes a new formation of o gets.
+func DataNodesForTest(o FormationOptions) (int, error) { return o.dataNodes() }

@@ -35,6 +35,9 @@ type FormationOptions struct {
 	// Ports are the monitor's, then each node's; nil picks free ones.
 	// Ignored when the formation exists already (formation.json).
 	Ports []int
+	// DataNodes is 2 (the default) or 3 (formation_nodes.go); with
+	// Ports set, len(Ports)-1. Ignored when the formation exists.
+	DataNodes int
 	// DBName is the database the nodes are created with; default gateway.
 	DBName string
 	// Timings are the monitor's failure-detection settings; the zero
@@ -206,6 +209,10 @@ func StartFormation(ctx context.Context, opts FormationOptions) (*Formation, err
 			return nil, err
 		}
 	}
+	if err := f.requireSyncStandby(ctx); err != nil {
+		f.Stop()
+		return nil, err
+	}
 	if created && opts.Repo != nil {
 		// The stanza, once both nodes run: pgBackRest checks every
 		// server it is configured with.
@@ -267,15 +274,15 @@ func (f *Formation) loadOrPickPorts() (formationFile, error) {
 		}
 		return ff, nil
 	}
+	nodes, err := f.opts.dataNodes()
+	if err != nil {
+		return ff, err
+	}
 	ports := f.opts.Ports
 	if ports == nil {
-		var err error
-		if ports, err = FreePorts(3); err != nil {
+		if ports, err = FreePorts(1 + nodes); err != nil {
 			return ff, err
 		}
-	}
-	if len(ports) != 3 {
-		return ff, fmt.Errorf("pgha: a formation takes 3 ports (monitor, node1, node2), not %d", len(ports))
 	}
 	ff = formationFile{MonitorPort: ports[0], NodePorts: ports[1:], DBName: f.opts.DBName}
 	b, _ := json.MarshalIndent(ff, "", "  ")
