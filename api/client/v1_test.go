@@ -145,7 +145,10 @@ func TestIterators(t *testing.T) {
 		t.Errorf("events: %d items in %d requests, want %d in 3", i, requests.Load(), n)
 	}
 	requests.Store(0)
-	for range c.AllCards(ctx, CardListQuery{}) {
+	for _, err := range c.AllCards(ctx, CardListQuery{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
 		break
 	}
 	if requests.Load() != 1 {
@@ -157,4 +160,19 @@ func writeData(w http.ResponseWriter, data any) {
 	w.Header().Set("Content-Type", "application/json")
 	// Maps, not the client's types: an unset Decimal does not encode.
 	_ = json.NewEncoder(w).Encode(map[string]any{"code": 200, "message": "success", "data": data})
+}
+
+// Operations is the table the contract test holds equal to the document.
+func TestOperations(t *testing.T) {
+	ops := Operations()
+	seen := map[string]bool{}
+	for _, op := range ops {
+		if op.ID == "" || op.Method == "" || op.Path == "" || seen[op.ID] {
+			t.Errorf("operation %+v: empty or repeated", op)
+		}
+		seen[op.ID] = true
+	}
+	if len(ops) != len(shopOperationsTable) || !seen["createCard"] {
+		t.Errorf("%d operations: %v", len(ops), ops)
+	}
 }

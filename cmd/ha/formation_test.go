@@ -76,7 +76,7 @@ func TestSuperviseRestoreAndStop(t *testing.T) {
 		}
 		t.Logf("ha run's output:\n%s", out.String())
 	})
-	waitUntil(t, ctx, done, "the gateway listening", func() bool { return strings.Contains(out.String(), "listening on") })
+	waitUntil(ctx, t, done, "the gateway listening", func() bool { return strings.Contains(out.String(), "listening on") })
 
 	f, err := pgha.OpenFormation(dir)
 	if err != nil {
@@ -131,7 +131,7 @@ func TestSuperviseRestoreAndStop(t *testing.T) {
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, ctx, done, "the keeper run again", func() bool {
+	waitUntil(ctx, t, done, "the keeper run again", func() bool {
 		n := keeperPID(standby)
 		return n != 0 && n != pid
 	})
@@ -151,7 +151,7 @@ func TestSuperviseRestoreAndStop(t *testing.T) {
 		// The monitor may report the restarted node secondary before its
 		// server answers again.
 		var logFile string
-		waitUntil(t, ctx, done, n.Name+" answering", func() bool {
+		waitUntil(ctx, t, done, n.Name+" answering", func() bool {
 			return ndb.QueryRowContext(ctx, "select pg_current_logfile()").Scan(&logFile) == nil
 		})
 		ndb.Close()
@@ -224,7 +224,7 @@ func keeperPID(dir, pgdata string) int {
 }
 
 // waitUntil waits for cond, failing when ha run ends first or ctx ends.
-func waitUntil(t *testing.T, ctx context.Context, done <-chan struct{}, what string, cond func() bool) {
+func waitUntil(ctx context.Context, t *testing.T, done <-chan struct{}, what string, cond func() bool) {
 	t.Helper()
 	for !cond() {
 		select {

@@ -100,7 +100,7 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 	sctx, stopSupervising := context.WithCancel(ctx)
 	supervised := make(chan error, 1)
 	go func() { supervised <- f.Supervise(sctx, stdout) }()
-	defer func() { stopSupervising(); <-supervised }()
+	defer func() { stopSupervising(); waitOut(supervised) }()
 	select {
 	case err := <-exited:
 		if err != nil {
@@ -126,17 +126,19 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 func stopGateway(cmd *exec.Cmd, exited <-chan error, sigint bool) {
 	if sigint {
 		select {
-		case <-exited:
+		case err := <-exited:
+			_ = err // after a signal its status says nothing more
 			return
 		case <-time.After(3 * time.Second):
 		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-exited:
+	case err := <-exited:
+		_ = err
 	case <-time.After(gatewayStopMax):
 		_ = cmd.Process.Kill()
-		<-exited
+		waitOut(exited)
 	}
 }
 
@@ -216,4 +218,11 @@ func (h *formationHandle) info(ctx context.Context, stdout io.Writer) error {
 	}
 	fmt.Fprint(stdout, out)
 	return nil
+}
+
+// waitOut waits for a goroutine's last word when its error was already
+// dealt with (returned, or moot after a signal).
+func waitOut(done <-chan error) {
+	err := <-done
+	_ = err
 }

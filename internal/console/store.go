@@ -41,10 +41,7 @@ type (
 	listedUser = store.ListedUser
 )
 
-var (
-	errSessionGone = store.ErrSessionGone
-	errNotInScope  = store.ErrNotInScope
-)
+var errSessionGone = store.ErrSessionGone
 
 // consoleStore is the console's tables and the merchants its users belong to.
 type consoleStore struct {

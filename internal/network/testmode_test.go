@@ -2,7 +2,7 @@ package network_test
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,8 +48,10 @@ func TestMagicAmountsTestMerchantOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, code := range []string{"05", "14", "51", "54", "61"} {
-		var minor int64
-		fmt.Sscan(code, &minor)
+		minor, err := strconv.ParseInt(code, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
 		req := network.AuthRequest{MessageID: f.msg(), CardNo: testCard.CardNo, Amount: minor, Currency: "USD"}
 		res, err := f.l.Network.Authorize(ctx, req)
 		if err != nil {
