@@ -52,17 +52,17 @@ func TestAuditOutcomeLostLeavesPendingRow(t *testing.T) {
 	}
 
 	entries := f.countRows(t, "entries")
-	_, body := olga.post(t, "/operator/merchants/"+f.a.ShopNo+"/deposit", url.Values{"currency": {"USD"}, "amount": {"10.00"}})
+	_, body := olga.post(t, "/operator/merchants/"+f.a.ShopNo+"/deposit", url.Values{"currency": {"USD"}, "amount": {"10.00"}, "bankReference": {"BANK-AUDIT-1"}})
 	m := keyRE.FindStringSubmatch(body)
 	if m == nil {
 		t.Fatal("no deposit confirmation")
 	}
 	if status, _ := olga.post(t, "/operator/merchants/"+f.a.ShopNo+"/deposit/confirm",
-		url.Values{"currency": {"USD"}, "amount": {"10.00"}, "idempotencyKey": {m[1]}}); status != http.StatusSeeOther {
+		url.Values{"currency": {"USD"}, "amount": {"10.00"}, "bankReference": {"BANK-AUDIT-1"}, "idempotencyKey": {m[1]}}); status != http.StatusSeeOther {
 		t.Errorf("deposit: %d, want 303", status)
 	}
 	got := f.auditRows(t, "merchant.deposit", f.a.ShopNo)
-	if f.countRows(t, "entries") != entries+1 || len(got) != 1 || got[0] != "pending|10.00 USD, key "+m[1]+"|" {
+	if f.countRows(t, "entries") != entries+1 || len(got) != 1 || got[0] != "pending|10.00 USD, bank reference BANK-AUDIT-1, key "+m[1]+"|" {
 		t.Errorf("deposit: entries %d→%d, rows %q, want one entry and one pending row naming its key", entries, f.countRows(t, "entries"), got)
 	}
 	// The trail page shows it as pending now, as unknown once it has

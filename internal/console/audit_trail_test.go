@@ -94,11 +94,11 @@ func TestAuditFailureStopsTheAction(t *testing.T) {
 	if status, _ := olga.post(t, "/operator/merchants/"+f.a.ShopNo+"/disable", nil); status != http.StatusServiceUnavailable {
 		t.Errorf("disable: %d, want 503", status)
 	}
-	_, body := olga.post(t, "/operator/merchants/"+f.a.ShopNo+"/deposit", url.Values{"currency": {"USD"}, "amount": {"10.00"}})
+	_, body := olga.post(t, "/operator/merchants/"+f.a.ShopNo+"/deposit", url.Values{"currency": {"USD"}, "amount": {"10.00"}, "bankReference": {"BANK-AUDIT-1"}})
 	if m := keyRE.FindStringSubmatch(body); m == nil {
 		t.Error("no deposit confirmation")
 	} else if status, _ := olga.post(t, "/operator/merchants/"+f.a.ShopNo+"/deposit/confirm",
-		url.Values{"currency": {"USD"}, "amount": {"10.00"}, "idempotencyKey": {m[1]}}); status != http.StatusServiceUnavailable {
+		url.Values{"currency": {"USD"}, "amount": {"10.00"}, "bankReference": {"BANK-AUDIT-1"}, "idempotencyKey": {m[1]}}); status != http.StatusServiceUnavailable {
 		t.Errorf("deposit: %d, want 503", status)
 	}
 	var status string
