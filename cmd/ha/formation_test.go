@@ -84,7 +84,7 @@ func TestSuperviseRestoreAndStop(t *testing.T) {
 	}
 	gateway := func(args ...string) string {
 		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "DATABASE_URL="+f.URL("gateway"))
+		cmd.Env = append(os.Environ(), "DATABASE_URL="+f.URL("gateway"), "DATABASE_ALLOW_SUPERUSER=1")
 		b, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("gateway %v: %v\n%s", args, err, b)

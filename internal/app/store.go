@@ -48,11 +48,10 @@ func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts d
 			return nil, err
 		}
 		s.cluster = c
-		if err := c.CreateDatabase(ctx, EmbeddedDBName); err != nil {
+		if s.URL, err = embeddedAppURL(ctx, c); err != nil {
 			s.Close()
 			return nil, err
 		}
-		s.URL = c.URL(EmbeddedDBName)
 	}
 	db, err := database.OpenDB(ctx, s.URL, opts)
 	if err != nil {
@@ -65,4 +64,30 @@ func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts d
 		return nil, err
 	}
 	return s, nil
+}
+
+// embeddedAppURL prepares the embedded cluster's database the way
+// docs/security.md ("Database roles") asks of any: the roles made by the
+// bootstrap, the migrations run by the tables' owner, and the gateway then
+// connected as the least-privilege gateway_app with its password.
+func embeddedAppURL(ctx context.Context, c *pgcluster.Cluster) (string, error) {
+	if err := c.EnsureRoles(ctx); err != nil {
+		return "", err
+	}
+	if err := c.CreateOwnedDatabase(ctx, EmbeddedDBName); err != nil {
+		return "", err
+	}
+	migrateURL, err := c.MigrateURL(ctx, EmbeddedDBName)
+	if err != nil {
+		return "", err
+	}
+	owner, err := database.OpenDB(ctx, migrateURL, database.DBOptions{ConnsMax: 2})
+	if err != nil {
+		return "", err
+	}
+	defer owner.Close()
+	if err := database.Migrate(ctx, owner); err != nil {
+		return "", err
+	}
+	return c.RoleURL(pgcluster.AppRole, EmbeddedDBName)
 }
