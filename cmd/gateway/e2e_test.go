@@ -751,6 +751,7 @@ func TestServeEmbedded(t *testing.T) {
 	if !strings.HasPrefix(out, "postgres://postgres@/gateway?") || !strings.Contains(out, "host=") {
 		t.Errorf("db url printed %q", out)
 	}
+	checkServesAsAppRole(t, strings.TrimSpace(out))
 	s2.mustStop()
 	if _, err := os.Stat(pidFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("PostgreSQL still runs after serve stopped (%s: %v)", pidFile, err)
