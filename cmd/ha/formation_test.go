@@ -109,6 +109,25 @@ func TestSuperviseRestoreAndStop(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "select clock_timestamp()").Scan(&target); err != nil {
 		t.Fatal(err)
 	}
+	// Least privilege (docs/security.md, 13): ha run's gateway serves as
+	// gateway_app, never as the postgres superuser.
+	var users []string
+	rows, err := db.QueryContext(ctx, `select distinct usename::text from pg_stat_activity
+		where application_name = 'gateway' and datname = 'gateway' and pid <> pg_backend_pid()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			t.Fatal(err)
+		}
+		users = append(users, u)
+	}
+	rows.Close()
+	if len(users) != 1 || users[0] != appRole {
+		t.Errorf("ha run's gateway connects as %v, want only %s", users, appRole)
+	}
 
 	// Finding 4: the standby's keeper dies (its whole process group) and
 	// is run again.

@@ -121,10 +121,17 @@ func (c *Cluster) secretsDir() string { return filepath.Join(c.dir, "secrets") }
 // (secrets/<role>.password, 0600): 32 random bytes in hex, so it needs no
 // quoting anywhere.
 func (c *Cluster) Password(role string) (string, error) {
-	if err := os.MkdirAll(c.secretsDir(), 0o700); err != nil {
+	return RolePassword(c.secretsDir(), role)
+}
+
+// RolePassword is role's generated password in dir (dir/<role>.password,
+// 0600, dir 0700), made on first use: for the clusters other programs make
+// (the pg_auto_failover formation of cmd/ha).
+func RolePassword(dir, role string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("pgcluster: %w", err)
 	}
-	path := filepath.Join(c.secretsDir(), role+".password")
+	path := filepath.Join(dir, role+".password")
 	b, err := os.ReadFile(path)
 	if err == nil && len(strings.TrimSpace(string(b))) > 0 {
 		return strings.TrimSpace(string(b)), nil
@@ -140,7 +147,7 @@ func (c *Cluster) Password(role string) (string, error) {
 	// O_EXCL: two processes starting at once do not each write their own.
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return c.Password(role)
+		return RolePassword(dir, role)
 	}
 	if err != nil {
 		return "", fmt.Errorf("pgcluster: %w", err)
