@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,5 +50,36 @@ func checkServesAsAppRole(t *testing.T, adminURL string) {
 	}
 	if err := database.CheckServingRole(ctx, db, false); !errors.Is(err, database.ErrSuperuser) {
 		t.Errorf("CheckServingRole(db url's user) = %v, want ErrSuperuser", err)
+	}
+}
+
+// checkEmbeddedAuditRole: `audit role` makes an auditor's login on the
+// embedded cluster although the gateway's own role may not make roles
+// (it uses the cluster's superuser), and the auditor signs in over the
+// socket with its password (scram-sha-256).
+func checkEmbeddedAuditRole(t *testing.T, g *gateway) {
+	t.Helper()
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pwFile, []byte("an embedded auditor's password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ URL string }
+	out := g.mustRun("audit", "role", "--login", "embedded_auditor", "--password-file", pwFile)
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("audit role printed %s (%v)", out, err)
+	}
+	u, err := url.Parse(res.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword("embedded_auditor", "an embedded auditor's password")
+	db, err := database.OpenDB(context.Background(), u.String(), database.DBOptions{ConnsMax: 1})
+	if err != nil {
+		t.Fatalf("the auditor's login: %v", err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(context.Background(), "select count(*) from bill").Scan(&n); err != nil {
+		t.Errorf("the auditor cannot read the bill: %v", err)
 	}
 }

@@ -752,6 +752,7 @@ func TestServeEmbedded(t *testing.T) {
 		t.Errorf("db url printed %q", out)
 	}
 	checkServesAsAppRole(t, strings.TrimSpace(out))
+	checkEmbeddedAuditRole(t, g)
 	s2.mustStop()
 	if _, err := os.Stat(pidFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("PostgreSQL still runs after serve stopped (%s: %v)", pidFile, err)

@@ -20,9 +20,14 @@ func EmbeddedDir(cfg *config.Config) string { return filepath.Join(cfg.DataDir, 
 
 // Store is an open database, plus what it takes to close it.
 type Store struct {
-	DB      *bun.DB
-	URL     string
-	cluster *pgcluster.Cluster // nil with DATABASE_URL
+	DB  *bun.DB
+	URL string
+	// AdminURL is for the administrative commands that make roles (`audit
+	// role`): the embedded cluster's superuser over the socket, since the
+	// gateway's own role may not (docs/security.md, 13); DATABASE_URL's
+	// user otherwise.
+	AdminURL string
+	cluster  *pgcluster.Cluster // nil with DATABASE_URL
 }
 
 // Close closes the database and stops the embedded cluster if this store
@@ -41,13 +46,14 @@ func (s *Store) Close() {
 // is then stopped by Close); the cluster's own output goes to logOut. It
 // applies pending migrations.
 func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts database.DBOptions) (*Store, error) {
-	s := &Store{URL: cfg.DatabaseURL}
+	s := &Store{URL: cfg.DatabaseURL, AdminURL: cfg.DatabaseURL}
 	if s.URL == "" {
 		c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: EmbeddedDir(cfg), Durable: true, Log: logOut})
 		if err != nil {
 			return nil, err
 		}
 		s.cluster = c
+		s.AdminURL = c.URL(EmbeddedDBName)
 		if s.URL, err = embeddedAppURL(ctx, c); err != nil {
 			s.Close()
 			return nil, err
