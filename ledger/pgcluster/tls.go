@@ -27,7 +27,10 @@ const certLifetime = 10 * 365 * 24 * time.Hour
 
 // CAFile is the path of the CA certificate that signed the server's, for
 // sslrootcert.
-func (c *Cluster) CAFile() string { return filepath.Join(c.secretsDir(), "ca.crt") }
+func (c *Cluster) CAFile() string { return CAFileIn(c.secretsDir()) }
+
+// CAFileIn is the CA certificate of the CA kept in caDir.
+func CAFileIn(caDir string) string { return filepath.Join(caDir, "ca.crt") }
 
 // ensureTLS makes the CA and the server certificate when they are missing.
 func (c *Cluster) ensureTLS(owner *user.User) error {
@@ -37,10 +40,27 @@ func (c *Cluster) ensureTLS(owner *user.User) error {
 			return nil
 		}
 	}
-	if err := os.MkdirAll(c.secretsDir(), 0o700); err != nil {
+	return issueServerCert(c.secretsDir(), serverCrt, filepath.Join(c.dataDir(), "server.key"), owner)
+}
+
+// IssueServerCert writes a server certificate for the loopback names
+// (localhost, 127.0.0.1, ::1) and its key (0600), both owned by the user
+// the server runs as, signed by the CA kept in caDir (CAFileIn, ca.key:
+// made on first use, 0600, this process's user's): for the servers other
+// programs start (the pg_auto_failover formation's, internal/pgha).
+func IssueServerCert(caDir, certPath, keyPath string) error {
+	owner, err := serverUser()
+	if err != nil {
+		return err
+	}
+	return issueServerCert(caDir, certPath, keyPath, owner)
+}
+
+func issueServerCert(caDir, certPath, keyPath string, owner *user.User) error {
+	if err := os.MkdirAll(caDir, 0o700); err != nil {
 		return fmt.Errorf("pgcluster: %w", err)
 	}
-	caCert, caKey, err := c.loadOrMakeCA()
+	caCert, caKey, err := loadOrMakeCA(caDir)
 	if err != nil {
 		return err
 	}
@@ -68,19 +88,20 @@ func (c *Cluster) ensureTLS(owner *user.User) error {
 	}
 	// The key first: a certificate without its key would pass the check
 	// above at the next start.
-	if err := writeServerFile(filepath.Join(c.dataDir(), "server.key"), pemBlock("EC PRIVATE KEY", keyDER), owner); err != nil {
+	if err := writeServerFile(keyPath, pemBlock("EC PRIVATE KEY", keyDER), owner); err != nil {
 		return err
 	}
-	return writeServerFile(serverCrt, pemBlock("CERTIFICATE", der), owner)
+	return writeServerFile(certPath, pemBlock("CERTIFICATE", der), owner)
 }
 
 // loadOrMakeCA returns the cluster's CA, making it on first use.
-func (c *Cluster) loadOrMakeCA() (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	keyPath := filepath.Join(c.secretsDir(), "ca.key")
-	if crtPEM, err := os.ReadFile(c.CAFile()); err == nil {
+func loadOrMakeCA(caDir string) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	keyPath := filepath.Join(caDir, "ca.key")
+	caFile := CAFileIn(caDir)
+	if crtPEM, err := os.ReadFile(caFile); err == nil {
 		keyPEM, err := os.ReadFile(keyPath)
 		if err != nil {
-			return nil, nil, fmt.Errorf("pgcluster: the CA certificate %s is there but not its key: %w", c.CAFile(), err)
+			return nil, nil, fmt.Errorf("pgcluster: the CA certificate %s is there but not its key: %w", caFile, err)
 		}
 		return parseCA(crtPEM, keyPEM)
 	}
@@ -90,7 +111,7 @@ func (c *Cluster) loadOrMakeCA() (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "gateway PostgreSQL CA " + c.dir},
+		Subject:               pkix.Name{CommonName: "gateway PostgreSQL CA " + caDir},
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(certLifetime),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
@@ -109,7 +130,7 @@ func (c *Cluster) loadOrMakeCA() (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	if err := writeServerFile(keyPath, pemBlock("EC PRIVATE KEY", keyDER), nil); err != nil {
 		return nil, nil, err
 	}
-	if err := writeServerFile(c.CAFile(), pemBlock("CERTIFICATE", der), nil); err != nil {
+	if err := writeServerFile(caFile, pemBlock("CERTIFICATE", der), nil); err != nil {
 		return nil, nil, err
 	}
 	cert, err := x509.ParseCertificate(der)
