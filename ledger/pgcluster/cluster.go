@@ -264,6 +264,11 @@ func (c *Cluster) start(ctx context.Context, bin Binaries, owner *user.User, opt
 		// with the cluster's own CA (auth.go, tls.go).
 		"password_encryption": "scram-sha-256",
 		"ssl":                 "on",
+		// Our own files (tls.go), also for a data directory restored from
+		// a formation's node, whose postgresql.conf names the node's.
+		"ssl_cert_file": "server.crt",
+		"ssl_key_file":  "server.key",
+		"ssl_ca_file":   "",
 	}
 	if err := c.writeAuth(owner, opts.TrustTCP); err != nil {
 		return err
