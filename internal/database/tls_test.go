@@ -2,14 +2,13 @@ package database_test
 
 import (
 	"context"
-	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger/pgcluster"
+	"github.com/paygate/gateway/ledger/pgtest"
 )
 
 // The gateway reaches a PostgreSQL over TCP with sslmode=verify-full and
@@ -21,25 +20,7 @@ func TestOpenDBVerifyFull(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir, err := os.MkdirTemp("", "pgtls-") // short: the socket's path
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Port: port, ListenAddresses: "127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	if err := c.EnsureRoles(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := pgtest.StartLoopbackCluster(t)
 	u, err := c.TLSURL(pgcluster.AppRole, "postgres")
 	if err != nil {
 		t.Fatal(err)

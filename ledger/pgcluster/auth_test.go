@@ -10,7 +10,6 @@ import (
 	"database/sql"
 	"encoding/pem"
 	"math/big"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,36 +19,8 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/ledger/pgcluster"
+	"github.com/paygate/gateway/ledger/pgtest"
 )
-
-// startTCP starts a cluster that also listens on loopback TCP, on a port
-// the kernel picked free a moment ago, with the gateway's roles made.
-func startTCP(t *testing.T) *pgcluster.Cluster {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	// A short directory: the socket's path must fit in 107 bytes.
-	dir, err := os.MkdirTemp("", "pgc-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Port: port, ListenAddresses: "127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	if err := c.EnsureRoles(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 func login(ctx context.Context, u string) error {
 	db, err := sql.Open("pgx", u)
@@ -68,7 +39,7 @@ func login(ctx context.Context, u string) error {
 func TestLoginNeedsPasswordAndTLS(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := startTCP(t)
+	c := pgtest.StartLoopbackCluster(t)
 	tcp := "127.0.0.1:" + strconv.Itoa(c.Port())
 	appPW, err := c.Password(pgcluster.AppRole)
 	if err != nil {
