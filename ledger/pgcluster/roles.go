@@ -3,10 +3,13 @@ package pgcluster
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // The gateway's roles in a cluster pgcluster made (docs/security.md,
@@ -51,7 +54,14 @@ func (c *Cluster) EnsureRoles(ctx context.Context) error {
 		if exists {
 			verb = "alter"
 		}
-		if _, err := db.ExecContext(ctx, verb+" role "+quoteIdent(role)+" "+attrs); err != nil {
+		_, err := db.ExecContext(ctx, verb+" role "+quoteIdent(role)+" "+attrs)
+		if verb == "create" && madeMeanwhile(err) {
+			// Another process (a CLI command beside serve) made it
+			// between the check and the CREATE: set it as ours.
+			verb = "alter"
+			_, err = db.ExecContext(ctx, verb+" role "+quoteIdent(role)+" "+attrs)
+		}
+		if err != nil {
 			return fmt.Errorf("pgcluster: %s role %s: %w", verb, role, err)
 		}
 	}
@@ -110,6 +120,13 @@ func (c *Cluster) TLSURL(role, dbname string) (string, error) {
 	q.Set("sslrootcert", c.CAFile())
 	return (&url.URL{Scheme: "postgres", User: url.UserPassword(role, pw), Host: "127.0.0.1:" + strconv.Itoa(c.port),
 		Path: "/" + dbname, RawQuery: q.Encode()}).String(), nil
+}
+
+// madeMeanwhile reports a CREATE ROLE that lost a race to another:
+// duplicate_object, or unique_violation on pg_authid's index.
+func madeMeanwhile(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "42710" || pe.Code == "23505")
 }
 
 func quoteLiteral(s string) string {
