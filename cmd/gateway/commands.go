@@ -166,7 +166,13 @@ func cmdDBURL(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.CreateDatabase(ctx, app.EmbeddedDBName); err != nil {
+	// The database is made as `serve` makes it: owned by the migrating
+	// role, not the superuser (docs/security.md). The URL printed is the
+	// superuser's over the socket, for psql on this machine.
+	if err := c.EnsureRoles(ctx); err != nil {
+		return err
+	}
+	if err := c.CreateOwnedDatabase(ctx, app.EmbeddedDBName); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, c.URL(app.EmbeddedDBName))
@@ -201,7 +207,10 @@ func cmdDevDB(ctx context.Context, e *env, args []string) error {
 	defer c.Stop() //nolint:errcheck
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+c.URL("postgres"))
+	// A throwaway cluster's superuser: the tests make and drop databases
+	// with it, and a gateway they start may serve as it (serve refuses a
+	// superuser otherwise, docs/security.md).
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+c.URL("postgres"), "DATABASE_ALLOW_SUPERUSER=1")
 	if err := cmd.Start(); err != nil {
 		return err
 	}

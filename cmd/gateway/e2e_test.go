@@ -69,10 +69,12 @@ type gateway struct {
 func newGateway(t *testing.T) *gateway {
 	t.Helper()
 	return &gateway{t: t, env: map[string]string{
-		"DATABASE_URL":      pgtest.NewDatabase(t),
-		"GATEWAY_DATA_DIR":  t.TempDir(),
-		"GATEWAY_ADDR":      "127.0.0.1:0",
-		"GATEWAY_LOG_LEVEL": "warn",
+		"DATABASE_URL": pgtest.NewDatabase(t),
+		// The test server's superuser (docs/security.md, "Database roles").
+		"DATABASE_ALLOW_SUPERUSER": "1",
+		"GATEWAY_DATA_DIR":         t.TempDir(),
+		"GATEWAY_ADDR":             "127.0.0.1:0",
+		"GATEWAY_LOG_LEVEL":        "warn",
 		// The internal network API's default port is fixed: tests in
 		// parallel each take a free one.
 		"GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
@@ -749,6 +751,8 @@ func TestServeEmbedded(t *testing.T) {
 	if !strings.HasPrefix(out, "postgres://postgres@/gateway?") || !strings.Contains(out, "host=") {
 		t.Errorf("db url printed %q", out)
 	}
+	checkServesAsAppRole(t, strings.TrimSpace(out))
+	checkEmbeddedAuditRole(t, g)
 	s2.mustStop()
 	if _, err := os.Stat(pidFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("PostgreSQL still runs after serve stopped (%s: %v)", pidFile, err)

@@ -157,13 +157,14 @@ func newHAFixtureOn(ctx context.Context, t *testing.T, dbURL func(*pgha.Pair) st
 		t.Fatal(err)
 	}
 	g := &gateway{t: t, env: map[string]string{
-		"DATABASE_URL":           dbURL(p),
-		"GATEWAY_SHUTDOWN_DRAIN": "0s",
-		"GATEWAY_DATA_DIR":       t.TempDir(),
-		"GATEWAY_ADDR":           "127.0.0.1:0",
-		"GATEWAY_INTERNAL_ADDR":  "127.0.0.1:0",
-		"GATEWAY_CONSOLE_ADDR":   "127.0.0.1:0",
-		"GATEWAY_LOG_LEVEL":      "error",
+		"DATABASE_URL":             dbURL(p),
+		"DATABASE_ALLOW_SUPERUSER": "1",
+		"GATEWAY_SHUTDOWN_DRAIN":   "0s",
+		"GATEWAY_DATA_DIR":         t.TempDir(),
+		"GATEWAY_ADDR":             "127.0.0.1:0",
+		"GATEWAY_INTERNAL_ADDR":    "127.0.0.1:0",
+		"GATEWAY_CONSOLE_ADDR":     "127.0.0.1:0",
+		"GATEWAY_LOG_LEVEL":        "error",
 		// The load and its replays by key are the test's, all from one
 		// merchant: a 429 would stand for an answer it must check.
 		"GATEWAY_RATE_LIMIT_RPS": "off",

@@ -30,14 +30,15 @@ func TestServeReadsTheBillFromTheStandby(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := &gateway{t: t, env: map[string]string{
-		"DATABASE_URL":          p.URL("gateway"),
-		"DATABASE_READ_URL":     p.Standby().URL("gateway"),
-		"DATABASE_READ_WAIT_MS": "100",
-		"GATEWAY_DATA_DIR":      t.TempDir(),
-		"GATEWAY_ADDR":          "127.0.0.1:0",
-		"GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
-		"GATEWAY_CONSOLE_ADDR":  "127.0.0.1:0", // not 8445: make run may hold it (internal/archtest)
-		"GATEWAY_LOG_LEVEL":     "error",
+		"DATABASE_URL":             p.URL("gateway"),
+		"DATABASE_ALLOW_SUPERUSER": "1",
+		"DATABASE_READ_URL":        p.Standby().URL("gateway"),
+		"DATABASE_READ_WAIT_MS":    "100",
+		"GATEWAY_DATA_DIR":         t.TempDir(),
+		"GATEWAY_ADDR":             "127.0.0.1:0",
+		"GATEWAY_INTERNAL_ADDR":    "127.0.0.1:0",
+		"GATEWAY_CONSOLE_ADDR":     "127.0.0.1:0", // not 8445: make run may hold it (internal/archtest)
+		"GATEWAY_LOG_LEVEL":        "error",
 	}}
 	c := g.createMerchant("Read Shop", "USD")
 	s := g.serve("--plain-http")

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -254,7 +255,14 @@ func cmdAuditRole(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	created, err := reconcile.CreateAuditor(ctx, s.DB.DB, *login, password)
+	// Making a role is beyond the gateway's own (gateway_app): the
+	// embedded cluster's superuser does it (docs/security.md, 13).
+	admin, err := sql.Open("pgx", s.AdminURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	created, err := reconcile.CreateAuditor(ctx, admin, *login, password)
 	if err != nil {
 		return cliError(err)
 	}

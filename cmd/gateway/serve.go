@@ -6,6 +6,7 @@ import (
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/config"
+	"github.com/paygate/gateway/internal/database"
 )
 
 // cmdServe is the whole of `gateway serve`: the configuration, read once
@@ -31,6 +32,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer a.Close()
+	// Least privilege (docs/security.md, "Database roles"): never serve as
+	// a superuser, unless a development machine says so explicitly.
+	if err := database.CheckServingRole(ctx, a.Services.Ledger.DB(), e.getenv("DATABASE_ALLOW_SUPERUSER") == "1"); err != nil {
+		return usageError(err.Error())
+	}
 	if !cfg.NoWorkers {
 		// The data key's re-seal after a rotation, in the background; it
 		// stops before the app closes (defers run in reverse).

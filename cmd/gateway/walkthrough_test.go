@@ -60,7 +60,7 @@ func TestWalkthroughRuns(t *testing.T) {
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(doctest.Script(blocks))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "TZ=UTC",
-		"DATABASE_URL=" + g.env["DATABASE_URL"], "GATEWAY_LOG_LEVEL=warn",
+		"DATABASE_URL=" + g.env["DATABASE_URL"], "DATABASE_ALLOW_SUPERUSER=1", "GATEWAY_LOG_LEVEL=warn",
 		// The page's commands listen on nothing; the listener settings are
 		// the test's anyway, so that no command could take a fixed port.
 		"GATEWAY_ADDR=127.0.0.1:0", "GATEWAY_CONSOLE_ADDR=127.0.0.1:0",

@@ -84,7 +84,7 @@ func TestSuperviseRestoreAndStop(t *testing.T) {
 	}
 	gateway := func(args ...string) string {
 		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "DATABASE_URL="+f.URL("gateway"))
+		cmd.Env = append(os.Environ(), "DATABASE_URL="+f.URL("gateway"), "DATABASE_ALLOW_SUPERUSER=1")
 		b, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("gateway %v: %v\n%s", args, err, b)
@@ -108,6 +108,43 @@ func TestSuperviseRestoreAndStop(t *testing.T) {
 	var target time.Time
 	if err := db.QueryRowContext(ctx, "select clock_timestamp()").Scan(&target); err != nil {
 		t.Fatal(err)
+	}
+	// Least privilege (docs/security.md, 13): ha run's gateway serves as
+	// gateway_app, never as the postgres superuser.
+	var users []string
+	rows, err := db.QueryContext(ctx, `select distinct usename::text from pg_stat_activity
+		where application_name = 'gateway' and datname = 'gateway' and pid <> pg_backend_pid()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			t.Fatal(err)
+		}
+		users = append(users, u)
+	}
+	rows.Close()
+	if len(users) != 1 || users[0] != appRole {
+		t.Errorf("ha run's gateway connects as %v, want only %s", users, appRole)
+	}
+	// TLS with the formation's CA (docs/ha.md): the gateway's connections
+	// and the standby's replication connection are encrypted, and the URL
+	// verifies the server against that CA.
+	if !strings.Contains(f.URL("gateway"), "sslmode=verify-full") || f.CAFile() == "" {
+		t.Errorf("the formation's URL %s does not verify the server", f.URL("gateway"))
+	}
+	var plain int
+	if err := db.QueryRowContext(ctx, `select count(*) from pg_stat_activity a join pg_stat_ssl s using (pid)
+		where not s.ssl and (a.application_name = 'gateway' or a.backend_type = 'walsender')`).Scan(&plain); err != nil {
+		t.Fatal(err)
+	}
+	var walsenders int
+	if err := db.QueryRowContext(ctx, `select count(*) from pg_stat_replication r join pg_stat_ssl s using (pid) where s.ssl`).Scan(&walsenders); err != nil {
+		t.Fatal(err)
+	}
+	if plain != 0 || walsenders != 1 {
+		t.Errorf("%d of the gateway's and replication's connections are without TLS, %d replication connections with it; want 0 and 1", plain, walsenders)
 	}
 
 	// Finding 4: the standby's keeper dies (its whole process group) and

@@ -99,7 +99,7 @@ func auditVerify(ctx context.Context, gatewayBin, url, into, keyFile string, std
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "DATABASE_URL="+url, "GATEWAY_DATA_DIR="+into)
+	env = append(env, "DATABASE_URL="+url, "DATABASE_ALLOW_SUPERUSER=1", "GATEWAY_DATA_DIR="+into)
 	verify := exec.CommandContext(ctx, gatewayBin, "audit", "verify") //nolint:gosec // the operator's binary
 	verify.Env, verify.Stdout, verify.Stderr = env, stdout, stderr
 	err := verify.Run()

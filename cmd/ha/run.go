@@ -86,8 +86,13 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 	if gwDir == "" {
 		gwDir = filepath.Join(*dir, "gateway")
 	}
+	// Least privilege: migrated as the owner, served as gateway_app.
+	appURL, err := serveURL(ctx, f, *gatewayBin, secretsDir(real), stdout)
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(*gatewayBin, append([]string{"serve"}, serveArgs...)...) //nolint:gosec // the operator's binary and flags
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+url, "GATEWAY_DATA_DIR="+gwDir)
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+appURL, "GATEWAY_DATA_DIR="+gwDir)
 	cmd.Stdout, cmd.Stderr = stdout, os.Stderr
 	fmt.Fprintf(stdout, "ha: starting %s serve %s (data directory %s)\n", *gatewayBin, strings.Join(serveArgs, " "), gwDir)
 	if err := cmd.Start(); err != nil {

@@ -20,9 +20,14 @@ func EmbeddedDir(cfg *config.Config) string { return filepath.Join(cfg.DataDir, 
 
 // Store is an open database, plus what it takes to close it.
 type Store struct {
-	DB      *bun.DB
-	URL     string
-	cluster *pgcluster.Cluster // nil with DATABASE_URL
+	DB  *bun.DB
+	URL string
+	// AdminURL is for the administrative commands that make roles (`audit
+	// role`): the embedded cluster's superuser over the socket, since the
+	// gateway's own role may not (docs/security.md, 13); DATABASE_URL's
+	// user otherwise.
+	AdminURL string
+	cluster  *pgcluster.Cluster // nil with DATABASE_URL
 }
 
 // Close closes the database and stops the embedded cluster if this store
@@ -41,18 +46,18 @@ func (s *Store) Close() {
 // is then stopped by Close); the cluster's own output goes to logOut. It
 // applies pending migrations.
 func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts database.DBOptions) (*Store, error) {
-	s := &Store{URL: cfg.DatabaseURL}
+	s := &Store{URL: cfg.DatabaseURL, AdminURL: cfg.DatabaseURL}
 	if s.URL == "" {
 		c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: EmbeddedDir(cfg), Durable: true, Log: logOut})
 		if err != nil {
 			return nil, err
 		}
 		s.cluster = c
-		if err := c.CreateDatabase(ctx, EmbeddedDBName); err != nil {
+		s.AdminURL = c.URL(EmbeddedDBName)
+		if s.URL, err = embeddedAppURL(ctx, c); err != nil {
 			s.Close()
 			return nil, err
 		}
-		s.URL = c.URL(EmbeddedDBName)
 	}
 	db, err := database.OpenDB(ctx, s.URL, opts)
 	if err != nil {
@@ -65,4 +70,30 @@ func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts d
 		return nil, err
 	}
 	return s, nil
+}
+
+// embeddedAppURL prepares the embedded cluster's database the way
+// docs/security.md ("Database roles") asks of any: the roles made by the
+// bootstrap, the migrations run by the tables' owner, and the gateway then
+// connected as the least-privilege gateway_app with its password.
+func embeddedAppURL(ctx context.Context, c *pgcluster.Cluster) (string, error) {
+	if err := c.EnsureRoles(ctx); err != nil {
+		return "", err
+	}
+	if err := c.CreateOwnedDatabase(ctx, EmbeddedDBName); err != nil {
+		return "", err
+	}
+	migrateURL, err := c.MigrateURL(ctx, EmbeddedDBName)
+	if err != nil {
+		return "", err
+	}
+	owner, err := database.OpenDB(ctx, migrateURL, database.DBOptions{ConnsMax: 2})
+	if err != nil {
+		return "", err
+	}
+	defer owner.Close()
+	if err := database.Migrate(ctx, owner); err != nil {
+		return "", err
+	}
+	return c.RoleURL(pgcluster.AppRole, EmbeddedDBName)
 }

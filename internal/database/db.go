@@ -174,7 +174,34 @@ func dropConnOnError(_ *pgconn.PgConn, pe *pgconn.PgError) bool {
 // yet. Each one runs in its own transaction together with the record that it
 // ran (go-libs migrations, under an advisory lock), so a crash leaves either
 // all of a migration or none of it, and two processes never run one twice.
+//
+// A database that has every migration already is left untouched, with
+// nothing but reads: the gateway's serving role (gateway_app, docs/security.md)
+// may open it, but may not run the migrator's own DDL. After migrations ran,
+// gateway_app is granted the rows of every table (sql/0026).
 func Migrate(ctx context.Context, db *bun.DB) error {
+	registered := registeredMigrations()
+	upToDate, err := migrations.NewMigrator(db, migrations.WithTableName("schema_migrations")).
+		RegisterMigrations(registered...).IsUpToDate(ctx)
+	if err == nil && upToDate {
+		return nil
+	}
+	for {
+		err := db.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+			return migrations.NewMigrator(tx, migrations.WithTableName("schema_migrations")).
+				RegisterMigrations(registered...).
+				UpByOne(ctx)
+		})
+		if errors.Is(err, migrations.ErrAlreadyUpToDate) {
+			return grantApp(ctx, db)
+		}
+		if err != nil {
+			return fmt.Errorf("ledger: migrate: %w%s", err, migrateHint(ctx, db))
+		}
+	}
+}
+
+func registeredMigrations() []migrations.Migration {
 	var registered []migrations.Migration
 	for _, m := range schema.Migrations() {
 		m := m
@@ -194,17 +221,5 @@ func Migrate(ctx context.Context, db *bun.DB) error {
 			},
 		})
 	}
-	for {
-		err := db.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
-			return migrations.NewMigrator(tx, migrations.WithTableName("schema_migrations")).
-				RegisterMigrations(registered...).
-				UpByOne(ctx)
-		})
-		if errors.Is(err, migrations.ErrAlreadyUpToDate) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("ledger: migrate: %w", err)
-		}
-	}
+	return registered
 }

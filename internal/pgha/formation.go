@@ -109,6 +109,7 @@ type Formation struct {
 	autoctl string
 	Monitor *Keeper
 	Nodes   []*Keeper
+	tls     bool // formation_tls.go
 }
 
 // formationFile records a formation's ports and database.
@@ -116,6 +117,9 @@ type formationFile struct {
 	MonitorPort int    `json:"monitorPort"`
 	NodePorts   []int  `json:"nodePorts"`
 	DBName      string `json:"dbName"`
+	// TLS: the servers were created with the formation's certificates
+	// (formation_tls.go); false for a formation made before.
+	TLS bool `json:"tls,omitempty"`
 }
 
 // pgAutoctlPath is where Debian's pg-auto-failover-cli installs pg_autoctl.
@@ -181,7 +185,7 @@ func StartFormation(ctx context.Context, opts FormationOptions) (*Formation, err
 	if err != nil {
 		return nil, err
 	}
-	f.opts.DBName = ff.DBName
+	f.opts.DBName, f.tls = ff.DBName, ff.TLS
 	f.Monitor = f.keeper("monitor", ff.MonitorPort)
 	for i, p := range ff.NodePorts {
 		f.Nodes = append(f.Nodes, f.keeper("node"+strconv.Itoa(i+1), p))
@@ -253,7 +257,7 @@ func OpenFormation(dir string) (*Formation, error) {
 	if err := json.Unmarshal(b, &ff); err != nil {
 		return nil, fmt.Errorf("pgha: %s/formation.json: %w", dir, err)
 	}
-	f.opts.DBName = ff.DBName
+	f.opts.DBName, f.tls = ff.DBName, ff.TLS
 	f.Monitor = f.keeper("monitor", ff.MonitorPort)
 	for i, p := range ff.NodePorts {
 		f.Nodes = append(f.Nodes, f.keeper("node"+strconv.Itoa(i+1), p))
@@ -284,7 +288,7 @@ func (f *Formation) loadOrPickPorts() (formationFile, error) {
 			return ff, err
 		}
 	}
-	ff = formationFile{MonitorPort: ports[0], NodePorts: ports[1:], DBName: f.opts.DBName}
+	ff = formationFile{MonitorPort: ports[0], NodePorts: ports[1:], DBName: f.opts.DBName, TLS: true}
 	b, _ := json.MarshalIndent(ff, "", "  ")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil { //nolint:gosec // ports, no secret
 		return ff, fmt.Errorf("pgha: %w", err)
@@ -383,8 +387,12 @@ func (f *Formation) startMonitor(ctx context.Context) error {
 		fmt.Fprintf(f.opts.Log, "pgha: creating the pg_auto_failover monitor in %s (port %d)\n", m.PGData, m.Port)
 		// --hostname is an address: without it pg_autoctl probes a public
 		// address to guess the host's (man pg_autoctl create monitor).
-		if _, err := f.autoctlRun(ctx, "create", "monitor", "--pgdata", m.PGData, "--pgport", strconv.Itoa(m.Port),
-			"--hostname", "127.0.0.1", "--auth", "trust", "--no-ssl", "--pgctl", f.pgctl); err != nil {
+		tlsArgs, err := f.tlsArgs(m)
+		if err != nil {
+			return err
+		}
+		if _, err := f.autoctlRun(ctx, append([]string{"create", "monitor", "--pgdata", m.PGData, "--pgport", strconv.Itoa(m.Port),
+			"--hostname", "127.0.0.1", "--auth", "trust", "--pgctl", f.pgctl}, tlsArgs...)...); err != nil {
 			return err
 		}
 		// There is no --listen for a monitor: its default is every address.
@@ -437,9 +445,13 @@ func (f *Formation) startNode(ctx context.Context, n *Keeper, first bool) error 
 	created := exists(filepath.Join(n.PGData, "PG_VERSION"))
 	if !created {
 		fmt.Fprintf(f.opts.Log, "pgha: creating data node %s in %s (port %d)\n", n.Name, n.PGData, n.Port)
-		args := []string{"create", "postgres", "--pgdata", n.PGData, "--pgport", strconv.Itoa(n.Port),
+		tlsArgs, err := f.tlsArgs(n)
+		if err != nil {
+			return err
+		}
+		args := append([]string{"create", "postgres", "--pgdata", n.PGData, "--pgport", strconv.Itoa(n.Port),
 			"--listen", "127.0.0.1", "--hostname", "127.0.0.1", "--name", n.Name, "--dbname", f.opts.DBName,
-			"--monitor", f.MonitorURL(), "--auth", "trust", "--no-ssl", "--pgctl", f.pgctl}
+			"--monitor", f.MonitorURL(), "--auth", "trust", "--pgctl", f.pgctl}, tlsArgs...)
 		if first {
 			// Created without running, so that the archive settings are in
 			// its postgresql.conf before it starts; the standby's base
@@ -587,17 +599,17 @@ func (f *Formation) checkpointPrimary(ctx context.Context) {
 
 // MonitorURL is the monitor's database, as the postgres superuser.
 func (f *Formation) MonitorURL() string {
-	return fmt.Sprintf("postgres://autoctl_node@127.0.0.1:%d/pg_auto_failover?sslmode=disable", f.Monitor.Port)
+	return fmt.Sprintf("postgres://autoctl_node@127.0.0.1:%d/pg_auto_failover?%s", f.Monitor.Port, f.sslQuery())
 }
 
 // monitorAdminURL reaches the monitor as the superuser (ALTER SYSTEM).
 func (f *Formation) monitorAdminURL() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/pg_auto_failover?sslmode=disable", f.Monitor.Port)
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/pg_auto_failover?%s", f.Monitor.Port, f.sslQuery())
 }
 
 // URL is the formation's multi-host URL of database db as the postgres
 // user: what pg_autoctl show uri gives, with connect_timeout per host and
-// no TLS (loopback only). connect_timeout is 5 s, docs/ha.md's advice: at
+// TLS verified against the formation's CA (formation_tls.go). connect_timeout is 5 s, docs/ha.md's advice: at
 // 2 s a starved machine's connection set-up failed every new connection
 // for minutes ("CPU starvation" there; issue 31, finding 4).
 func (f *Formation) URL(db string) string {
@@ -605,8 +617,8 @@ func (f *Formation) URL(db string) string {
 	for _, n := range f.Nodes {
 		hosts = append(hosts, "127.0.0.1:"+strconv.Itoa(n.Port))
 	}
-	return fmt.Sprintf("postgres://postgres@%s/%s?target_session_attrs=read-write&connect_timeout=%d&sslmode=disable",
-		strings.Join(hosts, ","), db, ConnectTimeoutSeconds)
+	return fmt.Sprintf("postgres://postgres@%s/%s?target_session_attrs=read-write&connect_timeout=%d&%s",
+		strings.Join(hosts, ","), db, ConnectTimeoutSeconds, f.sslQuery())
 }
 
 // ConnectTimeoutSeconds is the formation URL's connect_timeout.
@@ -614,5 +626,5 @@ const ConnectTimeoutSeconds = 5
 
 // NodeURL is one node's URL for database db.
 func (f *Formation) NodeURL(n *Keeper, db string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", n.Port, db)
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?%s", n.Port, db, f.sslQuery())
 }

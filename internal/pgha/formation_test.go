@@ -3,6 +3,7 @@ package pgha_test
 import (
 	"context"
 	"database/sql"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,20 +164,33 @@ func TestNodeLogOutsidePGDATA(t *testing.T) {
 }
 
 // The formation's URL gives each host connect_timeout=5, docs/ha.md's
-// advice for a loaded machine (issue 31, finding 4: it was 2).
+// advice for a loaded machine (issue 31, finding 4: it was 2), and asks for
+// verify-full with the formation's CA when its servers were made with TLS
+// (docs/ha.md, "Authentication and TLS of the formation"); a formation made
+// before keeps its plain connections.
 func TestFormationURLConnectTimeout(t *testing.T) {
 	pghatest.NeedTool(t, pgha.FindPgAutoctl)
-	dir := t.TempDir()
-	ff := `{"monitorPort": 25430, "nodePorts": [25431, 25432], "dbName": "gateway"}`
-	if err := os.WriteFile(filepath.Join(dir, "formation.json"), []byte(ff), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := pgha.OpenFormation(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "postgres://postgres@127.0.0.1:25431,127.0.0.1:25432/gateway?target_session_attrs=read-write&connect_timeout=5&sslmode=disable"
-	if got := f.URL("gateway"); got != want {
-		t.Errorf("URL %s, want %s", got, want)
+	const base = "postgres://postgres@127.0.0.1:25431,127.0.0.1:25432/gateway?target_session_attrs=read-write&connect_timeout=5&"
+	for _, tt := range []struct {
+		name, tls string
+		want      func(dir string) string
+	}{
+		{"made before TLS", "", func(string) string { return base + "sslmode=disable" }},
+		{"with TLS", `, "tls": true`, func(dir string) string {
+			return base + "sslmode=verify-full&sslrootcert=" + url.QueryEscape(filepath.Join(dir, "tls", "ca.crt"))
+		}},
+	} {
+		dir := t.TempDir()
+		ff := `{"monitorPort": 25430, "nodePorts": [25431, 25432], "dbName": "gateway"` + tt.tls + `}`
+		if err := os.WriteFile(filepath.Join(dir, "formation.json"), []byte(ff), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := pgha.OpenFormation(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := f.URL("gateway"), tt.want(dir); got != want {
+			t.Errorf("%s: URL %s, want %s", tt.name, got, want)
+		}
 	}
 }

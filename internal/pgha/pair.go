@@ -203,6 +203,10 @@ func (p *Pair) startNode(ctx context.Context, n *Node, upstream *Node) error {
 	c, err := pgcluster.Start(ctx, pgcluster.Options{
 		Dir: n.dir, Port: n.Port, ListenAddresses: "127.0.0.1", Durable: p.opts.Durable,
 		DataChecksums: true, Settings: p.settings(n, upstream), Log: p.opts.Log,
+		// The pair is a loopback test fixture whose nodes replicate and
+		// are reached as postgres over TCP without a password; the
+		// formation is what runs for real (docs/security.md).
+		TrustTCP: true,
 	})
 	if err != nil {
 		return fmt.Errorf("pgha: starting %s: %w", n.Name, err)

@@ -54,6 +54,12 @@ type Options struct {
 	// brings a failed primary back as a standby) needs it or wal_log_hints,
 	// and only this one is recorded for good in the cluster itself.
 	DataChecksums bool
+	// TrustTCP lets every role in without a password, over the socket and
+	// over loopback TCP (with or without TLS), as every cluster did before
+	// issue 31. Only for the loopback test pair of internal/pgha and the
+	// chaos tools, which connect as postgres over TCP; the default is
+	// scram-sha-256 and TLS-only TCP (auth.go, docs/security.md).
+	TrustTCP bool
 	// Log receives progress lines meant for a person ("initialising …").
 	Log io.Writer
 }
@@ -154,6 +160,12 @@ func (c *Cluster) URL(dbname string) string {
 
 // CreateDatabase creates dbname if it does not exist yet.
 func (c *Cluster) CreateDatabase(ctx context.Context, dbname string) error {
+	return c.createDatabase(ctx, dbname, "")
+}
+
+// createDatabase creates dbname, owned by owner ("": the superuser), if it
+// does not exist yet.
+func (c *Cluster) createDatabase(ctx context.Context, dbname, owner string) error {
 	db, err := sql.Open("pgx", c.URL("postgres"))
 	if err != nil {
 		return err
@@ -168,7 +180,11 @@ func (c *Cluster) CreateDatabase(ctx context.Context, dbname string) error {
 	}
 	// CREATE DATABASE takes no bind parameters; the name is quoted as an
 	// identifier by PostgreSQL's own rules.
-	_, err = db.ExecContext(ctx, "create database "+quoteIdent(dbname))
+	stmt := "create database " + quoteIdent(dbname)
+	if owner != "" {
+		stmt += " owner " + quoteIdent(owner)
+	}
+	_, err = db.ExecContext(ctx, stmt)
 	return err
 }
 
@@ -214,7 +230,10 @@ func (c *Cluster) Crash() {
 }
 
 func (c *Cluster) initdb(ctx context.Context, bin Binaries, owner *user.User, opts Options) error {
-	args := []string{"-D", c.dataDir(), "-U", superuser, "--auth=trust", "--encoding=UTF8", "--locale=C"}
+	// pg_hba.conf is rewritten before every start (auth.go); these are
+	// only initdb's own defaults, never served.
+	args := []string{"-D", c.dataDir(), "-U", superuser, "--auth-local=peer", "--auth-host=scram-sha-256",
+		"--encoding=UTF8", "--locale=C"}
 	if !opts.Durable {
 		args = append(args, "--no-sync")
 	}
@@ -241,6 +260,21 @@ func (c *Cluster) start(ctx context.Context, bin Binaries, owner *user.User, opt
 		"log_min_messages":        "warning",
 		// The gateway's own limits; a server-side copy catches a stuck client.
 		"idle_in_transaction_session_timeout": "120s",
+		// Passwords are stored as SCRAM verifiers, never MD5; TCP is TLS
+		// with the cluster's own CA (auth.go, tls.go).
+		"password_encryption": "scram-sha-256",
+		"ssl":                 "on",
+		// Our own files (tls.go), also for a data directory restored from
+		// a formation's node, whose postgresql.conf names the node's.
+		"ssl_cert_file": "server.crt",
+		"ssl_key_file":  "server.key",
+		"ssl_ca_file":   "",
+	}
+	if err := c.writeAuth(owner, opts.TrustTCP); err != nil {
+		return err
+	}
+	if err := c.ensureTLS(owner); err != nil {
+		return err
 	}
 	if !opts.Durable {
 		settings["fsync"] = "off"

@@ -99,6 +99,7 @@ func runHARestore(ctx context.Context, e *env, h *haFormation, seed uint64, depo
 	// Alone, the restored server must neither wait for the formation's
 	// synchronous standby nor archive into the formation's repository.
 	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Port: ports[0], ListenAddresses: "127.0.0.1",
+		TrustTCP: true, // reached as postgres over loopback TCP, as the pair
 		Settings: map[string]string{"synchronous_standby_names": "", "archive_mode": "off"}})
 	if err != nil {
 		return fail("starting the restored cluster: %v", err)

@@ -136,7 +136,7 @@ func (e *env) newGateway(name, dbURL string, extra ...string) (*harness.Gateway,
 // auditVerify runs `gateway audit verify` on the scenario's database.
 func (e *env) auditVerify(ctx context.Context, dbURL string) (bool, string) {
 	cmd := exec.CommandContext(ctx, e.bin, "audit", "verify")
-	cmd.Env = append(harness.MinimalEnv(), "DATABASE_URL="+dbURL,
+	cmd.Env = append(harness.MinimalEnv(), "DATABASE_URL="+dbURL, "DATABASE_ALLOW_SUPERUSER=1",
 		"GATEWAY_DATA_KEY="+hex.EncodeToString(e.dataKey), "GATEWAY_DATA_DIR="+filepath.Join(e.tmp, "data-audit"),
 		"GATEWAY_LOG_LEVEL=warn")
 	var out bytes.Buffer

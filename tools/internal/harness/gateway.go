@@ -110,6 +110,8 @@ func (g *Gateway) Env() []string {
 	}
 	env := append(append([]string(nil), base...),
 		"DATABASE_URL="+g.cfg.DatabaseURL,
+		// The harness's own cluster's superuser (docs/security.md).
+		"DATABASE_ALLOW_SUPERUSER=1",
 		"GATEWAY_DATA_DIR="+g.cfg.DataDir,
 		"GATEWAY_DATA_KEY="+g.cfg.DataKey,
 		"GATEWAY_ADDR="+g.Addr(),
