@@ -157,7 +157,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		limit := int64(formBytesMax)
-		if r.URL.Path == settlementPath {
+		if r.URL.Path == settlementPath || r.URL.Path == bankStatementPath {
 			limit = settlementUploadMax // a file, not a form
 		}
 		if r.URL.Path == sanctionsPath {
