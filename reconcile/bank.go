@@ -55,11 +55,12 @@ type BankReport struct {
 	AlreadyRecorded bool       `json:"alreadyRecorded"`
 	Verdict         Verdict    `json:"verdict"`
 
-	matched []bankMatched // what a run records
+	matched []matchedItem // what a run records
 }
 
-// bankMatched is a matched line, kept for the run that records it.
-type bankMatched struct {
+// matchedItem is a matched line or row, kept for the run that records it
+// (and, should another run take it meanwhile, for its amount).
+type matchedItem struct {
 	RecordedItem
 	amount postings.Money
 }

@@ -106,7 +106,7 @@ func (m *bankMatcher) match(ctx context.Context, rows []bankRow) error {
 		}
 		m.rep.Counts.Matched++
 		m.rep.sum(row.amount).addMatched(row.amount.Minor)
-		m.rep.matched = append(m.rep.matched, bankMatched{RecordedItem{EntryID: d.EntryID, Line: row.line}, row.amount})
+		m.rep.matched = append(m.rep.matched, matchedItem{RecordedItem{EntryID: d.EntryID, Line: row.line}, row.amount})
 	}
 	return nil
 }

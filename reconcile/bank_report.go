@@ -21,11 +21,7 @@ func (r *BankReport) add(it BankItem) {
 		panic("reconcile: unknown category " + it.Category)
 	}
 	*n++
-	if len(r.Items) >= settlementItemsMax {
-		r.ItemsOmitted++
-		return
-	}
-	r.Items = append(r.Items, it)
+	listItem(&r.Items, &r.ItemsOmitted, it)
 }
 
 // bankCategoryRank orders a bank report's items as a settlement report's:
@@ -45,61 +41,27 @@ func (r *BankReport) sortItems() {
 	})
 }
 
-func (r *BankReport) period() string {
-	if r.From == r.To {
-		return r.From
-	}
-	return r.From + "/" + r.To
-}
+func (r *BankReport) period() string { return periodText(r.From, r.To) }
 
 func (r *BankReport) verdict() Verdict {
-	if toAct := r.Counts.ToAct(); toAct > 0 {
-		return discrepanciesVerdict(toAct, r.Rows+r.Counts.MissingInFile+r.Counts.EmptyFile)
-	}
-	if r.Rows == 0 {
-		return matchedVerdict(fmt.Sprintf("the statement and the ledger both have no deposits in the period %s", r.period()))
-	}
-	return matchedVerdict(fmt.Sprintf("every line matched a deposit and the ledger has no deposit of the period %s that the statement lacks",
-		r.period()))
+	return linesVerdict(r.Counts.ToAct(), r.Rows+r.Counts.MissingInFile+r.Counts.EmptyFile, r.Rows, r.period(), "statement", "deposits")
 }
 
 // record records a statement that matched completely (kind bank_deposit);
-// the same file again is the same run. A deposit another run recorded
-// meanwhile turns its line into already_reconciled, and nothing is
-// recorded.
+// a deposit another run recorded meanwhile turns its line into
+// already_reconciled, and nothing is recorded.
 func (m *bankMatcher) record(ctx context.Context, in BankInput, sum []byte) error {
 	rep := m.rep
-	if m.sameRun != nil {
-		rep.Recorded, rep.AlreadyRecorded = m.sameRun, true
-		return nil
-	}
-	run := Run{Kind: KindBankDeposit, FileName: recordText(in.Name, "(unnamed)"), From: rep.From, To: rep.To,
-		Actor: recordText(in.Actor, "(unknown)"), Rows: rep.Rows}
-	items := make([]RecordedItem, len(rep.matched))
-	for i, mr := range rep.matched {
-		items[i] = mr.RecordedItem
-	}
-	res, err := m.rec.Record(ctx, run, sum, items)
-	if err != nil || len(res.Taken) == 0 {
-		rep.Recorded, rep.AlreadyRecorded = res.Run, res.Existing
-		return err
-	}
-	claims, err := m.rec.Claims(ctx, KindBankDeposit, res.Taken)
-	if err != nil {
-		return err
-	}
-	for _, it := range rep.matched {
-		c, ok := claims[it.EntryID]
-		if !ok {
-			continue
-		}
+	run := Run{Kind: KindBankDeposit, FileName: in.Name, From: rep.From, To: rep.To, Actor: in.Actor, Rows: rep.Rows}
+	var err error
+	rep.Recorded, rep.AlreadyRecorded, err = recordMatchedItems(ctx, m.rec, m.sameRun, run, sum, rep.matched, func(it matchedItem, c Claim) {
 		amount := it.amount
 		rep.Counts.Matched--
 		rep.totals[amount.Currency.Code].subMatched(amount.Minor)
 		rep.add(BankItem{Category: CategoryAlreadyReconciled, Line: it.Line, FileAmount: &amount, Detail: claimedDetail(c)})
-	}
+	})
 	rep.finishTotals()
-	return nil
+	return err
 }
 
 // RecordLine says what was recorded, for the text report and the console.
