@@ -3,8 +3,6 @@ package reconcile
 import (
 	"context"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -118,23 +116,11 @@ type bankRow struct {
 // nothing. A *FileError means the file as a whole cannot be read (exit 2).
 func Bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*BankReport, error) {
 	rep, err := bank(ctx, src, rec, in)
-	var fe *FileError
-	if errors.As(err, &fe) && fe.What == "" {
-		fe.What = "bank statement"
-	}
-	return rep, err
+	return rep, nameFileError(err, "bank statement")
 }
 
 func bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*BankReport, error) {
-	sum, err := fileSHA256(in.File)
-	if err != nil {
-		return nil, err
-	}
-	p, err := newCSVParser(in.File, bankHeader)
-	if err != nil {
-		return nil, err
-	}
-	period, err := resolvePeriod(p.period, in.Period, 1)
+	sum, p, period, err := openFile(in.File, bankHeader, in.Period)
 	if err != nil {
 		return nil, err
 	}
@@ -143,52 +129,15 @@ func bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*Ban
 		Items: []BankItem{}, currencyTotals: newCurrencyTotals()}
 	m := &bankMatcher{rep: rep, src: src, rec: rec, period: period, merchant: in.Merchant,
 		named: map[string]int64{}, namedEntries: map[int64]bool{}, invalidRefs: map[string]bool{}}
+	var record func(context.Context) error
 	if rec != nil {
 		if m.sameRun, err = rec.RunByFile(ctx, KindBankDeposit, sum); err != nil {
 			return nil, err
 		}
+		record = func(ctx context.Context) error { return m.record(ctx, in, sum) }
 	}
-	if err := m.readRows(ctx, p); err != nil {
+	if err := reconcileLines(ctx, p, &rep.Rows, parseBankRow, m, rep, record); err != nil {
 		return nil, err
 	}
-	if err := m.missingInFile(ctx); err != nil {
-		return nil, err
-	}
-	rep.finishTotals()
-	if rep.OK() && rec != nil {
-		if err := m.record(ctx, in, sum); err != nil {
-			return nil, err
-		}
-	}
-	rep.sortItems()
-	rep.Verdict = rep.verdict()
 	return rep, nil
-}
-
-// readRows reads the statement's lines and matches them, a batch at a time.
-func (m *bankMatcher) readRows(ctx context.Context, p *csvParser) error {
-	var pending []bankRow
-	for {
-		line, rec, readErr, err := p.record()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if m.rep.Rows++; m.rep.Rows > settlementRowsMax {
-			return &FileError{Line: line, Msg: fmt.Sprintf("more than %d rows: split the file", settlementRowsMax)}
-		}
-		row, problem := parseBankRow(line, rec, readErr)
-		if !m.screen(row, problem) {
-			continue
-		}
-		if pending = append(pending, row); len(pending) == settlementBatch {
-			if err := m.match(ctx, pending); err != nil {
-				return err
-			}
-			pending = pending[:0]
-		}
-	}
-	return m.match(ctx, pending)
 }

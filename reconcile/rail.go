@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -144,23 +143,11 @@ type railRow struct {
 // was; rec nil records and reads nothing. A *FileError is exit status 2.
 func Rail(ctx context.Context, src RailSource, rec *Records, in RailInput) (*RailReport, error) {
 	rep, err := rail(ctx, src, rec, in)
-	var fe *FileError
-	if errors.As(err, &fe) && fe.What == "" {
-		fe.What = "rail report"
-	}
-	return rep, err
+	return rep, nameFileError(err, "rail report")
 }
 
 func rail(ctx context.Context, src RailSource, rec *Records, in RailInput) (*RailReport, error) {
-	sum, err := fileSHA256(in.File)
-	if err != nil {
-		return nil, err
-	}
-	p, err := newCSVParser(in.File, railHeader)
-	if err != nil {
-		return nil, err
-	}
-	period, err := resolvePeriod(p.period, in.Period, 1)
+	sum, p, period, err := openFile(in.File, railHeader, in.Period)
 	if err != nil {
 		return nil, err
 	}
@@ -168,48 +155,16 @@ func rail(ctx context.Context, src RailSource, rec *Records, in RailInput) (*Rai
 		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
 		Items: []RailItem{}, currencyTotals: newCurrencyTotals()}
 	m := &railMatcher{rep: rep, src: src, rec: rec, period: period, seen: map[string]int64{}}
+	var record func(context.Context) error
 	if rec != nil {
 		if m.sameRun, err = rec.RunByFile(ctx, KindRailRemittance, sum); err != nil {
 			return nil, err
 		}
+		record = func(ctx context.Context) error { return m.record(ctx, in, sum) }
 	}
-	var pending []railRow
-	for {
-		line, fields, readErr, err := p.record()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if rep.Rows++; rep.Rows > settlementRowsMax {
-			return nil, &FileError{Line: line, Msg: fmt.Sprintf("more than %d rows: split the file", settlementRowsMax)}
-		}
-		row, problem := parseRailRow(line, fields, readErr)
-		if !m.screen(row, problem) {
-			continue
-		}
-		if pending = append(pending, row); len(pending) == settlementBatch {
-			if err := m.match(ctx, pending); err != nil {
-				return nil, err
-			}
-			pending = pending[:0]
-		}
-	}
-	if err := m.match(ctx, pending); err != nil {
+	if err := reconcileLines(ctx, p, &rep.Rows, parseRailRow, m, rep, record); err != nil {
 		return nil, err
 	}
-	if err := m.missingInFile(ctx); err != nil {
-		return nil, err
-	}
-	rep.finishTotals()
-	if rep.OK() && rec != nil {
-		if err := m.record(ctx, in, sum); err != nil {
-			return nil, err
-		}
-	}
-	rep.sortItems()
-	rep.Verdict = rep.verdict()
 	return rep, nil
 }
 

@@ -39,6 +39,8 @@ func (r *RailReport) sortItems() {
 
 func (r *RailReport) period() string { return periodText(r.From, r.To) }
 
+func (r *RailReport) finish() { r.Verdict = r.verdict() }
+
 func (r *RailReport) verdict() Verdict {
 	return linesVerdict(r.Counts.ToAct(), r.Rows+r.Counts.MissingInFile+r.Counts.EmptyFile, r.Rows, r.period(), "report",
 		"settlements and returns")
@@ -85,18 +87,13 @@ func (r *RailReport) WriteText(w io.Writer) error {
 		if err := tb.write(w); err != nil {
 			return err
 		}
-		if r.ItemsOmitted > 0 {
-			fmt.Fprintf(w, "… and %d more, not listed (the counts below include them)\n", r.ItemsOmitted)
-		}
-		fmt.Fprintln(w)
+		writeItemsTail(w, r.ItemsOmitted)
 	}
 	c := r.Counts
-	fmt.Fprintf(w, "%s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d\n",
+	counts := fmt.Sprintf("%s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d, %s %d",
 		CategoryMatched, c.Matched, CategoryStatusDiffers, c.StatusDiffers, CategoryAmountDiffers, c.AmountDiffers,
 		CategoryFeeDiffers, c.FeeDiffers, CategoryDateDiffers, c.DateDiffers, CategoryOutsidePeriod, c.OutsidePeriod,
 		CategoryAlreadyReconciled, c.AlreadyReconciled, CategoryMissingInLedger, c.MissingInLedger, CategoryMissingInFile, c.MissingInFile,
 		CategoryDuplicateInFile, c.DuplicateInFile, CategoryInvalidRow, c.InvalidRow, CategoryEmptyFile, c.EmptyFile)
-	fmt.Fprintln(w, r.RecordLine())
-	_, err := fmt.Fprintln(w, r.Verdict.Line())
-	return err
+	return writeVerdict(w, counts, r.RecordLine(), r.Verdict)
 }

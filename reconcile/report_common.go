@@ -2,7 +2,9 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 )
 
 // What the bank statement's and the rail report's reconciliations share
@@ -58,4 +60,115 @@ func recordMatchedItems(ctx context.Context, rec *Records, sameRun *Run, run Run
 		}
 	}
 	return recorded, already, nil
+}
+
+// openFile hashes a reconciliation file (its SHA-256 names the run),
+// rewinds it, reads its period line and header, and resolves the period
+// with the caller's.
+func openFile(f io.ReadSeeker, header []string, given Period) ([]byte, *csvParser, Period, error) {
+	sum, err := fileSHA256(f)
+	if err != nil {
+		return nil, nil, Period{}, err
+	}
+	p, err := newCSVParser(f, header)
+	if err != nil {
+		return nil, nil, Period{}, err
+	}
+	period, err := resolvePeriod(p.period, given, 1)
+	return sum, p, period, err
+}
+
+// readLines reads every record of p, counting it in rows (at most
+// settlementRowsMax), parses it, lets screen decide what the file alone
+// decides, and hands the rest to match settlementBatch at a time.
+func readLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func(int64, []string, error) (T, string),
+	screen func(T, string) bool, match func(context.Context, []T) error) error {
+	var pending []T
+	for {
+		line, rec, readErr, err := p.record()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if *rows++; *rows > settlementRowsMax {
+			return &FileError{Line: line, Msg: fmt.Sprintf("more than %d rows: split the file", settlementRowsMax)}
+		}
+		row, problem := parse(line, rec, readErr)
+		if !screen(row, problem) {
+			continue
+		}
+		if pending = append(pending, row); len(pending) == settlementBatch {
+			if err := match(ctx, pending); err != nil {
+				return err
+			}
+			pending = pending[:0]
+		}
+	}
+	return match(ctx, pending)
+}
+
+// nameFileError names the kind of file in a *FileError's message.
+func nameFileError(err error, what string) error {
+	var fe *FileError
+	if errors.As(err, &fe) && fe.What == "" {
+		fe.What = what
+	}
+	return err
+}
+
+// writeItemsTail ends a report's table of items: how many were not
+// listed, then a blank line.
+func writeItemsTail(w io.Writer, omitted int64) {
+	if omitted > 0 {
+		fmt.Fprintf(w, "… and %d more, not listed (the counts below include them)\n", omitted)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeVerdict ends a report: the counts line, what was recorded, the
+// verdict last.
+func writeVerdict(w io.Writer, counts, recorded string, v Verdict) error {
+	fmt.Fprintln(w, counts)
+	fmt.Fprintln(w, recorded)
+	_, err := fmt.Fprintln(w, v.Line())
+	return err
+}
+
+// lineMatcher and lineReport are what reconcileLines drives: a bank
+// statement's or a rail report's matcher and report.
+type lineMatcher[T any] interface {
+	screen(T, string) bool
+	match(context.Context, []T) error
+	missingInFile(context.Context) error
+}
+
+type lineReport interface {
+	finishTotals()
+	OK() bool
+	sortItems()
+	finish() // sets the verdict
+}
+
+// reconcileLines reads and matches the file's lines, then the ledger's
+// side, sums the totals, records a file that matched (record nil: no
+// records), and orders the items and gives the verdict.
+func reconcileLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func(int64, []string, error) (T, string),
+	m lineMatcher[T], rep lineReport, record func(context.Context) error) error {
+	if err := readLines(ctx, p, rows, parse, m.screen, m.match); err != nil {
+		return err
+	}
+	if err := m.missingInFile(ctx); err != nil {
+		return err
+	}
+	rep.finishTotals()
+	if rep.OK() && record != nil {
+		if err := record(ctx); err != nil {
+			return err
+		}
+	}
+	rep.sortItems()
+	rep.finish()
+	return nil
 }

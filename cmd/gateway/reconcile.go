@@ -153,7 +153,7 @@ func cmdReconcileSettlement(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return reconcileFailed(e, *asJSON, path, err)
 	}
-	return printReconciliation(e, *asJSON, rep, rep.Verdict, "the settlement file does not reconcile")
+	return printReconciliation(e, *asJSON, rep, "the settlement file does not reconcile")
 }
 
 // settlementPeriodFlags is the period of --day or --from and --to; zero

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"os"
-	"path/filepath"
 
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/reconcile"
 )
 
@@ -16,37 +16,16 @@ func cmdReconcileRail(ctx context.Context, e *env, args []string) error {
 		"after a first line '# period: YYYY-MM-DD[/YYYY-MM-DD]') against every REMIT_SETTLE and REMIT_RETURN entry of its\n"+
 		"period, and record a report that matches. Exit status 0 when everything matched, 1 on discrepancies,\n"+
 		"2 when the input cannot be reconciled (docs/finance.md).")
-	file := fs.String("file", "", "the rail's report, CSV (required)")
-	day := fs.String("day", "", "the report's day, YYYY-MM-DD (UTC), for a file without a period line")
-	from := fs.String("from", "", "the period's first day, with --to, for a file without a period line")
-	to := fs.String("to", "", "the period's last day, included")
-	by := fs.String("by", "", "who reconciles, as recorded (default: cli:<OS user>)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
+	rf := newReconcileFlags(fs, "the rail's report")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if *file == "" {
-		return usageError("--file is required")
-	}
-	period, err := settlementPeriodFlags(*day, *from, *to)
-	if err != nil {
-		return err
-	}
-	f, err := os.Open(*file)
-	if err != nil {
-		return &exitError{code: reconcile.ExitUnusable, msg: err.Error()}
-	}
-	defer f.Close()
-	s, l, err := openReconcileLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	defer l.Close()
-	rep, err := reconcile.Rail(ctx, l.RailEntries(), reconcile.NewRecords(s.DB.DB), reconcile.RailInput{
-		File: f, Name: filepath.Base(*file), Period: period, Actor: cliActor(*by)})
-	if err != nil {
-		return reconcileFailed(e, *asJSON, *file, err)
-	}
-	return printReconciliation(e, *asJSON, rep, rep.Verdict, "the rail report does not reconcile")
+	return rf.run(ctx, e, func(s *app.Store, l *app.Services, f *os.File, a reconcileArgs) (reconcileReport, error) {
+		rep, err := reconcile.Rail(ctx, l.RailEntries(), reconcile.NewRecords(s.DB.DB), reconcile.RailInput{
+			File: f, Name: a.Name, Period: a.Period, Actor: a.Actor})
+		if err != nil {
+			return nil, err
+		}
+		return rep, nil
+	})
 }
