@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/paygate/gateway/reconcile"
 )
@@ -75,24 +74,11 @@ func FuzzBankStatement(f *testing.F) {
 		}
 		rep, err := reconcile.Bank(t.Context(), src, nil, reconcile.BankInput{
 			File: bytes.NewReader(file), Name: "fuzz.csv", Merchant: 1, ShopNo: "SH1", Period: period, Actor: "fuzz"})
-		if err != nil {
-			if !reconcile.IsUnusable(err) || !utf8.ValidString(err.Error()) {
-				t.Fatalf("refusal %q: want a UTF-8 FileError", err)
-			}
-			return
-		}
-		c := rep.Counts
-		lines := c.Matched + c.AmountDiffers + c.CurrencyDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled +
-			c.MissingInLedger + c.DuplicateInFile + c.InvalidRow
-		if lines != rep.Rows {
-			t.Fatalf("%d lines, counted %d: %+v", rep.Rows, lines, c)
-		}
-		if (rep.Verdict.Status == reconcile.ExitMatched) != (c.ToAct() == 0) || rep.Verdict.Status == reconcile.ExitUnusable {
-			t.Fatalf("verdict %+v with counts %+v", rep.Verdict, c)
-		}
-		var out bytes.Buffer
-		if err := rep.WriteText(&out); err != nil || !utf8.Valid(out.Bytes()) {
-			t.Fatalf("text report %v, UTF-8 %v", err, utf8.Valid(out.Bytes()))
-		}
+		checkFuzzed(t, err, func() fuzzedReport {
+			c := rep.Counts
+			return fuzzedReport{rows: rep.Rows, counted: c.Matched + c.AmountDiffers + c.CurrencyDiffers + c.DateDiffers + c.OutsidePeriod +
+				c.AlreadyReconciled + c.MissingInLedger + c.DuplicateInFile + c.InvalidRow, toAct: c.ToAct(),
+				verdict: rep.Verdict, counts: c, writeText: rep.WriteText}
+		})
 	})
 }

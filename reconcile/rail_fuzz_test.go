@@ -5,7 +5,6 @@ import (
 	"context"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/paygate/gateway/reconcile"
 )
@@ -67,24 +66,11 @@ func FuzzRailReport(f *testing.F) {
 			period = reconcile.Period{From: day.Truncate(24 * time.Hour), To: day.Truncate(24 * time.Hour)}
 		}
 		rep, err := reconcile.Rail(t.Context(), src, nil, reconcile.RailInput{File: bytes.NewReader(file), Name: "fuzz.csv", Period: period, Actor: "fuzz"})
-		if err != nil {
-			if !reconcile.IsUnusable(err) || !utf8.ValidString(err.Error()) {
-				t.Fatalf("refusal %q: want a UTF-8 FileError", err)
-			}
-			return
-		}
-		c := rep.Counts
-		rows := c.Matched + c.StatusDiffers + c.AmountDiffers + c.FeeDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled +
-			c.MissingInLedger + c.DuplicateInFile + c.InvalidRow
-		if rows != rep.Rows {
-			t.Fatalf("%d rows, counted %d: %+v", rep.Rows, rows, c)
-		}
-		if (rep.Verdict.Status == reconcile.ExitMatched) != (c.ToAct() == 0) || rep.Verdict.Status == reconcile.ExitUnusable {
-			t.Fatalf("verdict %+v with counts %+v", rep.Verdict, c)
-		}
-		var out bytes.Buffer
-		if err := rep.WriteText(&out); err != nil || !utf8.Valid(out.Bytes()) {
-			t.Fatalf("text report %v, UTF-8 %v", err, utf8.Valid(out.Bytes()))
-		}
+		checkFuzzed(t, err, func() fuzzedReport {
+			c := rep.Counts
+			return fuzzedReport{rows: rep.Rows, counted: c.Matched + c.StatusDiffers + c.AmountDiffers + c.FeeDiffers + c.DateDiffers + c.OutsidePeriod +
+				c.AlreadyReconciled + c.MissingInLedger + c.DuplicateInFile + c.InvalidRow, toAct: c.ToAct(),
+				verdict: rep.Verdict, counts: c, writeText: rep.WriteText}
+		})
 	})
 }

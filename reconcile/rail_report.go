@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strconv"
+
+	"github.com/paygate/gateway/postings"
 )
 
 func (r *RailReport) add(it RailItem) {
@@ -51,13 +53,10 @@ func (m *railMatcher) record(ctx context.Context, in RailInput, sum []byte) erro
 	rep := m.rep
 	run := Run{Kind: KindRailRemittance, FileName: in.Name, From: rep.From, To: rep.To, Actor: in.Actor, Rows: rep.Rows}
 	var err error
-	rep.Recorded, rep.AlreadyRecorded, err = recordMatchedItems(ctx, m.rec, m.sameRun, run, sum, rep.matched, func(it matchedItem, c Claim) {
-		amount := it.amount
-		rep.Counts.Matched--
-		rep.totals[amount.Currency.Code].subMatched(amount.Minor)
-		rep.add(RailItem{Category: CategoryAlreadyReconciled, Line: it.Line, FileAmount: &amount, Detail: claimedDetail(c)})
-	})
-	rep.finishTotals()
+	rep.Recorded, rep.AlreadyRecorded, err = recordMatchedItems(ctx, m.rec, m.sameRun, run, sum, rep.matched, &rep.currencyTotals,
+		&rep.Counts.Matched, func(line int64, amount *postings.Money, detail string) {
+			rep.add(RailItem{Category: CategoryAlreadyReconciled, Line: line, FileAmount: amount, Detail: detail})
+		})
 	return err
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/paygate/gateway/postings"
 )
 
 // What the bank statement's and the rail report's reconciliations share
@@ -42,10 +44,12 @@ func linesVerdict(toAct, checked, rows int64, period, file, items string) Verdic
 		items, period, file))
 }
 
-// recordMatchedItems records matched (recordMatched) and hands each item
-// another run took meanwhile to taken, with its claim, for the report.
+// recordMatchedItems records matched (recordMatched). An item another run
+// took meanwhile is no longer matched: it leaves the matched count and
+// totals and is handed to taken (line, amount, the claim's detail) to be
+// listed as already_reconciled.
 func recordMatchedItems(ctx context.Context, rec *Records, sameRun *Run, run Run, sum []byte, matched []matchedItem,
-	taken func(matchedItem, Claim)) (*Run, bool, error) {
+	totals *currencyTotals, matchedCount *int64, taken func(line int64, amount *postings.Money, detail string)) (*Run, bool, error) {
 	items := make([]RecordedItem, len(matched))
 	for i, mr := range matched {
 		items[i] = mr.RecordedItem
@@ -56,9 +60,13 @@ func recordMatchedItems(ctx context.Context, rec *Records, sameRun *Run, run Run
 	}
 	for _, it := range matched {
 		if c, ok := claims[it.EntryID]; ok {
-			taken(it, c)
+			amount := it.amount
+			*matchedCount--
+			totals.totals[amount.Currency.Code].subMatched(amount.Minor)
+			taken(it.Line, &amount, claimedDetail(c))
 		}
 	}
+	totals.finishTotals()
 	return recorded, already, nil
 }
 
