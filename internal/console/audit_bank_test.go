@@ -15,20 +15,29 @@ import (
 // CSRF token, and returns the answer.
 func (f *fixture) uploadBank(t *testing.T, c *http.Client, shopNo, name, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, f.url("/audit/bank"), nil)
+	return f.upload(t, c, "/audit/bank", map[string]string{"shopNo": shopNo}, name, body)
+}
+
+// upload posts a file and fields to a reconciliation page as client, with
+// the page's CSRF token, and returns the answer.
+func (f *fixture) upload(t *testing.T, c *http.Client, path string, fields map[string]string, name, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, f.url(path), nil)
 	status, page := send(t, c, req)
 	m := csrfInputRE.FindStringSubmatch(page)
 	if status != http.StatusOK || m == nil {
-		t.Fatalf("GET /audit/bank: %d, no CSRF token: %s", status, firstLine(page))
+		t.Fatalf("GET %s: %d, no CSRF token: %s", path, status, firstLine(page))
 	}
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	_ = mw.WriteField("csrf", m[1])
-	_ = mw.WriteField("shopNo", shopNo)
+	for k, v := range fields {
+		_ = mw.WriteField(k, v)
+	}
 	fw, _ := mw.CreateFormFile("file", name)
 	_, _ = fw.Write([]byte(body))
 	_ = mw.Close()
-	req, _ = http.NewRequest(http.MethodPost, f.url("/audit/bank"), &buf)
+	req, _ = http.NewRequest(http.MethodPost, f.url(path), &buf)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	return send(t, c, req)
 }
@@ -72,5 +81,28 @@ func TestBankStatementPage(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodGet, f.url("/audit/bank"), nil)
 	if status, _ := send(t, f.httpLogin(t, "fred.finance"), req); status != http.StatusForbidden && status != http.StatusNotFound {
 		t.Fatalf("a merchant's finance user on the house's page: %d", status)
+	}
+}
+
+// TestRailReportPage: the rail's report from the page — a quiet day matches
+// (exit status 0), an unknown remittance is missing_in_ledger (1), a
+// Latin-1 byte is UNUSABLE (2) without the byte on the page.
+func TestRailReportPage(t *testing.T) {
+	f := newFixture(t)
+	op := f.httpLogin(t, "aldo.auditor")
+	head := "# period: 2001-02-03\ntx_id,status,amount,fee,currency,date\n"
+	for _, tc := range []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{head, http.StatusOK, `id="rail-result" data-exit-status="0"`},
+		{head + "rmt_00000000000000000000,SETTLED,1.00,0.10,USD,2001-02-03\n", http.StatusOK, `data-category="missing_in_ledger"`},
+		{head + "rmt_\xe9,SETTLED,1,0,USD,2001-02-03\n", http.StatusBadRequest, "rail report, line 3: byte 5 (0xE9)"},
+	} {
+		status, page := f.upload(t, op, "/audit/rail", nil, "rail.csv", tc.body)
+		if status != tc.status || !strings.Contains(page, tc.want) || strings.Contains(page, "\xe9") {
+			t.Errorf("%q: %d, want %d with %q:\n%s", tc.body, status, tc.status, tc.want, page)
+		}
 	}
 }

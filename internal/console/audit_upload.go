@@ -64,8 +64,8 @@ func (s *Server) reconcileUpload(w http.ResponseWriter, r *http.Request, sess *s
 
 // uploadResult is a reconciliation as the page and the audit trail need it.
 type uploadResult struct {
-	merchant            int64 // the merchant the file is about, 0 for the house's files
+	merchant             int64 // the merchant the file is about, 0 for the house's files
 	rows, matched, toAct int64
-	verdict             reconcile.Verdict
-	report              any
+	verdict              reconcile.Verdict
+	report               any
 }
