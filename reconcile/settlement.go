@@ -48,12 +48,12 @@ const (
 // period, totals per currency, counts per category, each row or clearing
 // that needs a person, what was recorded, and the verdict.
 type SettlementReport struct {
-	File   SettlementFile    `json:"file"`
-	Rows   int64             `json:"rows"` // data rows read, the header excluded
-	From   string            `json:"from"` // the period reconciled (YYYY-MM-DD, UTC), first day
-	To     string            `json:"to"`   // and last day, included
-	Totals []SettlementTotal `json:"totals"`
-	Counts SettlementCounts  `json:"counts"`
+	File SettlementFile `json:"file"`
+	Rows int64          `json:"rows"` // data rows read, the header excluded
+	From string         `json:"from"` // the period reconciled (YYYY-MM-DD, UTC), first day
+	To   string         `json:"to"`   // and last day, included
+	currencyTotals
+	Counts SettlementCounts `json:"counts"`
 	// Items lists every row and clearing that is not matched, up to
 	// settlementItemsMax; ItemsOmitted counts the rest.
 	Items        []SettlementItem `json:"items"`
@@ -65,7 +65,6 @@ type SettlementReport struct {
 	AlreadyRecorded bool    `json:"alreadyRecorded"`
 	Verdict         Verdict `json:"verdict"`
 
-	totals  map[string]*settlementSum
 	matched []matchedRow // what a run records
 }
 
@@ -144,13 +143,18 @@ func (r *SettlementReport) OK() bool { return r.Counts.ToAct() == 0 }
 type FileError struct {
 	Line int64
 	Msg  string
+	What string // the kind of file, as the message names it; "" is a settlement file
 }
 
 func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("settlement file, line %d: %s", e.Line, e.Msg)
+	what := e.What
+	if what == "" {
+		what = "settlement file"
 	}
-	return "settlement file: " + e.Msg
+	if e.Line > 0 {
+		return fmt.Sprintf("%s, line %d: %s", what, e.Line, e.Msg)
+	}
+	return what + ": " + e.Msg
 }
 
 // settlementRow is one readable row of the file.
@@ -203,7 +207,7 @@ func Settlement(ctx context.Context, src SettlementSource, rec *Records, in Sett
 	}
 	rep := &SettlementReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
 		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
-		Items: []SettlementItem{}, Totals: []SettlementTotal{}, totals: map[string]*settlementSum{}}
+		Items: []SettlementItem{}, currencyTotals: newCurrencyTotals()}
 	m := &matcher{rep: rep, src: src, rec: rec, period: period, seen: map[string]int64{}}
 	if rec != nil {
 		if m.sameRun, err = rec.RunByFile(ctx, KindCardClearing, sum); err != nil {
@@ -228,7 +232,7 @@ func Settlement(ctx context.Context, src SettlementSource, rec *Records, in Sett
 }
 
 // readRows reads the file's rows and matches them, a batch at a time.
-func (m *matcher) readRows(ctx context.Context, p *settlementParser) error {
+func (m *matcher) readRows(ctx context.Context, p *csvParser) error {
 	var pending []settlementRow
 	for {
 		row, problem, err := p.next()

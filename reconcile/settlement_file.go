@@ -11,16 +11,18 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-// The settlement file's parser: the period line, the header, then one row
-// at a time, each with its line in the file. A fault of the whole file (no
+// The reconciliation files' parser (a settlement file, a bank statement,
+// the rail's report): the period line, the header, then one row at a time,
+// each with its line in the file. A fault of the whole file (no
 // header, a line too long, a byte that is not UTF-8, an unreadable stream)
 // is a *FileError naming the line; a row that cannot be read is the row's
 // problem, reported as invalid_row, and the rest goes on.
 
-// settlementParser reads a settlement file.
-type settlementParser struct {
-	lr *lineReader
-	cr *csv.Reader
+// csvParser reads a reconciliation file of the columns header.
+type csvParser struct {
+	header []string
+	lr     *lineReader
+	cr     *csv.Reader
 	// base is the lines before the CSV (the period line): the CSV reader
 	// counts from its own first line.
 	base int64
@@ -28,9 +30,15 @@ type settlementParser struct {
 	period Period
 }
 
-// newSettlementParser reads the period line, if any, and the header.
-func newSettlementParser(file io.Reader) (*settlementParser, error) {
-	p := &settlementParser{lr: &lineReader{r: file}}
+// newSettlementParser reads a settlement file's period line, if any, and
+// its header.
+func newSettlementParser(file io.Reader) (*csvParser, error) {
+	return newCSVParser(file, settlementHeader)
+}
+
+// newCSVParser reads the period line, if any, and the header.
+func newCSVParser(file io.Reader, header []string) (*csvParser, error) {
+	p := &csvParser{lr: &lineReader{r: file}, header: header}
 	br := bufio.NewReaderSize(p.lr, 64<<10)
 	if bom, _ := br.Peek(3); string(bom) == "\ufeff" {
 		_, _ = br.Discard(3) // a spreadsheet's byte order mark, before the period line or the header
@@ -50,7 +58,7 @@ func newSettlementParser(file io.Reader) (*settlementParser, error) {
 		p.period, p.base = period, 1
 	}
 	p.cr = csv.NewReader(br)
-	p.cr.FieldsPerRecord = len(settlementHeader)
+	p.cr.FieldsPerRecord = len(header)
 	p.cr.ReuseRecord = true
 	if err := p.readHeader(); err != nil {
 		return nil, err
@@ -60,44 +68,69 @@ func newSettlementParser(file io.Reader) (*settlementParser, error) {
 
 // readHeader checks the header row, tolerating the case and spacing of the
 // names.
-func (p *settlementParser) readHeader() error {
+func (p *csvParser) readHeader() error {
 	rec, err := p.cr.Read()
 	if errors.Is(err, io.EOF) {
 		if p.lr.fault != nil {
 			return p.lr.fault
 		}
-		return &FileError{Msg: "the file is empty: want the header " + strings.Join(settlementHeader, ",")}
+		return &FileError{Msg: "the file is empty: want the header " + strings.Join(p.header, ",")}
 	}
 	var pe *csv.ParseError
 	if err != nil && !errors.As(err, &pe) {
 		return p.lr.fileError(err)
 	}
 	ok := err == nil
-	for i := 0; ok && i < len(settlementHeader); i++ {
-		ok = strings.ToLower(strings.TrimSpace(rec[i])) == settlementHeader[i]
+	for i := 0; ok && i < len(p.header); i++ {
+		ok = strings.ToLower(strings.TrimSpace(rec[i])) == p.header[i]
 	}
 	if !ok {
-		return &FileError{Line: p.base + 1, Msg: "the header must be " + strings.Join(settlementHeader, ",")}
+		return &FileError{Line: p.base + 1, Msg: "the header must be " + strings.Join(p.header, ",")}
 	}
 	return nil
 }
 
-// next reads one row: io.EOF after the last, a *FileError when the file
-// cannot be read on, else the row and, when it is not valid, its problem.
-func (p *settlementParser) next() (settlementRow, string, error) {
-	rec, err := p.cr.Read()
-	if errors.Is(err, io.EOF) {
-		if p.lr.fault != nil { // the last line, without a newline, was refused
-			return settlementRow{}, "", p.lr.fault
-		}
-		return settlementRow{}, "", io.EOF
+// next reads one settlement row: io.EOF after the last, a *FileError when
+// the file cannot be read on, else the row and, when it is not valid, its
+// problem.
+func (p *csvParser) next() (settlementRow, string, error) {
+	line, rec, readErr, err := p.record()
+	if err != nil {
+		return settlementRow{}, "", err
 	}
-	line, streamErr := recordLine(p.cr, rec, err)
-	if streamErr != nil {
-		return settlementRow{}, "", p.lr.fileError(streamErr)
-	}
-	row, problem := parseSettlementRow(p.base+line, rec, err)
+	row, problem := parseSettlementRow(line, rec, readErr)
 	return row, problem, nil
+}
+
+// record reads one record: its line in the file, its fields and the CSV
+// error that spoils it (readErr), or io.EOF after the last, or a
+// *FileError when the file cannot be read on (err).
+func (p *csvParser) record() (line int64, rec []string, readErr, err error) {
+	rec, readErr = p.cr.Read()
+	if errors.Is(readErr, io.EOF) {
+		if p.lr.fault != nil { // the last line, without a newline, was refused
+			return 0, nil, nil, p.lr.fault
+		}
+		return 0, nil, nil, io.EOF
+	}
+	at, streamErr := recordLine(p.cr, rec, readErr)
+	if streamErr != nil {
+		return 0, nil, nil, p.lr.fileError(streamErr)
+	}
+	return p.base + at, rec, readErr, nil
+}
+
+// csvProblem is the problem of a record the CSV reader spoiled, named for
+// a file of the columns header.
+func csvProblem(rec []string, readErr error, header []string) string {
+	var pe *csv.ParseError
+	if errors.As(readErr, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+		return fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(header), strings.Join(header, ","))
+	}
+	if errors.As(readErr, &pe) {
+		return "not valid CSV: " + pe.Err.Error()
+	}
+	return "not valid CSV"
 }
 
 // recordLine is the line where the record just read starts. An error
@@ -121,14 +154,7 @@ func recordLine(cr *csv.Reader, rec []string, err error) (int64, error) {
 func parseSettlementRow(line int64, rec []string, readErr error) (row settlementRow, problem string) {
 	row.line = line
 	if readErr != nil {
-		var pe *csv.ParseError
-		if errors.As(readErr, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
-			return row, fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(settlementHeader), strings.Join(settlementHeader, ","))
-		}
-		if errors.As(readErr, &pe) {
-			return row, "not valid CSV: " + pe.Err.Error()
-		}
-		return row, "not valid CSV"
+		return row, csvProblem(rec, readErr, settlementHeader)
 	}
 	for i := range rec {
 		rec[i] = strings.TrimSpace(rec[i])

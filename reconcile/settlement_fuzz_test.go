@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/paygate/gateway/reconcile"
 )
@@ -43,24 +42,11 @@ func FuzzSettlementFile(f *testing.F) {
 		}
 		rep, err := reconcile.Settlement(t.Context(), src, nil, reconcile.SettlementInput{
 			File: bytes.NewReader(file), Name: "fuzz.csv", Period: period, Actor: "fuzz"})
-		if err != nil {
-			if !reconcile.IsUnusable(err) || !utf8.ValidString(err.Error()) {
-				t.Fatalf("refusal %q: want a UTF-8 FileError", err)
-			}
-			return
-		}
-		c := rep.Counts
-		rows := c.Matched + c.AmountDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled + c.TestMerchant +
-			c.MissingInLedger + c.DuplicateInFile + c.InvalidRow
-		if rows != rep.Rows {
-			t.Fatalf("%d rows, counted %d: %+v", rep.Rows, rows, c)
-		}
-		if (rep.Verdict.Status == reconcile.ExitMatched) != (c.ToAct() == 0) || rep.Verdict.Status == reconcile.ExitUnusable {
-			t.Fatalf("verdict %+v with counts %+v", rep.Verdict, c)
-		}
-		var out bytes.Buffer
-		if err := rep.WriteText(&out); err != nil || !utf8.Valid(out.Bytes()) {
-			t.Fatalf("text report %v, UTF-8 %v", err, utf8.Valid(out.Bytes()))
-		}
+		checkFuzzed(t, err, func() fuzzedReport {
+			c := rep.Counts
+			return fuzzedReport{rows: rep.Rows, counted: c.Matched + c.AmountDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled + c.TestMerchant +
+				c.MissingInLedger + c.DuplicateInFile + c.InvalidRow, toAct: c.ToAct(),
+				verdict: rep.Verdict, counts: c, writeText: rep.WriteText}
+		})
 	})
 }

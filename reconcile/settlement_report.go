@@ -1,10 +1,8 @@
 package reconcile
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"sort"
 	"strconv"
 	"time"
@@ -68,92 +66,14 @@ func (r *SettlementReport) period() string {
 	return r.From + "/" + r.To
 }
 
-// settlementSum accumulates one currency's totals exactly.
-type settlementSum struct {
-	cur                             postings.Currency
-	fileRows, ledgerRows, matchRows int64
-	file, ledger, matched           big.Int
-}
-
-func (r *SettlementReport) sum(m postings.Money) *settlementSum {
-	s := r.totals[m.Currency.Code]
-	if s == nil {
-		s = &settlementSum{cur: m.Currency}
-		r.totals[m.Currency.Code] = s
-		r.Totals = append(r.Totals, SettlementTotal{Currency: m.Currency.Code})
-	}
-	return s
-}
-
-func (s *settlementSum) addFile(minor int64) {
-	s.fileRows++
-	s.file.Add(&s.file, big.NewInt(minor))
-}
-
-func (s *settlementSum) addLedger(minor int64) {
-	s.ledgerRows++
-	s.ledger.Add(&s.ledger, big.NewInt(minor))
-}
-
-func (s *settlementSum) addMatched(minor int64) {
-	s.matchRows++
-	s.matched.Add(&s.matched, big.NewInt(minor))
-}
-
-func (s *settlementSum) subMatched(minor int64) {
-	s.matchRows--
-	s.matched.Sub(&s.matched, big.NewInt(minor))
-}
-
-// finishTotals writes the sums, currencies in alphabetical order.
-func (r *SettlementReport) finishTotals() {
-	for i := range r.Totals {
-		t := &r.Totals[i]
-		s := r.totals[t.Currency]
-		t.FileRows, t.LedgerRows, t.MatchedRows = s.fileRows, s.ledgerRows, s.matchRows
-		t.FileAmount = json.Number(formatBig(&s.file, s.cur))
-		t.LedgerAmount = json.Number(formatBig(&s.ledger, s.cur))
-		t.Difference = json.Number(formatBig(new(big.Int).Sub(&s.file, &s.ledger), s.cur))
-		t.MatchedAmount = json.Number(formatBig(&s.matched, s.cur))
-	}
-	sort.Slice(r.Totals, func(i, j int) bool { return r.Totals[i].Currency < r.Totals[j].Currency })
-}
-
-// formatBig writes minor units of cur as a decimal, like
-// postings.FormatMinor, for sums beyond int64.
-func formatBig(n *big.Int, cur postings.Currency) string {
-	if n.IsInt64() {
-		return postings.FormatMinor(n.Int64(), cur)
-	}
-	digits := new(big.Int).Abs(n).String()
-	exp := int(cur.Exponent)
-	if exp > 0 {
-		digits = digits[:len(digits)-exp] + "." + digits[len(digits)-exp:] // beyond int64: more digits than exp
-	}
-	if n.Sign() < 0 {
-		return "-" + digits
-	}
-	return digits
-}
-
 // WriteText prints the report for a person: what was reconciled, the
 // totals per currency (file against ledger), each row or clearing to act
 // on, the counts, what was recorded, and the verdict last.
 func (r *SettlementReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Settlement file %s (sha256 %s): %d rows; period %s (UTC)\n\n", printable(r.File.Name), r.File.SHA256, r.Rows, r.period())
-	tb := newTable([]string{"CURRENCY", "FILE ROWS", "FILE AMOUNT", "LEDGER CLEARINGS", "LEDGER AMOUNT", "FILE − LEDGER",
-		"MATCHED ROWS", "MATCHED AMOUNT"}, 1, 2, 3, 4, 5, 6, 7)
-	for _, t := range r.Totals {
-		tb.add(t.Currency, strconv.FormatInt(t.FileRows, 10), string(t.FileAmount), strconv.FormatInt(t.LedgerRows, 10),
-			string(t.LedgerAmount), string(t.Difference), strconv.FormatInt(t.MatchedRows, 10), string(t.MatchedAmount))
-	}
-	if len(r.Totals) == 0 {
-		tb.add("(none)", "0", "", "0", "", "", "0", "")
-	}
-	if err := tb.write(w); err != nil {
+	if err := r.writeTotals(w, "LEDGER CLEARINGS"); err != nil {
 		return err
 	}
-	fmt.Fprintln(w)
 	if len(r.Items) > 0 {
 		if err := r.writeItems(w); err != nil {
 			return err
@@ -172,13 +92,19 @@ func (r *SettlementReport) WriteText(w io.Writer) error {
 
 // RecordLine says what was recorded, for the text report and the console.
 func (r *SettlementReport) RecordLine() string {
+	return recordedText(r.Recorded, r.AlreadyRecorded, r.OK(), "clearings")
+}
+
+// recordedText says what a reconciliation recorded; items names what its run
+// accounts for.
+func recordedText(run *Run, already, ok bool, items string) string {
 	switch {
-	case r.Recorded != nil && r.AlreadyRecorded:
+	case run != nil && already:
 		return fmt.Sprintf("Already recorded: this file was reconciled as run %d on %s by %s; nothing recorded again",
-			r.Recorded.ID, r.Recorded.RecordedAt.Format(time.RFC3339), printable(r.Recorded.Actor))
-	case r.Recorded != nil:
-		return fmt.Sprintf("Recorded: run %d, %d clearings, by %s", r.Recorded.ID, r.Recorded.Items, printable(r.Recorded.Actor))
-	case r.OK():
+			run.ID, run.RecordedAt.Format(time.RFC3339), printable(run.Actor))
+	case run != nil:
+		return fmt.Sprintf("Recorded: run %d, %d %s, by %s", run.ID, run.Items, items, printable(run.Actor))
+	case ok:
 		return "Not recorded: no record store"
 	}
 	return "Not recorded: a file with discrepancies is not accepted; reconcile the corrected file"

@@ -151,30 +151,10 @@ func cmdReconcileSettlement(ctx context.Context, e *env, args []string) error {
 	defer l.Close()
 	rep, err := reconcile.Settlement(ctx, l.Settlements(), reconcile.NewRecords(s.DB.DB), reconcile.SettlementInput{
 		File: f, Name: filepath.Base(path), Period: period, Actor: cliActor(*by)})
-	if reconcile.IsUnusable(err) {
-		v := reconcile.UnusableVerdict(err)
-		if *asJSON {
-			_ = printJSON(e, map[string]any{"verdict": v})
-		} else {
-			fmt.Fprintln(e.stdout, v.Line())
-		}
-		return &exitError{code: v.Status, msg: fmt.Sprintf("%s: %s", path, err)}
-	}
 	if err != nil {
-		return cliError(err)
+		return reconcileFailed(e, *asJSON, path, err)
 	}
-	if *asJSON {
-		err = printJSON(e, rep)
-	} else {
-		err = rep.WriteText(e.stdout)
-	}
-	if err != nil {
-		return err
-	}
-	if rep.Verdict.Status != reconcile.ExitMatched {
-		return &exitError{code: rep.Verdict.Status, msg: "the settlement file does not reconcile"}
-	}
-	return nil
+	return printReconciliation(e, *asJSON, rep, "the settlement file does not reconcile")
 }
 
 // settlementPeriodFlags is the period of --day or --from and --to; zero

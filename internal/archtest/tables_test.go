@@ -142,6 +142,11 @@ var tableAllowed = map[string]string{
 	"internal/network entries": "settlement reconciliation reads the clearing entries by auth_id, and the " +
 		"refund limit sums the card's CARD_REFUND entries: the journal is the truth of both",
 	"internal/network postings": "the amounts of the same entries (with internal/network entries)",
+	"internal/remittance entries": "rail report reconciliation reads each remittance's REMIT_SETTLE or REMIT_RETURN " +
+		"entry with the remittance's status and fee, in one statement",
+	"internal/remittance postings": "the amounts of the same entries (with internal/remittance entries)",
+	"reconcile entries": "bank statement reconciliation reads a deposit's entry id (what reconciled_items records) " +
+		"with its line of the bill view, in one statement",
 	"internal/cards accounts": "a card's balance is its account's, read with the card (and the profile's " +
 		"balances with the merchant's accounts) in one statement; the core has no read of many balances",
 	"internal/cards balances": "the same reads (with internal/cards accounts)",

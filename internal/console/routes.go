@@ -73,6 +73,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /audit/verify/{id}", s.guard(permAudit, s.verifyRunPage))
 	m.HandleFunc("GET "+settlementPath, s.guard(permAudit, s.settlementPage))
 	m.HandleFunc("POST "+settlementPath, s.guard(permAudit, s.settlement))
+	m.HandleFunc(bankStatementPath, s.guard(permAudit, s.bankStatement)) // GET the form, POST the statement (audit_bank.go)
+	m.HandleFunc(railReportPath, s.guard(permAudit, s.railReport))       // GET the form, POST the report (audit_rail.go)
 	m.HandleFunc("GET /audit/trail", s.guard(permAudit, s.trail))
 	m.HandleFunc("GET "+auditStatementPath, s.guard(permAudit, s.auditStatement))
 	m.HandleFunc("GET "+sanctionsPath, s.guard(permOperate, s.sanctionsPage))

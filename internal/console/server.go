@@ -49,6 +49,7 @@ type Config struct {
 	// Settlements are the network's clearings that settlement
 	// reconciliation reads (*network.Service), as reconcile declares them.
 	Settlements reconcile.SettlementSource
+	Rail        reconcile.RailSource // the remittances' ends the rail report page reads (audit_rail.go); nil: no page
 	// Sanctions loads the sanctions list (the CLI's sanctions load); nil:
 	// Remittances, when it is the remittance service, which does both.
 	Sanctions Sanctions
@@ -164,7 +165,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		limit := int64(formBytesMax)
-		if r.URL.Path == settlementPath {
+		if r.URL.Path == settlementPath || r.URL.Path == bankStatementPath || r.URL.Path == railReportPath {
 			limit = settlementUploadMax // a file, not a form
 		}
 		if r.URL.Path == sanctionsPath {

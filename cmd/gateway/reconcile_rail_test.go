@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReconcileRailCommand: `gateway reconcile rail` exits 0 on a report
+// that matches (a quiet day: no settlements, no rows), 1 on a row the
+// ledger lacks, 2 on unusable input.
+func TestReconcileRailCommand(t *testing.T) {
+	t.Parallel()
+	g := newGateway(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	header := "# period: 2001-02-03\ntx_id,status,amount,fee,currency,date\n"
+	out := g.mustRun("reconcile", "rail", "--file", write("quiet.csv", header))
+	if !strings.Contains(out, "Rail report quiet.csv") || !strings.HasSuffix(out, "(exit status 0)\n") {
+		t.Errorf("a quiet day:\n%s", out)
+	}
+	r := g.run("reconcile", "rail", "--file", write("extra.csv", header+"rmt_00000000000000000000,SETTLED,1.00,0.10,USD,2001-02-03\n"))
+	if r.code() != 1 || !strings.Contains(r.stdout, "missing_in_ledger") || !strings.Contains(r.stdout, "no such remittance") {
+		t.Errorf("an unknown remittance: exit %d\n%s", r.code(), r.stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--file", write("latin1.csv", header+"rmt_\xe9,SETTLED,1,0,USD,2001-02-03\n")}, "rail report, line 3: byte 5 (0xE9) is not UTF-8"},
+		{[]string{"--day", "2001-02-03"}, "--file is required"},
+		{[]string{"--file", write("noperiod.csv", "tx_id,status,amount,fee,currency,date\n")}, "states no settlement period"},
+	} {
+		r := g.run(append([]string{"reconcile", "rail"}, tc.args...)...)
+		said := r.stdout + r.stderr
+		if r.err != nil {
+			said += r.err.Error()
+		}
+		if r.code() != 2 || !strings.Contains(said, tc.want) || strings.Contains(said, "\xe9") {
+			t.Errorf("reconcile rail %v: exit %d, want 2 saying %q:\n%s", tc.args, r.code(), tc.want, said)
+		}
+	}
+}

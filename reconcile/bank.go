@@ -1,0 +1,143 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/hex"
+	"io"
+	"time"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// A bank statement reconciliation (docs/finance.md, "Bank statement
+// reconciliation") matches the lines of the bank account a merchant's
+// deposits arrive on against the merchant's DEPOSIT entries of a period,
+// by the bank's reference, with the discipline of the settlement file: the
+// period is stated (the file's first line or the caller's), the ledger's
+// side is every deposit of it, each finding is its own category, the
+// totals per currency come first and the verdict last, and a file that
+// matched is recorded so that a second claim on a deposit is caught.
+
+// KindBankDeposit is a bank statement against DEPOSIT entries.
+const KindBankDeposit = "bank_deposit"
+
+// CategoryCurrencyDiffers is a bank line whose reference is a deposit's
+// in another currency only.
+const CategoryCurrencyDiffers = "currency_differs"
+
+// bankHeader is the bank statement's header, column by column.
+var bankHeader = []string{"value_date", "amount", "currency", "reference"}
+
+// BankInput is a bank statement to reconcile.
+type BankInput struct {
+	File     io.ReadSeeker // read twice: for its SHA-256, then to match
+	Name     string
+	Merchant int64  // whose deposits
+	ShopNo   string // the merchant's, as reported
+	Period   Period // the caller's; zero when the file states its own
+	Actor    string
+}
+
+// BankReport is what a bank statement reconciliation found.
+type BankReport struct {
+	File   SettlementFile `json:"file"`
+	ShopNo string         `json:"shopNo"`
+	Rows   int64          `json:"rows"`
+	From   string         `json:"from"`
+	To     string         `json:"to"`
+	currencyTotals
+	Counts          BankCounts `json:"counts"`
+	Items           []BankItem `json:"items"`
+	ItemsOmitted    int64      `json:"itemsOmitted"`
+	Recorded        *Run       `json:"recorded"`
+	AlreadyRecorded bool       `json:"alreadyRecorded"`
+	Verdict         Verdict    `json:"verdict"`
+
+	matched []matchedItem // what a run records
+}
+
+// matchedItem is a matched line or row, kept for the run that records it
+// (and, should another run take it meanwhile, for its amount).
+type matchedItem struct {
+	RecordedItem
+	amount postings.Money
+}
+
+// BankCounts counts the lines and deposits of each category.
+type BankCounts struct {
+	Matched           int64 `json:"matched"`
+	AmountDiffers     int64 `json:"amount_differs"`
+	CurrencyDiffers   int64 `json:"currency_differs"`
+	DateDiffers       int64 `json:"date_differs"`
+	OutsidePeriod     int64 `json:"outside_period"`
+	AlreadyReconciled int64 `json:"already_reconciled"`
+	MissingInLedger   int64 `json:"missing_in_ledger"`
+	MissingInFile     int64 `json:"missing_in_file"`
+	DuplicateInFile   int64 `json:"duplicate_in_file"`
+	InvalidRow        int64 `json:"invalid_row"`
+	EmptyFile         int64 `json:"empty_file"`
+}
+
+// ToAct is every count but matched.
+func (c BankCounts) ToAct() int64 {
+	return c.AmountDiffers + c.CurrencyDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled +
+		c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow + c.EmptyFile
+}
+
+// BankItem is one bank line or deposit that did not match.
+type BankItem struct {
+	Category     string          `json:"category"`
+	Line         int64           `json:"line,omitempty"` // 0 for missing_in_file and empty_file
+	ValueDate    string          `json:"valueDate,omitempty"`
+	Reference    string          `json:"reference,omitempty"`
+	FileAmount   *postings.Money `json:"fileAmount,omitempty"`
+	LedgerAmount *postings.Money `json:"ledgerAmount,omitempty"`
+	// The DEPOSIT entry, when there is one.
+	Seq      int64      `json:"seq,omitempty"`
+	BookedAt *time.Time `json:"bookedAt,omitempty"`
+	Detail   string     `json:"detail"`
+}
+
+// OK reports whether every line matched and the ledger lacks nothing.
+func (r *BankReport) OK() bool { return r.Counts.ToAct() == 0 }
+
+// bankRow is one readable line of the statement.
+type bankRow struct {
+	line      int64
+	valueDate string
+	day       time.Time
+	amount    postings.Money
+	reference string
+}
+
+// Bank reconciles a bank statement against the merchant's deposits of the
+// period. A report whose verdict is MATCHED is recorded in rec (kind
+// bank_deposit) unless the same file was; rec nil records and reads
+// nothing. A *FileError means the file as a whole cannot be read (exit 2).
+func Bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*BankReport, error) {
+	rep, err := bank(ctx, src, rec, in)
+	return rep, nameFileError(err, "bank statement")
+}
+
+func bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*BankReport, error) {
+	sum, p, period, err := openFile(in.File, bankHeader, in.Period)
+	if err != nil {
+		return nil, err
+	}
+	rep := &BankReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, ShopNo: in.ShopNo,
+		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
+		Items: []BankItem{}, currencyTotals: newCurrencyTotals()}
+	m := &bankMatcher{rep: rep, src: src, rec: rec, period: period, merchant: in.Merchant,
+		named: map[string]int64{}, namedEntries: map[int64]bool{}, invalidRefs: map[string]bool{}}
+	var record func(context.Context) error
+	if rec != nil {
+		if m.sameRun, err = rec.RunByFile(ctx, KindBankDeposit, sum); err != nil {
+			return nil, err
+		}
+		record = func(ctx context.Context) error { return m.record(ctx, in, sum) }
+	}
+	if err := reconcileLines(ctx, p, &rep.Rows, parseBankRow, m, rep, record); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}

@@ -1,0 +1,180 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// railMatcher is one rail report reconciliation's state.
+type railMatcher struct {
+	rep     *RailReport
+	src     RailSource
+	rec     *Records
+	period  Period
+	seen    map[string]int64 // tx id → the line that named it first
+	sameRun *Run
+}
+
+// screen decides what the file alone decides about a row.
+func (m *railMatcher) screen(row railRow, problem string) bool {
+	item := RailItem{Line: row.line, TxID: row.txID, Status: row.status, Date: row.date}
+	claim := func() {
+		if row.txID != "" && m.seen[row.txID] == 0 {
+			m.seen[strings.Clone(row.txID)] = row.line
+		}
+	}
+	if problem != "" {
+		claim()
+		item.Category, item.Detail = CategoryInvalidRow, problem
+		m.rep.add(item)
+		return false
+	}
+	amount, fee := row.amount, row.fee
+	item.FileAmount, item.FileFee = &amount, &fee
+	if prev := m.seen[row.txID]; prev != 0 {
+		item.Category, item.Detail = CategoryDuplicateInFile, fmt.Sprintf("remittance already on line %d; this row is not matched", prev)
+		m.rep.add(item)
+		return false
+	}
+	claim()
+	m.rep.sum(row.amount).addFile(row.amount.Minor)
+	if !m.period.contains(row.day) {
+		item.Category = CategoryOutsidePeriod
+		item.Detail = fmt.Sprintf("dated %s, outside the report's period %s: not matched", row.date, m.period)
+		m.rep.add(item)
+		return false
+	}
+	return true
+}
+
+// match compares a batch of rows with their entries and earlier runs.
+func (m *railMatcher) match(ctx context.Context, rows []railRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ids := make([]string, len(rows))
+	for i, row := range rows {
+		ids[i] = row.txID
+	}
+	found, err := m.src.RailEntriesByTx(ctx, ids)
+	if err != nil {
+		return err
+	}
+	if len(found) != len(rows) {
+		return fmt.Errorf("reconcile: asked for %d remittances, the ledger answered %d", len(rows), len(found))
+	}
+	var claims map[int64]Claim
+	if m.rec != nil {
+		var entries []int64
+		for i := range found {
+			if found[i].Found {
+				entries = append(entries, found[i].EntryID)
+			}
+		}
+		if claims, err = m.rec.Claims(ctx, KindRailRemittance, entries); err != nil {
+			return err
+		}
+	}
+	for i, row := range rows {
+		e := &found[i]
+		amount, fee := row.amount, row.fee
+		item := RailItem{Line: row.line, TxID: row.txID, Status: row.status, Date: row.date, FileAmount: &amount, FileFee: &fee}
+		item.describe(e)
+		if category, detail := m.classify(row, e, claims); category != CategoryMatched {
+			item.Category, item.Detail = category, detail
+			m.rep.add(item)
+			continue
+		}
+		m.rep.Counts.Matched++
+		m.rep.sum(row.amount).addMatched(row.amount.Minor)
+		m.rep.matched = append(m.rep.matched, matchedItem{RecordedItem{EntryID: e.EntryID, Line: row.line}, row.amount})
+	}
+	return nil
+}
+
+// railKind is the entry each outcome books.
+var railKind = map[string]string{RailSettled: string(postings.KindRemitSettle), RailReturned: string(postings.KindRemitReturn)}
+
+// classify decides a row: the most serious finding first.
+func (m *railMatcher) classify(row railRow, e *RailEntry, claims map[int64]Claim) (string, string) {
+	switch {
+	case e.Status == "":
+		return CategoryMissingInLedger, "no such remittance in the ledger"
+	case !e.Found:
+		return CategoryMissingInLedger, fmt.Sprintf("the remittance is %s: the ledger has no settlement or return for it", e.Status)
+	}
+	if c, ok := claims[e.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+		return CategoryAlreadyReconciled, claimedDetail(c)
+	}
+	cur, _ := postings.LookupCurrency(e.Currency)
+	switch {
+	case railKind[row.status] != e.Kind:
+		return CategoryStatusDiffers, fmt.Sprintf("the rail says %s, the ledger booked %s", row.status, e.Kind)
+	case cur.Code != row.amount.Currency.Code:
+		return CategoryAmountDiffers, fmt.Sprintf("currency differs: the rail has %s, the ledger %s", row.amount, money(e.Amount, cur))
+	case e.Amount != row.amount.Minor:
+		return CategoryAmountDiffers, fmt.Sprintf("amount differs: the rail has %s, the ledger %s (rail − ledger = %s)",
+			row.amount, money(e.Amount, cur), money(row.amount.Minor-e.Amount, cur))
+	case e.Fee != row.fee.Minor:
+		return CategoryFeeDiffers, fmt.Sprintf("fee differs: the rail has %s, the remittance's fee is %s", row.fee, money(e.Fee, cur))
+	}
+	if booked := e.CreatedAt.UTC().Format(time.DateOnly); booked != row.date {
+		return CategoryDateDiffers, fmt.Sprintf("the rail dates it %s, the ledger booked it on %s", row.date, booked)
+	}
+	return CategoryMatched, ""
+}
+
+// describe copies the entry into the item.
+func (it *RailItem) describe(e *RailEntry) {
+	if !e.Found {
+		return
+	}
+	it.LedgerKind, it.Seq = e.Kind, e.Seq
+	ts := e.CreatedAt.UTC()
+	it.LedgerTime = &ts
+	if cur, err := postings.LookupCurrency(e.Currency); err == nil {
+		amount, fee := money(e.Amount, cur), money(e.Fee, cur)
+		it.LedgerAmount, it.LedgerFee = &amount, &fee
+	}
+}
+
+// missingInFile pages through every entry of the period.
+func (m *railMatcher) missingInFile(ctx context.Context) error {
+	var cursor SettlementCursor
+	var entries int64
+	for {
+		page, err := m.src.RailEntriesBetween(ctx, m.period.From, m.period.end(), cursor, settlementBatch)
+		if err != nil {
+			return err
+		}
+		for i := range page {
+			e := &page[i]
+			entries++
+			item := RailItem{Category: CategoryMissingInFile, TxID: e.TxID}
+			item.describe(e)
+			if item.LedgerAmount != nil {
+				m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
+			}
+			if m.seen[e.TxID] != 0 {
+				continue
+			}
+			item.Detail = fmt.Sprintf("%s booked on %s; the rail's report has no row for it", e.Kind, e.CreatedAt.UTC().Format(time.DateOnly))
+			m.rep.add(item)
+		}
+		if len(page) < settlementBatch {
+			break
+		}
+		last := page[len(page)-1]
+		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+	}
+	if m.rep.Rows == 0 && entries > 0 {
+		m.rep.add(RailItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
+			"the report has no rows, but the ledger has %d settlements and returns in the period %s (each missing_in_file): a truncated export?",
+			entries, m.period)})
+	}
+	return nil
+}

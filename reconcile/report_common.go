@@ -1,0 +1,182 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// What the bank statement's and the rail report's reconciliations share
+// beyond the settlement file's parser, totals and records.
+
+// listItem counts nothing: it lists it while there is room, else counts
+// it as omitted (a report lists at most settlementItemsMax).
+func listItem[T any](items *[]T, omitted *int64, it T) {
+	if len(*items) >= settlementItemsMax {
+		*omitted++
+		return
+	}
+	*items = append(*items, it)
+}
+
+// periodText is a period as a report names it: one day, or FROM/TO.
+func periodText(from, to string) string {
+	if from == to {
+		return from
+	}
+	return from + "/" + to
+}
+
+// linesVerdict is the verdict on a file of rows: discrepancies when any
+// row or ledger item needs a person, else matched, saying of what (items:
+// "deposits", "settlements and returns").
+func linesVerdict(toAct, checked, rows int64, period, file, items string) Verdict {
+	if toAct > 0 {
+		return discrepanciesVerdict(toAct, checked)
+	}
+	if rows == 0 {
+		return matchedVerdict(fmt.Sprintf("the %s and the ledger both have no %s in the period %s", file, items, period))
+	}
+	return matchedVerdict(fmt.Sprintf("every row matched and the ledger has none of the %s of the period %s that the %s lacks",
+		items, period, file))
+}
+
+// recordMatchedItems records matched (recordMatched). An item another run
+// took meanwhile is no longer matched: it leaves the matched count and
+// totals and is handed to taken (line, amount, the claim's detail) to be
+// listed as already_reconciled.
+func recordMatchedItems(ctx context.Context, rec *Records, sameRun *Run, run Run, sum []byte, matched []matchedItem,
+	totals *currencyTotals, matchedCount *int64, taken func(line int64, amount *postings.Money, detail string)) (*Run, bool, error) {
+	items := make([]RecordedItem, len(matched))
+	for i, mr := range matched {
+		items[i] = mr.RecordedItem
+	}
+	recorded, already, claims, err := recordMatched(ctx, rec, sameRun, run, sum, items)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, it := range matched {
+		if c, ok := claims[it.EntryID]; ok {
+			amount := it.amount
+			*matchedCount--
+			totals.totals[amount.Currency.Code].subMatched(amount.Minor)
+			taken(it.Line, &amount, claimedDetail(c))
+		}
+	}
+	totals.finishTotals()
+	return recorded, already, nil
+}
+
+// openFile hashes a reconciliation file (its SHA-256 names the run),
+// rewinds it, reads its period line and header, and resolves the period
+// with the caller's.
+func openFile(f io.ReadSeeker, header []string, given Period) ([]byte, *csvParser, Period, error) {
+	sum, err := fileSHA256(f)
+	if err != nil {
+		return nil, nil, Period{}, err
+	}
+	p, err := newCSVParser(f, header)
+	if err != nil {
+		return nil, nil, Period{}, err
+	}
+	period, err := resolvePeriod(p.period, given, 1)
+	return sum, p, period, err
+}
+
+// readLines reads every record of p, counting it in rows (at most
+// settlementRowsMax), parses it, lets screen decide what the file alone
+// decides, and hands the rest to match settlementBatch at a time.
+func readLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func(int64, []string, error) (T, string),
+	screen func(T, string) bool, match func(context.Context, []T) error) error {
+	var pending []T
+	for {
+		line, rec, readErr, err := p.record()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if *rows++; *rows > settlementRowsMax {
+			return &FileError{Line: line, Msg: fmt.Sprintf("more than %d rows: split the file", settlementRowsMax)}
+		}
+		row, problem := parse(line, rec, readErr)
+		if !screen(row, problem) {
+			continue
+		}
+		if pending = append(pending, row); len(pending) == settlementBatch {
+			if err := match(ctx, pending); err != nil {
+				return err
+			}
+			pending = pending[:0]
+		}
+	}
+	return match(ctx, pending)
+}
+
+// nameFileError names the kind of file in a *FileError's message.
+func nameFileError(err error, what string) error {
+	var fe *FileError
+	if errors.As(err, &fe) && fe.What == "" {
+		fe.What = what
+	}
+	return err
+}
+
+// writeItemsTail ends a report's table of items: how many were not
+// listed, then a blank line.
+func writeItemsTail(w io.Writer, omitted int64) {
+	if omitted > 0 {
+		fmt.Fprintf(w, "… and %d more, not listed (the counts below include them)\n", omitted)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeVerdict ends a report: the counts line, what was recorded, the
+// verdict last.
+func writeVerdict(w io.Writer, counts, recorded string, v Verdict) error {
+	fmt.Fprintln(w, counts)
+	fmt.Fprintln(w, recorded)
+	_, err := fmt.Fprintln(w, v.Line())
+	return err
+}
+
+// lineMatcher and lineReport are what reconcileLines drives: a bank
+// statement's or a rail report's matcher and report.
+type lineMatcher[T any] interface {
+	screen(T, string) bool
+	match(context.Context, []T) error
+	missingInFile(context.Context) error
+}
+
+type lineReport interface {
+	finishTotals()
+	OK() bool
+	sortItems()
+	finish() // sets the verdict
+}
+
+// reconcileLines reads and matches the file's lines, then the ledger's
+// side, sums the totals, records a file that matched (record nil: no
+// records), and orders the items and gives the verdict.
+func reconcileLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func(int64, []string, error) (T, string),
+	m lineMatcher[T], rep lineReport, record func(context.Context) error) error {
+	if err := readLines(ctx, p, rows, parse, m.screen, m.match); err != nil {
+		return err
+	}
+	if err := m.missingInFile(ctx); err != nil {
+		return err
+	}
+	rep.finishTotals()
+	if rep.OK() && record != nil {
+		if err := record(ctx); err != nil {
+			return err
+		}
+	}
+	rep.sortItems()
+	rep.finish()
+	return nil
+}
