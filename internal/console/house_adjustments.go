@@ -27,13 +27,13 @@ const adjustmentsPath = "/house/adjustments"
 const adjustmentListMax = 100
 
 type adjustmentsData struct {
-	ShopNo  string // the list's filter (empty: every merchant's)
-	Rows    []adjustmentRow
-	CanAct  bool
-	Notice  string
-	Error   string
-	Value   map[string]string // the propose form as typed
-	Houses  []postings.AccountType
+	ShopNo string // the list's filter (empty: every merchant's)
+	Rows   []adjustmentRow
+	CanAct bool
+	Notice string
+	Error  string
+	Value  map[string]string // the propose form as typed
+	Houses []postings.AccountType
 }
 
 type adjustmentRow struct {

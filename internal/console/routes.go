@@ -75,7 +75,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST "+settlementPath, s.guard(permAudit, s.settlement))
 	m.HandleFunc("GET /audit/trail", s.guard(permAudit, s.trail))
 	m.HandleFunc("GET "+auditStatementPath, s.guard(permAudit, s.auditStatement))
-	m.HandleFunc("GET /audit/checkpoints", s.guard(permAudit, s.checkpoints))          // books.go
+	m.HandleFunc("GET /audit/checkpoints", s.guard(permAudit, s.checkpoints)) // books.go
 	m.HandleFunc("GET /audit/checkpoints/{id}/file", s.guard(permAudit, s.checkpointFile))
 	m.HandleFunc("GET /closes", s.guard(permCloses, s.closes))
 	m.HandleFunc("GET "+adjustmentsPath, s.guard(permAudit, s.adjustments)) // house_adjustments.go
