@@ -148,13 +148,15 @@ func (s *Server) adjustmentPropose(w http.ResponseWriter, r *http.Request, sess 
 		refuse(msg)
 		return
 	}
-	a, ok := s.auditBegin(w, r, sess, m.ID, "adjustment.propose", m.ShopNo, "reason "+in.Reason+", reference "+in.Reference)
+	// The target waits for the id (the row's target is set once, when
+	// empty: store.ResolveAudit).
+	a, ok := s.auditBegin(w, r, sess, m.ID, "adjustment.propose", "", "reason "+in.Reason+", reference "+in.Reference)
 	if !ok {
 		return
 	}
 	p, err := s.cfg.Adjustments.Propose(r.Context(), actorOf(sess), in)
 	if err != nil {
-		a.finish(err, 0, "", "")
+		a.finish(err, 0, m.ShopNo, "")
 		if postings.ErrorCode(err) == postings.EINVALID {
 			refuse(fieldMessage(err))
 			return
