@@ -40,6 +40,7 @@ type adjustmentRow struct {
 	*adjustment.Proposal
 	ShopNo string
 	Open   bool // PROPOSED: may still be decided
+	Own    bool // proposed by the session's user, who may not decide it (the store refuses; the page says so)
 }
 
 func (s *Server) adjustments(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -89,7 +90,8 @@ func (s *Server) renderAdjustments(w http.ResponseWriter, r *http.Request, sess 
 				s.domainError(w, r, err)
 				return
 			}
-			d.Rows = append(d.Rows, adjustmentRow{Proposal: p, ShopNo: shop, Open: p.Status == adjustment.StatusProposed})
+			d.Rows = append(d.Rows, adjustmentRow{Proposal: p, ShopNo: shop, Open: p.Status == adjustment.StatusProposed,
+				Own: p.ProposedBy == sess.user.Login}) // a login is unique (console_users_login_key)
 		}
 	}
 	s.render(w, r, status, "adjustments", "Adjustments", d)
