@@ -52,6 +52,7 @@ func TestEveryStateChangingRouteChecksCSRF(t *testing.T) {
 		"/users/":             {"{id}": strconv.FormatInt(financeID, 10), "{action}": "disable"},
 		"/house/users/":       {"{id}": strconv.FormatInt(auditorID, 10), "{action}": "disable"},
 		"/operator/merchants": {"{action}": "disable"},
+		"/house/adjustments/": {"{id}": "1", "{decision}": "reject"},
 	}
 
 	logins := []string{"ann.admin", "fred.finance", "rita.readonly", "bob.admin", "olga.operator", "aldo.auditor"}

@@ -59,6 +59,10 @@ type Bills interface {
 type Audit interface {
 	StatementAccounts(ctx context.Context, merchant int64, from, to time.Time) ([]audit.StatementAccount, error)
 	Verify(ctx context.Context, opts audit.VerifyOptions) (*audit.Report, error)
+	// The books pages' reads (books.go): stored checkpoints and closes.
+	Checkpoints(ctx context.Context, before int64, limit int) ([]audit.StoredCheckpoint, error)
+	CheckpointByID(ctx context.Context, id int64) (*audit.Checkpoint, error)
+	PeriodCloses(ctx context.Context, merchant, before int64, limit int) ([]audit.StoredClose, error)
 }
 
 // Cards are the card domain's reads and commands (*cards.Service).

@@ -53,6 +53,10 @@ func TestEveryConsoleFieldRefusesMalformedText(t *testing.T) {
 		{aldo, "GET", "/audit/journal", []string{"shopNo", "from"}},
 		{aldo, "GET", "/audit/statement", []string{"shopNo", "startDate", "endDate"}},
 		{aldo, "GET", "/audit/trail", []string{"before"}},
+		{aldo, "GET", "/audit/checkpoints", []string{"before"}},
+		{aldo, "GET", "/closes", []string{"shopNo", "before"}},
+		{aldo, "GET", "/house/adjustments", []string{"shopNo"}},
+		{olga, "POST", "/house/adjustments", []string{"shopNo", "mode", "reverses", "houseAccount", "direction", "amount", "currency", "reason", "reference"}},
 	}
 	bad := map[string]string{
 		"invalid UTF-8": "ab\xffcd",

@@ -102,6 +102,12 @@ func (f *fixture) consoleFuzzRoutes(t *testing.T) []fuzzRoute {
 		{"aldo.auditor", "GET", "/audit/trail", none, map[string]string{"before": "1000"}},
 		{"aldo.auditor", "GET", "/audit/statement", none, map[string]string{"shopNo": f.a.ShopNo, "startDate": "2026-01-01", "endDate": "2026-12-31"}},
 		{"aldo.auditor", "POST", "/audit/verify", none, map[string]string{"shopNo": f.a.ShopNo}},
+		{"aldo.auditor", "GET", "/audit/checkpoints", none, map[string]string{"before": "1000"}},
+		{"aldo.auditor", "GET", "/audit/checkpoints/{id}/file", map[string]string{"id": "1"}, none},
+		{"aldo.auditor", "GET", "/closes", none, map[string]string{"shopNo": f.a.ShopNo, "before": "1000"}},
+		{"olga.operator", "POST", "/house/adjustments", none, map[string]string{"shopNo": b, "mode": "free", "direction": "credit",
+			"amount": "1.00", "currency": "USD", "houseAccount": "world", "reason": "fuzz", "reference": "FUZZ-1"}},
+		{"olga.operator", "POST", "/house/adjustments/{id}/{decision}", map[string]string{"id": "1", "decision": "reject"}, map[string]string{"shopNo": b}},
 	}
 }
 

@@ -41,6 +41,7 @@ const (
 	permSignedIn                 // anyone signed in (logout)
 	permUsers                    // a merchant's console users: list, create, disable, enable, reset a password
 	permHouseUsers               // the house's console users (operators, auditors): the same actions
+	permCloses                   // the closed periods: the house's all, a merchant's admin and finance their own
 )
 
 // allowed is the whole table of who may do what.
@@ -53,6 +54,7 @@ var allowed = map[perm][]Role{
 	permSignedIn:     {RoleAdmin, RoleFinance, RoleReadonly, RoleOperator, RoleAuditor},
 	permUsers:        {RoleAdmin},
 	permHouseUsers:   {RoleOperator},
+	permCloses:       {RoleAdmin, RoleFinance, RoleOperator, RoleAuditor},
 }
 
 func (r Role) may(p perm) bool {

@@ -17,6 +17,7 @@ func TestRoleTable(t *testing.T) {
 		permSignedIn:     "admin finance readonly operator auditor",
 		permUsers:        "admin",
 		permHouseUsers:   "operator",
+		permCloses:       "admin finance operator auditor",
 	}
 	all := []Role{RoleAdmin, RoleFinance, RoleReadonly, RoleOperator, RoleAuditor}
 	for p, roles := range want {

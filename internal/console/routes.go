@@ -77,6 +77,13 @@ func (s *Server) routes() {
 	m.HandleFunc(railReportPath, s.guard(permAudit, s.railReport))       // GET the form, POST the report (audit_rail.go)
 	m.HandleFunc("GET /audit/trail", s.guard(permAudit, s.trail))
 	m.HandleFunc("GET "+auditStatementPath, s.guard(permAudit, s.auditStatement))
+	m.HandleFunc("GET /audit/checkpoints", s.guard(permAudit, s.checkpoints)) // books.go
+	m.HandleFunc("GET /audit/checkpoints/{id}/file", s.guard(permAudit, s.checkpointFile))
+	m.HandleFunc("GET /closes", s.guard(permCloses, s.closes))
+	m.HandleFunc("GET "+adjustmentsPath, s.guard(permAudit, s.adjustments)) // house_adjustments.go
+	m.HandleFunc("POST "+adjustmentsPath, s.guard(permOperate, s.adjustmentPropose))
+	m.HandleFunc("POST "+adjustmentsPath+"/{id}/{decision}", s.guard(permOperate, s.adjustmentDecide))
+	m.HandleFunc("GET "+adjustmentsPath+"/{id}/{decision}", s.guard(permOperate, backTo(func(*http.Request) string { return adjustmentsPath })))
 	m.HandleFunc("GET "+sanctionsPath, s.guard(permOperate, s.sanctionsPage))
 	m.HandleFunc("POST "+sanctionsPath, s.guard(permOperate, s.sanctionsUpload))
 	m.HandleFunc("POST "+sanctionsConfirmPath, s.guard(permOperate, s.sanctionsConfirm))

@@ -1,0 +1,207 @@
+package console
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/merchant"
+	"github.com/paygate/gateway/postings"
+)
+
+// The books' signed records (issue 30; docs/console.md, "Checkpoints and
+// closed periods"), read-only: the checkpoints (every merchant's journal
+// head under one signed Merkle root), each downloadable as the file
+// `gateway audit verify --checkpoint` takes, and the closed periods. The
+// reads are internal/audit's (books_read.go); nothing here signs or
+// closes: that is the CLI's and serve's, which hold the key.
+
+// booksPage is the size of a page of either list.
+const booksPage = 50
+
+// beforeCursor reads the lists' keyset cursor: the last id shown, absent
+// for the first page. ok is false after answering 400 naming it.
+func (s *Server) beforeCursor(w http.ResponseWriter, r *http.Request) (before int64, ok bool) {
+	v := r.URL.Query().Get("before")
+	if v == "" {
+		return 0, true
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		s.fail(w, r, http.StatusBadRequest, "before: must be an id, 1 or more")
+		return 0, false
+	}
+	return n, true
+}
+
+// nextBefore is the cursor of the page after one of n rows whose last id
+// is last: 0 (no further page) when the page was not full.
+func nextBefore(n int, last int64) int64 {
+	if n < booksPage {
+		return 0
+	}
+	return last
+}
+
+type checkpointsData struct {
+	Rows []checkpointRow
+	Next int64
+}
+
+type checkpointRow struct {
+	audit.StoredCheckpoint
+	RootShort, SigShort string
+}
+
+func (s *Server) checkpoints(w http.ResponseWriter, r *http.Request, sess *session) {
+	before, ok := s.beforeCursor(w, r)
+	if !ok {
+		return
+	}
+	cps, err := s.cfg.Audit.Checkpoints(r.Context(), before, booksPage)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	d := checkpointsData{Rows: make([]checkpointRow, len(cps))}
+	for i, c := range cps {
+		d.Rows[i] = checkpointRow{StoredCheckpoint: c, RootShort: shortHex(c.Root), SigShort: shortHex(c.Signature)}
+		d.Next = nextBefore(len(cps), c.ID)
+	}
+	s.render(w, r, http.StatusOK, "checkpoints", "Checkpoints", d)
+}
+
+// shortHex is a hash or a signature in short form: its first 8 and last 4
+// digits, as the audit reports shorten hashes.
+func shortHex(h string) string {
+	if len(h) <= 12 {
+		return h
+	}
+	return h[:8] + "…" + h[len(h)-4:]
+}
+
+// checkpointFile answers the stored checkpoint as the JSON file the CLI's
+// audit checkpoint printed: the same encoding, byte for byte, so that the
+// download is what audit verify --checkpoint reads.
+func (s *Server) checkpointFile(w http.ResponseWriter, r *http.Request, sess *session) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		s.notFound(w, r)
+		return
+	}
+	c, err := s.cfg.Audit.CheckpointByID(r.Context(), id)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		s.internal(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Disposition", "attachment; filename="+CheckpointFileName(id))
+	h.Set("Cache-Control", "no-store")
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// CheckpointFileName is the download's name: checkpoint-<id>.json.
+func CheckpointFileName(id int64) string { return "checkpoint-" + strconv.FormatInt(id, 10) + ".json" }
+
+type closesData struct {
+	House  bool   // the house's view: every merchant's, with a filter
+	ShopNo string // the filter as typed
+	Error  string
+	Rows   []closeRow
+	Next   int64
+}
+
+type closeRow struct {
+	audit.StoredClose
+	ShopNo, HashShort string
+}
+
+// closes lists the closed periods: a merchant's admin and finance users
+// their own merchant's only (taken from the session; a shopNo in the URL
+// is never read for them), the house's every merchant's or one's.
+func (s *Server) closes(w http.ResponseWriter, r *http.Request, sess *session) {
+	before, ok := s.beforeCursor(w, r)
+	if !ok {
+		return
+	}
+	d := closesData{House: !sess.user.Role.merchantRole()}
+	m := sess.user.MerchantID
+	if d.House {
+		d.ShopNo = r.URL.Query().Get("shopNo")
+		if d.ShopNo != "" {
+			mm, msg, err := s.shopFilter(r, d.ShopNo)
+			switch {
+			case err != nil:
+				s.domainError(w, r, err)
+				return
+			case msg != "":
+				d.Error = msg
+				s.render(w, r, http.StatusBadRequest, "closes", "Closed periods", d)
+				return
+			}
+			m = mm.ID
+		}
+	}
+	cs, err := s.cfg.Audit.PeriodCloses(r.Context(), m, before, booksPage)
+	if err != nil {
+		s.domainError(w, r, err)
+		return
+	}
+	shops := shopNames{s: s, r: r}
+	for _, c := range cs {
+		shop, err := shops.of(c.Merchant)
+		if err != nil {
+			s.domainError(w, r, err)
+			return
+		}
+		d.Rows = append(d.Rows, closeRow{StoredClose: c, ShopNo: shop, HashShort: shortHex(c.HeadHash)})
+		d.Next = nextBefore(len(cs), c.ID)
+	}
+	s.render(w, r, http.StatusOK, "closes", "Closed periods", d)
+}
+
+// shopFilter reads a house page's shopNo filter: the merchant, or the
+// refusal naming the field (the reader typed it: an unknown shop is said
+// so, as on the audit statement page).
+func (s *Server) shopFilter(r *http.Request, shop string) (*merchant.Merchant, string, error) {
+	if len(shop) > 64 || !postings.IsRefText(shop) {
+		return nil, "shopNo: is not a shop number", nil
+	}
+	m, err := s.cfg.Merchants.MerchantByShopNo(r.Context(), shop)
+	switch {
+	case postings.ErrorCode(err) == postings.ENOTFOUND:
+		return nil, "shopNo: no merchant has the shop number " + strconv.Quote(clip(shop, 64)), nil
+	case err != nil:
+		return nil, "", err
+	}
+	return m, "", nil
+}
+
+// shopNames looks up the shop numbers of a page's merchants, each once.
+type shopNames struct {
+	s    *Server
+	r    *http.Request
+	seen map[int64]string
+}
+
+func (n *shopNames) of(id int64) (string, error) {
+	if shop, ok := n.seen[id]; ok {
+		return shop, nil
+	}
+	m, err := n.s.cfg.Merchants.MerchantByID(n.r.Context(), id)
+	if err != nil {
+		return "", err
+	}
+	if n.seen == nil {
+		n.seen = map[int64]string{}
+	}
+	n.seen[id] = m.ShopNo
+	return m.ShopNo, nil
+}
