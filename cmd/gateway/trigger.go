@@ -21,6 +21,11 @@ import (
 // with a request without a card (a test merchant gets a 400, anyone else the 404
 // of an unknown path), so no live card is ever made.
 
+// triggerExpiryAdvance moves a test merchant's clock past a hold's expiry:
+// the sandbox's largest single advance, over the 7-day default. A gateway
+// set to hold longer than 30 days expires the hold on a later advance.
+const triggerExpiryAdvance = "30d"
+
 // triggerAmount is what an authorization moves (and the card holds).
 var triggerAmount = client.MustDecimal("1.00")
 
@@ -62,6 +67,16 @@ var triggers = map[string]func(ctx context.Context, t *trigger) error{
 		}
 		return err
 	},
+	"authorization.expired": func(ctx context.Context, t *trigger) error {
+		// The merchant's test clock past the hold's expiry (7 days by
+		// default, GATEWAY_HOLD_EXPIRY): the advance expires the holds that
+		// fall due before it answers (docs/api.md, "The test clock").
+		if _, err := t.authorize(ctx, triggerAmount); err != nil {
+			return err
+		}
+		_, err := t.c.SandboxAdvanceClock(ctx, client.SandboxClockAdvanceRequest{Duration: triggerExpiryAdvance})
+		return err
+	},
 	"card.refunded": func(ctx context.Context, t *trigger) error {
 		// A refund matches a capture: authorize and capture first.
 		id, err := t.authorize(ctx, triggerAmount)
@@ -77,8 +92,7 @@ var triggers = map[string]func(ctx context.Context, t *trigger) error{
 
 // untriggerable are the types no API call makes at once, with why.
 var untriggerable = map[string]string{
-	"authorization.expired": "a hold expires only when GATEWAY_HOLD_EXPIRY has passed (trigger authorization.approved and wait)",
-	"remittance.status":     "a remittance needs a beneficiary of its corridor: create one (POST /shop/remittance/create), then POST /shop/sandbox/remittance/settle",
+	"remittance.status": "a remittance needs a beneficiary of its corridor: create one (POST /shop/remittance/create), then POST /shop/sandbox/remittance/settle",
 }
 
 func cmdTrigger(ctx context.Context, e *env, args []string) error {
