@@ -1,0 +1,5 @@
+package reconcile_test
+
+import "testing"
+
+func (mo *month) checkFiles(t *testing.T) {}
