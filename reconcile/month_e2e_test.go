@@ -72,8 +72,10 @@ var scale = map[string]int64{"USD": 100, "EUR": 100, "GBP": 100, "JPY": 1, "KWD"
 type (
 	shopRec struct {
 		m          *merchant.Merchant
+		creds      *merchant.Credentials
 		currencies []string
 		cards      []*cards.Card
+		owing      *cards.Card // a card that owes since an over-capture (month_owing_test.go)
 		deposits   []depositRec
 	}
 	depositRec struct {
@@ -119,7 +121,11 @@ func newMonth(t *testing.T, seed uint64) *month {
 	mo.setRates(t)
 	mo.maker, mo.checker = mo.houseUser(t, "month.maker"), mo.houseUser(t, "month.checker")
 	for _, curs := range monthMerchants {
-		mo.shops = append(mo.shops, &shopRec{m: f.merchant(t, curs...), currencies: curs})
+		m, creds, err := f.l.CreateMerchant(context.Background(), merchant.Spec{Name: "Month shop", Currencies: curs})
+		if err != nil {
+			t.Fatalf("CreateMerchant: %v", err)
+		}
+		mo.shops = append(mo.shops, &shopRec{m: m, creds: creds, currencies: curs})
 	}
 	return mo
 }
@@ -218,6 +224,12 @@ func (mo *month) shopDay(t *testing.T, d, i int, sh *shopRec) {
 	if d == 10 && i == 0 {
 		mo.wrongDeposit(t, sh)
 	}
+	if sh.owing != nil {
+		mo.repay(t, sh)
+	}
+	if d%7 == 3 {
+		mo.overCapture(t, sh)
+	}
 	c := sh.cards[mo.rng.IntN(len(sh.cards))]
 	tr := cards.TransferInput{CardNo: c.CardNo, Currency: c.Currency, Amount: mo.amount(c.Currency, 20, 120), Direction: cards.DirectionIn}
 	if mo.rng.IntN(5) == 0 {
@@ -239,7 +251,7 @@ func (mo *month) shopDay(t *testing.T, d, i int, sh *shopRec) {
 
 func (mo *month) deposit(t *testing.T, sh *shopRec, cur string, minor int64) depositRec {
 	t.Helper()
-	ref := fmt.Sprintf("BNK-%s-%d-%s", sh.m.ShopNo, len(sh.deposits)+1, cur)
+	ref := fmt.Sprintf("BNK-%s-%03d-%s", sh.m.ShopNo, mo.stats["deposit"]+1, cur)
 	res, err := deposit.New(mo.l.Ledger).Deposit(context.Background(), sh.m.ID, cur, minor, ref, nil)
 	if err != nil {
 		t.Fatalf("Deposit %s: %v", ref, err)
@@ -408,4 +420,3 @@ func (mo *month) remit(t *testing.T, sh *shopRec) {
 	mo.stats["remit "+end]++
 	mo.tick(t)
 }
-
