@@ -29,7 +29,7 @@ func (mo *month) checkBooks(t *testing.T) {
 	for _, sh := range mo.shops {
 		lines := mo.billJSON(t, srv, sh)
 		mo.billCSVIsJSON(t, srv, sh, lines)
-		sums := map[string]*apd.Decimal{} // currency + " " + account → Σ amount
+		sums := map[string]*apd.Decimal{}  // currency + " " + account → Σ amount
 		byCat := map[string]*apd.Decimal{} // currency + " " + class + " " + category
 		fees := map[string]*apd.Decimal{}
 		for _, ln := range lines {

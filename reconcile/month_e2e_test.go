@@ -101,16 +101,18 @@ type (
 
 type month struct {
 	*fixture
-	rng        *mrand.Rand
-	shops      []*shopRec
-	open       []openAuth
-	clearings  []clearingRec
-	rails      []railRec
-	maker      adjustment.Actor
-	checker    adjustment.Actor
-	reversed   depositRec // the deposit the maker–checker adjustment reverses
-	stats      map[string]int
-	start, end time.Time
+	rng       *mrand.Rand
+	shops     []*shopRec
+	open      []openAuth
+	clearings []clearingRec
+	rails     []railRec
+	maker     adjustment.Actor
+	checker   adjustment.Actor
+	reversed  depositRec // the deposit the maker–checker adjustment reverses
+	// reversedMerchant is the merchant of the reversed deposit.
+	reversedMerchant int64
+	stats            map[string]int
+	start, end       time.Time
 }
 
 func newMonth(t *testing.T, seed uint64) *month {
@@ -284,7 +286,7 @@ func (mo *month) wrongDeposit(t *testing.T, sh *shopRec) {
 	if _, err := adj.Approve(ctx, mo.checker, sh.m.ID, p.ID); err != nil {
 		t.Fatalf("Approve: %v", err)
 	}
-	mo.reversed = r
+	mo.reversed, mo.reversedMerchant = r, sh.m.ID
 	mo.stats["adjustment"]++
 	mo.tick(t)
 }
