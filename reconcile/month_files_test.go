@@ -90,6 +90,16 @@ func (mo *month) checkFiles(t *testing.T) {
 	}
 }
 
+// outcome is what a check needs of a report: the exit status, the items'
+// categories (named by name), the matched count, whether it was recorded.
+func outcome[I any](v reconcile.Verdict, items []I, name func(I) string, matched int64, rec *reconcile.Run) (int, []string, int64, bool) {
+	var out []string
+	for _, it := range items {
+		out = append(out, name(it))
+	}
+	return v.Status, out, matched, rec != nil
+}
+
 // sameItems compares item lists as multisets.
 func sameItems(got, want []string) bool {
 	a, b := append([]string(nil), got...), append([]string(nil), want...)
@@ -119,11 +129,7 @@ func (mo *month) settlementFile() *monthFile {
 		if err != nil {
 			return -1, []string{err.Error()}, 0, false
 		}
-		var items []string
-		for _, it := range rep.Items {
-			items = append(items, it.Category)
-		}
-		return rep.Verdict.Status, items, rep.Counts.Matched, rep.Recorded != nil
+		return outcome(rep.Verdict, rep.Items, func(it reconcile.SettlementItem) string { return it.Category }, rep.Counts.Matched, rep.Recorded)
 	}
 	return f
 }
@@ -149,15 +155,12 @@ func (mo *month) bankFile(sh *shopRec) *monthFile {
 		if err != nil {
 			return -1, []string{err.Error()}, 0, false
 		}
-		var items []string
-		for _, it := range rep.Items {
+		return outcome(rep.Verdict, rep.Items, func(it reconcile.BankItem) string {
 			if it.Category == "missing_in_file" && it.Reference == mo.reversed.ref {
-				items = append(items, it.Category+" "+it.Reference)
-				continue
+				return it.Category + " " + it.Reference // the known gap, by name
 			}
-			items = append(items, it.Category)
-		}
-		return rep.Verdict.Status, items, rep.Counts.Matched, rep.Recorded != nil
+			return it.Category
+		}, rep.Counts.Matched, rep.Recorded)
 	}
 	return f
 }
@@ -174,11 +177,7 @@ func (mo *month) railFile() *monthFile {
 		if err != nil {
 			return -1, []string{err.Error()}, 0, false
 		}
-		var items []string
-		for _, it := range rep.Items {
-			items = append(items, it.Category)
-		}
-		return rep.Verdict.Status, items, rep.Counts.Matched, rep.Recorded != nil
+		return outcome(rep.Verdict, rep.Items, func(it reconcile.RailItem) string { return it.Category }, rep.Counts.Matched, rep.Recorded)
 	}
 	return f
 }
