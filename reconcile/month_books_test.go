@@ -39,7 +39,7 @@ func (mo *month) checkBooks(t *testing.T) {
 			if sums[k].Cmp(dec(t, ln.BalanceAfter.String())) != 0 {
 				t.Errorf("%s %s line %s: balanceAfter %s, the lines sum to %s", sh.m.ShopNo, k, ln.BillID, ln.BalanceAfter, sums[k])
 			}
-			cat, ok := bill.CategoryOf(ln.Type)
+			cat, ok := monthCategories[ln.Type]
 			if !ok {
 				t.Errorf("%s: line type %s has no reporting category", sh.m.ShopNo, ln.Type)
 			}
@@ -63,6 +63,18 @@ func (mo *month) checkBooks(t *testing.T) {
 	}
 	t.Logf("bill lines by type: %v", seen)
 	gatewaytest.Verify(t, mo.l.Ledger)
+}
+
+// monthCategories is docs/finance.md's table of reporting categories,
+// written out here rather than read from internal/bill, so that the report's
+// categories are checked against the documented mapping, not against
+// themselves.
+var monthCategories = map[string]bill.Category{
+	"CARD_FUND": "card_funding", "CARD_TRANSFER_IN": "card_funding", "CARD_TRANSFER_OUT": "card_funding",
+	"CARD_CANCEL_REFUND": "card_funding", "CARD_SETTLE": "card_spend", "CARD_REFUND": "refunds", "FEE": "fees",
+	"FEE_REFUND": "fees", "REMIT_OUT": "remittances", "REMIT_RETURN": "remittances", "REMIT_SETTLE": "remittances",
+	"FX": "fx", "ADJUSTMENT": "adjustments", "DEPOSIT": "deposits", "CARD_AUTH": "holds", "CARD_AUTH_RELEASE": "holds",
+	"REVERSAL": "holds", "RECEIVABLE": "receivables", "RECEIVABLE_RECOVERY": "receivables",
 }
 
 // classOf is the balance report's class of a bill line's account type.
