@@ -5,7 +5,8 @@
 // check_test.go):
 //
 //   - a workload generator drawn from one seed creates merchants and cards,
-//     deposits, transfers, freezes and cancels cards, authorizes, clears,
+//     deposits (half with a bank reference, a few reversed by a maker–checker
+//     adjustment: finance_test.go), transfers, freezes and cancels cards, authorizes, clears,
 //     reverses and refunds (network messages delivered out of order and
 //     duplicated), also in other currencies than the card's with rates from
 //     the seed and sequences of partial reversals, clearings and refunds

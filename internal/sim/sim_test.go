@@ -244,7 +244,7 @@ func (s *sim) runStep() {
 	r := s.rng.IntN(100)
 	switch {
 	case r < 6 || s.md.get(fundOf(m)) < 1_000_00:
-		s.exec(s.opDeposit(m), s.pickFault())
+		s.depositStep(m) // with a bank reference, now and then reversed (finance_test.go)
 	case r < 14 || live < 2:
 		if len(m.cards) >= 40 {
 			s.exec(s.opDeposit(m), s.pickFault())
