@@ -40,9 +40,14 @@ type LedgerDeposit struct {
 // read with the line from the journal in the same statement.
 type JournalDeposits struct{ DB bun.IDB }
 
+// A deposit that an approved adjustment reversed (an ADJUSTMENT entry whose
+// metadata names it, corrects_seq; internal/adjustment) is not expected on
+// the bank statement: the books say the money never came.
 const depositColumns = `select e.id as entry_id, b.merchant_seq, coalesce(b.tx_id, '') as reference, b.amount, b.currency, b.created_at
 	from bill b join entries e on e.merchant_id = b.merchant_id and e.merchant_seq = b.merchant_seq
-	where b.merchant_id = ? and b.kind = 'DEPOSIT' and b.account_type = 'funding' and b.amount > 0`
+	where b.merchant_id = ? and b.kind = 'DEPOSIT' and b.account_type = 'funding' and b.amount > 0
+	  and not exists (select 1 from entries r where r.merchant_id = b.merchant_id and r.kind = 'ADJUSTMENT'
+	                  and r.metadata->>'corrects_seq' = b.merchant_seq::text)`
 
 // DepositsByReference implements BankSource. The references are bound as
 // one array literal: each is a reference's text ([A-Za-z0-9_.:-]), so no
