@@ -48,7 +48,7 @@ func volumeCharts(vol []volumeDay, from time.Time, days int) []chart {
 		for _, m := range perDay {
 			maxV = max(maxV, m)
 		}
-		c := chart{Currency: cur, Max: money(maxV, cur), Width: days * (barWidth + barGap), Height: chartHeight}
+		c := chart{Currency: cur, Max: moneyText(maxV, cur), Width: days * (barWidth + barGap), Height: chartHeight}
 		for i, m := range perDay {
 			h := 0
 			if maxV > 0 {
@@ -58,7 +58,7 @@ func volumeCharts(vol []volumeDay, from time.Time, days int) []chart {
 				}
 			}
 			c.Bars = append(c.Bars, bar{X: i * (barWidth + barGap), Y: chartHeight - h, W: barWidth, H: h,
-				Label: from.AddDate(0, 0, i).Format("2006-01-02") + ": " + money(m, cur) + " (" + strconv.Itoa(i+1) + "/" + strconv.Itoa(days) + ")"})
+				Label: from.AddDate(0, 0, i).Format("2006-01-02") + ": " + moneyText(m, cur) + " (" + strconv.Itoa(i+1) + "/" + strconv.Itoa(days) + ")"})
 		}
 		out = append(out, c)
 	}
