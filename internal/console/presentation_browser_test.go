@@ -100,5 +100,5 @@ func TestPresentationAt1366(t *testing.T) {
 	if s := eval[string](t, o, `(e => e ? e.title.length + ':' + e.textContent.length : '')(document.querySelector('#journal code.hash'))`); s != "64:17" {
 		t.Errorf("journal hash (title length:shown length) %q, want 64:17", s)
 	}
-	
+
 }
