@@ -28,7 +28,7 @@ func TestMerchantAdminInTheBrowser(t *testing.T) {
 	}
 	// 6 × 1,000.00 deposited, 123.45 and 50.00 onto cards.
 	bal := b.text(t, "#balances")
-	for _, want := range []string{"5826.55 USD", "2500.50 EUR"} {
+	for _, want := range []string{"5,826.55 USD", "2,500.50 EUR"} {
 		if !strings.Contains(bal, want) {
 			t.Errorf("balances %q lack %s", bal, want)
 		}

@@ -193,7 +193,7 @@ func TestOperatorDeposits(t *testing.T) {
 		t.Fatalf("funding %d -> %d, deposits %d -> %d", before, after, count, f.depositEntries(t, f.a.ID))
 	}
 	cur, _ := postings.LookupCurrency("USD")
-	if s := b.text(t, `#funding-table tr[data-currency="USD"] td.num`); s != postings.FormatMinor(after, cur) {
+	if s := b.text(t, `#funding-table tr[data-currency="USD"] td.num`); strings.ReplaceAll(s, ",", "") != postings.FormatMinor(after, cur) {
 		t.Errorf("funding shown %q, want %s", s, postings.FormatMinor(after, cur))
 	}
 	b.shot(t, "merchant-deposited")

@@ -67,9 +67,10 @@ func loadPages() (*pages, error) {
 			}
 			return t.UTC().Format("2006-01-02 15:04:05")
 		},
-		"deref":  func(p *int) int { return *p },
-		"derefs": func(p *string) string { return *p },
-		"hex":    func(h postings.Hash) string { return h.String() },
+		"deref":     func(p *int) int { return *p },
+		"derefs":    func(p *string) string { return *p },
+		"hex":       func(h postings.Hash) string { return h.String() },
+		"shorthash": shortHash,
 	}
 	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
@@ -90,16 +91,6 @@ func loadPages() (*pages, error) {
 		p.set[strings.TrimSuffix(path.Base(n), ".html")] = t
 	}
 	return p, nil
-}
-
-// money formats minor units with the currency's exponent; an unknown
-// currency shows its minor units.
-func money(minor int64, cur string) string {
-	c, err := postings.LookupCurrency(cur)
-	if err != nil {
-		return fmt.Sprintf("%d (minor units) %s", minor, cur)
-	}
-	return postings.FormatMinor(minor, c) + " " + cur
 }
 
 // view is what every page's template gets.

@@ -31,7 +31,7 @@ func TestBalanceReportPage(t *testing.T) {
 
 	status, page := u.get(t, "/reports/balance"+q)
 	// 6 deposits of 1,000.00 USD, less the two cards' 123.45 and 50.00.
-	for _, want := range []string{`id="balance-report"`, "Pacific/Kiritimati", "5826.55 USD", "173.45 USD", "2500.50 EUR", "deposits", "receivables"} {
+	for _, want := range []string{`id="balance-report"`, "Pacific/Kiritimati", "5,826.55 USD", "173.45 USD", "2,500.50 EUR", "deposits", "receivables"} {
 		if status != http.StatusOK || !strings.Contains(page, want) {
 			t.Errorf("report page: %d, no %q\n%s", status, want, page)
 		}
@@ -91,7 +91,7 @@ func TestBalanceReportPage(t *testing.T) {
 
 	// Bolt's admin sees Bolt's 1,000.00 USD, less its card's 10.00.
 	_, page = newWebUser(t, f, "bob.admin").get(t, "/reports/balance"+q)
-	if !strings.Contains(page, "990.00 USD") || strings.Contains(page, "5826.55") || strings.Contains(page, "EUR") {
+	if !strings.Contains(page, "990.00 USD") || strings.Contains(page, "5,826.55") || strings.Contains(page, "EUR") {
 		t.Errorf("another merchant's report shows the first's figures")
 	}
 	if status, _ := newWebUser(t, f, "olga.operator").get(t, "/reports/balance"+q); status != http.StatusForbidden {

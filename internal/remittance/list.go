@@ -11,8 +11,9 @@ import (
 // The console's lists of remittances: a merchant's, page by page, and the
 // ones that are stuck. Bounded by the caller's limit.
 
-// ListItem is one remittance in a merchant's list, without its
-// beneficiary and history (Remittance reads those).
+// ListItem is one remittance in a merchant's list, with its beneficiary's
+// name and country (what tells the rows apart for a person) but not the
+// rest of the beneficiary or the history (Remittance reads those).
 type ListItem struct {
 	TxID      string    `bun:"tx_id"`
 	PayerID   string    `bun:"payer_id"`
@@ -23,6 +24,10 @@ type ListItem struct {
 	Status    string    `bun:"status"`
 	CreatedAt time.Time `bun:"created_at"`
 	UpdatedAt time.Time `bun:"updated_at"`
+	// The beneficiary's name and ISO country, as the merchant sent them
+	// ("" when the stored beneficiary lacks one).
+	BeneficiaryName    string `bun:"beneficiary_name"`
+	BeneficiaryCountry string `bun:"beneficiary_country"`
 }
 
 // List returns up to limit of merchant's remittances newest first, of one
@@ -33,7 +38,9 @@ type ListItem struct {
 // lists nothing.
 func (s *Service) List(ctx context.Context, merchant int64, status, before string, limit int) ([]ListItem, error) {
 	var out []ListItem
-	err := s.l.DB().NewRaw(`select r.tx_id, r.payer_id, r.amount, r.fee, r.currency, r.rail, r.status, r.created_at, r.updated_at
+	err := s.l.DB().NewRaw(`select r.tx_id, r.payer_id, r.amount, r.fee, r.currency, r.rail, r.status, r.created_at, r.updated_at,
+		       coalesce(r.beneficiary ->> 'name', '') as beneficiary_name,
+		       coalesce(r.beneficiary ->> 'country', '') as beneficiary_country
 		from remittances r
 		where r.merchant_id = ?0 and (?1 = '' or r.status = ?1)
 		  and (?2 = '' or (r.created_at, r.tx_id) < (select b.created_at, b.tx_id from remittances b
