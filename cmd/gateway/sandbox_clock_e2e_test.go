@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/paygate/gateway/api/client"
@@ -33,39 +32,8 @@ func TestSandboxTestModeEndToEnd(t *testing.T) {
 		return m
 	}
 	tm, other, live := createTest("Clock shop"), createTest("Other clock shop"), g.createMerchant("Live shop", "USD")
-	events := make(chan client.CallbackEvent, 64)
-	rcv := httptest.NewServer(client.CallbackHandler(tm.PrivateKey, client.CallbackOptions{}, func(_ context.Context, e client.CallbackEvent) error {
-		events <- e
-		return nil
-	}))
-	defer rcv.Close()
-	g.mustRun("merchant", "callback-url", "--shop-no", tm.ShopNo, "--url", rcv.URL+"/hooks")
-	next := func(typ string) any {
-		t.Helper()
-		for {
-			select {
-			case e := <-events:
-				if e.EventType != typ {
-					continue
-				}
-				data, err := client.DecodeEventData(e)
-				if err != nil {
-					t.Fatalf("callback %s: %v", typ, err)
-				}
-				return data
-			case <-ctx.Done():
-				t.Fatalf("no %s callback", typ)
-			}
-		}
-	}
-	newClient := func(c credentials) *client.Client {
-		cl, err := client.New(client.Config{BaseURL: s.url(""), ShopNo: c.ShopNo, PublicKey: c.PublicKey, HTTPClient: s.client})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cl
-	}
-	c, oc, lc := newClient(tm), newClient(other), newClient(live)
+	next, _ := receiveCallbacks(ctx, t, g, tm.ShopNo, tm.PrivateKey)
+	c, oc, lc := s.shopClient(t, tm.ShopNo, tm.PublicKey), s.shopClient(t, other.ShopNo, other.PublicKey), s.shopClient(t, live.ShopNo, live.PublicKey)
 	card, err := c.CreateCard(ctx, client.CreateCardRequest{BIN: "453201", Currency: "USD", Amount: client.MustDecimal("100.00")})
 	if err != nil {
 		t.Fatal(err)

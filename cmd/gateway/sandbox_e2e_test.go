@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -54,41 +53,8 @@ func TestSandboxEndToEnd(t *testing.T) {
 		g.deposit(m, "USD", "1000.00")
 	}
 
-	events := make(chan client.CallbackEvent, 64)
-	rcv := httptest.NewServer(client.CallbackHandler(tm.PrivateKey, client.CallbackOptions{}, func(_ context.Context, e client.CallbackEvent) error {
-		events <- e
-		return nil
-	}))
-	defer rcv.Close()
-	g.mustRun("merchant", "callback-url", "--shop-no", tm.ShopNo, "--url", rcv.URL+"/hooks")
-	// next waits for the next callback of type typ (others are skipped).
-	next := func(typ string) any {
-		t.Helper()
-		for {
-			select {
-			case e := <-events:
-				if e.EventType != typ {
-					continue
-				}
-				data, err := client.DecodeEventData(e)
-				if err != nil {
-					t.Fatalf("callback %s: %v", typ, err)
-				}
-				return data
-			case <-ctx.Done():
-				t.Fatalf("no %s callback", typ)
-			}
-		}
-	}
-
-	newClient := func(c credentials) *client.Client {
-		cl, err := client.New(client.Config{BaseURL: s.url(""), ShopNo: c.ShopNo, PublicKey: c.PublicKey, HTTPClient: s.client})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cl
-	}
-	c, lc, oc := newClient(tm.credentials), newClient(live), newClient(other.credentials)
+	next, rcvURL := receiveCallbacks(ctx, t, g, tm.ShopNo, tm.PrivateKey)
+	c, lc, oc := s.shopClient(t, tm.ShopNo, tm.PublicKey), s.shopClient(t, live.ShopNo, live.PublicKey), s.shopClient(t, other.ShopNo, other.PublicKey)
 	card, err := c.CreateCard(ctx, client.CreateCardRequest{BIN: "453201", Currency: "USD", Amount: client.MustDecimal("100.00")})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +119,7 @@ func TestSandboxEndToEnd(t *testing.T) {
 		Extra: map[string]string{"routing_number": "021000021", "account_type": "CHECKING"}}
 	create := func(cl *client.Client, amount string) string {
 		rm, err := cl.CreateRemittance(ctx, client.CreateRemittanceRequest{PayerID: "payer-1", Amount: client.MustDecimal(amount),
-			Currency: "USD", Beneficiary: ben, CallbackURL: rcv.URL + "/remit"})
+			Currency: "USD", Beneficiary: ben, CallbackURL: rcvURL + "/remit"})
 		if err != nil {
 			t.Fatalf("CreateRemittance: %v", err)
 		}
