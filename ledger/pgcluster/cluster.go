@@ -180,7 +180,7 @@ func (c *Cluster) createDatabase(ctx context.Context, dbname, owner string) erro
 	}
 	// CREATE DATABASE takes no bind parameters; the name is quoted as an
 	// identifier by PostgreSQL's own rules.
-	stmt := "create database " + quoteIdent(dbname)
+	stmt := "create database " + quoteIdent(dbname) //nolint:gosec // G202: an identifier, quoted by quoteIdent
 	if owner != "" {
 		stmt += " owner " + quoteIdent(owner)
 	}
@@ -250,7 +250,7 @@ func (c *Cluster) initdb(ctx context.Context, bin Binaries, owner *user.User, op
 }
 
 func (c *Cluster) start(ctx context.Context, bin Binaries, owner *user.User, opts Options) error {
-	settings := map[string]string{
+	settings := map[string]string{ //nolint:gosec // G101: file names of the server's TLS key, not credentials
 		"listen_addresses":        opts.ListenAddresses,
 		"port":                    strconv.Itoa(c.port),
 		"unix_socket_directories": c.socketDir,
