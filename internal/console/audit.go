@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -38,7 +40,7 @@ func (s *Server) merchantOfQuery(ctx context.Context, shop string) (*merchant.Me
 
 func (s *Server) journal(w http.ResponseWriter, r *http.Request, sess *session) {
 	shop := r.URL.Query().Get("shopNo")
-	from, err := queryInt(r, "from", 1, 1<<62, 1)
+	from, err := host.QueryInt(r, "from", 1, 1<<62, 1)
 	if err != nil {
 		s.domainError(w, r, err)
 		return
@@ -125,7 +127,7 @@ type trailData struct {
 const trailPageMax = 100
 
 func (s *Server) trail(w http.ResponseWriter, r *http.Request, sess *session) {
-	before, err := queryInt(r, "before", 0, 1<<62, 0)
+	before, err := host.QueryInt(r, "before", 0, 1<<62, 0)
 	if err != nil {
 		s.domainError(w, r, err)
 		return

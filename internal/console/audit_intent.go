@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"context"
 	"net/http"
 	"time"
@@ -96,11 +98,11 @@ func (a *auditIntent) end(outcome string, code postings.Code, merchant int64, ta
 	detail := a.detail
 	// The result is appended in the room the intent left, made safe like
 	// every value; with less room than a hash needs, the code alone says it.
-	if room := auditDetailMax - utf8.RuneCountInString(detail) - 2; more != "" && room >= 100 {
-		detail = joinDetail(detail, safeValue(more, room))
+	if room := host.AuditDetailMax - utf8.RuneCountInString(detail) - 2; more != "" && room >= 100 {
+		detail = joinDetail(detail, host.SafeValue(more, room))
 	}
 	if target != "" {
-		target = safeValue(target, auditTargetMax)
+		target = host.SafeValue(target, host.AuditTargetMax)
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(a.r.Context()), auditResolveTimeout)
 	defer cancel()

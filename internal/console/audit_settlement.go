@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"net/http"
 	"strconv"
 
@@ -56,7 +58,7 @@ func (s *Server) settlement(w http.ResponseWriter, r *http.Request, sess *sessio
 			return
 		}
 	}
-	name := safeValue(hdr.Filename, auditTargetMax) // what was sent, never dropped (audit_trail.go)
+	name := host.SafeValue(hdr.Filename, host.AuditTargetMax) // what was sent, never dropped (audit_trail.go)
 	rep, err := reconcile.Settlement(r.Context(), s.cfg.Settlements, reconcile.NewRecords(s.cfg.DB),
 		reconcile.SettlementInput{File: f, Name: name, Period: period, Actor: "console:" + sess.user.Login})
 	if reconcile.IsUnusable(err) {

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"mime/multipart"
 	"net/http"
 	"strconv"
@@ -44,7 +46,7 @@ func (s *Server) reconcileUpload(w http.ResponseWriter, r *http.Request, sess *s
 			return
 		}
 	}
-	name := safeValue(hdr.Filename, auditTargetMax)
+	name := host.SafeValue(hdr.Filename, host.AuditTargetMax)
 	res, err := run(f, name, period, "console:"+sess.user.Login)
 	switch {
 	case reconcile.IsUnusable(err):

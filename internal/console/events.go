@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"net/http"
 	"regexp"
 
@@ -80,7 +82,7 @@ type statementData struct {
 }
 
 func (s *Server) statement(w http.ResponseWriter, r *http.Request, sess *session) {
-	start, end, err := parseDays(r, s.now(), 30)
+	start, end, err := host.ParseDays(r, s.now(), 30)
 	if err != nil {
 		s.domainError(w, r, err)
 		return

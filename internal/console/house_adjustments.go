@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"net/http"
 	"net/url"
 	"strconv"
@@ -160,7 +162,7 @@ func (s *Server) adjustmentPropose(w http.ResponseWriter, r *http.Request, sess 
 	if err != nil {
 		a.finish(err, 0, m.ShopNo, "")
 		if postings.ErrorCode(err) == postings.EINVALID {
-			refuse(fieldMessage(err))
+			refuse(host.FieldMessage(err))
 			return
 		}
 		s.domainError(w, r, err)

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"net/http"
 	"strconv"
 	"strings"
@@ -20,7 +22,7 @@ type merchantsData struct {
 }
 
 func (s *Server) merchantList(w http.ResponseWriter, r *http.Request, sess *session) {
-	after, err := queryInt(r, "after", 0, 1<<30, 0)
+	after, err := host.QueryInt(r, "after", 0, 1<<30, 0)
 	if err != nil {
 		s.domainError(w, r, err)
 		return
@@ -41,7 +43,7 @@ func (s *Server) merchantList(w http.ResponseWriter, r *http.Request, sess *sess
 // create) and shows the credentials once.
 func (s *Server) merchantCreate(w http.ResponseWriter, r *http.Request, sess *session) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	if name == "" || len(name) > 200 || hasControl(name) {
+	if name == "" || len(name) > 200 || host.HasControl(name) {
 		s.fail(w, r, http.StatusBadRequest, "name: 1 to 200 bytes, without control characters")
 		return
 	}

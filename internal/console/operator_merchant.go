@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"context"
 	"net/http"
 	"strings"
@@ -210,7 +212,7 @@ func (s *Server) merchantWhitelist(w http.ResponseWriter, r *http.Request, sess 
 		return
 	}
 	for _, f := range fields {
-		if hasControl(strings.TrimSpace(f)) || len(f) > 64 {
+		if host.HasControl(strings.TrimSpace(f)) || len(f) > 64 {
 			s.refuse(w, r, m, "whitelist", "ip_whitelist: "+clip(strings.TrimSpace(f), 64)+" is not an address or a CIDR prefix", value)
 			return
 		}

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"bytes"
 	"context"
 	"errors"
@@ -56,7 +58,7 @@ type sanctionsConfirmData struct {
 }
 
 func (s *Server) sanctionsPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	loaded, err := queryInt(r, "loaded", 1, 1<<62, 0)
+	loaded, err := host.QueryInt(r, "loaded", 1, 1<<62, 0)
 	if err != nil {
 		s.domainError(w, r, err)
 		return
@@ -82,7 +84,7 @@ func (s *Server) sanctionsUpload(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	defer f.Close()
-	name := safeValue(hdr.Filename, auditTargetMax) // what was sent, never dropped (audit_trail.go)
+	name := host.SafeValue(hdr.Filename, host.AuditTargetMax) // what was sent, never dropped (audit_trail.go)
 	data, count, sample, err := readSanctionsUpload(f)
 	if err != nil {
 		msg := "file: " + postings.AsError(err).Message

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"mime"
 	"net/http"
 	"net/url"
@@ -37,7 +39,7 @@ func (q reportQuery) values() string {
 
 func (s *Server) parseReport(r *http.Request) (reportQuery, error) {
 	var q reportQuery
-	start, end, err := parseDays(r, s.now(), billDaysDefault)
+	start, end, err := host.ParseDays(r, s.now(), billDaysDefault)
 	if err != nil {
 		return q, err
 	}

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"context"
 	"net/http"
 	"strings"
@@ -59,7 +61,7 @@ func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, sess *session, a
 // and /account's), records a refusal in the audit trail and answers it.
 func (s *Server) confirmUser(w http.ResponseWriter, r *http.Request, sess *session, action, purpose, cur, code string,
 	refuse func(status int, msg string)) bool {
-	out, err := s.checkCredentials(r.Context(), clientAddr(r), purpose, func(ctx context.Context) (*userRow, error) {
+	out, err := s.checkCredentials(r.Context(), host.ClientAddr(r), purpose, func(ctx context.Context) (*userRow, error) {
 		return s.store.userByID(ctx, sess.user.ID)
 	}, cur, code)
 	switch {

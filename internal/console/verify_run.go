@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/paygate/gateway/internal/console/host"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -171,7 +173,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, sess *session) {
 		opts.Merchant = m.ID
 	}
 	s.record(r, sess, "ok", opts.Merchant, "audit.verify.start", shop, "run "+run.ID)
-	user, addr := *sess.user, clientAddr(r)
+	user, addr := *sess.user, host.ClientAddr(r)
 	go s.runVerify(run, opts, user, addr)
 	http.Redirect(w, r, "/audit/verify/"+run.ID, http.StatusSeeOther)
 }
