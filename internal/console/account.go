@@ -1,8 +1,6 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"errors"
 	"net/http"
 	"regexp"
@@ -10,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/paygate/gateway/internal/console/auth"
-
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/postings"
 )

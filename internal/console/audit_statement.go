@@ -1,12 +1,11 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"

@@ -1,9 +1,9 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"net/http"
+
+	"github.com/paygate/gateway/internal/console/host"
 )
 
 // Writing the audit trail (docs/console.md, "The audit trail"). Two rules

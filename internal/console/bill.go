@@ -1,8 +1,6 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"encoding/csv"
 	"mime"
 	"net/http"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/bill"
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 

@@ -1,11 +1,10 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"net/http"
 	"regexp"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
@@ -61,7 +60,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, sess *session) {
 		return
 	}
 	_, err := s.cfg.Deliveries.ReplayEvent(r.Context(), sess.user.MerchantID, id)
-	a.finish(err, 0, "", "")
+	a.Finish(err, 0, "", "")
 	if err != nil {
 		s.domainError(w, r, err)
 		return

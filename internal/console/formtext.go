@@ -1,13 +1,12 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"errors"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 

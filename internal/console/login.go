@@ -1,15 +1,13 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"context"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/paygate/gateway/internal/console/auth"
-
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 

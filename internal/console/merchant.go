@@ -1,8 +1,6 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"net/http"
 	"regexp"
 	"sort"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -173,7 +172,7 @@ func (s *Server) cardAction(w http.ResponseWriter, r *http.Request, sess *sessio
 	case "cancel":
 		_, err = s.cfg.Cards.CancelCard(ctx, m, no, nil)
 	}
-	a.finish(err, 0, "", "")
+	a.Finish(err, 0, "", "")
 	if err != nil {
 		s.domainError(w, r, err)
 		return

@@ -1,13 +1,12 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"context"
 	"net/http"
 	"time"
 
 	"github.com/paygate/gateway/internal/console/auth"
+	"github.com/paygate/gateway/internal/console/host"
 )
 
 // Sessions are server-side (console_sessions): the cookie carries 32 random

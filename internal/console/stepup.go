@@ -1,13 +1,12 @@
 package console
 
 import (
-	"github.com/paygate/gateway/internal/console/host"
-
 	"context"
 	"net/http"
 	"strings"
 
 	"github.com/paygate/gateway/internal/console/auth"
+	"github.com/paygate/gateway/internal/console/host"
 )
 
 // Step-up (docs/console.md, "Step-up"): the actions that give lasting

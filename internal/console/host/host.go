@@ -109,3 +109,8 @@ func BackTo(page func(r *http.Request) string) Handler {
 		http.Redirect(w, r, page(r), http.StatusSeeOther)
 	}
 }
+
+// Refresher is a page's data that asks to be reloaded while it changes
+// (a verify run going): the layout reloads it after RefreshSeconds without
+// JavaScript; 0 is not at all.
+type Refresher interface{ RefreshSeconds() int }
