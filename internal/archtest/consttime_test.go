@@ -57,9 +57,9 @@ var constTimeAllowed = map[string]string{
 		"request, to refuse reusing it; the stored hash is checked by CheckPassword",
 	"internal/console/auth/password.go CheckPassword parts[2]": "the stored PHC string's version field against argon2's: " +
 		"the hash's public format, not its bytes",
-	"internal/console/audit.go entry e.Hash[:]": "the auditor's entry page recomputes a journal entry's chain hash; " +
+	"internal/console/books/journal.go entry e.Hash[:]": "the auditor's entry page recomputes a journal entry's chain hash; " +
 		"chain hashes are shown on the page, no secret, and nobody guesses them",
-	"internal/console/audit.go entry e.PrevHash": "the same page checks the entry's link to the previous one's " +
+	"internal/console/books/journal.go entry e.PrevHash": "the same page checks the entry's link to the previous one's " +
 		"(public) hash",
 	"internal/remittance/rules/sanctions_index.go keysMatch a": "words of a sanctions screening key (a name's " +
 		"normal form), not a credential: a hash hit is confirmed against the real key",

@@ -104,9 +104,20 @@ var allowed = map[string][]string{
 		"reconcile"},
 	// The web console (docs/console.md): a surface beside api, on the same
 	// domains, with its own tables.
-	"internal/console": {"ledger", "internal/audit", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/delivery", "internal/fx", "internal/network", "internal/remittance", "reconcile",
+	"internal/console": {"ledger", "internal/audit", "internal/bill", "internal/merchant", "postings", "internal/cards", "internal/delivery", "internal/remittance", "reconcile",
 		"internal/callbackurl", "internal/adjustment", "internal/deposit", "internal/console/store", "internal/console/auth",
+		"internal/console/host", "internal/console/house", "internal/console/books"},
+	// The contract between the console and its page packages (the guard,
+	// the layout, the audit trail; text and query rules): a leaf.
+	"internal/console/host": {"internal/console/store", "postings"},
+	// The operator's pages, served by the console through host.Host.
+	"internal/console/house": {"internal/console/host", "ledger", "postings", "internal/merchant", "internal/cards", "internal/delivery", "internal/fx",
+		"internal/network", "internal/remittance", "internal/callbackurl", "internal/deposit",
 		"internal/remittance/rules"}, // the sanctions page parses an upload with the CLI's parser
+	// The books' pages (reconciliations, adjustments, reports, checkpoints,
+	// closes, journal, verify), served by the console through host.Host.
+	"internal/console/books": {"internal/console/host", "internal/console/store", "ledger", "postings", "internal/merchant", "internal/audit", "internal/bill",
+		"internal/adjustment", "reconcile"},
 	// The console's own tables (users, sessions, login attempts, audit
 	// trail): their SQL, and nothing of the domains.
 	"internal/console/store": {"postings"},

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/paygate/gateway/internal/console/auth"
-
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/postings"
 )
@@ -76,7 +76,7 @@ func (s *Server) accountPassword(w http.ResponseWriter, r *http.Request, sess *s
 	cur, pw, again := r.PostFormValue("currentPassword"), r.PostFormValue("newPassword"), r.PostFormValue("confirmPassword")
 	code := strings.TrimSpace(r.PostFormValue("totp"))
 	if err := checkPasswordForm(cur, code, pw, again, sess.user.Role.needsTOTP()); err != nil {
-		s.accountRefuse(w, r, sess, http.StatusBadRequest, fieldMessage(err))
+		s.accountRefuse(w, r, sess, http.StatusBadRequest, host.FieldMessage(err))
 		return
 	}
 	refuse := func(status int, msg string) { s.accountRefuse(w, r, sess, status, msg) }
@@ -84,7 +84,7 @@ func (s *Server) accountPassword(w http.ResponseWriter, r *http.Request, sess *s
 		return
 	}
 	ctx := r.Context()
-	now, addr := s.now(), clientAddr(r)
+	now, addr := s.now(), host.ClientAddr(r)
 	hash, err := auth.HashPassword(pw)
 	if err != nil {
 		s.internal(w, r, err)

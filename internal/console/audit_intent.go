@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/postings"
 )
@@ -40,7 +41,7 @@ const auditResolveTimeout = 10 * time.Second
 
 // auditPendingFor is how long an action may take before its pending row is
 // shown as "outcome unknown": longer than any action's own bound (the
-// sanctions load's is the longest, sanctionsLoadTimeout).
+// sanctions load's is the longest, internal/console/house's sanctionsLoadTimeout).
 const auditPendingFor = 15 * time.Minute
 
 // shownOutcome is a row's outcome as the trail page says it: a failure
@@ -77,10 +78,10 @@ func (s *Server) auditBegin(w http.ResponseWriter, r *http.Request, sess *sessio
 	return &auditIntent{s: s, r: r, id: id, action: action, detail: e.Detail}, true
 }
 
-// finish resolves the row from the action's error: nil is 'ok', anything
+// Finish resolves the row from the action's error: nil is 'ok', anything
 // else 'failed' with its code and text. merchant and target fill in what
 // the intent could not name yet (0 and "" leave them); more is the result.
-func (a *auditIntent) finish(err error, merchant int64, target, more string) {
+func (a *auditIntent) Finish(err error, merchant int64, target, more string) {
 	if err != nil {
 		a.end("failed", postings.ErrorCode(err), merchant, target, joinDetail(postings.AsError(err).Error(), more))
 		return
@@ -88,19 +89,19 @@ func (a *auditIntent) finish(err error, merchant int64, target, more string) {
 	a.end("ok", "", merchant, target, more)
 }
 
-// refuse resolves the row as refused by the console itself, after the
+// Refuse resolves the row as refused by the console itself, after the
 // intent was written (an unknown confirmation key).
-func (a *auditIntent) refuse(more string) { a.end("refused", "", 0, "", more) }
+func (a *auditIntent) Refuse(more string) { a.end("refused", "", 0, "", more) }
 
 func (a *auditIntent) end(outcome string, code postings.Code, merchant int64, target, more string) {
 	detail := a.detail
 	// The result is appended in the room the intent left, made safe like
 	// every value; with less room than a hash needs, the code alone says it.
-	if room := auditDetailMax - utf8.RuneCountInString(detail) - 2; more != "" && room >= 100 {
-		detail = joinDetail(detail, safeValue(more, room))
+	if room := host.AuditDetailMax - utf8.RuneCountInString(detail) - 2; more != "" && room >= 100 {
+		detail = joinDetail(detail, host.SafeValue(more, room))
 	}
 	if target != "" {
-		target = safeValue(target, auditTargetMax)
+		target = host.SafeValue(target, host.AuditTargetMax)
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(a.r.Context()), auditResolveTimeout)
 	defer cancel()

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
@@ -42,7 +43,7 @@ func (s *Server) auditStatement(w http.ResponseWriter, r *http.Request, sess *se
 		return
 	}
 	if msg != "" {
-		if hasControl(d.ShopNo) {
+		if host.HasControl(d.ShopNo) {
 			d.ShopNo = ""
 		}
 		d.Error = msg
@@ -79,27 +80,18 @@ func (s *Server) auditStatementInput(r *http.Request) (m *merchant.Merchant, sta
 	if shop == "" {
 		return nil, start, end, "shopNo: required, the merchant's shop number", nil
 	}
-	st, en, err := parseDays(r, s.now(), statementDaysDefault)
+	st, en, err := host.ParseDays(r, s.now(), statementDaysDefault)
 	if err != nil {
-		return nil, start, end, fieldMessage(err), nil
+		return nil, start, end, host.FieldMessage(err), nil
 	}
 	m, err = s.merchantOfQuery(r.Context(), shop)
 	switch {
 	case postings.ErrorCode(err) == postings.ENOTFOUND:
 		return nil, start, end, "shopNo: no merchant has the shop number " + strconv.Quote(clip(shop, 64)), nil
 	case postings.ErrorCode(err) == postings.EINVALID:
-		return nil, start, end, fieldMessage(err), nil
+		return nil, start, end, host.FieldMessage(err), nil
 	case err != nil:
 		return nil, start, end, "", err
 	}
 	return m, st, en, "", nil
-}
-
-// fieldMessage is a refusal as the page shows it: "field: message".
-func fieldMessage(err error) string {
-	e := postings.AsError(err)
-	if e.Field == "" {
-		return e.Message
-	}
-	return e.Field + ": " + e.Message
 }

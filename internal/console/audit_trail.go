@@ -1,14 +1,9 @@
 package console
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/paygate/gateway/postings"
+	"github.com/paygate/gateway/internal/console/host"
 )
 
 // Writing the audit trail (docs/console.md, "The audit trail"). Two rules
@@ -29,53 +24,14 @@ import (
 //     action runs in (audit_atomic.go for the console's own tables,
 //     audit_intent.go for a domain's command).
 
-// auditTargetMax and auditDetailMax are the columns' bounds (characters).
-const (
-	auditTargetMax = 200
-	auditDetailMax = 1000
-)
-
-// safeValue is v as the trail may hold it in at most max characters.
-func safeValue(v string, max int) string {
-	if postings.CheckText("", v, max) == nil {
-		return v
-	}
-	var b strings.Builder
-	for i := 0; i < len(v); {
-		r, n := utf8.DecodeRuneInString(v[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			fmt.Fprintf(&b, `\x%02X`, v[i])
-		case r == '\\':
-			b.WriteString(`\\`)
-		case !postings.TextRuneAllowed(r):
-			fmt.Fprintf(&b, `\u{%04X}`, r)
-		default:
-			b.WriteString(v[i : i+n])
-		}
-		i += n
-	}
-	esc := b.String()
-	sum := sha256.Sum256([]byte(v))
-	suffix := " [sha256 " + hex.EncodeToString(sum[:]) + "]"
-	keep := max - utf8.RuneCountInString(suffix)
-	if keep < 0 {
-		keep = 0 // a bound shorter than the hash: the hash alone, past it
-	}
-	if n := utf8.RuneCountInString(esc); n > keep {
-		esc = string([]rune(esc)[:keep])
-	}
-	return esc + suffix
-}
-
 // entryOf is the row of an action of sess, its values made safe.
 func (s *Server) entryOf(r *http.Request, sess *session, outcome string, merchant int64, action, target, detail string) auditEntry {
 	if merchant == 0 {
 		merchant = sess.user.MerchantID
 	}
-	return auditEntry{At: s.now(), UserID: sess.user.ID, Login: safeValue(sess.user.Login, 64),
-		Role: string(sess.user.Role), MerchantID: merchant, Action: action, Target: safeValue(target, auditTargetMax),
-		Detail: safeValue(detail, auditDetailMax), Outcome: outcome, Address: safeValue(clientAddr(r), 64)}
+	return auditEntry{At: s.now(), UserID: sess.user.ID, Login: host.SafeValue(sess.user.Login, 64),
+		Role: string(sess.user.Role), MerchantID: merchant, Action: action, Target: host.SafeValue(target, host.AuditTargetMax),
+		Detail: host.SafeValue(detail, host.AuditDetailMax), Outcome: outcome, Address: host.SafeValue(host.ClientAddr(r), 64)}
 }
 
 // record writes one row of the audit trail that goes with no action — a

@@ -17,10 +17,6 @@ func backTo(page func(r *http.Request) string) func(http.ResponseWriter, *http.R
 	}
 }
 
-func merchantPagePath(r *http.Request) string {
-	return "/operator/merchants/" + url.PathEscape(r.PathValue("shopNo"))
-}
-
 func eventPagePath(r *http.Request) string {
 	return "/events/" + url.PathEscape(r.PathValue("eventID"))
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/bill"
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -18,7 +19,6 @@ import (
 // 1,000,000; the CSV has the API's columns. Without dates the page shows
 // the last seven days, a convenience the API does not have.
 const (
-	billDaysMax     = 366
 	billPageMax     = 1_000_000
 	billSizeMax     = 500
 	billSizeDefault = 50
@@ -44,56 +44,16 @@ func (q billQuery) values(page int) string {
 	return v.Encode()
 }
 
-// parseDays reads startDate and endDate (both or neither; neither: the
-// last def days), refusing what the API refuses, naming the field.
-func parseDays(r *http.Request, now time.Time, def int) (start, end time.Time, err error) {
-	q := r.URL.Query()
-	s, e := q.Get("startDate"), q.Get("endDate")
-	if len(q["startDate"]) > 1 || len(q["endDate"]) > 1 {
-		return start, end, postings.FieldErrorf("startDate", "appears more than once")
-	}
-	if s == "" && e == "" {
-		end = now.UTC().Truncate(24 * time.Hour)
-		return end.AddDate(0, 0, -(def - 1)), end, nil
-	}
-	if start, err = postings.ParseDay("startDate", s); err != nil {
-		return
-	}
-	if end, err = postings.ParseDay("endDate", e); err != nil {
-		return
-	}
-	if end.Before(start) {
-		return start, end, postings.FieldErrorf("endDate", "must not be before startDate")
-	}
-	if end.Sub(start) >= billDaysMax*24*time.Hour {
-		return start, end, postings.FieldErrorf("endDate", "must be within %d days of startDate, both included", billDaysMax)
-	}
-	return start, end, nil
-}
-
-// queryInt reads an optional decimal integer in [lo, hi].
-func queryInt(r *http.Request, name string, lo, hi, def int) (int, error) {
-	s := r.URL.Query().Get(name)
-	if s == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || len(s) > 9 || strings.ContainsAny(s, "+-") || n < lo || n > hi {
-		return 0, postings.FieldErrorf(name, "must be an integer from %d to %d", lo, hi)
-	}
-	return n, nil
-}
-
 func (s *Server) parseBill(r *http.Request) (billQuery, error) {
 	var q billQuery
 	var err error
-	if q.Start, q.End, err = parseDays(r, s.now(), billDaysDefault); err != nil {
+	if q.Start, q.End, err = host.ParseDays(r, s.now(), billDaysDefault); err != nil {
 		return q, err
 	}
-	if q.Page, err = queryInt(r, "page", 1, billPageMax, 1); err != nil {
+	if q.Page, err = host.QueryInt(r, "page", 1, billPageMax, 1); err != nil {
 		return q, err
 	}
-	q.Size, err = queryInt(r, "size", 1, billSizeMax, billSizeDefault)
+	q.Size, err = host.QueryInt(r, "size", 1, billSizeMax, billSizeDefault)
 	return q, err
 }
 

@@ -1,27 +1,20 @@
 package console
 
 import (
-	"context"
-
 	"github.com/paygate/gateway/internal/adjustment"
+	"github.com/paygate/gateway/internal/console/books"
+	"github.com/paygate/gateway/internal/console/house"
 	"github.com/paygate/gateway/internal/deposit"
 	"github.com/paygate/gateway/ledger"
 )
 
 // Deposits is the operator's deposit with its bank reference (the CLI's
-// merchant deposit; *deposit.Service).
-type Deposits interface {
-	Deposit(ctx context.Context, merchant int64, currency string, minor int64, bankRef string, idem *ledger.Idempotency) (*deposit.Result, error)
-}
+// merchant deposit; *deposit.Service), which the operator's pages run.
+type Deposits = house.Deposits
 
 // Adjustments are the corrections (the CLI's adjustment commands;
-// *adjustment.Service).
-type Adjustments interface {
-	Propose(ctx context.Context, actor adjustment.Actor, in adjustment.ProposeInput) (*adjustment.Proposal, error)
-	Approve(ctx context.Context, actor adjustment.Actor, merchant, id int64) (*adjustment.Proposal, error)
-	Reject(ctx context.Context, actor adjustment.Actor, merchant, id int64) (*adjustment.Proposal, error)
-	List(ctx context.Context, merchant int64, limit int) ([]*adjustment.Proposal, error)
-}
+// *adjustment.Service), which the books' pages run.
+type Adjustments = books.Adjustments
 
 // defaultFinance builds the deposits and adjustments on the ledger when
 // the configuration names none.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"regexp"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/delivery"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
@@ -59,7 +60,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, sess *session) {
 		return
 	}
 	_, err := s.cfg.Deliveries.ReplayEvent(r.Context(), sess.user.MerchantID, id)
-	a.finish(err, 0, "", "")
+	a.Finish(err, 0, "", "")
 	if err != nil {
 		s.domainError(w, r, err)
 		return
@@ -80,7 +81,7 @@ type statementData struct {
 }
 
 func (s *Server) statement(w http.ResponseWriter, r *http.Request, sess *session) {
-	start, end, err := parseDays(r, s.now(), 30)
+	start, end, err := host.ParseDays(r, s.now(), 30)
 	if err != nil {
 		s.domainError(w, r, err)
 		return

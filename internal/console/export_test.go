@@ -1,6 +1,9 @@
 package console
 
-import "github.com/paygate/gateway/internal/console/auth"
+import (
+	"github.com/paygate/gateway/internal/console/auth"
+	"github.com/paygate/gateway/internal/console/house"
+)
 
 // UseCheapHashes makes new password hashes cheap (m = 64 KiB, t = 1) for
 // the tests that make many users and logins; the hashes still go through
@@ -18,9 +21,9 @@ func UseRemitPage(n int) (restore func()) {
 
 // SetHoldsPageMax lowers the page of holds near expiry for a test.
 func SetHoldsPageMax(n int) (restore func()) {
-	old := holdsPageMax
-	holdsPageMax = n
-	return func() { holdsPageMax = old }
+	old := house.HoldsPageMax
+	house.HoldsPageMax = n
+	return func() { house.HoldsPageMax = old }
 }
 
 // HashChecks is the number of argon2 computations of password checks so

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -124,9 +125,9 @@ func checkField(field, v string) error {
 func (s *Server) fieldsAdmitted(w http.ResponseWriter, r *http.Request) bool {
 	if err := checkFields(r); err != nil {
 		if sess := sessionOf(r.Context()); sess != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
-			s.record(r, sess, "refused", 0, "request.refused", r.URL.Path, fieldMessage(err))
+			s.record(r, sess, "refused", 0, "request.refused", r.URL.Path, host.FieldMessage(err))
 		}
-		s.fail(w, r, http.StatusBadRequest, fieldMessage(err))
+		s.fail(w, r, http.StatusBadRequest, host.FieldMessage(err))
 		return false
 	}
 	return true

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/console/auth"
-
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -68,7 +68,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	shop := strings.TrimSpace(r.PostFormValue("shopNo"))
 	pw := r.PostFormValue("password")
 	code := strings.TrimSpace(r.PostFormValue("totp"))
-	addr := clientAddr(r)
+	addr := host.ClientAddr(r)
 	if !loginRE.MatchString(login) || len(shop) > shopNoMax || (shop != "" && !postings.IsRefText(shop)) {
 		// No login can be this (invalid UTF-8, NUL, a surrogate, a
 		// character outside the logins' alphabet): the form's one refusal,

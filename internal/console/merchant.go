@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -154,7 +155,7 @@ func (s *Server) cardAction(w http.ResponseWriter, r *http.Request, sess *sessio
 	// The API's rule of a freeze reason (api/card_action.go), from its one
 	// home; the door (formtext.go) has checked it already.
 	if err := postings.CheckText("reason", reason, freezeReasonMax); err != nil {
-		s.fail(w, r, http.StatusBadRequest, fieldMessage(err))
+		s.fail(w, r, http.StatusBadRequest, host.FieldMessage(err))
 		return
 	}
 	a, ok := s.auditBegin(w, r, sess, 0, "card."+action, no, reason) // audit_intent.go
@@ -171,21 +172,12 @@ func (s *Server) cardAction(w http.ResponseWriter, r *http.Request, sess *sessio
 	case "cancel":
 		_, err = s.cfg.Cards.CancelCard(ctx, m, no, nil)
 	}
-	a.finish(err, 0, "", "")
+	a.Finish(err, 0, "", "")
 	if err != nil {
 		s.domainError(w, r, err)
 		return
 	}
 	http.Redirect(w, r, "/cards/"+no, http.StatusSeeOther)
-}
-
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return true
-		}
-	}
-	return false
 }
 
 // sortedCurrencies lists the currencies of the volume rows in order.

@@ -5,12 +5,10 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/bill"
-	"github.com/paygate/gateway/internal/merchant"
 )
 
-// The pages' lists: a merchant's cards by status or last four digits, the
-// daily volume, the merchants and the work that is stuck, read through
-// their owners' APIs (cards, bill, merchant, delivery, remittance), each
+// The pages' lists: a merchant's cards by status or last four digits and
+// the daily volume, read through their owners' APIs (cards, bill), each
 // bounded by a LIMIT.
 
 // cardsPageMax bounds a card search.
@@ -22,57 +20,4 @@ type volumeDay = bill.VolumeDay
 // dailyVolume reads [from, to) by day, currency and kind.
 func (s *Server) dailyVolume(ctx context.Context, merchant int64, from, to time.Time) ([]volumeDay, error) {
 	return s.cfg.Bills.DailyVolume(ctx, merchant, from, to)
-}
-
-// merchantRow is one merchant in the operator's list.
-type merchantRow = merchant.Merchant
-
-const merchantsPageMax = merchant.ListMax
-
-// merchants lists merchants by id from after (0: the first), a page at a
-// time.
-func (s *Server) merchants(ctx context.Context, after int64) ([]merchantRow, error) {
-	return s.cfg.Merchants.List(ctx, after, merchantsPageMax)
-}
-
-// stuckItem is a callback or a remittance that needs a look.
-type stuckItem struct {
-	ShopNo   string
-	What     string // the event type or the remittance's status
-	ID       string // the event id or the remittance's txId
-	Status   string
-	Attempts int
-	Since    time.Time
-	Detail   string
-}
-
-const stuckMax = 100
-
-// stuckCallbacks are the deliveries that failed, or are still pending
-// after a retry: their receivers need a look.
-func (s *Server) stuckCallbacks(ctx context.Context) ([]stuckItem, error) {
-	ds, err := s.cfg.Deliveries.Stuck(ctx, stuckMax)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]stuckItem, 0, len(ds))
-	for _, d := range ds {
-		out = append(out, stuckItem{ShopNo: d.ShopNo, What: d.EventType, ID: d.EventID, Status: d.Status,
-			Attempts: d.Attempts, Since: d.CreatedAt, Detail: d.Detail})
-	}
-	return out, nil
-}
-
-// stuckRemittances are the remittances not final an hour after they were
-// made.
-func (s *Server) stuckRemittances(ctx context.Context, now time.Time) ([]stuckItem, error) {
-	rs, err := s.cfg.Remittances.Stuck(ctx, now.Add(-time.Hour), stuckMax)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]stuckItem, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, stuckItem{ShopNo: r.ShopNo, What: r.Status, ID: r.TxID, Status: r.Status, Since: r.CreatedAt})
-	}
-	return out, nil
 }

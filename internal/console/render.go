@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -25,6 +26,7 @@ var staticFS embed.FS
 // pages are the parsed templates, one set per page (each defines
 // "content"), and the embedded static files under their hashed URLs.
 type pages struct {
+	base   *template.Template // the layout and the helpers, which each page clones
 	set    map[string]*template.Template
 	assets map[string]string // "console.css" -> "/static/console.3f2a1b0c.css"
 	files  map[string][]byte // hashed URL -> content
@@ -72,25 +74,36 @@ func loadPages() (*pages, error) {
 		"hex":       func(h postings.Hash) string { return h.String() },
 		"shorthash": shortHash,
 	}
-	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
-	if err != nil {
+	if p.base, err = template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"); err != nil {
 		return nil, err
 	}
-	names, err := fs.Glob(templateFS, "templates/*.html")
+	return p, p.add(templateFS)
+}
+
+// add parses each templates/*.html of fsys but the layout as a page of its
+// own on a clone of the layout: the console's pages and a page package's
+// (host.Host.Pages). A name already taken is an error, as two pages of one
+// name would shadow each other.
+func (p *pages) add(fsys fs.FS) error {
+	names, err := fs.Glob(fsys, "templates/*.html")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, n := range names {
 		if n == "templates/layout.html" {
 			continue
 		}
-		t, err := template.Must(base.Clone()).ParseFS(templateFS, n)
-		if err != nil {
-			return nil, err
+		name := strings.TrimSuffix(path.Base(n), ".html")
+		if _, taken := p.set[name]; taken {
+			return fmt.Errorf("console: two pages named %s", name)
 		}
-		p.set[strings.TrimSuffix(path.Base(n), ".html")] = t
+		t, err := template.Must(p.base.Clone()).ParseFS(fsys, n)
+		if err != nil {
+			return err
+		}
+		p.set[name] = t
 	}
-	return p, nil
+	return nil
 }
 
 // view is what every page's template gets.
@@ -106,9 +119,6 @@ type view struct {
 	Refresh int
 }
 
-// refresher is a page's data that asks to be reloaded while it changes.
-type refresher interface{ refreshSeconds() int }
-
 // render writes a page through a buffer, so that a template error is a
 // clean 500 rather than half a page.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page, title string, data any) {
@@ -118,8 +128,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 		return
 	}
 	v := view{Title: title, Data: data, Nav: page}
-	if rf, ok := data.(refresher); ok {
-		v.Refresh = rf.refreshSeconds()
+	if rf, ok := data.(host.Refresher); ok {
+		v.Refresh = rf.RefreshSeconds()
 	}
 	if sess := sessionOf(r.Context()); sess != nil {
 		v.User, v.CSRF = sess.user, sess.csrf

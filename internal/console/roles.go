@@ -1,5 +1,7 @@
 package console
 
+import "github.com/paygate/gateway/internal/console/host"
+
 // Roles and what each may do, enforced on the server for every request
 // (docs/console.md, "Roles"). A merchant's users see their merchant only;
 // the house's (operator, auditor) see no merchant page, and sign in with a
@@ -29,19 +31,20 @@ func ParseRole(s string) (Role, bool) {
 	return "", false
 }
 
-// perm is one thing a page or an action needs.
-type perm int
+// perm is one thing a page or an action needs: host.Perm, which the page
+// packages name their routes' by (internal/console/host).
+type perm = host.Perm
 
 const (
-	permMerchantRead perm = iota // balances, cards, bill, events, statement
-	permCardWrite                // freeze, unfreeze, cancel
-	permReplay                   // replay a webhook event
-	permOperate                  // merchants, FX, stuck work
-	permAudit                    // journal, verify, the audit trail
-	permSignedIn                 // anyone signed in (logout)
-	permUsers                    // a merchant's console users: list, create, disable, enable, reset a password
-	permHouseUsers               // the house's console users (operators, auditors): the same actions
-	permCloses                   // the closed periods: the house's all, a merchant's admin and finance their own
+	permMerchantRead = host.PermMerchantRead // balances, cards, bill, events, statement
+	permCardWrite    = host.PermCardWrite    // freeze, unfreeze, cancel
+	permReplay       = host.PermReplay       // replay a webhook event
+	permOperate      = host.PermOperate      // merchants, FX, stuck work
+	permAudit        = host.PermAudit        // journal, verify, the audit trail
+	permSignedIn     = host.PermSignedIn     // anyone signed in (logout)
+	permUsers        = host.PermUsers        // a merchant's console users
+	permHouseUsers   = host.PermHouseUsers   // the house's console users (operators, auditors)
+	permCloses       = host.PermCloses       // the closed periods
 )
 
 // allowed is the whole table of who may do what.

@@ -14,12 +14,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/paygate/gateway/internal/console/auth"
-
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/console/auth"
 	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/reconcile"
@@ -49,7 +48,7 @@ type Config struct {
 	// Settlements are the network's clearings that settlement
 	// reconciliation reads (*network.Service), as reconcile declares them.
 	Settlements reconcile.SettlementSource
-	Rail        reconcile.RailSource // the remittances' ends the rail report page reads (audit_rail.go); nil: no page
+	Rail        reconcile.RailSource // the remittances' ends the rail report page reads (internal/console/books); nil: no page
 	// Sanctions loads the sanctions list (the CLI's sanctions load); nil:
 	// Remittances, when it is the remittance service, which does both.
 	Sanctions Sanctions
@@ -85,17 +84,14 @@ type Server struct {
 	store *consoleStore
 	mux   *routeMux
 	pages *pages
-	// verifyRuns are the audit verify runs started from the page, one
-	// going at a time (verify_run.go).
-	verifyRuns verifyRuns
-	// pendingLoads are the uploaded sanctions lists waiting for their
-	// confirmation (sanctions_pending.go).
-	pendingLoads pendingLoads
 	// hashSlots are the places of the password checks hashing at once
 	// (lockout.go).
 	hashSlots chan struct{}
 	// checker checks passwords and codes with the lockout (lockout.go).
 	checker *auth.Checker
+	// bodyLimits are the paths whose POST is a file, with its bound
+	// (host.Host.LimitBody); any other POST is a form of formBytesMax.
+	bodyLimits map[string]int64
 }
 
 // New builds the console.
@@ -133,9 +129,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.DB, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
-		hashSlots: make(chan struct{}, cfg.HashConcurrency)}
+		hashSlots: make(chan struct{}, cfg.HashConcurrency), bodyLimits: map[string]int64{}}
 	s.checker = s.newChecker()
 	s.routes()
+	if err := s.register(); err != nil { // pagehost.go
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -164,12 +163,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, http.StatusForbidden, "This form came from another site.")
 			return
 		}
-		limit := int64(formBytesMax)
-		if r.URL.Path == settlementPath || r.URL.Path == bankStatementPath || r.URL.Path == railReportPath {
-			limit = settlementUploadMax // a file, not a form
-		}
-		if r.URL.Path == sanctionsPath {
-			limit = sanctionsUploadMax // the sanctions list's file
+		limit, file := s.bodyLimits[r.URL.Path]
+		if !file {
+			limit = formBytesMax
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}

@@ -2,11 +2,11 @@ package console
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/paygate/gateway/internal/console/auth"
+	"github.com/paygate/gateway/internal/console/host"
 )
 
 // Sessions are server-side (console_sessions): the cookie carries 32 random
@@ -38,16 +38,6 @@ func cookieValue(r *http.Request, name string) string {
 		return ""
 	}
 	return c.Value
-}
-
-// clientAddr is the peer's address. The console listens on loopback by
-// default and trusts no proxy header: the address is the connection's.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return clip(r.RemoteAddr, 64)
-	}
-	return clip(host, 64)
 }
 
 type ctxKey int
@@ -97,7 +87,7 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, user int64
 	if err := s.store.PurgeSessions(r.Context(), now, s.cfg.IdleTimeout); err != nil {
 		return err
 	}
-	if err := s.store.CreateSession(r.Context(), auth.TokenHash(tok), user, now, now.Add(s.cfg.SessionMax), clientAddr(r)); err != nil {
+	if err := s.store.CreateSession(r.Context(), auth.TokenHash(tok), user, now, now.Add(s.cfg.SessionMax), host.ClientAddr(r)); err != nil {
 		return err
 	}
 	setCookie(w, sessionCookie, tok)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/paygate/gateway/internal/console/auth"
+	"github.com/paygate/gateway/internal/console/host"
 )
 
 // Step-up (docs/console.md, "Step-up"): the actions that give lasting
@@ -59,7 +60,7 @@ func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, sess *session, a
 // and /account's), records a refusal in the audit trail and answers it.
 func (s *Server) confirmUser(w http.ResponseWriter, r *http.Request, sess *session, action, purpose, cur, code string,
 	refuse func(status int, msg string)) bool {
-	out, err := s.checkCredentials(r.Context(), clientAddr(r), purpose, func(ctx context.Context) (*userRow, error) {
+	out, err := s.checkCredentials(r.Context(), host.ClientAddr(r), purpose, func(ctx context.Context) (*userRow, error) {
 		return s.store.userByID(ctx, sess.user.ID)
 	}, cur, code)
 	switch {

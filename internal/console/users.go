@@ -4,10 +4,9 @@ import (
 	"context"
 	"regexp"
 
-	"github.com/paygate/gateway/internal/console/auth"
-
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/console/auth"
 	"github.com/paygate/gateway/internal/console/store"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"

@@ -5,10 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paygate/gateway/internal/console/auth"
-
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/console/auth"
 	"github.com/paygate/gateway/internal/console/store"
 )
 

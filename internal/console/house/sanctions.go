@@ -1,4 +1,4 @@
-package console
+package house
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/internal/remittance/rules"
 	"github.com/paygate/gateway/postings"
@@ -55,77 +56,77 @@ type sanctionsConfirmData struct {
 	Minutes int
 }
 
-func (s *Server) sanctionsPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	loaded, err := queryInt(r, "loaded", 1, 1<<62, 0)
+func (s *pages) sanctionsPage(w http.ResponseWriter, r *http.Request, u *host.User) {
+	loaded, err := host.QueryInt(r, "loaded", 1, 1<<62, 0)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	s.renderSanctions(w, r, http.StatusOK, sanctionsData{Loaded: int64(loaded)})
 }
 
-func (s *Server) renderSanctions(w http.ResponseWriter, r *http.Request, status int, d sanctionsData) {
+func (s *pages) renderSanctions(w http.ResponseWriter, r *http.Request, status int, d sanctionsData) {
 	in, err := s.sanctionsInfo(r.Context())
 	if err != nil {
-		s.internal(w, r, err)
+		s.h.Internal(w, r, err)
 		return
 	}
 	d.Now = in
-	s.render(w, r, status, "sanctions", "Sanctions list", d)
+	s.h.Render(w, r, status, "sanctions", "Sanctions list", d)
 }
 
 // sanctionsUpload parses the uploaded list and asks for the confirmation.
-func (s *Server) sanctionsUpload(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) sanctionsUpload(w http.ResponseWriter, r *http.Request, u *host.User) {
 	f, hdr, err := r.FormFile("file")
 	if err != nil {
 		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: "file: choose the sanctions list (CSV: name,country[,list,id] with a header line)"})
 		return
 	}
 	defer f.Close()
-	name := safeValue(hdr.Filename, auditTargetMax) // what was sent, never dropped (audit_trail.go)
+	name := host.SafeValue(hdr.Filename, host.AuditTargetMax) // what was sent, never dropped (internal/console/audit_trail.go)
 	data, count, sample, err := readSanctionsUpload(f)
 	if err != nil {
 		msg := "file: " + postings.AsError(err).Message
-		s.record(r, sess, "failed", 0, "sanctions.load", name, clip(msg, 1000))
+		s.h.Record(r, "failed", 0, "sanctions.load", name, host.Clip(msg, 1000))
 		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: msg})
 		return
 	}
 	in, err := s.sanctionsInfo(r.Context())
 	if err != nil {
-		s.internal(w, r, err)
+		s.h.Internal(w, r, err)
 		return
 	}
 	key, err := sanctionsFormKey.new()
 	if err != nil {
-		s.internal(w, r, err)
+		s.h.Internal(w, r, err)
 		return
 	}
-	s.pendingLoads.add(key, &pendingLoad{userID: sess.user.ID, made: s.now(), file: name, data: data, count: count})
+	s.pendingLoads.add(key, &pendingLoad{userID: u.ID, made: s.h.Now(), file: name, data: data, count: count})
 	d := sanctionsConfirmData{Now: in, File: name, Count: count, Sample: sample,
 		Key: key, Minutes: int(sanctionsPendingFor.Minutes())}
-	s.render(w, r, http.StatusOK, "sanctions_confirm", "Confirm: replace the sanctions list", d)
+	s.h.Render(w, r, http.StatusOK, "sanctions_confirm", "Confirm: replace the sanctions list", d)
 }
 
 // sanctionsConfirm loads the confirmed upload, once per key.
-func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) sanctionsConfirm(w http.ResponseWriter, r *http.Request, u *host.User) {
 	key := r.PostFormValue("idempotencyKey")
 	if !sanctionsFormKey.valid(key) {
 		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: "idempotencyKey: missing or malformed; upload the file again"})
 		return
 	}
-	if s.cfg.Sanctions == nil {
-		s.internal(w, r, errors.New("console: built without a sanctions store"))
+	if s.d.Sanctions == nil {
+		s.h.Internal(w, r, errors.New("console: built without a sanctions store"))
 		return
 	}
-	// The row is committed before the key is spent (audit_intent.go); the
+	// The row is committed before the key is spent (internal/console/audit_intent.go); the
 	// version it loads is its target once known.
-	a, ok := s.auditBegin(w, r, sess, 0, "sanctions.load", "", "key "+key)
+	a, ok := s.h.Begin(w, r, 0, "sanctions.load", "", "key "+key)
 	if !ok {
 		return
 	}
-	l, found, first := s.pendingLoads.take(key, sess.user.ID, s.now())
+	l, found, first := s.pendingLoads.take(key, u.ID, s.h.Now())
 	if !found {
-		a.refuse("unknown or expired key")
+		a.Refuse("unknown or expired key")
 		s.renderSanctions(w, r, http.StatusBadRequest, sanctionsData{Error: "idempotencyKey: this upload is unknown or older than " +
 			strconv.Itoa(int(sanctionsPendingFor.Minutes())) + " minutes (or the console restarted); upload the file again"})
 		return
@@ -136,11 +137,11 @@ func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *
 		if err != nil {
 			// This request loads nothing whatever the first one's end:
 			// that one has its own row.
-			a.finish(nil, 0, l.file, "the same confirmation again: nothing loaded; the first: "+postings.AsError(err).Error())
+			a.Finish(nil, 0, l.file, "the same confirmation again: nothing loaded; the first: "+postings.AsError(err).Error())
 			s.sanctionsFailed(w, r, err)
 			return
 		}
-		a.finish(nil, 0, sanctionsTarget(version), "the same confirmation again: nothing loaded")
+		a.Finish(nil, 0, sanctionsTarget(version), "the same confirmation again: nothing loaded")
 		http.Redirect(w, r, sanctionsPath+"?loaded="+strconv.FormatInt(version, 10), http.StatusSeeOther)
 		return
 	}
@@ -149,15 +150,15 @@ func (s *Server) sanctionsConfirm(w http.ResponseWriter, r *http.Request, sess *
 	// has its own bound instead. Two loads at once (two consoles, a CLI)
 	// are serialised by LoadSanctions itself.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), sanctionsLoadTimeout)
-	version, _, err := s.cfg.Sanctions.LoadSanctions(ctx, bytes.NewReader(l.data))
+	version, _, err := s.d.Sanctions.LoadSanctions(ctx, bytes.NewReader(l.data))
 	cancel()
 	s.pendingLoads.finish(l, version, err)
 	if err != nil {
-		a.finish(err, 0, l.file, "")
+		a.Finish(err, 0, l.file, "")
 		s.sanctionsFailed(w, r, err)
 		return
 	}
-	a.finish(nil, 0, sanctionsTarget(version), strconv.Itoa(l.count)+" entries from "+l.file)
+	a.Finish(nil, 0, sanctionsTarget(version), strconv.Itoa(l.count)+" entries from "+l.file)
 	http.Redirect(w, r, sanctionsPath+"?loaded="+strconv.FormatInt(version, 10), http.StatusSeeOther)
 }
 
@@ -182,11 +183,11 @@ func readSanctionsUpload(f io.Reader) ([]byte, int, []remittance.SanctionsEntry,
 }
 
 // sanctionsFailed answers a load that did not happen.
-func (s *Server) sanctionsFailed(w http.ResponseWriter, r *http.Request, err error) {
+func (s *pages) sanctionsFailed(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		w.Header().Set("Retry-After", "1")
-		s.fail(w, r, http.StatusServiceUnavailable, "The load is still running; open the sanctions page to see its result.")
+		s.h.Fail(w, r, http.StatusServiceUnavailable, "The load is still running; open the sanctions page to see its result.")
 		return
 	}
-	s.domainError(w, r, err)
+	s.h.DomainError(w, r, err)
 }

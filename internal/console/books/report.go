@@ -1,4 +1,4 @@
-package console
+package books
 
 import (
 	"mime"
@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/paygate/gateway/internal/bill"
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -16,6 +17,10 @@ import (
 // the one encoder (bill.WriteReportCSV), so that the console's download and
 // the API's are the same document. Without dates the page shows the last
 // seven UTC days, as the bill page does.
+
+// reportDaysDefault is the range without dates: the last seven UTC days,
+// as the bill page's.
+const reportDaysDefault = 7
 
 type reportQuery struct {
 	Period   bill.Period
@@ -35,9 +40,9 @@ func (q reportQuery) values() string {
 	return v.Encode()
 }
 
-func (s *Server) parseReport(r *http.Request) (reportQuery, error) {
+func (s *pages) parseReport(r *http.Request) (reportQuery, error) {
 	var q reportQuery
-	start, end, err := parseDays(r, s.now(), billDaysDefault)
+	start, end, err := host.ParseDays(r, s.h.Now(), reportDaysDefault)
 	if err != nil {
 		return q, err
 	}
@@ -92,22 +97,22 @@ func newReportLine(r bill.ReportRow, class string) reportLine {
 
 // readReport reads the report the request asks for; false when it has
 // answered with the refusal or the failure.
-func (s *Server) readReport(w http.ResponseWriter, r *http.Request, sess *session) (reportQuery, *bill.BalanceReport, bool) {
+func (s *pages) readReport(w http.ResponseWriter, r *http.Request, u *host.User) (reportQuery, *bill.BalanceReport, bool) {
 	q, err := s.parseReport(r)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return q, nil, false
 	}
-	rep, err := s.cfg.Bills.BalanceReport(r.Context(), sess.user.MerchantID, q.Period.From(), q.Period.To(), q.Currency)
+	rep, err := s.d.Bills.BalanceReport(r.Context(), u.MerchantID, q.Period.From(), q.Period.To(), q.Currency)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return q, nil, false
 	}
 	return q, rep, true
 }
 
-func (s *Server) balanceReport(w http.ResponseWriter, r *http.Request, sess *session) {
-	q, rep, ok := s.readReport(w, r, sess)
+func (s *pages) balanceReport(w http.ResponseWriter, r *http.Request, u *host.User) {
+	q, rep, ok := s.readReport(w, r, u)
 	if !ok {
 		return
 	}
@@ -125,24 +130,24 @@ func (s *Server) balanceReport(w http.ResponseWriter, r *http.Request, sess *ses
 			}
 		}
 	}
-	s.render(w, r, http.StatusOK, "report_balance", "Balance report", d)
+	s.h.Render(w, r, http.StatusOK, "report_balance", "Balance report", d)
 }
 
 // balanceReportCSV answers the report's CSV file (totals false) or its
 // totals file, whole: the report is a few rows a currency, so it is encoded
 // before the status and a failure is an error page, never a short file.
-func (s *Server) balanceReportCSV(totals bool) func(http.ResponseWriter, *http.Request, *session) {
-	return func(w http.ResponseWriter, r *http.Request, sess *session) {
-		q, rep, ok := s.readReport(w, r, sess)
+func (s *pages) balanceReportCSV(totals bool) host.Handler {
+	return func(w http.ResponseWriter, r *http.Request, u *host.User) {
+		q, rep, ok := s.readReport(w, r, u)
 		if !ok {
 			return
 		}
 		b, err := bill.EncodeReportCSV(rep, totals)
 		if err != nil {
-			s.internal(w, r, err)
+			s.h.Internal(w, r, err)
 			return
 		}
-		name := postings.ReportFileName("balance", sess.user.ShopNo, q.Period.Start, q.Period.End, q.Period.Zone.String(), q.Currency, totals)
+		name := postings.ReportFileName("balance", u.ShopNo, q.Period.Start, q.Period.End, q.Period.Zone.String(), q.Currency, totals)
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 		w.Header().Set("Cache-Control", "no-store")

@@ -1,4 +1,4 @@
-package console
+package books
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
@@ -22,14 +23,14 @@ const booksPage = 50
 
 // beforeCursor reads the lists' keyset cursor: the last id shown, absent
 // for the first page. ok is false after answering 400 naming it.
-func (s *Server) beforeCursor(w http.ResponseWriter, r *http.Request) (before int64, ok bool) {
+func (s *pages) beforeCursor(w http.ResponseWriter, r *http.Request) (before int64, ok bool) {
 	v := r.URL.Query().Get("before")
 	if v == "" {
 		return 0, true
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 {
-		s.fail(w, r, http.StatusBadRequest, "before: must be an id, 1 or more")
+		s.h.Fail(w, r, http.StatusBadRequest, "before: must be an id, 1 or more")
 		return 0, false
 	}
 	return n, true
@@ -54,14 +55,14 @@ type checkpointRow struct {
 	RootShort, SigShort string
 }
 
-func (s *Server) checkpoints(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) checkpoints(w http.ResponseWriter, r *http.Request, u *host.User) {
 	before, ok := s.beforeCursor(w, r)
 	if !ok {
 		return
 	}
-	cps, err := s.cfg.Audit.Checkpoints(r.Context(), before, booksPage)
+	cps, err := s.d.Audit.Checkpoints(r.Context(), before, booksPage)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	d := checkpointsData{Rows: make([]checkpointRow, len(cps))}
@@ -69,7 +70,7 @@ func (s *Server) checkpoints(w http.ResponseWriter, r *http.Request, sess *sessi
 		d.Rows[i] = checkpointRow{StoredCheckpoint: c, RootShort: shortHex(c.Root), SigShort: shortHex(c.Signature)}
 		d.Next = nextBefore(len(cps), c.ID)
 	}
-	s.render(w, r, http.StatusOK, "checkpoints", "Checkpoints", d)
+	s.h.Render(w, r, http.StatusOK, "checkpoints", "Checkpoints", d)
 }
 
 // shortHex is a hash or a signature in short form: its first 8 and last 4
@@ -84,20 +85,20 @@ func shortHex(h string) string {
 // checkpointFile answers the stored checkpoint as the JSON file the CLI's
 // audit checkpoint printed: the same encoding, byte for byte, so that the
 // download is what audit verify --checkpoint reads.
-func (s *Server) checkpointFile(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) checkpointFile(w http.ResponseWriter, r *http.Request, u *host.User) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		s.notFound(w, r)
+		s.h.NotFound(w, r)
 		return
 	}
-	c, err := s.cfg.Audit.CheckpointByID(r.Context(), id)
+	c, err := s.d.Audit.CheckpointByID(r.Context(), id)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
-		s.internal(w, r, err)
+		s.h.Internal(w, r, err)
 		return
 	}
 	h := w.Header()
@@ -126,58 +127,58 @@ type closeRow struct {
 // closes lists the closed periods: a merchant's admin and finance users
 // their own merchant's only (taken from the session; a shopNo in the URL
 // is never read for them), the house's every merchant's or one's.
-func (s *Server) closes(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) closes(w http.ResponseWriter, r *http.Request, u *host.User) {
 	before, ok := s.beforeCursor(w, r)
 	if !ok {
 		return
 	}
-	d := closesData{House: !sess.user.Role.merchantRole()}
-	m := sess.user.MerchantID
+	d := closesData{House: u.House}
+	m := u.MerchantID
 	if d.House {
 		d.ShopNo = r.URL.Query().Get("shopNo")
 		if d.ShopNo != "" {
 			mm, msg, err := s.shopFilter(r, d.ShopNo)
 			switch {
 			case err != nil:
-				s.domainError(w, r, err)
+				s.h.DomainError(w, r, err)
 				return
 			case msg != "":
 				d.Error = msg
-				s.render(w, r, http.StatusBadRequest, "closes", "Closed periods", d)
+				s.h.Render(w, r, http.StatusBadRequest, "closes", "Closed periods", d)
 				return
 			}
 			m = mm.ID
 		}
 	}
-	cs, err := s.cfg.Audit.PeriodCloses(r.Context(), m, before, booksPage)
+	cs, err := s.d.Audit.PeriodCloses(r.Context(), m, before, booksPage)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	shops := shopNames{s: s, r: r}
 	for _, c := range cs {
 		shop, err := shops.of(c.Merchant)
 		if err != nil {
-			s.domainError(w, r, err)
+			s.h.DomainError(w, r, err)
 			return
 		}
 		d.Rows = append(d.Rows, closeRow{StoredClose: c, ShopNo: shop, HashShort: shortHex(c.HeadHash)})
 		d.Next = nextBefore(len(cs), c.ID)
 	}
-	s.render(w, r, http.StatusOK, "closes", "Closed periods", d)
+	s.h.Render(w, r, http.StatusOK, "closes", "Closed periods", d)
 }
 
 // shopFilter reads a house page's shopNo filter: the merchant, or the
 // refusal naming the field (the reader typed it: an unknown shop is said
 // so, as on the audit statement page).
-func (s *Server) shopFilter(r *http.Request, shop string) (*merchant.Merchant, string, error) {
+func (s *pages) shopFilter(r *http.Request, shop string) (*merchant.Merchant, string, error) {
 	if len(shop) > 64 || !postings.IsRefText(shop) {
 		return nil, "shopNo: is not a shop number", nil
 	}
-	m, err := s.cfg.Merchants.MerchantByShopNo(r.Context(), shop)
+	m, err := s.d.Merchants.MerchantByShopNo(r.Context(), shop)
 	switch {
 	case postings.ErrorCode(err) == postings.ENOTFOUND:
-		return nil, "shopNo: no merchant has the shop number " + strconv.Quote(clip(shop, 64)), nil
+		return nil, "shopNo: no merchant has the shop number " + strconv.Quote(host.Clip(shop, 64)), nil
 	case err != nil:
 		return nil, "", err
 	}
@@ -186,7 +187,7 @@ func (s *Server) shopFilter(r *http.Request, shop string) (*merchant.Merchant, s
 
 // shopNames looks up the shop numbers of a page's merchants, each once.
 type shopNames struct {
-	s    *Server
+	s    *pages
 	r    *http.Request
 	seen map[int64]string
 }
@@ -195,7 +196,7 @@ func (n *shopNames) of(id int64) (string, error) {
 	if shop, ok := n.seen[id]; ok {
 		return shop, nil
 	}
-	m, err := n.s.cfg.Merchants.MerchantByID(n.r.Context(), id)
+	m, err := n.s.d.Merchants.MerchantByID(n.r.Context(), id)
 	if err != nil {
 		return "", err
 	}

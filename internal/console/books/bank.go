@@ -1,4 +1,4 @@
-package console
+package books
 
 import (
 	"mime/multipart"
@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
 )
@@ -17,8 +18,8 @@ import (
 // statement for one merchant and sees what `gateway reconcile bank` prints
 // (reconcile.Bank, the same function, recording in the same records).
 
-// bankStatementPath is the page; its POST takes a file (server.go's
-// upload limit, as the settlement file's).
+// bankStatementPath is the page; its POST takes a file (Register's bound,
+// as the settlement file's).
 const bankStatementPath = "/audit/bank"
 
 type bankStatementData struct {
@@ -29,22 +30,22 @@ type bankStatementData struct {
 	Verdict      *reconcile.Verdict
 }
 
-func (s *Server) bankStatement(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) bankStatement(w http.ResponseWriter, r *http.Request, u *host.User) {
 	var shopNo string
 	run := func(f multipart.File, name string, period reconcile.Period, actor string) (uploadResult, error) {
 		shop := strings.TrimSpace(r.FormValue("shopNo"))
 		if shop == "" {
 			return uploadResult{}, postings.FieldErrorf("shopNo", "required: the merchant whose deposits the statement's account receives")
 		}
-		m, err := s.cfg.Merchants.MerchantByShopNo(r.Context(), shop)
+		m, err := s.d.Merchants.MerchantByShopNo(r.Context(), shop)
 		if err != nil && postings.AsError(err).Code == postings.ENOTFOUND {
 			return uploadResult{}, postings.FieldErrorf("shopNo", "no merchant has this shop number")
 		} else if err != nil {
 			return uploadResult{}, err
 		}
 		shopNo = m.ShopNo
-		src := reconcile.JournalDeposits{DB: bun.NewDB(s.cfg.DB, pgdialect.New())}
-		rep, err := reconcile.Bank(r.Context(), src, reconcile.NewRecords(s.cfg.DB), reconcile.BankInput{
+		src := reconcile.JournalDeposits{DB: bun.NewDB(s.d.DB, pgdialect.New())}
+		rep, err := reconcile.Bank(r.Context(), src, reconcile.NewRecords(s.d.DB), reconcile.BankInput{
 			File: f, Name: name, Merchant: m.ID, ShopNo: m.ShopNo, Period: period, Actor: actor})
 		if err != nil {
 			return uploadResult{merchant: m.ID}, err
@@ -60,12 +61,6 @@ func (s *Server) bankStatement(w http.ResponseWriter, r *http.Request, sess *ses
 		}
 		return d
 	}
-	s.reconcileUpload(w, r, sess, "bank_statement", "Bank statement reconciliation", "bank.reconcile", bankStatementData{}, run, show)
-}
-
-// shownItems is the items a page lists (at most settlementShownMax) and how
-// many it does not.
-func shownItems[T any](items []T, omitted int64) ([]T, int64) {
-	shown := items[:min(len(items), settlementShownMax)]
-	return shown, int64(len(items)-len(shown)) + omitted
+	s.reconcile(w, r, u, uploadPage{page: "bank_statement", title: "Bank statement reconciliation", action: "bank.reconcile",
+		fileMissing: fileMissing, empty: bankStatementData{}, run: run, show: show})
 }

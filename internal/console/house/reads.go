@@ -1,4 +1,4 @@
-package console
+package house
 
 import (
 	"context"
@@ -17,8 +17,8 @@ const binOverridesMax = 1000
 // binOverrides maps "bin/currency" to "allow" or "deny" for the merchant's
 // explicit BIN access (merchant_bins); an entry without one follows the
 // default rule.
-func (s *Server) binOverrides(ctx context.Context, merchant int64) (map[string]string, error) {
-	acc, err := s.cfg.Cards.BINOverrides(ctx, merchant, binOverridesMax)
+func (s *pages) binOverrides(ctx context.Context, merchant int64) (map[string]string, error) {
+	acc, err := s.d.Cards.BINOverrides(ctx, merchant, binOverridesMax)
 	if err != nil {
 		return nil, err
 	}
@@ -32,6 +32,6 @@ func (s *Server) binOverrides(ctx context.Context, merchant int64) (map[string]s
 // holdRow is an open authorization hold.
 type holdRow = network.ExpiringHold
 
-// holdsPageMax bounds a page of holds near expiry (a variable so that a
+// HoldsPageMax bounds a page of holds near expiry (a variable so that a
 // test can page with a few).
-var holdsPageMax = 100
+var HoldsPageMax = 100

@@ -1,10 +1,11 @@
-package console
+package house
 
 import (
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/deposit"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
@@ -44,11 +45,11 @@ type depositData struct {
 // the field that is wrong.
 func depositInput(r *http.Request, m *merchant.Merchant) (cur postings.Currency, minor int64, value map[string]string, msg string) {
 	value = map[string]string{"currency": strings.ToUpper(strings.TrimSpace(r.PostFormValue("currency"))),
-		"amount": strings.TrimSpace(r.PostFormValue("amount")), "bankReference": clip(strings.TrimSpace(r.PostFormValue("bankReference")), 64)}
+		"amount": strings.TrimSpace(r.PostFormValue("amount")), "bankReference": host.Clip(strings.TrimSpace(r.PostFormValue("bankReference")), 64)}
 	code := value["currency"]
 	c, err := postings.LookupCurrency(code)
 	if err != nil || len(code) != 3 || !m.HasCurrency(code) {
-		return cur, 0, value, "currency: " + clip(code, 8) + " is not one of the merchant's currencies"
+		return cur, 0, value, "currency: " + host.Clip(code, 8) + " is not one of the merchant's currencies"
 	}
 	a := value["amount"]
 	if a == "" || len(a) > depositAmountBytesMax {
@@ -66,7 +67,7 @@ func depositInput(r *http.Request, m *merchant.Merchant) (cur postings.Currency,
 
 // depositConfirm checks the form and shows what the deposit will do, with
 // a form that confirms it.
-func (s *Server) depositConfirm(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) depositConfirm(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m := s.operatorMerchant(w, r)
 	if m == nil {
 		return
@@ -76,23 +77,23 @@ func (s *Server) depositConfirm(w http.ResponseWriter, r *http.Request, sess *se
 		s.refuse(w, r, m, "deposit", msg, value)
 		return
 	}
-	bal, err := s.cfg.Ledger.Balance(r.Context(), postings.MerchantAccount(m.ID, postings.AccountFunding, cur.Code))
+	bal, err := s.d.Ledger.Balance(r.Context(), postings.MerchantAccount(m.ID, postings.AccountFunding, cur.Code))
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	key, err := depositFormKey.new()
 	if err != nil {
-		s.internal(w, r, err)
+		s.h.Internal(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "deposit_confirm", "Confirm: deposit to "+m.ShopNo, depositData{M: m, Currency: cur.Code,
+	s.h.Render(w, r, http.StatusOK, "deposit_confirm", "Confirm: deposit to "+m.ShopNo, depositData{M: m, Currency: cur.Code,
 		Amount: value["amount"], BankRef: value["bankReference"], Shown: postings.FormatMinor(minor, cur), Balance: postings.FormatMinor(bal, cur),
 		Key: key})
 }
 
 // deposit runs the confirmed deposit.
-func (s *Server) deposit(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) deposit(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m := s.operatorMerchant(w, r)
 	if m == nil {
 		return
@@ -109,31 +110,31 @@ func (s *Server) deposit(w http.ResponseWriter, r *http.Request, sess *session) 
 	}
 	// The pending row names the key: with it, the entry of a deposit whose
 	// outcome went unrecorded is found (docs/audit.md).
-	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant.deposit", m.ShopNo, postings.FormatMinor(minor, cur)+" "+cur.Code+", bank reference "+value["bankReference"]+", key "+key)
+	a, ok := s.h.Begin(w, r, m.ID, "merchant.deposit", m.ShopNo, postings.FormatMinor(minor, cur)+" "+cur.Code+", bank reference "+value["bankReference"]+", key "+key)
 	if !ok {
 		return
 	}
-	rec, err := s.cfg.Deposits.Deposit(r.Context(), m.ID, cur.Code, minor, value["bankReference"], &ledger.Idempotency{Key: key})
+	rec, err := s.d.Deposits.Deposit(r.Context(), m.ID, cur.Code, minor, value["bankReference"], &ledger.Idempotency{Key: key})
 	if err != nil {
-		a.finish(err, 0, "", "")
+		a.Finish(err, 0, "", "")
 		s.commandError(w, r, m, "deposit", value, err)
 		return
 	}
 	// A replayed key answers the first deposit's entry: the row says which
 	// entry, so a double submit shows as two rows of one seq.
-	a.finish(nil, 0, "", "seq "+strconv.FormatInt(rec.Seq, 10))
+	a.Finish(nil, 0, "", "seq "+strconv.FormatInt(rec.Seq, 10))
 	s.changed(w, r, m, "deposit")
 }
 
 // funding lists the merchant's funding balance in each of its currencies.
-func (s *Server) funding(r *http.Request, m *merchant.Merchant) ([]fundingRow, error) {
+func (s *pages) funding(r *http.Request, m *merchant.Merchant) ([]fundingRow, error) {
 	out := make([]fundingRow, 0, len(m.Currencies))
 	for _, code := range m.Currencies {
 		cur, err := postings.LookupCurrency(code)
 		if err != nil {
 			continue // a currency the gateway no longer holds: nothing to show it in
 		}
-		bal, err := s.cfg.Ledger.Balance(r.Context(), postings.MerchantAccount(m.ID, postings.AccountFunding, code))
+		bal, err := s.d.Ledger.Balance(r.Context(), postings.MerchantAccount(m.ID, postings.AccountFunding, code))
 		if err != nil {
 			return nil, err
 		}

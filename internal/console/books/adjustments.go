@@ -1,4 +1,4 @@
-package console
+package books
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/paygate/gateway/internal/adjustment"
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
@@ -19,9 +20,13 @@ import (
 // Operators propose and decide; auditors read the list. Each step is a row
 // of the console's audit trail under the CLI's action names
 // (adjustment.propose, .approve, .reject), written ahead of the command
-// (audit_intent.go), its target "<shopNo> adjustment <id>" as the CLI's.
+// (internal/console/audit_intent.go), its target "<shopNo> adjustment <id>" as the CLI's.
 
 const adjustmentsPath = "/house/adjustments"
+
+// amountBytesMax bounds the amount field before it is parsed, as the
+// deposit form's.
+const amountBytesMax = 32
 
 // adjustmentListMax is how many proposals the page lists.
 const adjustmentListMax = 100
@@ -43,7 +48,7 @@ type adjustmentRow struct {
 	Own    bool // proposed by the session's user, who may not decide it (the store refuses; the page says so)
 }
 
-func (s *Server) adjustments(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) adjustments(w http.ResponseWriter, r *http.Request, u *host.User) {
 	d := adjustmentsData{ShopNo: r.URL.Query().Get("shopNo")}
 	// The notice of the redirect after a step; the id shown only as a number.
 	id, err := strconv.ParseInt(r.URL.Query().Get("id"), 10, 64)
@@ -56,20 +61,20 @@ func (s *Server) adjustments(w http.ResponseWriter, r *http.Request, sess *sessi
 	if d.ShopNo != "" {
 		var msg string
 		if m, msg, err = s.shopFilter(r, d.ShopNo); err != nil {
-			s.domainError(w, r, err)
+			s.h.DomainError(w, r, err)
 			return
 		} else if msg != "" {
 			d.Error = msg
-			s.renderAdjustments(w, r, sess, http.StatusBadRequest, nil, d)
+			s.renderAdjustments(w, r, u, http.StatusBadRequest, nil, d)
 			return
 		}
 	}
-	s.renderAdjustments(w, r, sess, http.StatusOK, m, d)
+	s.renderAdjustments(w, r, u, http.StatusOK, m, d)
 }
 
 // renderAdjustments lists m's proposals (nil: every merchant's) under d.
-func (s *Server) renderAdjustments(w http.ResponseWriter, r *http.Request, sess *session, status int, m *merchant.Merchant, d adjustmentsData) {
-	d.CanAct, d.Houses = sess.user.Role.may(permOperate), adjustment.HouseAccounts
+func (s *pages) renderAdjustments(w http.ResponseWriter, r *http.Request, u *host.User, status int, m *merchant.Merchant, d adjustmentsData) {
+	d.CanAct, d.Houses = s.h.Allows(u, host.PermOperate), adjustment.HouseAccounts
 	if d.Value == nil {
 		d.Value = map[string]string{"shopNo": d.ShopNo, "mode": adjustment.ModeReversal}
 	}
@@ -78,28 +83,28 @@ func (s *Server) renderAdjustments(w http.ResponseWriter, r *http.Request, sess 
 		id = m.ID
 	}
 	if status == http.StatusOK || m != nil {
-		ps, err := s.cfg.Adjustments.List(r.Context(), id, adjustmentListMax)
+		ps, err := s.d.Adjustments.List(r.Context(), id, adjustmentListMax)
 		if err != nil {
-			s.domainError(w, r, err)
+			s.h.DomainError(w, r, err)
 			return
 		}
 		shops := shopNames{s: s, r: r}
 		for _, p := range ps {
 			shop, err := shops.of(p.Merchant)
 			if err != nil {
-				s.domainError(w, r, err)
+				s.h.DomainError(w, r, err)
 				return
 			}
 			d.Rows = append(d.Rows, adjustmentRow{Proposal: p, ShopNo: shop, Open: p.Status == adjustment.StatusProposed,
-				Own: p.ProposedBy == sess.user.Login}) // a login is unique (console_users_login_key)
+				Own: p.ProposedBy == u.Login}) // a login is unique (console_users_login_key)
 		}
 	}
-	s.render(w, r, status, "adjustments", "Adjustments", d)
+	s.h.Render(w, r, status, "adjustments", "Adjustments", d)
 }
 
 // adjustmentForm reads the propose form into the domain's input, as the
 // CLI reads its flags; msg names the field at fault.
-func (s *Server) adjustmentForm(r *http.Request) (m *merchant.Merchant, in adjustment.ProposeInput, v map[string]string, msg string, err error) {
+func (s *pages) adjustmentForm(r *http.Request) (m *merchant.Merchant, in adjustment.ProposeInput, v map[string]string, msg string, err error) {
 	v = map[string]string{}
 	for _, k := range []string{"shopNo", "mode", "reverses", "houseAccount", "direction", "amount", "currency", "reason", "reference"} {
 		v[k] = r.PostFormValue(k)
@@ -122,9 +127,9 @@ func (s *Server) adjustmentForm(r *http.Request) (m *merchant.Merchant, in adjus
 		in.House, in.Direction, in.Currency = v["houseAccount"], v["direction"], v["currency"]
 		cur, cerr := postings.LookupCurrency(in.Currency)
 		if cerr != nil || len(in.Currency) != 3 {
-			return m, in, v, "currency: " + strconv.Quote(clip(in.Currency, 8)) + " is not a currency the gateway holds", nil
+			return m, in, v, "currency: " + strconv.Quote(host.Clip(in.Currency, 8)) + " is not a currency the gateway holds", nil
 		}
-		if v["amount"] == "" || len(v["amount"]) > depositAmountBytesMax {
+		if v["amount"] == "" || len(v["amount"]) > amountBytesMax {
 			return m, in, v, "amount: required, a decimal in " + cur.Code + " such as 10.00", nil
 		}
 		if in.Amount, cerr = postings.ParseAmount(v["amount"], cur); cerr != nil {
@@ -137,14 +142,14 @@ func (s *Server) adjustmentForm(r *http.Request) (m *merchant.Merchant, in adjus
 }
 
 // adjustmentPropose proposes a correction as the session's user.
-func (s *Server) adjustmentPropose(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) adjustmentPropose(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m, in, v, msg, err := s.adjustmentForm(r)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	refuse := func(msg string) {
-		s.renderAdjustments(w, r, sess, http.StatusBadRequest, m, adjustmentsData{ShopNo: v["shopNo"], Error: msg, Value: v})
+		s.renderAdjustments(w, r, u, http.StatusBadRequest, m, adjustmentsData{ShopNo: v["shopNo"], Error: msg, Value: v})
 	}
 	if msg != "" {
 		refuse(msg)
@@ -152,67 +157,67 @@ func (s *Server) adjustmentPropose(w http.ResponseWriter, r *http.Request, sess 
 	}
 	// The target waits for the id (the row's target is set once, when
 	// empty: store.ResolveAudit).
-	a, ok := s.auditBegin(w, r, sess, m.ID, "adjustment.propose", "", "reason "+in.Reason+", reference "+in.Reference)
+	a, ok := s.h.Begin(w, r, m.ID, "adjustment.propose", "", "reason "+in.Reason+", reference "+in.Reference)
 	if !ok {
 		return
 	}
-	p, err := s.cfg.Adjustments.Propose(r.Context(), actorOf(sess), in)
+	p, err := s.d.Adjustments.Propose(r.Context(), actorOf(u), in)
 	if err != nil {
-		a.finish(err, 0, m.ShopNo, "")
+		a.Finish(err, 0, m.ShopNo, "")
 		if postings.ErrorCode(err) == postings.EINVALID {
-			refuse(fieldMessage(err))
+			refuse(host.FieldMessage(err))
 			return
 		}
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
-	a.finish(nil, 0, adjustmentTarget(m, p.ID), "")
+	a.Finish(nil, 0, adjustmentTarget(m, p.ID), "")
 	s.adjustmentDone(w, r, m, "propose", p.ID)
 }
 
 // adjustmentDecide approves or rejects a proposal of the merchant the
 // form names: another merchant's id is the domain's ENOTFOUND, the one 404
 // of an unknown id; the proposer's own decision is the domain's refusal.
-func (s *Server) adjustmentDecide(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) adjustmentDecide(w http.ResponseWriter, r *http.Request, u *host.User) {
 	decision := r.PathValue("decision")
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if (decision != "approve" && decision != "reject") || err != nil || id <= 0 {
-		s.notFound(w, r)
+		s.h.NotFound(w, r)
 		return
 	}
 	m, msg, err := s.shopFilter(r, strings.TrimSpace(r.PostFormValue("shopNo")))
 	switch {
 	case err != nil:
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	case msg != "":
-		s.notFound(w, r) // the form's hidden field: not a merchant, no such proposal
+		s.h.NotFound(w, r) // the form's hidden field: not a merchant, no such proposal
 		return
 	}
-	a, ok := s.auditBegin(w, r, sess, m.ID, "adjustment."+decision, adjustmentTarget(m, id), "")
+	a, ok := s.h.Begin(w, r, m.ID, "adjustment."+decision, adjustmentTarget(m, id), "")
 	if !ok {
 		return
 	}
-	run := s.cfg.Adjustments.Reject
+	run := s.d.Adjustments.Reject
 	if decision == "approve" {
-		run = s.cfg.Adjustments.Approve
+		run = s.d.Adjustments.Approve
 	}
-	p, err := run(r.Context(), actorOf(sess), m.ID, id)
+	p, err := run(r.Context(), actorOf(u), m.ID, id)
 	if err != nil {
-		a.finish(err, 0, "", "")
-		s.domainError(w, r, err)
+		a.Finish(err, 0, "", "")
+		s.h.DomainError(w, r, err)
 		return
 	}
 	more := ""
 	if p.EntrySeq != 0 {
 		more = "entry seq " + strconv.FormatInt(p.EntrySeq, 10)
 	}
-	a.finish(nil, 0, "", more)
+	a.Finish(nil, 0, "", more)
 	s.adjustmentDone(w, r, m, decision, id)
 }
 
-func actorOf(sess *session) adjustment.Actor {
-	return adjustment.Actor{UserID: sess.user.ID, Login: sess.user.Login}
+func actorOf(u *host.User) adjustment.Actor {
+	return adjustment.Actor{UserID: u.ID, Login: u.Login}
 }
 
 // adjustmentTarget is the trail's target, as the CLI writes it.
@@ -222,7 +227,7 @@ func adjustmentTarget(m *merchant.Merchant, id int64) string {
 
 // adjustmentDone sends the browser back to the merchant's list (POST,
 // redirect, GET) with a notice of what was done.
-func (s *Server) adjustmentDone(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, done string, id int64) {
+func (s *pages) adjustmentDone(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, done string, id int64) {
 	q := url.Values{"shopNo": {m.ShopNo}, "done": {done}, "id": {strconv.FormatInt(id, 10)}}
 	http.Redirect(w, r, adjustmentsPath+"?"+q.Encode(), http.StatusSeeOther)
 }

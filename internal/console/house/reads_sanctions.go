@@ -1,4 +1,4 @@
-package console
+package house
 
 import (
 	"context"
@@ -30,8 +30,8 @@ type sanctionsInfo struct {
 // the page looks the row up by.
 func sanctionsTarget(version int64) string { return "version " + strconv.FormatInt(version, 10) }
 
-func (s *Server) sanctionsInfo(ctx context.Context) (*sanctionsInfo, error) {
-	sum, err := s.cfg.Remittances.SanctionsSample(ctx, sanctionsSampleMax)
+func (s *pages) sanctionsInfo(ctx context.Context) (*sanctionsInfo, error) {
+	sum, err := s.d.Remittances.SanctionsSample(ctx, sanctionsSampleMax)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (s *Server) sanctionsInfo(ctx context.Context) (*sanctionsInfo, error) {
 	if in.Version == 0 {
 		return &in, nil
 	}
-	in.LoadedAt, in.LoadedBy, err = s.store.LastLoad(ctx, "sanctions.load", sanctionsTarget(in.Version))
+	in.LoadedAt, in.LoadedBy, err = s.d.Console.LastLoad(ctx, "sanctions.load", sanctionsTarget(in.Version))
 	if err != nil {
 		return nil, err
 	}

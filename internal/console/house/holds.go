@@ -1,10 +1,12 @@
-package console
+package house
 
 import (
 	"net/http"
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/paygate/gateway/internal/console/host"
 )
 
 // Network holds near expiry: the open authorizations whose hold the expiry
@@ -36,7 +38,7 @@ type holdsData struct {
 	Next    string
 }
 
-func (s *Server) holds(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) holds(w http.ResponseWriter, r *http.Request, u *host.User) {
 	q := r.URL.Query()
 	within := q.Get("within")
 	if within == "" {
@@ -51,7 +53,7 @@ func (s *Server) holds(w http.ResponseWriter, r *http.Request, sess *session) {
 		}
 	}
 	if window == 0 {
-		s.fail(w, r, http.StatusBadRequest, "within: must be one of 1h, 6h, 24h, 72h, 7d")
+		s.h.Fail(w, r, http.StatusBadRequest, "within: must be one of 1h, 6h, 24h, 72h, 7d")
 		return
 	}
 	// The cursor of the next page: the last hold's expiry (Unix
@@ -61,29 +63,29 @@ func (s *Server) holds(w http.ResponseWriter, r *http.Request, sess *session) {
 	if a := q.Get("afterAt"); a != "" || afterID != "" {
 		us, err := strconv.ParseInt(a, 10, 64)
 		if err != nil || us < 0 || us > 1<<53 {
-			s.fail(w, r, http.StatusBadRequest, "afterAt: must be microseconds since 1970, as the Next link gives")
+			s.h.Fail(w, r, http.StatusBadRequest, "afterAt: must be microseconds since 1970, as the Next link gives")
 			return
 		}
 		if !authIDRE.MatchString(afterID) {
-			s.fail(w, r, http.StatusBadRequest, "afterId: must be an authorization id")
+			s.h.Fail(w, r, http.StatusBadRequest, "afterId: must be an authorization id")
 			return
 		}
 		afterAt = time.UnixMicro(us).UTC()
 	}
-	now := s.now()
+	now := s.h.Now()
 	d.Until = now.Add(window)
-	hs, err := s.cfg.Holds.HoldsExpiring(r.Context(), d.Until, afterAt, afterID, holdsPageMax)
+	hs, err := s.d.Holds.HoldsExpiring(r.Context(), d.Until, afterAt, afterID, HoldsPageMax)
 	if err != nil {
-		s.internal(w, r, err)
+		s.h.Internal(w, r, err)
 		return
 	}
 	for _, h := range hs {
 		left := h.ExpiresAt.Sub(now).Truncate(time.Minute)
 		d.Holds = append(d.Holds, holdView{holdRow: h, Left: left, Overdue: left < 0})
 	}
-	if len(hs) == holdsPageMax {
+	if len(hs) == HoldsPageMax {
 		last := hs[len(hs)-1]
 		d.Next = "/operator/holds?within=" + within + "&afterAt=" + strconv.FormatInt(last.ExpiresAt.UnixMicro(), 10) + "&afterId=" + last.AuthID
 	}
-	s.render(w, r, http.StatusOK, "holds", "Holds near expiry", d)
+	s.h.Render(w, r, http.StatusOK, "holds", "Holds near expiry", d)
 }

@@ -1,10 +1,11 @@
-package console
+package house
 
 import (
 	"net/http"
 	"strings"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -23,25 +24,25 @@ type binsData struct {
 	Value map[string]string // what was typed, shown again after a refusal
 }
 
-func (s *Server) bins(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) bins(w http.ResponseWriter, r *http.Request, u *host.User) {
 	s.renderBINs(w, r, http.StatusOK, binsData{Saved: r.URL.Query().Get("saved") == "1"})
 }
 
-func (s *Server) renderBINs(w http.ResponseWriter, r *http.Request, status int, d binsData) {
-	all, err := s.cfg.Cards.BINs(r.Context())
+func (s *pages) renderBINs(w http.ResponseWriter, r *http.Request, status int, d binsData) {
+	all, err := s.d.Cards.BINs(r.Context())
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	d.BINs, d.Nets = all, binNetworks
 	if d.Value == nil {
 		d.Value = map[string]string{"network": "VISA", "enabled": "on"}
 	}
-	s.render(w, r, status, "bins", "BIN catalogue", d)
+	s.h.Render(w, r, status, "bins", "BIN catalogue", d)
 }
 
 // binUpsert adds or changes one entry.
-func (s *Server) binUpsert(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) binUpsert(w http.ResponseWriter, r *http.Request, u *host.User) {
 	v := map[string]string{"bin": strings.TrimSpace(r.PostFormValue("bin")), "currency": strings.ToUpper(strings.TrimSpace(r.PostFormValue("currency"))),
 		"network": r.PostFormValue("network"), "enabled": r.PostFormValue("enabled")}
 	refuse := func(msg string) { s.renderBINs(w, r, http.StatusBadRequest, binsData{Error: msg, Value: v}) }
@@ -73,18 +74,18 @@ func (s *Server) binUpsert(w http.ResponseWriter, r *http.Request, sess *session
 	if !b.Enabled {
 		state = "disabled"
 	}
-	a, ok := s.auditBegin(w, r, sess, 0, "bin.upsert", b.Bin+"/"+b.Currency, b.Network+" "+state) // audit_intent.go
+	a, ok := s.h.Begin(w, r, 0, "bin.upsert", b.Bin+"/"+b.Currency, b.Network+" "+state) // audit_intent.go
 	if !ok {
 		return
 	}
-	err := s.cfg.Cards.UpsertBIN(r.Context(), b)
-	a.finish(err, 0, "", "")
+	err := s.d.Cards.UpsertBIN(r.Context(), b)
+	a.Finish(err, 0, "", "")
 	if err != nil {
 		if postings.ErrorCode(err) == postings.EINVALID {
 			refuse(postings.AsError(err).Error())
 			return
 		}
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	http.Redirect(w, r, "/operator/bins?saved=1", http.StatusSeeOther)

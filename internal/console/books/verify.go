@@ -1,4 +1,4 @@
-package console
+package books
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/console/host"
+	"github.com/paygate/gateway/internal/console/store"
 )
 
 // audit verify from the page runs in the background: the POST starts a run
@@ -56,7 +58,9 @@ type verifyView struct {
 	Err               string
 }
 
-func (v verifyView) refreshSeconds() int {
+// RefreshSeconds asks the layout to reload the page while the run goes
+// (host.Refresher).
+func (v verifyView) RefreshSeconds() int {
 	if v.Running {
 		return verifyRefreshSeconds
 	}
@@ -141,37 +145,37 @@ type verifyData struct {
 	Runs   []verifyView
 }
 
-func (s *Server) verifyPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	s.render(w, r, http.StatusOK, "verify", "Audit verify", verifyData{Runs: s.verifyRuns.recent()})
+func (s *pages) verifyPage(w http.ResponseWriter, r *http.Request, u *host.User) {
+	s.h.Render(w, r, http.StatusOK, "verify", "Audit verify", verifyData{Runs: s.runs.recent()})
 }
 
 // verify starts the ledger's Verify (the CLI's audit verify) in the
 // background and sends the browser to the run's page. The run outlives the
 // request: it is bounded by verifyTimeout, not by the browser staying.
-func (s *Server) verify(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) verify(w http.ResponseWriter, r *http.Request, u *host.User) {
 	shop := r.PostFormValue("shopNo")
 	m, err := s.merchantOfQuery(r.Context(), shop)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	id := make([]byte, 12)
 	if _, err := rand.Read(id); err != nil {
-		s.internal(w, r, err)
+		s.h.Internal(w, r, err)
 		return
 	}
-	run := &verifyRun{ID: hex.EncodeToString(id), ShopNo: shop, Login: sess.user.Login, Started: s.now()}
-	if going := s.verifyRuns.start(run); going != nil {
+	run := &verifyRun{ID: hex.EncodeToString(id), ShopNo: shop, Login: u.Login, Started: s.h.Now()}
+	if going := s.runs.start(run); going != nil {
 		w.Header().Set("Retry-After", "10")
-		s.render(w, r, http.StatusServiceUnavailable, "verify_busy", "Audit verify", going.view())
+		s.h.Render(w, r, http.StatusServiceUnavailable, "verify_busy", "Audit verify", going.view())
 		return
 	}
 	opts := audit.VerifyOptions{Progress: run.progress}
 	if m != nil {
 		opts.Merchant = m.ID
 	}
-	s.record(r, sess, "ok", opts.Merchant, "audit.verify.start", shop, "run "+run.ID)
-	user, addr := *sess.user, clientAddr(r)
+	s.h.Record(r, "ok", opts.Merchant, "audit.verify.start", shop, "run "+run.ID)
+	user, addr := *u, host.ClientAddr(r)
 	go s.runVerify(run, opts, user, addr)
 	http.Redirect(w, r, "/audit/verify/"+run.ID, http.StatusSeeOther)
 }
@@ -180,29 +184,29 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, sess *session) {
 // under the user who started it. The row is written before the run shows
 // as finished, and the run stops being the one going at that same moment:
 // whoever sees the report can start the next run and find the row.
-func (s *Server) runVerify(run *verifyRun, opts audit.VerifyOptions, user User, addr string) {
+func (s *pages) runVerify(run *verifyRun, opts audit.VerifyOptions, user host.User, addr string) {
 	// As net/http recovers a handler's panic, so does the run: a bug in
 	// it ends the run, not the gateway.
 	defer func() {
 		if p := recover(); p != nil {
-			s.cfg.Log.Error("console audit verify panicked", "run", run.ID, "panic", p)
-			s.verifyRuns.finish(run, func() {
+			s.d.Log.Error("console audit verify panicked", "run", run.ID, "panic", p)
+			s.runs.finish(run, func() {
 				run.mu.Lock()
-				run.finished, run.err = s.now(), "audit verify failed; the gateway's log has the reason"
+				run.finished, run.err = s.h.Now(), "audit verify failed; the gateway's log has the reason"
 				run.mu.Unlock()
 			})
 		}
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 	defer cancel()
-	rep, err := s.cfg.Audit.Verify(ctx, opts)
+	rep, err := s.d.Audit.Verify(ctx, opts)
 	var failure string
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		failure = "audit verify took more than " + verifyTimeout.String() + " from the page; run gateway audit verify"
 		rep = nil
 	case err != nil:
-		s.cfg.Log.Error("console audit verify failed", "run", run.ID, "err", err)
+		s.d.Log.Error("console audit verify failed", "run", run.ID, "err", err)
 		failure = "audit verify failed; the gateway's log has the reason"
 		rep = nil
 	}
@@ -216,26 +220,26 @@ func (s *Server) runVerify(run *verifyRun, opts audit.VerifyOptions, user User, 
 	// Its own bound: the run's context may be the one that ran out.
 	actx, acancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer acancel()
-	err = s.store.Audit(actx, auditEntry{At: s.now(), UserID: user.ID, Login: user.Login, Role: string(user.Role),
+	err = s.d.Trail.Audit(actx, store.AuditEntry{At: s.h.Now(), UserID: user.ID, Login: user.Login, Role: user.Role,
 		MerchantID: opts.Merchant, Action: "audit.verify", Target: run.ShopNo, Detail: detail + " (run " + run.ID + ")",
 		Outcome: outcome, Address: addr})
 	if err != nil {
-		s.cfg.Log.Error("console audit trail write failed", "action", "audit.verify", "err", err)
+		s.d.Log.Error("console audit trail write failed", "action", "audit.verify", "err", err)
 	}
-	s.verifyRuns.finish(run, func() {
+	s.runs.finish(run, func() {
 		run.mu.Lock()
-		run.finished, run.report, run.err = s.now(), rep, failure
+		run.finished, run.report, run.err = s.h.Now(), rep, failure
 		run.mu.Unlock()
 	})
 }
 
 // verifyRunPage shows a run: its progress while it goes (the page reloads
 // itself without JavaScript, htmx polls its part with it), then its report.
-func (s *Server) verifyRunPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	run := s.verifyRuns.byID(r.PathValue("id"))
+func (s *pages) verifyRunPage(w http.ResponseWriter, r *http.Request, u *host.User) {
+	run := s.runs.byID(r.PathValue("id"))
 	if run == nil {
-		s.notFound(w, r)
+		s.h.NotFound(w, r)
 		return
 	}
-	s.render(w, r, http.StatusOK, "verify_run", "Audit verify", run.view())
+	s.h.Render(w, r, http.StatusOK, "verify_run", "Audit verify", run.view())
 }

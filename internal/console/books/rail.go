@@ -1,10 +1,11 @@
-package console
+package books
 
 import (
 	"errors"
 	"mime/multipart"
 	"net/http"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/reconcile"
 )
 
@@ -12,8 +13,7 @@ import (
 // settlement report"): what `gateway reconcile rail` does (reconcile.Rail,
 // the same records), for operators and auditors.
 
-// railReportPath is the page; its POST takes a file (server.go's upload
-// limit).
+// railReportPath is the page; its POST takes a file (Register's bound).
 const railReportPath = "/audit/rail"
 
 type railReportData struct {
@@ -24,12 +24,12 @@ type railReportData struct {
 	Verdict *reconcile.Verdict
 }
 
-func (s *Server) railReport(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) railReport(w http.ResponseWriter, r *http.Request, u *host.User) {
 	run := func(f multipart.File, name string, period reconcile.Period, actor string) (uploadResult, error) {
-		if s.cfg.Rail == nil {
+		if s.d.Rail == nil {
 			return uploadResult{}, errNoRailSource
 		}
-		rep, err := reconcile.Rail(r.Context(), s.cfg.Rail, reconcile.NewRecords(s.cfg.DB), reconcile.RailInput{
+		rep, err := reconcile.Rail(r.Context(), s.d.Rail, reconcile.NewRecords(s.d.DB), reconcile.RailInput{
 			File: f, Name: name, Period: period, Actor: actor})
 		if err != nil {
 			return uploadResult{}, err
@@ -44,7 +44,8 @@ func (s *Server) railReport(w http.ResponseWriter, r *http.Request, sess *sessio
 		}
 		return d
 	}
-	s.reconcileUpload(w, r, sess, "rail_report", "Rail report reconciliation", "rail.reconcile", railReportData{}, run, show)
+	s.reconcile(w, r, u, uploadPage{page: "rail_report", title: "Rail report reconciliation", action: "rail.reconcile",
+		fileMissing: fileMissing, empty: railReportData{}, run: run, show: show})
 }
 
 // errNoRailSource: a console built without the remittances' reads.

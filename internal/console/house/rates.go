@@ -1,4 +1,4 @@
-package console
+package house
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/fx"
 	"github.com/paygate/gateway/postings"
 )
@@ -33,17 +34,17 @@ type ratesData struct {
 // --spread-bps default.
 const spreadBpsDefault = "50"
 
-func (s *Server) rates(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) rates(w http.ResponseWriter, r *http.Request, u *host.User) {
 	s.renderRates(w, r, http.StatusOK, ratesData{Saved: r.URL.Query().Get("saved") == "1"})
 }
 
-func (s *Server) renderRates(w http.ResponseWriter, r *http.Request, status int, d ratesData) {
-	rs, err := s.cfg.Rates.List(r.Context())
+func (s *pages) renderRates(w http.ResponseWriter, r *http.Request, status int, d ratesData) {
+	rs, err := s.d.Rates.List(r.Context())
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
-	now := s.now()
+	now := s.h.Now()
 	d.Rates = make([]rateRow, 0, len(rs))
 	for _, x := range rs {
 		age := now.Sub(x.UpdatedAt).Truncate(time.Second)
@@ -52,7 +53,7 @@ func (s *Server) renderRates(w http.ResponseWriter, r *http.Request, status int,
 	if d.Value == nil {
 		d.Value = map[string]string{"spreadBps": spreadBpsDefault}
 	}
-	s.render(w, r, status, "rates", "FX rates", d)
+	s.h.Render(w, r, status, "rates", "FX rates", d)
 }
 
 // rateFieldOf names a field of fx.Set's refusals as the form names it
@@ -60,7 +61,7 @@ func (s *Server) renderRates(w http.ResponseWriter, r *http.Request, status int,
 var rateFieldOf = map[string]string{"pair": "pair", "currency": "pair", "rate": "rate", "spread": "spreadBps"}
 
 // rateSet sets one pair's rate and spread (the CLI's fx set).
-func (s *Server) rateSet(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) rateSet(w http.ResponseWriter, r *http.Request, u *host.User) {
 	v := map[string]string{"pair": strings.ToUpper(strings.TrimSpace(r.PostFormValue("pair"))),
 		"rate": strings.TrimSpace(r.PostFormValue("rate")), "spreadBps": strings.TrimSpace(r.PostFormValue("spreadBps"))}
 	refuse := func(msg string) { s.renderRates(w, r, http.StatusBadRequest, ratesData{Error: msg, Value: v}) }
@@ -92,12 +93,12 @@ func (s *Server) rateSet(w http.ResponseWriter, r *http.Request, sess *session) 
 		refuse("spreadBps: a whole number of basis points from 0 to 9999")
 		return
 	}
-	a, ok := s.auditBegin(w, r, sess, 0, "fx.set", base+"/"+quote, "rate "+v["rate"]+", spread "+sp+" bps") // audit_intent.go
+	a, ok := s.h.Begin(w, r, 0, "fx.set", base+"/"+quote, "rate "+v["rate"]+", spread "+sp+" bps") // audit_intent.go
 	if !ok {
 		return
 	}
-	_, err = s.cfg.Rates.Set(r.Context(), base, quote, v["rate"], spread)
-	a.finish(err, 0, "", "")
+	_, err = s.d.Rates.Set(r.Context(), base, quote, v["rate"], spread)
+	a.Finish(err, 0, "", "")
 	if err != nil {
 		if pe := postings.AsError(err); pe.Code == postings.EINVALID {
 			field := rateFieldOf[pe.Field]
@@ -107,7 +108,7 @@ func (s *Server) rateSet(w http.ResponseWriter, r *http.Request, sess *session) 
 			refuse(field + ": " + pe.Message)
 			return
 		}
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	http.Redirect(w, r, "/operator/rates?saved=1", http.StatusSeeOther)

@@ -1,4 +1,4 @@
-package console
+package house
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 )
@@ -32,7 +33,7 @@ type keyRolledData struct {
 	Replayed bool
 }
 
-func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) rollKey(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m := s.operatorMerchant(w, r)
 	if m == nil {
 		return
@@ -56,26 +57,26 @@ func (s *Server) rollKey(w http.ResponseWriter, r *http.Request, sess *session) 
 	}
 	overlap := time.Duration(hours) * time.Hour
 	key := &ledger.Idempotency{Key: idem, Scope: ledger.ScopeLedger}
-	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant.roll_key", m.ShopNo, kind+", overlap "+strconv.Itoa(hours)+" h, key "+idem) // audit_intent.go
+	a, ok := s.h.Begin(w, r, m.ID, "merchant.roll_key", m.ShopNo, kind+", overlap "+strconv.Itoa(hours)+" h, key "+idem) // audit_intent.go
 	if !ok {
 		return
 	}
 	var roll *merchant.KeyRoll
 	if kind == merchant.KeyPublic {
-		roll, err = s.cfg.Merchants.RollPublicKey(r.Context(), m.ID, overlap, false, key)
+		roll, err = s.d.Merchants.RollPublicKey(r.Context(), m.ID, overlap, false, key)
 	} else {
-		roll, err = s.cfg.Merchants.RollSigningKey(r.Context(), m.ID, overlap, key)
+		roll, err = s.d.Merchants.RollSigningKey(r.Context(), m.ID, overlap, key)
 	}
 	if err != nil {
-		a.finish(err, 0, "", "")
+		a.Finish(err, 0, "", "")
 		s.commandError(w, r, m, "roll_key", value, err)
 		return
 	}
 	replayed := roll.Replayed || roll.Key == ""
 	if replayed {
-		a.finish(nil, 0, "", "replayed (no new key)")
+		a.Finish(nil, 0, "", "replayed (no new key)")
 	} else {
-		a.finish(nil, 0, "", "") // never the key
+		a.Finish(nil, 0, "", "") // never the key
 	}
-	s.render(w, r, http.StatusOK, "key_rolled", "New "+kind+" key of "+m.ShopNo, keyRolledData{M: m, Roll: roll, Overlap: hours, Replayed: replayed})
+	s.h.Render(w, r, http.StatusOK, "key_rolled", "New "+kind+" key of "+m.ShopNo, keyRolledData{M: m, Roll: roll, Overlap: hours, Replayed: replayed})
 }

@@ -1,4 +1,4 @@
-package console
+package house
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/paygate/gateway/internal/callbackurl"
+	"github.com/paygate/gateway/internal/console/host"
 )
 
 // A merchant's default callback URL on the operator's merchant page: the
@@ -15,7 +16,7 @@ import (
 // stored by the same ledger command. Empty removes it, as the CLI's --url ""
 // does.
 
-func (s *Server) merchantCallbackURL(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) merchantCallbackURL(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m := s.operatorMerchant(w, r)
 	if m == nil {
 		return
@@ -26,7 +27,7 @@ func (s *Server) merchantCallbackURL(w http.ResponseWriter, r *http.Request, ses
 	// refuses a space inside one).
 	url := strings.TrimSpace(raw)
 	if url != "" {
-		if err := callbackurl.Validate(url, s.cfg.CallbackAllow); err != nil {
+		if err := callbackurl.Validate(url, s.d.CallbackAllow); err != nil {
 			reason := "is not a valid callback URL"
 			var ue *callbackurl.Error
 			if errors.As(err, &ue) {
@@ -40,12 +41,12 @@ func (s *Server) merchantCallbackURL(w http.ResponseWriter, r *http.Request, ses
 	if url == "" {
 		detail = "removed"
 	}
-	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant.callback_url", m.ShopNo, detail) // audit_intent.go
+	a, ok := s.h.Begin(w, r, m.ID, "merchant.callback_url", m.ShopNo, detail) // audit_intent.go
 	if !ok {
 		return
 	}
-	err := s.cfg.Merchants.SetCallbackURL(r.Context(), m.ID, url)
-	a.finish(err, 0, "", "")
+	err := s.d.Merchants.SetCallbackURL(r.Context(), m.ID, url)
+	a.Finish(err, 0, "", "")
 	if err != nil {
 		s.commandError(w, r, m, "callback_url", value, err)
 		return

@@ -1,4 +1,4 @@
-package console
+package house
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/console/host"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
@@ -55,7 +56,7 @@ type merchantPageData struct {
 	CallbackURL string
 	Funding     []fundingRow // the funding balance per currency
 	RollMax     int          // the longest overlap of a key roll, in hours
-	RollIdem    string       // the key roll form's idempotency key (operator_keys.go)
+	RollIdem    string       // the key roll form's idempotency key (keys.go)
 }
 
 // fundingRow is one currency's funding balance, where a deposit lands.
@@ -65,21 +66,21 @@ type fundingRow struct {
 
 // operatorMerchant resolves the {shopNo} of the URL; an unknown or
 // malformed one is a 404.
-func (s *Server) operatorMerchant(w http.ResponseWriter, r *http.Request) *merchant.Merchant {
+func (s *pages) operatorMerchant(w http.ResponseWriter, r *http.Request) *merchant.Merchant {
 	shop := r.PathValue("shopNo")
 	if len(shop) > 64 || !postings.IsRefText(shop) {
-		s.notFound(w, r)
+		s.h.NotFound(w, r)
 		return nil
 	}
-	m, err := s.cfg.Merchants.MerchantByShopNo(r.Context(), shop)
+	m, err := s.d.Merchants.MerchantByShopNo(r.Context(), shop)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return nil
 	}
 	return m
 }
 
-func (s *Server) merchantPage(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) merchantPage(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m := s.operatorMerchant(w, r)
 	if m == nil {
 		return
@@ -89,11 +90,11 @@ func (s *Server) merchantPage(w http.ResponseWriter, r *http.Request, sess *sess
 }
 
 // renderMerchant fills the page from the domains and renders it.
-func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status int, m *merchant.Merchant, d merchantPageData) {
+func (s *pages) renderMerchant(w http.ResponseWriter, r *http.Request, status int, m *merchant.Merchant, d merchantPageData) {
 	ctx := r.Context()
-	p, err := s.cfg.Cards.Profile(ctx, m.ID)
+	p, err := s.d.Cards.Profile(ctx, m.ID)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	d.M, d.KYBTier, d.Tiers = &p.Merchant, p.KYBTier, kybTiers
@@ -104,12 +105,12 @@ func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status i
 		d.CallbackURL = p.Merchant.CallbackURL
 	}
 	if d.Funding, err = s.funding(r, &p.Merchant); err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	d.RollMax = keyOverlapHoursMax
 	if d.RollIdem, err = rollFormKey.new(); err != nil {
-		s.internal(w, r, err)
+		s.h.Internal(w, r, err)
 		return
 	}
 	for _, l := range p.Limits {
@@ -120,19 +121,19 @@ func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status i
 		d.Limits = append(d.Limits, limitRow{Currency: l.Currency, CardBalanceMax: postings.FormatMinor(l.CardBalanceMax, c),
 			DailyCardIssueMax: postings.FormatMinor(l.DailyCardIssueMax, c), Issued: postings.FormatMinor(l.DailyCardIssued, c)})
 	}
-	all, err := s.cfg.Cards.BINs(ctx)
+	all, err := s.d.Cards.BINs(ctx)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
-	open, err := s.cfg.Cards.MerchantBINs(ctx, m.ID)
+	open, err := s.d.Cards.MerchantBINs(ctx, m.ID)
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	over, err := s.binOverrides(ctx, m.ID)
 	if err != nil {
-		s.internal(w, r, err)
+		s.h.Internal(w, r, err)
 		return
 	}
 	isOpen := map[string]bool{}
@@ -142,12 +143,12 @@ func (s *Server) renderMerchant(w http.ResponseWriter, r *http.Request, status i
 	for _, b := range all {
 		d.BINs = append(d.BINs, binAccessRow{BIN: b, Open: isOpen[b.Bin+"/"+b.Currency], Override: over[b.Bin+"/"+b.Currency]})
 	}
-	s.render(w, r, status, "merchant_admin", p.Merchant.Name+" ("+p.Merchant.ShopNo+")", d)
+	s.h.Render(w, r, status, "merchant_admin", p.Merchant.Name+" ("+p.Merchant.ShopNo+")", d)
 }
 
 // refuse re-renders the merchant's page with 400, the message naming the
 // field and the values typed into the form.
-func (s *Server) refuse(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form, msg string, value map[string]string) {
+func (s *pages) refuse(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form, msg string, value map[string]string) {
 	d := merchantPageData{Error: msg, Form: form, Value: value}
 	switch form {
 	case "whitelist":
@@ -159,22 +160,22 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, m *merchant.Merc
 }
 
 // changed sends the browser back to the page after a change (its row
-// resolved by the handler, audit_intent.go).
-func (s *Server) changed(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form string) {
+// resolved by the handler, internal/console/audit_intent.go).
+func (s *pages) changed(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form string) {
 	http.Redirect(w, r, "/operator/merchants/"+m.ShopNo+"?saved="+form, http.StatusSeeOther)
 }
 
 // merchantCommand runs one of the merchant page's domain commands between
-// its write-ahead row and that row's outcome (audit_intent.go), then
+// its write-ahead row and that row's outcome (internal/console/audit_intent.go), then
 // answers: back to the page, or the command's refusal.
-func (s *Server) merchantCommand(w http.ResponseWriter, r *http.Request, sess *session, m *merchant.Merchant, form string,
+func (s *pages) merchantCommand(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form string,
 	value map[string]string, detail string, run func(context.Context) error) {
-	a, ok := s.auditBegin(w, r, sess, m.ID, "merchant."+form, m.ShopNo, clip(detail, 500))
+	a, ok := s.h.Begin(w, r, m.ID, "merchant."+form, m.ShopNo, host.Clip(detail, 500))
 	if !ok {
 		return
 	}
 	err := run(r.Context())
-	a.finish(err, 0, "", "")
+	a.Finish(err, 0, "", "")
 	if err != nil {
 		s.commandError(w, r, m, form, value, err)
 		return
@@ -184,19 +185,19 @@ func (s *Server) merchantCommand(w http.ResponseWriter, r *http.Request, sess *s
 
 // commandError answers a domain command's refusal: the user's mistake
 // re-renders the form, anything else is domainError's.
-func (s *Server) commandError(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form string, value map[string]string, err error) {
+func (s *pages) commandError(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form string, value map[string]string, err error) {
 	if postings.ErrorCode(err) == postings.EINVALID {
 		s.refuse(w, r, m, form, postings.AsError(err).Error(), value)
 		return
 	}
-	s.domainError(w, r, err)
+	s.h.DomainError(w, r, err)
 }
 
 // whitelistEntriesMax bounds the lines of the whitelist form before the
 // ledger's own bound (64) is applied to what is left.
 const whitelistEntriesMax = 256
 
-func (s *Server) merchantWhitelist(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) merchantWhitelist(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m := s.operatorMerchant(w, r)
 	if m == nil {
 		return
@@ -210,8 +211,8 @@ func (s *Server) merchantWhitelist(w http.ResponseWriter, r *http.Request, sess 
 		return
 	}
 	for _, f := range fields {
-		if hasControl(strings.TrimSpace(f)) || len(f) > 64 {
-			s.refuse(w, r, m, "whitelist", "ip_whitelist: "+clip(strings.TrimSpace(f), 64)+" is not an address or a CIDR prefix", value)
+		if host.HasControl(strings.TrimSpace(f)) || len(f) > 64 {
+			s.refuse(w, r, m, "whitelist", "ip_whitelist: "+host.Clip(strings.TrimSpace(f), 64)+" is not an address or a CIDR prefix", value)
 			return
 		}
 	}
@@ -220,12 +221,12 @@ func (s *Server) merchantWhitelist(w http.ResponseWriter, r *http.Request, sess 
 		s.commandError(w, r, m, "whitelist", value, err)
 		return
 	}
-	s.merchantCommand(w, r, sess, m, "whitelist", value, strings.Join(list, ","), func(ctx context.Context) error {
-		return s.cfg.Merchants.SetIPWhitelist(ctx, m.ID, list)
+	s.merchantCommand(w, r, m, "whitelist", value, strings.Join(list, ","), func(ctx context.Context) error {
+		return s.d.Merchants.SetIPWhitelist(ctx, m.ID, list)
 	})
 }
 
-func (s *Server) merchantKYB(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) merchantKYB(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m := s.operatorMerchant(w, r)
 	if m == nil {
 		return
@@ -240,12 +241,12 @@ func (s *Server) merchantKYB(w http.ResponseWriter, r *http.Request, sess *sessi
 		s.refuse(w, r, m, "kyb", "tier: must be one of TIER_1, TIER_2, TIER_3", value)
 		return
 	}
-	s.merchantCommand(w, r, sess, m, "kyb", value, tier, func(ctx context.Context) error {
-		return s.cfg.Cards.SetKYBTier(ctx, m.ID, tier)
+	s.merchantCommand(w, r, m, "kyb", value, tier, func(ctx context.Context) error {
+		return s.d.Cards.SetKYBTier(ctx, m.ID, tier)
 	})
 }
 
-func (s *Server) merchantLimits(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) merchantLimits(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m := s.operatorMerchant(w, r)
 	if m == nil {
 		return
@@ -254,7 +255,7 @@ func (s *Server) merchantLimits(w http.ResponseWriter, r *http.Request, sess *se
 		"cardBalanceMax": strings.TrimSpace(r.PostFormValue("cardBalanceMax")), "dailyCardIssueMax": strings.TrimSpace(r.PostFormValue("dailyCardIssueMax"))}
 	cur, err := postings.LookupCurrency(value["currency"])
 	if err != nil || len(value["currency"]) != 3 {
-		s.refuse(w, r, m, "limits", "currency: "+clip(value["currency"], 8)+" is not a currency the gateway holds", value)
+		s.refuse(w, r, m, "limits", "currency: "+host.Clip(value["currency"], 8)+" is not a currency the gateway holds", value)
 		return
 	}
 	amounts := map[string]int64{}
@@ -276,12 +277,12 @@ func (s *Server) merchantLimits(w http.ResponseWriter, r *http.Request, sess *se
 		amounts[f] = n
 	}
 	detail := cur.Code + " cardBalanceMax=" + value["cardBalanceMax"] + " dailyCardIssueMax=" + value["dailyCardIssueMax"]
-	s.merchantCommand(w, r, sess, m, "limits", value, detail, func(ctx context.Context) error {
-		return s.cfg.Cards.SetLimit(ctx, m.ID, cur.Code, amounts["cardBalanceMax"], amounts["dailyCardIssueMax"])
+	s.merchantCommand(w, r, m, "limits", value, detail, func(ctx context.Context) error {
+		return s.d.Cards.SetLimit(ctx, m.ID, cur.Code, amounts["cardBalanceMax"], amounts["dailyCardIssueMax"])
 	})
 }
 
-func (s *Server) merchantBINAccess(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *pages) merchantBINAccess(w http.ResponseWriter, r *http.Request, u *host.User) {
 	m := s.operatorMerchant(w, r)
 	if m == nil {
 		return
@@ -300,9 +301,9 @@ func (s *Server) merchantBINAccess(w http.ResponseWriter, r *http.Request, sess 
 	}
 	// Only an entry of the catalogue, named as such: for another the
 	// command would meet the foreign key, an answer without the field.
-	all, err := s.cfg.Cards.BINs(r.Context())
+	all, err := s.d.Cards.BINs(r.Context())
 	if err != nil {
-		s.domainError(w, r, err)
+		s.h.DomainError(w, r, err)
 		return
 	}
 	found := false
@@ -310,10 +311,10 @@ func (s *Server) merchantBINAccess(w http.ResponseWriter, r *http.Request, sess 
 		found = found || (b.Bin == bin && b.Currency == currency)
 	}
 	if !found {
-		s.refuse(w, r, m, "bins", "bin: "+clip(bin, 16)+" in "+clip(currency, 8)+" is not in the BIN catalogue", value)
+		s.refuse(w, r, m, "bins", "bin: "+host.Clip(bin, 16)+" in "+host.Clip(currency, 8)+" is not in the BIN catalogue", value)
 		return
 	}
-	s.merchantCommand(w, r, sess, m, "bins", value, bin+" "+currency+" "+mode, func(ctx context.Context) error {
-		return s.cfg.Cards.SetBINAccess(ctx, m.ID, bin, currency, allowed)
+	s.merchantCommand(w, r, m, "bins", value, bin+" "+currency+" "+mode, func(ctx context.Context) error {
+		return s.d.Cards.SetBINAccess(ctx, m.ID, bin, currency, allowed)
 	})
 }
