@@ -26,7 +26,9 @@ const gatewayStopMax = 30 * time.Second
 // multi-host URL, until Ctrl-C or the gateway's exit.
 func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout io.Writer) error {
 	portsFlag := fs.String("ports", "25430,25431,25432", "the monitor's, node1's and node2's ports (1024-65535, best below 32768; used when the formation is created); with -nodes 3 a fourth, default node2's + 1")
-	nodes := fs.Int("nodes", 2, "data nodes, 2 or 3 (3: number_sync_standbys 1; used when the formation is created)")
+	// Three by default (issue 31, point 3): losing one node still leaves
+	// two copies of every acknowledged write; two stay available.
+	nodes := fs.Int("nodes", 3, "data nodes, 3 or 2 (3: number_sync_standbys 1, a lost node leaves two copies of each write; used when the formation is created)")
 	gatewayBin := fs.String("gateway", "bin/gateway", "the gateway binary")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
