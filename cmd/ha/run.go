@@ -82,8 +82,8 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 		}
 		fmt.Fprintf(stdout, "ha:   %-8s 127.0.0.1:%d  %s  %s  (log %s)\n", n.Name, n.Port, s, n.PGData, n.LogPath())
 	}
-	fmt.Fprintf(stdout, "ha:   backups  pgBackRest stanza %q, %s, encrypted: passphrase in %s (keep a copy with the data key's); every %s (-backup-every), make backup-ha by hand\n",
-		pgha.Stanza, repo.Config(), orNone(repo.CipherFile()), *backupEvery)
+	fmt.Fprintf(stdout, "ha:   backups  pgBackRest stanza %q, %s, %s; every %s (-backup-every), make backup-ha by hand\n",
+		pgha.Stanza, repo.Config(), encryption(repo), *backupEvery)
 	fmt.Fprintf(stdout, "ha:   DATABASE_URL=%s\n", url)
 
 	gwDir := os.Getenv("GATEWAY_DATA_DIR")
@@ -174,12 +174,13 @@ func gatewayEnv(env []string, appURL, gwDir, backupRepo string) []string {
 	return append(out, "GATEWAY_BACKUP_REPO="+backupRepo)
 }
 
-// orNone is s, or "none" when it is empty.
-func orNone(s string) string {
-	if s == "" {
-		return "none (a repository made before encryption)"
+// encryption says how the repository is encrypted, and where the
+// passphrase to keep is.
+func encryption(repo *pgha.Repo) string {
+	if repo.CipherFile() == "" {
+		return "not encrypted (made before encryption: docs/operations.md)"
 	}
-	return s
+	return "encrypted, passphrase " + repo.CipherFile() + " (keep a copy with the data key's)"
 }
 
 // ephemeralMin is the start of Linux's default ephemeral port range.
