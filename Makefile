@@ -110,14 +110,16 @@ run: pg build
 	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)" ./bin/gateway serve --demo $(ARGS)
 
 # run-ha starts a pg_auto_failover formation on this machine — a monitor and
-# two PostgreSQL nodes on 127.0.0.1, ports $(HA_PORTS) (monitor, node1,
-# node2), data in $(GATEWAY_DATA_DIR)/ha, WAL archived by pgBackRest — and
-# the gateway on its multi-host URL; it prints what it started. Ctrl-C stops
-# everything; the next run-ha finds the same formation (docs/ha.md).
-# HA_NODES=3 creates three data nodes (node3 on the port after node2's;
-# number_sync_standbys 1); the number is fixed when the formation is made.
+# three PostgreSQL nodes on 127.0.0.1, ports $(HA_PORTS) (monitor, node1,
+# node2; node3 on the port after node2's), data in $(GATEWAY_DATA_DIR)/ha,
+# WAL archived by pgBackRest — and the gateway on its multi-host URL; it
+# prints what it started. Ctrl-C stops everything; the next run-ha finds the
+# same formation (docs/ha.md). Three data nodes with number_sync_standbys 1:
+# losing one node keeps two copies of every acknowledged write. HA_NODES=2
+# makes the older two-node layout; the number is fixed when the formation is
+# made.
 HA_PORTS ?= 25430,25431,25432
-HA_NODES ?= 2
+HA_NODES ?= 3
 run-ha: pg-ha build
 	GATEWAY_DATA_DIR="$(GATEWAY_DATA_DIR)/ha/gateway" ./bin/ha run -dir "$(GATEWAY_DATA_DIR)/ha" -nodes "$(HA_NODES)" -ports "$(HA_PORTS)" -- --demo $(ARGS)
 
@@ -194,7 +196,7 @@ chaos: pg pg-ha
 	$(GO) run ./tools/chaos -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
 
 chaos-ha: pg pg-ha
-	$(GO) run ./tools/chaos -only primary,frozen,standby,restore -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
+	$(GO) run ./tools/chaos -only primary,frozen,standby,restore,standby3,primary3 -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
 
 lint: vet lint-openapi
 	@lint=$$(command -v golangci-lint || echo "$(CURDIR)/bin/golangci-lint"); \

@@ -139,7 +139,7 @@ func TestAlertRules(t *testing.T) {
 	// What the issue asks to be paged or ticketed for.
 	for _, want := range []string{"GatewayNotReady", "GatewayWriteUnavailable", "PostgresReplicationLag", "PostgresSyncStandbyMissing",
 		"PostgresFailoverHappened", "GatewayCallbackBacklog", "GatewayWorkerStalled", "PostgresBackupTooOld",
-		"PostgresWALArchiveTooOld", "GatewayOutcomeUnknownRate"} {
+		"PostgresWALArchiveTooOld", "GatewayOutcomeUnknownRate", "PostgresStandbyLost"} {
 		if !alerts[want] {
 			t.Errorf("no alert %s", want)
 		}

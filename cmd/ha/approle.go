@@ -22,9 +22,9 @@ const appRole = pgcluster.AppRole
 // least privilege, and returns the URL it serves with: the migrations run
 // first as the database's owner (postgres: pg_autoctl created the
 // database), then gateway_app, which every migrated database has, gets
-// LOGIN and its generated password (secretsDir/gateway_app.password, 0600).
-// The formation's pg_hba is still trust (docs/ha.md, "Authentication and
-// TLS of the formation"): the password is there for the day it is not.
+// LOGIN and its generated password (secretsDir/gateway_app.password, 0600),
+// which the formation's servers check by scram-sha-256 over TLS (docs/ha.md,
+// "Authentication and TLS of the formation").
 func serveURL(ctx context.Context, f *pgha.Formation, gatewayBin, secretsDir string, stdout io.Writer) (string, error) {
 	migrate := exec.CommandContext(ctx, gatewayBin, "migrate") //nolint:gosec // the operator's binary
 	migrate.Env = append(os.Environ(), "DATABASE_URL="+f.URL("gateway"))
@@ -50,6 +50,10 @@ func serveURL(ctx context.Context, f *pgha.Formation, gatewayBin, secretsDir str
 		return "", err
 	}
 	u.User = url.UserPassword(appRole, pw)
+	// The formation's password file holds its own roles', not this one's.
+	q := u.Query()
+	q.Del("passfile")
+	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
 

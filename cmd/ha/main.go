@@ -2,7 +2,7 @@
 // machine, for development and the failover tests (docs/ha.md), and gives
 // the operator's backup commands for it (docs/operations.md):
 //
-//	ha run      [-dir var/ha] [-nodes 2|3] [-ports 25430,25431,25432[,25433]] [-gateway bin/gateway] [-- serve flags]
+//	ha run      [-dir var/ha] [-nodes 3|2] [-ports 25430,25431,25432[,25433]] [-gateway bin/gateway] [-- serve flags]
 //	ha state    [-dir var/ha]
 //	ha failover [-dir var/ha]
 //	ha backup   [-dir var/ha] [-type full|diff|incr]
@@ -46,7 +46,7 @@ func (u usageError) Error() string { return u.msg }
 
 const usage = `usage: ha <command> [flags]
 
-  run       start the formation (a monitor and two PostgreSQL nodes) and the
+  run       start the formation (a monitor and three PostgreSQL nodes) and the
             gateway on it; Ctrl-C stops everything
   state     the monitor's view of the nodes
   failover  a controlled failover (pg_autoctl perform failover)

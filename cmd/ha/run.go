@@ -26,8 +26,11 @@ const gatewayStopMax = 30 * time.Second
 // multi-host URL, until Ctrl-C or the gateway's exit.
 func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout io.Writer) error {
 	portsFlag := fs.String("ports", "25430,25431,25432", "the monitor's, node1's and node2's ports (1024-65535, best below 32768; used when the formation is created); with -nodes 3 a fourth, default node2's + 1")
-	nodes := fs.Int("nodes", 2, "data nodes, 2 or 3 (3: number_sync_standbys 1; used when the formation is created)")
+	// Three by default (issue 31, point 3): losing one node still leaves
+	// two copies of every acknowledged write; two stay available.
+	nodes := fs.Int("nodes", 3, "data nodes, 3 or 2 (3: number_sync_standbys 1, a lost node leaves two copies of each write; used when the formation is created)")
 	gatewayBin := fs.String("gateway", "bin/gateway", "the gateway binary")
+	backupEvery := fs.Duration("backup-every", 24*time.Hour, "a scheduled pgBackRest backup this often: a full one every 7, a differential between (schedule.go); 0: none")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -79,7 +82,8 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 		}
 		fmt.Fprintf(stdout, "ha:   %-8s 127.0.0.1:%d  %s  %s  (log %s)\n", n.Name, n.Port, s, n.PGData, n.LogPath())
 	}
-	fmt.Fprintf(stdout, "ha:   backups  pgBackRest stanza %q, %s (make backup-ha)\n", pgha.Stanza, repo.Config())
+	fmt.Fprintf(stdout, "ha:   backups  pgBackRest stanza %q, %s, %s; every %s (-backup-every), make backup-ha by hand\n",
+		pgha.Stanza, repo.Config(), encryption(repo), *backupEvery)
 	fmt.Fprintf(stdout, "ha:   DATABASE_URL=%s\n", url)
 
 	gwDir := os.Getenv("GATEWAY_DATA_DIR")
@@ -92,7 +96,7 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 		return err
 	}
 	cmd := exec.Command(*gatewayBin, append([]string{"serve"}, serveArgs...)...) //nolint:gosec // the operator's binary and flags
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+appURL, "GATEWAY_DATA_DIR="+gwDir)
+	cmd.Env = gatewayEnv(os.Environ(), appURL, gwDir, filepath.Join(real, "backup"))
 	cmd.Stdout, cmd.Stderr = stdout, os.Stderr
 	fmt.Fprintf(stdout, "ha: starting %s serve %s (data directory %s)\n", *gatewayBin, strings.Join(serveArgs, " "), gwDir)
 	if err := cmd.Start(); err != nil {
@@ -106,6 +110,14 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 	supervised := make(chan error, 1)
 	go func() { supervised <- f.Supervise(sctx, stdout) }()
 	defer func() { stopSupervising(); waitOut(supervised) }()
+	if *backupEvery > 0 {
+		// Stopped (and waited for) before the formation: a backup never
+		// outlives its servers.
+		bctx, stopBackups := context.WithCancel(ctx)
+		scheduled := make(chan error, 1)
+		go func() { scheduleBackups(bctx, repo, *backupEvery, stdout); scheduled <- nil }()
+		defer func() { stopBackups(); waitOut(scheduled) }()
+	}
 	select {
 	case err := <-exited:
 		if err != nil {
@@ -145,6 +157,30 @@ func stopGateway(cmd *exec.Cmd, exited <-chan error, sigint bool) {
 		_ = cmd.Process.Kill()
 		waitOut(exited)
 	}
+}
+
+// gatewayEnv is the environment of ha run's gateway: env with its database
+// URL and data directory, and the backup repository (unless env names one)
+// whose newest backup's age the gateway's internal /metrics shows
+// (gateway_backup_age_seconds, internal/opsmetrics): what pages when the
+// schedule stops working.
+func gatewayEnv(env []string, appURL, gwDir, backupRepo string) []string {
+	out := append(env[:len(env):len(env)], "DATABASE_URL="+appURL, "GATEWAY_DATA_DIR="+gwDir)
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GATEWAY_BACKUP_REPO=") && kv != "GATEWAY_BACKUP_REPO=" {
+			return out
+		}
+	}
+	return append(out, "GATEWAY_BACKUP_REPO="+backupRepo)
+}
+
+// encryption says how the repository is encrypted, and where the
+// passphrase to keep is.
+func encryption(repo *pgha.Repo) string {
+	if repo.CipherFile() == "" {
+		return "not encrypted (made before encryption: docs/operations.md)"
+	}
+	return "encrypted, passphrase " + repo.CipherFile() + " (keep a copy with the data key's)"
 }
 
 // ephemeralMin is the start of Linux's default ephemeral port range.

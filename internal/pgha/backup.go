@@ -31,9 +31,10 @@ type PGServer struct {
 // Repo is a pgBackRest repository on this machine with one stanza (the
 // backups of one cluster: its primary and standbys).
 type Repo struct {
-	dir    string
-	conf   string
-	stanza string
+	dir       string
+	conf      string
+	stanza    string
+	encrypted bool // backup_cipher.go
 }
 
 // Stanza is the stanza name the gateway's setups use.
@@ -66,6 +67,7 @@ func NewRepo(dir string, servers []PGServer) (*Repo, error) {
 		return nil, err
 	}
 	r := &Repo{dir: abs, conf: filepath.Join(abs, "pgbackrest.conf"), stanza: Stanza}
+	r.decideEncryption()
 	for _, d := range []string{abs, filepath.Join(abs, "repo"), filepath.Join(abs, "log"), filepath.Join(abs, "lock")} {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			return nil, fmt.Errorf("pgha: %w", err)
@@ -73,6 +75,9 @@ func NewRepo(dir string, servers []PGServer) (*Repo, error) {
 		if err := pgcluster.Chown(d); err != nil {
 			return nil, fmt.Errorf("pgha: %w", err)
 		}
+	}
+	if err := r.ensurePassphrase(); err != nil {
+		return nil, err
 	}
 	if err := r.Configure(servers); err != nil {
 		return nil, err
@@ -91,6 +96,10 @@ func (r *Repo) Configure(servers []PGServer) error {
 	// Two full backups are kept, and the WAL needed to restore from the
 	// older one: restores can reach back to the start of the older one.
 	b.WriteString("repo1-retention-full=2\n")
+	if r.encrypted {
+		// The passphrase is in CipherFile, read with --config-include-path.
+		fmt.Fprintf(&b, "repo1-cipher-type=%s\n", cipherType)
+	}
 	fmt.Fprintf(&b, "log-path=%s\n", filepath.Join(abs, "log"))
 	fmt.Fprintf(&b, "lock-path=%s\n", filepath.Join(abs, "lock"))
 	// A backup starts with an immediate checkpoint, not a spread one that
@@ -128,6 +137,7 @@ func OpenRepo(dir string) (*Repo, error) {
 	if _, err := os.Stat(r.conf); err != nil {
 		return nil, fmt.Errorf("pgha: no pgBackRest repository in %s: %w", abs, err)
 	}
+	r.readEncryption()
 	return r, nil
 }
 
@@ -140,10 +150,14 @@ func (r *Repo) Config() string { return r.conf }
 // directory PostgreSQL runs the command in (its own), so one line serves a
 // primary and, after a failover, its promoted standby.
 func (r *Repo) ArchiveSettings() map[string]string {
+	config := "--config=" + r.conf
+	if r.encrypted {
+		config += " --config-include-path=" + r.cipherDir()
+	}
 	return map[string]string{
 		"archive_mode": "on",
-		"archive_command": fmt.Sprintf(`pgbackrest --config=%s --stanza=%s --pg1-path="$(pwd)" archive-push %%p`,
-			r.conf, r.stanza),
+		"archive_command": fmt.Sprintf(`pgbackrest %s --stanza=%s --pg1-path="$(pwd)" archive-push %%p`,
+			config, r.stanza),
 		// A segment is archived at the latest this long after a commit
 		// when writes are few: the most recent commits a restore can
 		// lose when the primary's disk is lost too.
@@ -157,7 +171,11 @@ func (r *Repo) command(ctx context.Context, args ...string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--config=" + r.conf, "--stanza=" + r.stanza}, args...)...)
+	config, err := r.configArgs()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bin, append(append(config, "--stanza="+r.stanza), args...)...) //nolint:gosec // our own arguments
 	if err := pgcluster.AsServerUser(cmd); err != nil {
 		return nil, err
 	}

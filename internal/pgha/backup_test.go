@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,7 +42,7 @@ func openLedger(ctx context.Context, t *testing.T, url string, sealer *merchant.
 
 // A backup, writes, a moment, more writes; a restore to that moment into a
 // fresh cluster holds exactly the writes before it, and the ledger verifies
-// there. pgBackRest backs up the pair's primary (the stanza names both
+// there. The repository is encrypted, and refused without its passphrase. pgBackRest backs up the pair's primary (the stanza names both
 // nodes) and the primary archives its WAL into the same repository.
 func TestRestoreToAMoment(t *testing.T) {
 	t.Parallel()
@@ -123,6 +125,25 @@ func TestRestoreToAMoment(t *testing.T) {
 	}
 	if len(backups) != 1 || backups[0].Type != "full" {
 		t.Fatalf("pgbackrest info lists %+v, want the one full backup", backups)
+	}
+	// The repository is encrypted (issue 31, point 4), and without its
+	// passphrase a restore is refused, saying what is missing; with it
+	// back, the restore below works.
+	if c, err := repo.Cipher(ctx); err != nil || c != "aes-256-cbc" {
+		t.Errorf("the repository's cipher is %q (%v), want aes-256-cbc", c, err)
+	}
+	if repo.CipherFile() != "" {
+		away := repo.CipherFile() + ".away"
+		if err := os.Rename(repo.CipherFile(), away); err != nil {
+			t.Fatal(err)
+		}
+		err := repo.RestoreToTime(ctx, filepath.Join(restoredDir, "data"), moment, backups[0].Label)
+		if err == nil || !strings.Contains(err.Error(), "is encrypted") || !strings.Contains(err.Error(), "passphrase") {
+			t.Errorf("a restore without the passphrase: %v; want refused, naming the missing passphrase", err)
+		}
+		if err := os.Rename(away, repo.CipherFile()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The moment may be within the second the backup ended in: name it.
 	if err := repo.RestoreToTime(ctx, filepath.Join(restoredDir, "data"), moment, backups[0].Label); err != nil {

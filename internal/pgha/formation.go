@@ -110,6 +110,7 @@ type Formation struct {
 	Monitor *Keeper
 	Nodes   []*Keeper
 	tls     bool // formation_tls.go
+	scram   bool // formation_auth.go
 }
 
 // formationFile records a formation's ports and database.
@@ -120,6 +121,10 @@ type formationFile struct {
 	// TLS: the servers were created with the formation's certificates
 	// (formation_tls.go); false for a formation made before.
 	TLS bool `json:"tls,omitempty"`
+	// Scram: the servers take passwords, by scram-sha-256, over TLS only
+	// (formation_auth.go); false for a formation made before, which keeps
+	// pg_autoctl's trust.
+	Scram bool `json:"scram,omitempty"`
 }
 
 // pgAutoctlPath is where Debian's pg-auto-failover-cli installs pg_autoctl.
@@ -185,12 +190,15 @@ func StartFormation(ctx context.Context, opts FormationOptions) (*Formation, err
 	if err != nil {
 		return nil, err
 	}
-	f.opts.DBName, f.tls = ff.DBName, ff.TLS
+	f.opts.DBName, f.tls, f.scram = ff.DBName, ff.TLS, ff.Scram
 	f.Monitor = f.keeper("monitor", ff.MonitorPort)
 	for i, p := range ff.NodePorts {
 		f.Nodes = append(f.Nodes, f.keeper("node"+strconv.Itoa(i+1), p))
 	}
 	if err := f.ensureSocketDir(); err != nil {
+		return nil, err
+	}
+	if err := f.ensureAuthFiles(); err != nil {
 		return nil, err
 	}
 	if opts.Repo != nil {
@@ -257,7 +265,7 @@ func OpenFormation(dir string) (*Formation, error) {
 	if err := json.Unmarshal(b, &ff); err != nil {
 		return nil, fmt.Errorf("pgha: %s/formation.json: %w", dir, err)
 	}
-	f.opts.DBName, f.tls = ff.DBName, ff.TLS
+	f.opts.DBName, f.tls, f.scram = ff.DBName, ff.TLS, ff.Scram
 	f.Monitor = f.keeper("monitor", ff.MonitorPort)
 	for i, p := range ff.NodePorts {
 		f.Nodes = append(f.Nodes, f.keeper("node"+strconv.Itoa(i+1), p))
@@ -288,7 +296,7 @@ func (f *Formation) loadOrPickPorts() (formationFile, error) {
 			return ff, err
 		}
 	}
-	ff = formationFile{MonitorPort: ports[0], NodePorts: ports[1:], DBName: f.opts.DBName, TLS: true}
+	ff = formationFile{MonitorPort: ports[0], NodePorts: ports[1:], DBName: f.opts.DBName, TLS: true, Scram: true}
 	b, _ := json.MarshalIndent(ff, "", "  ")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil { //nolint:gosec // ports, no secret
 		return ff, fmt.Errorf("pgha: %w", err)
@@ -317,7 +325,7 @@ func (f *Formation) ensureSocketDir() error {
 // env is the environment of every pg_autoctl: its configuration and state
 // in the formation's directory instead of the postgres user's home.
 func (f *Formation) env() []string {
-	return []string{
+	env := []string{
 		"XDG_CONFIG_HOME=" + filepath.Join(f.dir, "xdg", "config"),
 		"XDG_DATA_HOME=" + filepath.Join(f.dir, "xdg", "share"),
 		"XDG_RUNTIME_DIR=" + filepath.Join(f.dir, "run"),
@@ -329,6 +337,13 @@ func (f *Formation) env() []string {
 		"LC_ALL=C.UTF-8",
 		"LANG=C.UTF-8",
 	}
+	if f.scram {
+		// Every libpq client pg_autoctl runs or starts finds its password
+		// here (formation_auth.go): its monitor connection, pg_basebackup,
+		// pg_rewind, and the standby's walreceiver.
+		env = append(env, "PGPASSFILE="+f.PassFile())
+	}
+	return env
 }
 
 // autoctl runs one pg_autoctl command to completion.
@@ -392,7 +407,7 @@ func (f *Formation) startMonitor(ctx context.Context) error {
 			return err
 		}
 		if _, err := f.autoctlRun(ctx, append([]string{"create", "monitor", "--pgdata", m.PGData, "--pgport", strconv.Itoa(m.Port),
-			"--hostname", "127.0.0.1", "--auth", "trust", "--pgctl", f.pgctl}, tlsArgs...)...); err != nil {
+			"--hostname", "127.0.0.1", "--pgctl", f.pgctl}, append(f.authArgs(), tlsArgs...)...)...); err != nil {
 			return err
 		}
 		// There is no --listen for a monitor: its default is every address.
@@ -400,11 +415,17 @@ func (f *Formation) startMonitor(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := f.writeAuth(m); err != nil {
+		return err
+	}
 	if err := f.spawn(m, "run", "--pgdata", m.PGData); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, monitorStartMax)
 	defer cancel()
+	if err := f.waitPasswords(ctx, m, "pg_auto_failover", "postgres", "autoctl_node"); err != nil {
+		return err
+	}
 	db, err := sql.Open("pgx", f.monitorAdminURL())
 	if err != nil {
 		return err
@@ -451,7 +472,7 @@ func (f *Formation) startNode(ctx context.Context, n *Keeper, first bool) error 
 		}
 		args := append([]string{"create", "postgres", "--pgdata", n.PGData, "--pgport", strconv.Itoa(n.Port),
 			"--listen", "127.0.0.1", "--hostname", "127.0.0.1", "--name", n.Name, "--dbname", f.opts.DBName,
-			"--monitor", f.MonitorURL(), "--auth", "trust", "--pgctl", f.pgctl}, tlsArgs...)
+			"--monitor", f.MonitorURL(), "--pgctl", f.pgctl}, append(f.authArgs(), tlsArgs...)...)
 		if first {
 			// Created without running, so that the archive settings are in
 			// its postgresql.conf before it starts; the standby's base
@@ -467,6 +488,9 @@ func (f *Formation) startNode(ctx context.Context, n *Keeper, first bool) error 
 		}
 	}
 	if n.cmd == nil {
+		if err := f.writeAuth(n); err != nil {
+			return err
+		}
 		if err := f.spawn(n, "run", "--pgdata", n.PGData); err != nil {
 			return err
 		}
@@ -479,9 +503,19 @@ func (f *Formation) startNode(ctx context.Context, n *Keeper, first bool) error 
 		defer t.Stop()
 		nudge = t.C
 	}
+	// The passwords are set in the loop, not before it: a new standby's
+	// server answers only after its base backup, which the nudge ends.
+	passwordsSet := false
 	for {
+		if !passwordsSet {
+			done, perr := f.setPasswords(ctx, n, "postgres", "postgres", "pgautofailover_replicator")
+			if perr != nil {
+				return perr
+			}
+			passwordsSet = done
+		}
 		st, err := f.State(ctx)
-		if err == nil {
+		if err == nil && passwordsSet {
 			// The monitor remembers the states of the last run: the node's
 			// own server must answer too.
 			if s, ok := st.node(n.Name); ok && s.Reported == s.Assigned &&
@@ -597,14 +631,15 @@ func (f *Formation) checkpointPrimary(ctx context.Context) {
 	_, _ = db.ExecContext(cctx, "checkpoint")
 }
 
-// MonitorURL is the monitor's database, as the postgres superuser.
+// MonitorURL is the monitor's database as autoctl_node, what the nodes'
+// keepers connect with (their password from PGPASSFILE).
 func (f *Formation) MonitorURL() string {
 	return fmt.Sprintf("postgres://autoctl_node@127.0.0.1:%d/pg_auto_failover?%s", f.Monitor.Port, f.sslQuery())
 }
 
 // monitorAdminURL reaches the monitor as the superuser (ALTER SYSTEM).
 func (f *Formation) monitorAdminURL() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/pg_auto_failover?%s", f.Monitor.Port, f.sslQuery())
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/pg_auto_failover?%s%s", f.Monitor.Port, f.sslQuery(), f.passQuery())
 }
 
 // URL is the formation's multi-host URL of database db as the postgres
@@ -617,8 +652,8 @@ func (f *Formation) URL(db string) string {
 	for _, n := range f.Nodes {
 		hosts = append(hosts, "127.0.0.1:"+strconv.Itoa(n.Port))
 	}
-	return fmt.Sprintf("postgres://postgres@%s/%s?target_session_attrs=read-write&connect_timeout=%d&%s",
-		strings.Join(hosts, ","), db, ConnectTimeoutSeconds, f.sslQuery())
+	return fmt.Sprintf("postgres://postgres@%s/%s?target_session_attrs=read-write&connect_timeout=%d&%s%s",
+		strings.Join(hosts, ","), db, ConnectTimeoutSeconds, f.sslQuery(), f.passQuery())
 }
 
 // ConnectTimeoutSeconds is the formation URL's connect_timeout.
@@ -626,5 +661,5 @@ const ConnectTimeoutSeconds = 5
 
 // NodeURL is one node's URL for database db.
 func (f *Formation) NodeURL(n *Keeper, db string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?%s", n.Port, db, f.sslQuery())
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?%s%s", n.Port, db, f.sslQuery(), f.passQuery())
 }

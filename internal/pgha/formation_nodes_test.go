@@ -37,7 +37,8 @@ func TestFormationDataNodes(t *testing.T) {
 // is 1, the primary waits for ANY 1 of its two standbys, and when one
 // standby is killed every write still commits on the primary and the
 // other standby — the primary never goes wait_primary (one copy), as it
-// does with two nodes.
+// does with two nodes. Every server takes passwords only
+// (requirePasswords).
 func TestFormationThreeNodes(t *testing.T) {
 	if os.Getenv(FormationEnv) == "" {
 		t.Skipf("set %s=1 (make test-ha) to run the pg_auto_failover formation", FormationEnv)
@@ -56,6 +57,7 @@ func TestFormationThreeNodes(t *testing.T) {
 	if n, err := f.SyncStandbys(ctx); err != nil || n != 1 {
 		t.Fatalf("number_sync_standbys = %d, %v; want 1", n, err)
 	}
+	requirePasswords(ctx, t, f)
 	if hosts := strings.Count(f.URL("gateway"), "127.0.0.1:"); hosts != 3 {
 		t.Errorf("the URL lists %d nodes: %s", hosts, f.URL("gateway"))
 	}

@@ -166,7 +166,8 @@ func TestNodeLogOutsidePGDATA(t *testing.T) {
 // The formation's URL gives each host connect_timeout=5, docs/ha.md's
 // advice for a loaded machine (issue 31, finding 4: it was 2), and asks for
 // verify-full with the formation's CA when its servers were made with TLS
-// (docs/ha.md, "Authentication and TLS of the formation"); a formation made
+// (docs/ha.md, "Authentication and TLS of the formation") and names the
+// formation's password file when they take passwords; a formation made
 // before keeps its plain connections.
 func TestFormationURLConnectTimeout(t *testing.T) {
 	pghatest.NeedTool(t, pgha.FindPgAutoctl)
@@ -178,6 +179,10 @@ func TestFormationURLConnectTimeout(t *testing.T) {
 		{"made before TLS", "", func(string) string { return base + "sslmode=disable" }},
 		{"with TLS", `, "tls": true`, func(dir string) string {
 			return base + "sslmode=verify-full&sslrootcert=" + url.QueryEscape(filepath.Join(dir, "tls", "ca.crt"))
+		}},
+		{"with TLS and passwords", `, "tls": true, "scram": true`, func(dir string) string {
+			return base + "sslmode=verify-full&sslrootcert=" + url.QueryEscape(filepath.Join(dir, "tls", "ca.crt")) +
+				"&passfile=" + url.QueryEscape(filepath.Join(dir, "auth", "pgpass"))
 		}},
 	} {
 		dir := t.TempDir()

@@ -239,10 +239,13 @@ func (r *runner) client(m *merchant, target int) (*client.Client, error) {
 	hc := g.HTTPClient()
 	if target < 0 && len(r.gws) > 1 {
 		hosts := make([]string, len(r.gws))
+		next := make([]http.RoundTripper, len(r.gws))
 		for i, g := range r.gws {
-			hosts[i] = g.Addr()
+			// Each gateway's own transport: it trusts that gateway's
+			// self-signed certificate only.
+			hosts[i], next[i] = g.Addr(), g.HTTPClient().Transport
 		}
-		hc = &http.Client{Transport: spread{hosts: hosts, next: hc.Transport}, Timeout: hc.Timeout}
+		hc = &http.Client{Transport: spread{hosts: hosts, next: next}, Timeout: hc.Timeout}
 	}
 	c, err := client.New(client.Config{BaseURL: g.BaseURL(), ShopNo: m.shopNo, PublicKey: m.pub, HTTPClient: hc, Retry: client.NoRetry})
 	if err != nil {
@@ -252,17 +255,19 @@ func (r *runner) client(m *merchant, target int) (*client.Client, error) {
 	return c, nil
 }
 
-// spread sends each request to one of hosts drawn at random.
+// spread sends each request to one of hosts drawn at random, through that
+// host's transport.
 type spread struct {
 	hosts []string
-	next  http.RoundTripper
+	next  []http.RoundTripper
 }
 
 func (s spread) RoundTrip(req *http.Request) (*http.Response, error) {
+	i := rand.IntN(len(s.hosts))
 	out := req.Clone(req.Context())
-	out.URL.Host = s.hosts[rand.IntN(len(s.hosts))]
+	out.URL.Host = s.hosts[i]
 	out.Host = ""
-	return s.next.RoundTrip(out)
+	return s.next[i].RoundTrip(out)
 }
 
 // run sends ops from `clients` goroutines and returns when every one is

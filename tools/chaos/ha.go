@@ -111,20 +111,26 @@ func (h *haFormation) roles(ctx context.Context) (primary, standby *pgha.Keeper,
 	return primary, standby, nil
 }
 
-// waitSynchronous waits until the formation has a primary and a secondary
-// (the pair is whole again).
+// waitSynchronous waits until the formation has a primary and every other
+// node is its secondary (the formation is whole again).
 func (h *haFormation) waitSynchronous(ctx context.Context, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	for {
 		st, err := h.f.State(ctx)
 		if err == nil {
-			var p, s bool
+			// One primary, every other node its secondary (two or three
+			// data nodes).
+			var p, s int
 			for _, n := range st {
-				p = p || (n.Reported == "primary" && n.Assigned == "primary")
-				s = s || (n.Reported == "secondary" && n.Assigned == "secondary")
+				if n.Reported == "primary" && n.Assigned == "primary" {
+					p++
+				}
+				if n.Reported == "secondary" && n.Assigned == "secondary" {
+					s++
+				}
 			}
-			if p && s {
+			if p == 1 && s == len(st)-1 && s > 0 {
 				return nil
 			}
 		}
@@ -530,7 +536,7 @@ func printHATable(results []*result) {
 	}
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HA scenario\tseed\tacknowledged\tlost\tdoubled\tkill → first write\tslowest write after\t503s after\trejoin (secondary)\tcaught up\trestore")
+	fmt.Fprintln(tw, "HA scenario\tseed\tacknowledged\tlost\tdoubled\tkill → first write\tslowest write after\t503s after\trejoin (secondary)\tcaught up\tsingle-copy window\trestore")
 	for _, r := range results {
 		f := r.ha
 		if f == nil {
@@ -542,8 +548,17 @@ func printHATable(results []*result) {
 			}
 			return d.Round(10 * time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\n", r.fault, r.seed, f.acked, f.lost, f.doubled,
-			dur(f.firstWrite), dur(f.slowest), f.unavailable, dur(f.rejoin), dur(f.catchUp), dur(f.restore))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.fault, r.seed, f.acked, f.lost, f.doubled,
+			dur(f.firstWrite), dur(f.slowest), f.unavailable, dur(f.rejoin), dur(f.catchUp), single(f), dur(f.restore))
 	}
 	tw.Flush()
+}
+
+// single is a loss scenario's single-copy window for the table: 0 is a
+// figure there (nothing acknowledged with one copy), "—" is none measured.
+func single(f *haFigures) string {
+	if !f.copiesMeasured {
+		return "—"
+	}
+	return f.singleCopy.Round(10 * time.Millisecond).String()
 }

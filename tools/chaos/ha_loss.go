@@ -17,7 +17,14 @@ const (
 	// connections open, nothing answered) and continues them once the
 	// standby is promoted: the old primary must come back demoted.
 	freezePrimary = "primary frozen"
+	// The same losses in a formation of three data nodes (ha_three.go).
+	losePrimary3 = "primary lost, 3 nodes"
+	loseStandby3 = "standby lost, 3 nodes"
 )
+
+// scenarioNames are the -only names of the loss scenarios.
+var scenarioNames = map[string]string{losePrimary: "primary", loseStandby: "standby", freezePrimary: "frozen",
+	losePrimary3: "primary3", loseStandby3: "standby3"}
 
 // runHALoss is the primary-lost or standby-lost scenario for one seed: load
 // from several gateways with idempotency keys, a remittance stream and
@@ -27,14 +34,15 @@ const (
 // rejoins as the standby. Then every check.
 func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which string, o haOptions) *result {
 	start := time.Now()
-	short := map[string]string{losePrimary: "primary", loseStandby: "standby", freezePrimary: "frozen"}[which]
+	short := scenarioNames[which]
 	how := "SIGKILL"
 	if which == freezePrimary {
 		how = "SIGSTOP (SIGCONT after the promotion)"
 	}
+	standbyLost := which == loseStandby || which == loseStandby3
 	res := &result{fault: which, seed: seed,
 		injected: fmt.Sprintf("%s of the %s's pg_autoctl and PostgreSQL under load from %d gateways", how,
-			map[bool]string{true: "standby", false: "primary"}[which == loseStandby], o.instances),
+			map[bool]string{true: "standby", false: "primary"}[standbyLost], o.instances),
 		reproduce: fmt.Sprintf("make chaos-ha CHAOS_ARGS='-only %s -seeds %d -instances %d -ops %d -remittances %d'",
 			short, seed, o.instances, o.ops, o.remits)}
 	add, fail := res.recorders(start)
@@ -83,7 +91,7 @@ func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which s
 			return
 		}
 		victim = primary
-		if which == loseStandby {
+		if standbyLost {
 			victim = standby
 		}
 		killedAt = time.Now()
@@ -109,6 +117,7 @@ func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which s
 		e.debugf("%s seed %d: killed %s after %d answers", which, seed, victim.Name, ld.r.answered.Load())
 		killed <- nil
 	}()
+	copies := sampleCopies(ctx, h.f.URL("postgres"))
 	remitDone := make(chan error, 1)
 	go func() { remitDone <- ld.createRemits(ctx, s.l) }()
 	ld.r.run(ctx, rng, ld.ops, o.clients)
@@ -176,12 +185,16 @@ func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which s
 	if err := h.waitSynchronous(ctx, time.Minute); err != nil {
 		add("%v", err)
 	}
+	singleCopy := copies.finish()
+	if which == loseStandby3 && singleCopy > 0 {
+		add("%s of commits acknowledged with a single copy after one of three nodes was lost; want none", singleCopy.Round(time.Millisecond))
+	}
 
 	wf, err := workAfter(ctx, s.db, killedAt)
 	if err != nil {
 		add("what the workers did after the kill: %v", err)
 	}
-	if which != loseStandby && wf.Created > 0 && wf.RemitSteps == 0 {
+	if !standbyLost && wf.Created > 0 && wf.RemitSteps == 0 {
 		add("%d remittances were created after the kill, but no worker moved any remittance after it", wf.Created)
 	}
 	ld.mu.Lock()
@@ -198,11 +211,13 @@ func runHALoss(ctx context.Context, e *env, h *haFormation, seed uint64, which s
 	res.kills, res.restarts = 1, 1
 	res.countAttempts(ld.r, ld.ops)
 	res.ha = &haFigures{acked: acks.acked, lost: acks.lost, doubled: acks.doubled, firstWrite: firstWrite,
-		rejoin: rejoin, catchUp: catchUp, slowest: slowest, unavailable: unavailable}
+		rejoin: rejoin, catchUp: catchUp, slowest: slowest, unavailable: unavailable, singleCopy: singleCopy, copiesMeasured: true}
 	res.notes = append(res.notes,
 		fmt.Sprintf("killed %s after %d answers; kill → first successful write %s; slowest successful attempt after the kill %s; %d answers 503 after the kill",
 			victim.Name, threshold, firstWrite.Round(time.Millisecond), slowest.Round(time.Millisecond), unavailable),
 		fmt.Sprintf("acknowledged %d operations (shop + remittances): %d lost, %d doubled", acks.acked, acks.lost, acks.doubled),
+		fmt.Sprintf("single-copy window (the primary acknowledging without a synchronous standby, sampled every %s): %s",
+			copiesEvery, singleCopy.Round(time.Millisecond)),
 		fmt.Sprintf("shop: %d operations (%d succeeded, %d business failures), %d attempts (%d without an answer, %d HTTP 5xx, %d answered 1009), %d sent more than once (retries, and twins sent to two gateways); %d committed before the kill and answered after it",
 			len(ld.ops), facts.succeeded, facts.businessFailures, ld.r.attempts.Load(), ld.r.transportErrors.Load(), ld.r.status5xx.Load(),
 			ld.r.inProgress.Load(), res.retries, facts.lostAnswers),
@@ -227,4 +242,6 @@ type haFigures struct {
 	unavailable           int           // 503 answers after the kill
 	restore               time.Duration // restore scenario: restore + recovery
 	restoredWant, restGot int
+	singleCopy            time.Duration // commits acknowledged with one copy only (ha_copies.go)
+	copiesMeasured        bool
 }

@@ -16,7 +16,10 @@
 //   - primary, standby, restore: the high-availability scenarios on a
 //     pg_auto_failover formation (ha.go, docs/ha.md): the primary's or the
 //     standby's machine lost under load from several gateways, and a
-//     restore from backup to a moment.
+//     restore from backup to a moment;
+//   - standby3, primary3: the same losses on a formation of three data
+//     nodes (ha_three.go), with the single-copy window measured
+//     (ha_copies.go).
 //
 // It prints what it did and what it found, and exits 1 on any violation.
 // docs/reliability.md describes each fault and the observed results.
@@ -48,8 +51,8 @@ func main() {
 
 func run() int {
 	fs := flag.NewFlagSet("chaos", flag.ExitOnError)
-	only := fs.String("only", "crash,outage,multi,primary,frozen,standby,restore",
-		"scenarios to run, comma-separated: crash, outage, multi; primary, frozen, standby, restore (the HA scenarios, `make chaos-ha`)")
+	only := fs.String("only", "crash,outage,multi,primary,frozen,standby,restore,standby3,primary3",
+		"scenarios to run, comma-separated: crash, outage, multi; primary, frozen, standby, restore, standby3, primary3 (the HA scenarios, `make chaos-ha`; the last two on a formation of three data nodes)")
 	seedsFlag := fs.String("seeds", "", "comma-separated seeds of the crash runs (default: -runs fresh seeds); the outage and multi scenarios use the first")
 	runs := fs.Int("runs", 3, "crash runs (seeds) when -seeds is not given")
 	ops := fs.Int("ops", 1200, "money operations per crash run and per outage run")
@@ -180,6 +183,13 @@ func run() int {
 		}
 		ho := haOptions{instances: *instances, ops: *haOps, clients: *haClients, remits: *haRemits, holds: *haHolds}
 		if err := runHAScenarios(ctx, e, want, ports, seeds, *haRuns, ho, report); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+			return 1
+		}
+	}
+	if (want["standby3"] || want["primary3"]) && ctx.Err() == nil {
+		ho := haOptions{instances: *instances, ops: *haOps, clients: *haClients, remits: *haRemits, holds: *haHolds}
+		if err := runHA3Scenarios(ctx, e, want, seeds, ho, report); err != nil {
 			fmt.Fprintln(os.Stderr, "chaos:", err)
 			return 1
 		}
