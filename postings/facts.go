@@ -33,6 +33,9 @@ const (
 	// ConvertByInverse(fx_amount, TO, FROM, rate, fx_round). Absent on
 	// every other conversion, so their bytes and hashes are unchanged.
 	MetaFXInverse = "fx_inverse" // "1"
+	// The client rate a card transfer applied, recorded before facts
+	// existed; with facts it must be the facts' ClientRate.
+	MetaFXClientRate = "fx_rate"
 
 	// A fee: the rule that produced it and the amount. A fee computed from
 	// a basis is Fixed + FeeBps(Basis, Bps, RoundUp); a fee that is the

@@ -51,6 +51,11 @@ func (e *Entry) CheckFacts() []FactBreak {
 		if got, err := fx.derive(); err != nil || got != v {
 			add(FactCheckFX, "%s %d, the rate gives %s", key, v, derived(got, err))
 		}
+		if text, has := e.Metadata[MetaFXClientRate]; has {
+			if client, err := fx.ClientRate(); err != nil || !sameRate(text, client) {
+				add(FactCheckFX, "fx_rate %s, the facts' mid rate less their spread is %s", truncate(text, 32), client)
+			}
+		}
 	}
 	if hasFee && fee.Basis != FeeShare {
 		if got, err := fee.derive(); err != nil || got != fee.Amount {
@@ -81,6 +86,12 @@ func (e *Entry) CheckFacts() []FactBreak {
 		}
 	}
 	return out
+}
+
+// sameRate reports whether text is rate r.
+func sameRate(text string, r Rate) bool {
+	t, err := ParseRate(text)
+	return err == nil && t.String() == r.String()
 }
 
 func derived(v int64, err error) string {

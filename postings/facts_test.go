@@ -64,7 +64,9 @@ func transferOut(t *testing.T) Entry {
 // transferEntry is a transfer of fx from src to dst through the FX
 // position, with fx's facts.
 func transferEntry(kind Kind, fx FXFact, src, dst Account) Entry {
-	return Entry{Merchant: 3, Kind: kind, Refs: Refs{CardNo: "crd_x", TxID: "trf_x"}, Metadata: PutFacts(nil, &fx, nil),
+	client, _ := fx.ClientRate()
+	return Entry{Merchant: 3, Kind: kind, Refs: Refs{CardNo: "crd_x", TxID: "trf_x"},
+		Metadata: PutFacts(map[string]string{MetaFXClientRate: client.String()}, &fx, nil),
 		Postings: []Posting{
 			{Source: src, Destination: MerchantAccount(3, AccountFXPosition, fx.From.Code), Amount: fx.FromAmount, Currency: fx.From.Code},
 			{Source: MerchantAccount(3, AccountFXPosition, fx.To.Code), Destination: dst, Amount: fx.Amount, Currency: fx.To.Code}}}
@@ -106,6 +108,8 @@ func TestCheckFacts(t *testing.T) {
 		{name: "transfer out rounding", entry: transferOut, set: map[string]string{MetaFXRound: "down"}, want: FactCheckFX},
 		{name: "transfer out card paid", entry: transferOut, post: -1, want: FactCheckFX},
 		{name: "transfer out read as forward", entry: transferOut, set: map[string]string{MetaFXInverse: ""}, want: FactCheckFX},
+		{name: "transfer in client rate", entry: transferIn, set: map[string]string{MetaFXClientRate: "0.00204"}, want: FactCheckFX},
+		{name: "transfer out client rate unreadable", entry: transferOut, set: map[string]string{MetaFXClientRate: "x"}, want: FactCheckFX},
 		{name: "transfer out inverse unreadable", entry: transferOut, set: map[string]string{MetaFXInverse: "yes"}, want: FactCheckFacts},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -160,6 +160,6 @@ func (s *Service) convertTransfer(tx *ledger.Tx, e *postings.Entry, res *Transfe
 	}
 	// fx_rate, the client rate, as before the facts; fx_pair, fx_mid_rate
 	// and fx_spread_bps are facts now.
-	e.Metadata = postings.PutFacts(map[string]string{"fx_rate": res.FXRate}, &fact, nil)
+	e.Metadata = postings.PutFacts(map[string]string{postings.MetaFXClientRate: res.FXRate}, &fact, nil)
 	return nil
 }
