@@ -27,6 +27,15 @@ const (
 	MetaFXFromAmount  = "fx_from_amount"  // minor units of FROM
 	MetaFXAmount      = "fx_amount"       // minor units of TO: the converted amount
 	MetaFXRound       = "fx_round"        // "up" or "down"
+	// An inverse conversion (a card withdrawal across currencies: the
+	// merchant receives exactly fx_amount of TO and the card pays for it)
+	// fixed the amount of TO and derived FROM's from it: fx_from_amount is
+	// ConvertByInverse(fx_amount, TO, FROM, rate, fx_round). Absent on
+	// every other conversion, so their bytes and hashes are unchanged.
+	MetaFXInverse = "fx_inverse" // "1"
+	// The client rate a card transfer applied, recorded before facts
+	// existed; with facts it must be the facts' ClientRate.
+	MetaFXClientRate = "fx_rate"
 
 	// A fee: the rule that produced it and the amount. A fee computed from
 	// a basis is Fixed + FeeBps(Basis, Bps, RoundUp); a fee that is the
@@ -58,6 +67,9 @@ type FXFact struct {
 	RateVersion int64
 	RateAt      time.Time
 	Round       Rounding
+	// Inverse marks a conversion that fixed Amount and derived FromAmount
+	// (MetaFXInverse).
+	Inverse bool
 }
 
 // FeeFact is a fee as an entry records it. Basis < 0 marks a share of a
@@ -81,16 +93,45 @@ func NewFXFact(fromAmount int64, from, to Currency, mid Rate, spreadBps, version
 	return f, err
 }
 
-// derive is the converted amount the fact's own rate gives.
+// NewInverseFXFact is the conversion that pays amount of to, fixed, with
+// the amount of from the inverse rate gives, rounded in direction r (a
+// card withdrawal across currencies: docs/ledger.md), and records it.
+func NewInverseFXFact(amount int64, from, to Currency, mid Rate, spreadBps, version int64, at time.Time, r Rounding) (FXFact, error) {
+	f := FXFact{From: from, To: to, Amount: amount, Mid: mid, SpreadBps: spreadBps, RateVersion: version,
+		RateAt: at.UTC().Truncate(time.Microsecond), Round: r, Inverse: true}
+	var err error
+	f.FromAmount, err = f.derive()
+	return f, err
+}
+
+// ClientRate is the rate the conversion applied: the mid rate, less the
+// spread rounded down when there is one.
+func (f FXFact) ClientRate() (Rate, error) {
+	if f.SpreadBps == 0 {
+		return f.Mid, nil
+	}
+	return ApplySpread(f.Mid, f.SpreadBps, RoundDown)
+}
+
+// derive is the amount the fact's own rate gives: the converted amount,
+// or for an inverse conversion the amount of FROM.
 func (f FXFact) derive() (int64, error) {
-	rate := f.Mid
-	if f.SpreadBps != 0 {
-		var err error
-		if rate, err = ApplySpread(f.Mid, f.SpreadBps, RoundDown); err != nil {
-			return 0, err
-		}
+	rate, err := f.ClientRate()
+	if err != nil {
+		return 0, err
+	}
+	if f.Inverse {
+		return ConvertByInverse(f.Amount, f.To, f.From, rate, f.Round)
 	}
 	return Convert(f.FromAmount, f.From, f.To, rate, f.Round)
+}
+
+// derived is the recorded amount derive gives, with its key.
+func (f FXFact) derived() (key string, v int64) {
+	if f.Inverse {
+		return MetaFXFromAmount, f.FromAmount
+	}
+	return MetaFXAmount, f.Amount
 }
 
 // NewFeeFact is a percentage-and-fixed fee on basis: Fixed + FeeBps(basis,
@@ -130,6 +171,9 @@ func PutFacts(meta map[string]string, fx *FXFact, fee *FeeFact) map[string]strin
 		meta[MetaFXFromAmount] = itoa(fx.FromAmount)
 		meta[MetaFXAmount] = itoa(fx.Amount)
 		meta[MetaFXRound] = fx.Round.String()
+		if fx.Inverse {
+			meta[MetaFXInverse] = "1"
+		}
 	}
 	if fee != nil {
 		meta[MetaFee] = fee.Rule

@@ -47,8 +47,14 @@ func (e *Entry) CheckFacts() []FactBreak {
 		add(FactCheckFacts, "facts=%s without a conversion or a fee", FactsVersion)
 	}
 	if hasFX {
-		if got, err := fx.derive(); err != nil || got != fx.Amount {
-			add(FactCheckFX, "fx_amount %d, the rate gives %s", fx.Amount, derived(got, err))
+		key, v := fx.derived()
+		if got, err := fx.derive(); err != nil || got != v {
+			add(FactCheckFX, "%s %d, the rate gives %s", key, v, derived(got, err))
+		}
+		if text, has := e.Metadata[MetaFXClientRate]; has {
+			if client, err := fx.ClientRate(); err != nil || !sameRate(text, client) {
+				add(FactCheckFX, "fx_rate %s, the facts' mid rate less their spread is %s", truncate(text, 32), client)
+			}
 		}
 	}
 	if hasFee && fee.Basis != FeeShare {
@@ -66,12 +72,26 @@ func (e *Entry) CheckFacts() []FactBreak {
 		if held, cur := e.moved(""); held != want || cur != fx.To.Code {
 			add(FactCheckFX, "the entry holds %d %s, the facts give %d %s (fx_amount plus fee_amount)", held, cur, want, fx.To.Code)
 		}
+	case hasFX:
+		// Any other conversion goes through the FX position (Validate): it
+		// pays fx_from_amount of FROM into it and takes fx_amount of TO
+		// out (a card transfer across currencies, either way).
+		if in, out := e.throughFX(fx.From.Code, fx.To.Code); in != fx.FromAmount || out != fx.Amount {
+			add(FactCheckFX, "the entry moves %d %s into the FX position and %d %s out, the facts give %d and %d",
+				in, fx.From.Code, out, fx.To.Code, fx.FromAmount, fx.Amount)
+		}
 	case e.Kind == KindFee && hasFee:
 		if got, _ := e.moved(AccountFeeRevenue); got != fee.Amount {
 			add(FactCheckFee, "the entry moves %d into fee revenue, fee_amount is %d", got, fee.Amount)
 		}
 	}
 	return out
+}
+
+// sameRate reports whether text is rate r.
+func sameRate(text string, r Rate) bool {
+	t, err := ParseRate(text)
+	return err == nil && t.String() == r.String()
 }
 
 func derived(v int64, err error) string {
@@ -91,6 +111,20 @@ func (e *Entry) moved(dst AccountType) (sum int64, currency string) {
 		}
 	}
 	return sum, currency
+}
+
+// throughFX sums the entry's postings of from into its FX position and of
+// to out of it.
+func (e *Entry) throughFX(from, to string) (in, out int64) {
+	for _, p := range e.Postings {
+		if p.Currency == from && p.Destination.Type == AccountFXPosition {
+			in += p.Amount
+		}
+		if p.Currency == to && p.Source.Type == AccountFXPosition {
+			out += p.Amount
+		}
+	}
+	return in, out
 }
 
 // FX returns the conversion the entry records; ok is false when it records
@@ -125,6 +159,12 @@ func (e *Entry) FX() (f FXFact, ok bool, err error) {
 	}
 	if f.RateAt, err = time.Parse(FactTimeLayout, m[MetaFXRateAt]); err != nil {
 		return f, true, factErr(MetaFXRateAt, m[MetaFXRateAt])
+	}
+	switch inv := m[MetaFXInverse]; inv {
+	case "", "1":
+		f.Inverse = inv == "1"
+	default:
+		return f, true, factErr(MetaFXInverse, inv)
 	}
 	switch m[MetaFXRound] {
 	case "up":

@@ -34,6 +34,44 @@ func remittanceFee(t *testing.T) Entry {
 		Postings: []Posting{{Source: funding(3, "EUR"), Destination: MerchantAccount(3, AccountFeeRevenue, "EUR"), Amount: 150, Currency: "EUR"}}}
 }
 
+// transferIn is a CARD_TRANSFER_IN of ¥12,345 from JPY funding to a KWD
+// card at 0.00204 with 50 bps of spread, rounded down: 0-decimal to
+// 3-decimal, as internal/cards records it.
+func transferIn(t *testing.T) Entry {
+	t.Helper()
+	fx, err := NewFXFact(12345, MustCurrency("JPY"), MustCurrency("KWD"), MustRate("0.00204"), 50, 9,
+		time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC), RoundDown)
+	// 12345 × 0.00204 × 0.995 = 25.0578… KWD: 25057 fils, down.
+	if err != nil || fx.Amount != 25057 {
+		t.Fatalf("fact %+v, %v, want 25057 fils", fx, err)
+	}
+	return transferEntry(KindCardTransferIn, fx, funding(3, "JPY"), CardAccount(3, AccountCardAvailable, "KWD", "crd_x"))
+}
+
+// transferOut is a CARD_TRANSFER_OUT that pays ¥12,345 into JPY funding
+// from a KWD card at 489.5 JPY per KWD with 50 bps of spread: the card
+// pays 12345 / (489.5 × 0.995) = 25.3464… KWD, rounded up to 25347 fils.
+func transferOut(t *testing.T) Entry {
+	t.Helper()
+	fx, err := NewInverseFXFact(12345, MustCurrency("KWD"), MustCurrency("JPY"), MustRate("489.5"), 50, 9,
+		time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC), RoundUp)
+	if err != nil || fx.FromAmount != 25347 {
+		t.Fatalf("fact %+v, %v, want 25347 fils", fx, err)
+	}
+	return transferEntry(KindCardTransferOut, fx, CardAccount(3, AccountCardAvailable, "KWD", "crd_x"), funding(3, "JPY"))
+}
+
+// transferEntry is a transfer of fx from src to dst through the FX
+// position, with fx's facts.
+func transferEntry(kind Kind, fx FXFact, src, dst Account) Entry {
+	client, _ := fx.ClientRate()
+	return Entry{Merchant: 3, Kind: kind, Refs: Refs{CardNo: "crd_x", TxID: "trf_x"},
+		Metadata: PutFacts(map[string]string{MetaFXClientRate: client.String()}, &fx, nil),
+		Postings: []Posting{
+			{Source: src, Destination: MerchantAccount(3, AccountFXPosition, fx.From.Code), Amount: fx.FromAmount, Currency: fx.From.Code},
+			{Source: MerchantAccount(3, AccountFXPosition, fx.To.Code), Destination: dst, Amount: fx.Amount, Currency: fx.To.Code}}}
+}
+
 // The facts re-derive exactly what was written, and each way of making
 // them disagree with themselves or with the postings is named.
 func TestCheckFacts(t *testing.T) {
@@ -60,6 +98,19 @@ func TestCheckFacts(t *testing.T) {
 		{name: "remittance fee fixed part", entry: remittanceFee, set: map[string]string{MetaFeeFixed: "0"}, want: FactCheckFee},
 		{name: "remittance fee posted", entry: remittanceFee, post: -1, want: FactCheckFee},
 		{name: "remittance fee rule missing", entry: remittanceFee, set: map[string]string{MetaFeeRule: ""}, want: FactCheckFacts},
+		{name: "transfer in as written", entry: transferIn},
+		{name: "transfer out as written", entry: transferOut},
+		{name: "transfer in converted amount", entry: transferIn, set: map[string]string{MetaFXAmount: "25058"}, want: FactCheckFX},
+		{name: "transfer in spread", entry: transferIn, set: map[string]string{MetaFXSpreadBps: "0"}, want: FactCheckFX},
+		{name: "transfer in paid amount", entry: transferIn, post: 1, want: FactCheckFX},
+		{name: "transfer in read as inverse", entry: transferIn, set: map[string]string{MetaFXInverse: "1"}, want: FactCheckFX},
+		{name: "transfer out card amount", entry: transferOut, set: map[string]string{MetaFXFromAmount: "25346"}, want: FactCheckFX},
+		{name: "transfer out rounding", entry: transferOut, set: map[string]string{MetaFXRound: "down"}, want: FactCheckFX},
+		{name: "transfer out card paid", entry: transferOut, post: -1, want: FactCheckFX},
+		{name: "transfer out read as forward", entry: transferOut, set: map[string]string{MetaFXInverse: ""}, want: FactCheckFX},
+		{name: "transfer in client rate", entry: transferIn, set: map[string]string{MetaFXClientRate: "0.00204"}, want: FactCheckFX},
+		{name: "transfer out client rate unreadable", entry: transferOut, set: map[string]string{MetaFXClientRate: "x"}, want: FactCheckFX},
+		{name: "transfer out inverse unreadable", entry: transferOut, set: map[string]string{MetaFXInverse: "yes"}, want: FactCheckFacts},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := tt.entry(t)

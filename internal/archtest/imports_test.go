@@ -73,7 +73,12 @@ var allowed = map[string][]string{
 	// entries by reference, on the core's tables and the domains' that
 	// mirror it (holds); it imports no domain, so a domain may read the
 	// books through it (the card profile's balances).
-	"internal/audit": {"ledger", "postings"},
+	"internal/audit": {"ledger", "postings", "internal/audit/seal", "internal/audit/metadata"},
+	// Beneath it, pure: the signing and Merkle tree of checkpoints and
+	// period closes (an auditor's own verifier can use it alone), and the
+	// stream's reader of an entry's flat metadata.
+	"internal/audit/seal":     {},
+	"internal/audit/metadata": {},
 	// The merchant's bill: a reader of the bill lines the core writes.
 	"internal/bill": {"ledger", "postings"},
 	"reconcile":     {"ledger", "internal/audit", "postings"}, // its settlement source is its own type: app/services adapts the network

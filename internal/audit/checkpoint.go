@@ -10,14 +10,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit/seal"
 	"github.com/paygate/gateway/ledger"
 )
 
 // A checkpoint is every merchant's journal head at one moment, one Merkle
-// root over them (merkle.go) and the signature of a short statement naming
-// the root (docs/audit.md#checkpoints). The statement signed, after the
-// purpose line PurposeCheckpoint (signer.go), is three lines of UTF-8, each
-// ending in "\n":
+// root over them (internal/audit/seal/merkle.go) and the signature of a
+// short statement naming the root (docs/audit.md#checkpoints). The
+// statement signed, after the purpose line PurposeCheckpoint
+// (seal/signer.go), is three lines of UTF-8, each ending in "\n":
 //
 //	time <RFC 3339 UTC, microseconds: 2026-11-27T09:42:17.123456Z>
 //	tree_size <the number of heads, decimal>
@@ -89,9 +90,9 @@ func (c *Checkpoint) computeRoot() (string, error) {
 		if err != nil || len(hash) != 32 || h.Seq < 0 {
 			return "", fmt.Errorf("the head of merchant %d is malformed", h.Merchant)
 		}
-		leaves[i] = leafHash(headLeaf(h.Merchant, h.Seq, hash))
+		leaves[i] = seal.LeafHash(seal.HeadLeaf(h.Merchant, h.Seq, hash))
 	}
-	root := merkleRoot(leaves)
+	root := seal.MerkleRoot(leaves)
 	return hex.EncodeToString(root[:]), nil
 }
 
@@ -177,7 +178,7 @@ func (s *Service) Checkpoint(ctx context.Context, signer *Signer) (*Checkpoint, 
 	}
 	root, _ := hex.DecodeString(c.Root)
 	if _, err := tx.ExecContext(ctx, `insert into audit_checkpoints (created_at, key_id, tree_size, root, heads, signed, signature)
-		values (?, ?, ?, ?, ?, ?, ?)`, c.Time.Time, c.KeyID, c.TreeSize, root, string(heads), signedMessage(PurposeCheckpoint, stmt), sig); err != nil {
+		values (?, ?, ?, ?, ?, ?, ?)`, c.Time.Time, c.KeyID, c.TreeSize, root, string(heads), seal.SignedMessage(PurposeCheckpoint, stmt), sig); err != nil {
 		return nil, ledger.MapError(err)
 	}
 	return c, ledger.MapError(tx.Commit())

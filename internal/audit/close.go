@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/gateway/internal/audit/seal"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -169,7 +170,7 @@ func (s *Service) ClosePeriod(ctx context.Context, signer *Signer, merchant int6
 	}
 	if _, err := tx.NewRaw(`insert into audit_period_closes (merchant_id, period_kind, period_start, period_end, closed_at,
 		head_seq, head_hash, balances, key_id, signed, signature) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		merchant, kind, start, end, now, c.HeadSeq, hash, string(bals), c.KeyID, signedMessage(PurposePeriodClose, stmt), sig).Exec(ctx); err != nil {
+		merchant, kind, start, end, now, c.HeadSeq, hash, string(bals), c.KeyID, seal.SignedMessage(PurposePeriodClose, stmt), sig).Exec(ctx); err != nil {
 		if strings.Contains(err.Error(), "audit_period_closes_period_key") {
 			return nil, postings.Errorf(postings.ECONFLICT, "the %s %s of merchant %d is closed already", kind, c.Start, merchant)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/paygate/gateway/internal/audit/seal"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -98,7 +99,7 @@ func (f *closeFollower) bad(c *storedClose, format string, args ...any) {
 // checkSigned compares what was signed with the close's columns, and the
 // signature with pub when given.
 func (f *closeFollower) checkSigned(c *storedClose, signed, sig []byte, pub ed25519.PublicKey) {
-	if !bytes.Equal(signed, signedMessage(PurposePeriodClose, c.Statement())) {
+	if !bytes.Equal(signed, seal.SignedMessage(PurposePeriodClose, c.Statement())) {
 		f.bad(c, "its columns are not the statement it signed: the close was changed")
 	}
 	if pub == nil {

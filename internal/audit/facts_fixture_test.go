@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/network"
 )
 
@@ -19,6 +20,7 @@ type factsFixture struct {
 	fxAuth   string // its authorization
 	usdAuth  string // the fixture's first hold, in the card's currency
 	rateVers int64  // the rate version the CARD_AUTH names
+	trfSeq   int64  // a top-up of the USD card from EUR funding: a conversion with facts
 }
 
 func newFactsFixture(t *testing.T) *factsFixture {
@@ -47,7 +49,18 @@ func newFactsFixture(t *testing.T) *factsFixture {
 		f.card.CardNo).Scan(&f.usdAuth); err != nil {
 		t.Fatal(err)
 	}
-	// Three deposits after it, as the fixture has after its first hold:
+	// A top-up across currencies at the same rate version (EUR funding to
+	// the USD card): the transfer's conversion in its facts.
+	deposit(t, f.l.Ledger, f.m.ID, "EUR", 100_00)
+	trf, err := f.l.Cards.Transfer(ctx, f.m.ID, cards.TransferInput{CardNo: f.card.CardNo, Amount: 12_34, Currency: "EUR",
+		Direction: cards.DirectionIn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.l.DB().QueryRowContext(ctx, `select merchant_seq from entries where tx_id = ?`, trf.TxID).Scan(&f.trfSeq); err != nil {
+		t.Fatal(err)
+	}
+	// Three deposits after them, as the fixture has after its first hold:
 	// they stay the three last entries, which the tamper cases rewrite.
 	for i := range 3 {
 		deposit(t, f.l.Ledger, f.m.ID, "USD", int64(2_00*(i+1)))
@@ -59,10 +72,10 @@ func newFactsFixture(t *testing.T) *factsFixture {
 }
 
 // expand writes the fixture's facts into a tampering statement: $FXSEQ,
-// $FXAUTH, $USDAUTH and $RATEV.
+// $FXAUTH, $USDAUTH, $RATEV and $TRFSEQ.
 func (f *factsFixture) expand(stmt string) string {
 	return strings.NewReplacer("$FXSEQ", strconv.FormatInt(f.fxSeq, 10), "$FXAUTH", f.fxAuth, "$USDAUTH", f.usdAuth,
-		"$RATEV", strconv.FormatInt(f.rateVers, 10)).Replace(stmt)
+		"$RATEV", strconv.FormatInt(f.rateVers, 10), "$TRFSEQ", strconv.FormatInt(f.trfSeq, 10)).Replace(stmt)
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

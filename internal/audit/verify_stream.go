@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/paygate/gateway/internal/audit/metadata"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -188,7 +189,7 @@ type chainStream struct {
 	accounts accountProblems     // the accounts pass's
 	cp       *checkpointFollower // nil without a checkpoint (checkpoint.go)
 	rates    rateVersions        // the rate versions entries' facts name (verify_facts.go)
-	meta     map[string]string   // the metadata map, reused (verify_meta.go)
+	meta     map[string]string   // the metadata map, reused (internal/audit/metadata)
 	closes   *closeFollower      // nil without closed periods (close_verify.go)
 	closePub ed25519.PublicKey   // checks the closes' signatures when set
 }
@@ -437,7 +438,7 @@ func (s *chainStream) startEntry(v [][]byte, m, seq int64) error {
 	}
 	if meta = meta[1:]; len(meta) > 2 { // "{}" is no metadata
 		// One map, reused: nothing keeps an entry's metadata past its checks.
-		parsed, err := parseMetadata(meta, s.meta)
+		parsed, err := metadata.Parse(meta, s.meta)
 		if err != nil {
 			s.problems.add(Problem{Check: CheckHashChain, Merchant: m, Seq: seq, Detail: "metadata is not a JSON object of strings"})
 		} else {

@@ -2,7 +2,6 @@ package cards
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/ledger"
@@ -108,7 +107,12 @@ func (s *Service) transfer(tx *ledger.Tx, m *ledger.Merchant, in TransferInput) 
 // the FX position accounts. The rate is the operator's mid rate from the
 // source currency to the destination's with the spread taken off; the amount
 // the card receives (IN) rounds down and the amount it pays (OUT) rounds up,
-// so the gateway never pays out a fraction it did not take in.
+// so the gateway never pays out a fraction it did not take in. The
+// conversion is computed by the facts the entry records (postings'
+// NewFXFact, as a foreign CARD_AUTH's), with the rate version and its
+// time, so that audit verify re-derives it (docs/audit.md, "Economic
+// facts"): what the entry moves and what it says it converted are one
+// computation.
 func (s *Service) convertTransfer(tx *ledger.Tx, e *postings.Entry, res *TransferResult, c *BatchCard, fund, avail postings.Account) error {
 	fundCur, cardCur := postings.MustCurrency(res.Currency), postings.MustCurrency(res.CardCurrency)
 	base, quote := res.Currency, res.CardCurrency
@@ -121,18 +125,21 @@ func (s *Service) convertTransfer(tx *ledger.Tx, e *postings.Entry, res *Transfe
 	}
 	// The spread comes off the rate of the direction the money flows in,
 	// rounded down: the merchant gets the worse side.
-	client, err := postings.ApplySpread(rate.Mid, rate.SpreadBps, postings.RoundDown)
-	if err != nil {
-		return err
-	}
+	var fact postings.FXFact
 	if res.Direction == DirectionIn {
-		res.CardAmount, err = postings.Convert(res.Amount, fundCur, cardCur, client, postings.RoundDown)
+		fact, err = postings.NewFXFact(res.Amount, fundCur, cardCur, rate.Mid, rate.SpreadBps, rate.Version, rate.UpdatedAt, postings.RoundDown)
+		res.CardAmount = fact.Amount
 	} else {
 		// The merchant receives Amount: the card pays Amount / rate, up.
-		res.CardAmount, err = postings.ConvertByInverse(res.Amount, fundCur, cardCur, client, postings.RoundUp)
+		fact, err = postings.NewInverseFXFact(res.Amount, cardCur, fundCur, rate.Mid, rate.SpreadBps, rate.Version, rate.UpdatedAt, postings.RoundUp)
+		res.CardAmount = fact.FromAmount
 	}
 	if err != nil {
 		return postings.WithField(err, "amount")
+	}
+	client, err := fact.ClientRate()
+	if err != nil {
+		return err
 	}
 	res.FXRate, res.MidRate, res.SpreadBps = client.String(), rate.MidRate, rate.SpreadBps
 	fxFund := postings.MerchantAccount(e.Merchant, postings.AccountFXPosition, res.Currency)
@@ -151,9 +158,8 @@ func (s *Service) convertTransfer(tx *ledger.Tx, e *postings.Entry, res *Transfe
 			{Source: fxFund, Destination: fund, Amount: res.Amount, Currency: res.Currency},
 		}
 	}
-	e.Metadata = map[string]string{
-		"fx_pair": base + "/" + quote, "fx_rate": res.FXRate, "fx_mid_rate": res.MidRate,
-		"fx_spread_bps": strconv.FormatInt(res.SpreadBps, 10),
-	}
+	// fx_rate, the client rate, as before the facts; fx_pair, fx_mid_rate
+	// and fx_spread_bps are facts now.
+	e.Metadata = postings.PutFacts(map[string]string{postings.MetaFXClientRate: res.FXRate}, &fact, nil)
 	return nil
 }

@@ -26,18 +26,12 @@ func (s *sim) checkpoint() {
 	s.t.Helper()
 	ctx := context.Background()
 	svc := audit.New(s.l.Ledger)
-	if s.cps.signer == nil {
-		seed := make([]byte, ed25519.SeedSize)
-		for i := range seed {
-			seed[i] = byte(s.rng.IntN(256))
-		}
-		s.cps.signer = audit.NewSigner(ed25519.NewKeyFromSeed(seed))
-	}
 	for _, c := range []*audit.Checkpoint{s.cps.first, s.cps.last} {
 		if c == nil {
 			continue
 		}
-		rep, err := svc.Verify(ctx, audit.VerifyOptions{Checkpoint: c, PublicKey: s.cps.signer.Public()})
+		// With the public key, the run's period closes are checked too.
+		rep, err := svc.Verify(ctx, audit.VerifyOptions{Checkpoint: c, PublicKey: s.signer().Public()})
 		if err != nil {
 			s.fail("Verify against the checkpoint of %s: %v", c.Time, err)
 		}
@@ -45,7 +39,7 @@ func (s *sim) checkpoint() {
 			s.fail("the journal does not extend the checkpoint of %s: %v", c.Time, rep.Problems)
 		}
 	}
-	c, err := svc.Checkpoint(ctx, s.cps.signer)
+	c, err := svc.Checkpoint(ctx, s.signer())
 	if err != nil {
 		s.fail("Checkpoint: %v", err)
 	}

@@ -26,7 +26,13 @@
 //     Ledger.Verify periodically and at the end;
 //   - every verification also checks the journal against the run's first
 //     and latest signed checkpoints, then signs the next one
-//     (checkpoints_test.go): no fault may rewrite what a checkpoint saw.
+//     (checkpoints_test.go): no fault may rewrite what a checkpoint saw;
+//   - it closes periods as its clock leaves them behind (the day and month
+//     before the run, the first day after a jump past midnight, every day
+//     or month the ticks cross), each checked against the model, and
+//     verifies the faulted merchant, closes included, after every step
+//     run under a fault (closes_test.go; docs/audit.md, "Period closes in
+//     the seeded simulation").
 //
 // go test ./internal/sim runs about 12 seconds of steps with a fresh seed;
 // -sim.seed, -sim.steps and -sim.duration (or SIM_SEED, SIM_STEPS,

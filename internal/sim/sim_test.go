@@ -63,6 +63,7 @@ type sim struct {
 	stats   map[string]int
 	dis     *disabling     // the disabled merchants' /shop (disabled_test.go)
 	cps     simCheckpoints // the run's signed checkpoints (checkpoints_test.go)
+	closes  simCloses      // the run's period closes (closes_test.go)
 }
 
 func envInt(name string) int64 {
@@ -132,6 +133,7 @@ func TestSimulation(t *testing.T) {
 	s.fullCheck()
 	s.verify()
 	s.checkpointTeeth()
+	s.closesTeeth()
 	s.checkPosition() // position_test.go
 	names := make([]string, 0, len(s.stats))
 	for k := range s.stats {
@@ -227,6 +229,7 @@ func (s *sim) setup() {
 		s.exec(s.opDeposit(m), faultNone)
 	}
 	s.setRates()
+	s.closeFirstDay() // closes_test.go
 }
 
 // runStep draws one step from the seed and runs it.
@@ -284,6 +287,7 @@ func (s *sim) runStep() {
 	case r < 96:
 		d := time.Duration(s.between(1, 150)) * time.Minute
 		s.advance(d)
+		s.closeEnded() // at once: a day the clock left behind holds every entry so far
 		s.refreshRatesIfOld()
 		s.stats["clock ticks"]++
 	default:
@@ -370,6 +374,7 @@ func (s *sim) exec(o *op, fault string) {
 		res, err := o.call(cctx)
 		if err == nil {
 			s.settle(o, res, err) // it ran after all: that is its answer
+			s.checkClosesAfterFault(o, fault)
 			return
 		}
 		res, err = o.call(ctx)
@@ -395,6 +400,7 @@ func (s *sim) exec(o *op, fault string) {
 		})
 	}
 	s.checkAfter(o)
+	s.checkClosesAfterFault(o, fault) // closes_test.go
 }
 
 // simWait bounds each wait for something that must happen (a call

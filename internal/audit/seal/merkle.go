@@ -1,4 +1,4 @@
-package audit
+package seal
 
 import (
 	"crypto/sha256"
@@ -20,26 +20,28 @@ import (
 // shown its head is in a checkpoint with log2(n) hashes, without the
 // others' heads.
 
-// headLeaf encodes one head as a leaf.
-func headLeaf(merchant, seq int64, hash []byte) []byte {
+// HeadLeaf encodes one head as a leaf.
+func HeadLeaf(merchant, seq int64, hash []byte) []byte {
 	b := make([]byte, 16, 48)
 	binary.BigEndian.PutUint64(b[0:8], uint64(merchant))
 	binary.BigEndian.PutUint64(b[8:16], uint64(seq))
 	return append(b, hash...)
 }
 
-func leafHash(leaf []byte) [32]byte {
+// LeafHash is a leaf's hash, SHA-256(0x00 || leaf).
+func LeafHash(leaf []byte) [32]byte {
 	return sha256.Sum256(append([]byte{0x00}, leaf...))
 }
 
-func nodeHash(left, right [32]byte) [32]byte {
+// NodeHash is a node's hash, SHA-256(0x01 || left || right).
+func NodeHash(left, right [32]byte) [32]byte {
 	b := make([]byte, 0, 65)
 	b = append(append(append(b, 0x01), left[:]...), right[:]...)
 	return sha256.Sum256(b)
 }
 
-// merkleRoot is RFC 9162's MTH over the leaves' hashes.
-func merkleRoot(leaves [][32]byte) [32]byte {
+// MerkleRoot is RFC 9162's MTH over the leaves' hashes.
+func MerkleRoot(leaves [][32]byte) [32]byte {
 	switch n := len(leaves); n {
 	case 0:
 		return sha256.Sum256(nil)
@@ -50,6 +52,6 @@ func merkleRoot(leaves [][32]byte) [32]byte {
 		for k*2 < n {
 			k *= 2
 		}
-		return nodeHash(merkleRoot(leaves[:k]), merkleRoot(leaves[k:]))
+		return NodeHash(MerkleRoot(leaves[:k]), MerkleRoot(leaves[k:]))
 	}
 }

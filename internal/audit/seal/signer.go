@@ -1,4 +1,9 @@
-package audit
+// Package seal is audit's signing and its Merkle tree: what makes a
+// checkpoint or a period close a statement an auditor can check outside
+// the database (docs/audit.md). It is pure (no database, no module
+// import), so that an auditor's own verifier can use it alone; audit
+// re-exports what its callers use.
+package seal
 
 import (
 	"crypto/ed25519"
@@ -13,7 +18,7 @@ import (
 )
 
 // Signer signs the statements an auditor keeps outside the database: the
-// checkpoints (checkpoint.go) and the period closes (close.go, issue 30
+// checkpoints (audit's checkpoint.go) and the period closes (its close.go, issue 30
 // point 4). It is the one home of signing: each kind of statement passes its own
 // purpose, which is signed in front of the statement, so that a signature
 // made for one kind can never be read as another. The private key lives in
@@ -27,7 +32,7 @@ type Signer struct {
 // The purposes signed in front of each statement, one per kind.
 const (
 	PurposeCheckpoint  = "paygate/checkpoint/v1"
-	PurposePeriodClose = "paygate/period-close/v1" // close.go
+	PurposePeriodClose = "paygate/period-close/v1" // audit's close.go
 )
 
 // KeyID names a public key: the first 16 hex digits of SHA-256 over its 32
@@ -48,22 +53,22 @@ func (s *Signer) KeyID() string { return s.id }
 // Public is the signer's public key.
 func (s *Signer) Public() ed25519.PublicKey { return s.key.Public().(ed25519.PublicKey) }
 
-// signedMessage is what is signed for a statement of purpose: the purpose,
+// SignedMessage is what is signed for a statement of purpose: the purpose,
 // a newline, the statement.
-func signedMessage(purpose string, statement []byte) []byte {
+func SignedMessage(purpose string, statement []byte) []byte {
 	msg := make([]byte, 0, len(purpose)+1+len(statement))
 	return append(append(append(msg, purpose...), '\n'), statement...)
 }
 
 // Sign signs statement for purpose.
 func (s *Signer) Sign(purpose string, statement []byte) []byte {
-	return ed25519.Sign(s.key, signedMessage(purpose, statement))
+	return ed25519.Sign(s.key, SignedMessage(purpose, statement))
 }
 
 // VerifySignature reports whether sig is pub's signature of statement for
 // purpose.
 func VerifySignature(pub ed25519.PublicKey, purpose string, statement, sig []byte) bool {
-	return len(pub) == ed25519.PublicKeySize && ed25519.Verify(pub, signedMessage(purpose, statement), sig)
+	return len(pub) == ed25519.PublicKeySize && ed25519.Verify(pub, SignedMessage(purpose, statement), sig)
 }
 
 // GenerateKey makes a key pair as PEM: the private key in PKCS #8, the

@@ -1,8 +1,12 @@
-package audit
+// Package metadata reads an entry's metadata as audit verify streams it:
+// the flat jsonb object of strings the writer makes, without reflection,
+// falling back to encoding/json for anything else (FuzzParse holds the two
+// readings equal). Pure: it imports nothing of the module.
+package metadata
 
 import "encoding/json"
 
-// parseMetadata reads an entry's metadata, the text of a jsonb object of
+// Parse reads an entry's metadata, the text of a jsonb object of
 // strings, into m (cleared first). The writer's metadata is flat and
 // plain ([a-z0-9_] keys, [A-Za-z0-9_.:/+-] values: postings.Entry), and
 // PostgreSQL prints it as {"k": "v", …}: that form is read here without
@@ -11,7 +15,7 @@ import "encoding/json"
 // escape, a number, a nested value, a duplicate key — goes to
 // encoding/json, whose result (or refusal) is then the answer, so the
 // two readings never differ (FuzzParseMetadata).
-func parseMetadata(b []byte, m map[string]string) (map[string]string, error) {
+func Parse(b []byte, m map[string]string) (map[string]string, error) {
 	if m == nil {
 		m = make(map[string]string, 8)
 	}

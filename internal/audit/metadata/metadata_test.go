@@ -1,4 +1,4 @@
-package audit
+package metadata
 
 import (
 	"encoding/json"
@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// FuzzParseMetadata: the stream's reading of an entry's metadata is
+// FuzzParse: the stream's reading of an entry's metadata is
 // encoding/json's, whatever the bytes: the same map, or an error for both.
-func FuzzParseMetadata(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{}`, `{"fee": "cross_border", "facts": "1"}`, `{"a":"b","a":"c"}`, `{"a": 1}`,
 		`{"a": "\u00e9"}`, `{"a": "b"} x`, ` { "k" : "v" } `, `{"a": {"b": "c"}}`, `[]`, `{"a": "b",}`, `{"": ""}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := parseMetadata(b, map[string]string{"stale": "x"})
+		got, err := Parse(b, map[string]string{"stale": "x"})
 		var want map[string]string
 		wantErr := json.Unmarshal(b, &want)
 		if (err != nil) != (wantErr != nil) {
