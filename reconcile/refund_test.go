@@ -57,7 +57,9 @@ const refundHeaderLine = "message_id,card_no,amount,currency,date\n"
 func TestRefundFileCategories(t *testing.T) {
 	r := newRefundFixture(t)
 	head := "# period: 2030-03-01\n" + refundHeaderLine
-	row := func(id, card, amount, cur, day string) string { return strings.Join([]string{id, card, amount, cur, day}, ",") + "\n" }
+	row := func(id, card, amount, cur, day string) string {
+		return strings.Join([]string{id, card, amount, cur, day}, ",") + "\n"
+	}
 	r1, r2 := row("net-r1", r.card, "5.00", "USD", "2030-03-01"), row("net-r2", r.card, "5.00", "USD", "2030-03-01")
 	for _, tc := range []struct {
 		name, file string
