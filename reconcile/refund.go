@@ -3,9 +3,7 @@ package reconcile
 import (
 	"context"
 	"encoding/hex"
-	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/paygate/gateway/postings"
@@ -147,29 +145,21 @@ func refunds(ctx context.Context, src RefundSource, rec *Records, in RefundInput
 	rep := &RefundReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
 		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
 		Items: []RefundItem{}, currencyTotals: newCurrencyTotals()}
-	m := &refundMatcher{rep: rep, src: src, rec: rec, period: period, seen: map[string]int64{}}
-	var record func(context.Context) error
-	if rec != nil {
-		if m.sameRun, err = rec.RunByFile(ctx, KindNetworkRefund, sum); err != nil {
-			return nil, err
-		}
-		record = func(ctx context.Context) error { return m.record(ctx, in, sum) }
-	}
-	if err := reconcileLines(ctx, p, &rep.Rows, parseRefundRow, m, rep, record); err != nil {
+	m := &refundMatcher{rep: rep, src: src, rec: rec,
+		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "refund message")}
+	record, err := recorder(ctx, rec, KindNetworkRefund, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	if err != nil {
 		return nil, err
 	}
-	return rep, nil
+	return rep, reconcileLines(ctx, p, &rep.Rows, parseRefundRow, m, rep, record)
 }
 
 // parseRefundRow reads one row; problem is empty when it is valid. A
 // field that is not what it should be is never echoed raw.
 func parseRefundRow(line int64, rec []string, readErr error) (row refundRow, problem string) {
 	row.line = line
-	if readErr != nil {
-		return row, csvProblem(rec, readErr, refundHeader)
-	}
-	for i := range rec {
-		rec[i] = strings.TrimSpace(rec[i])
+	if problem = trimCells(rec, readErr, refundHeader); problem != "" {
+		return row, problem
 	}
 	if !postings.IsRefText(rec[0]) {
 		return row, "message_id: must be 1 to 64 characters of [A-Za-z0-9_.:-] (the network's refund message id)"
@@ -179,19 +169,10 @@ func parseRefundRow(line int64, rec []string, readErr error) (row refundRow, pro
 		return row, "card_no: must be 1 to 64 characters of [A-Za-z0-9_.:-] (the card's cardNo)"
 	}
 	row.cardNo = rec[1]
-	cur, err := postings.LookupCurrency(rec[3])
-	if err != nil {
-		return row, fmt.Sprintf("currency %q: %s", truncateText(rec[3], 8), postings.AsError(err).Message)
+	if row.amount, problem = moneyCells(rec[2], rec[3]); problem != "" {
+		return row, problem
 	}
-	minor, err := postings.ParseAmount(rec[2], cur)
-	if err != nil {
-		return row, fmt.Sprintf("amount %q: %s", truncateText(rec[2], 40), postings.AsError(err).Message)
-	}
-	row.amount = money(minor, cur)
-	day, err := postings.ParseDay("date", rec[4])
-	if err != nil {
-		return row, fmt.Sprintf("date %q: %s", truncateText(rec[4], 40), postings.AsError(err).Message)
-	}
-	row.day, row.date = day, rec[4]
-	return row, ""
+	row.day, problem = dateCell(rec[4])
+	row.date = rec[4]
+	return row, problem
 }

@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/paygate/gateway/postings"
@@ -11,44 +10,26 @@ import (
 
 // refundMatcher is one refund file reconciliation's state.
 type refundMatcher struct {
-	rep     *RefundReport
-	src     RefundSource
-	rec     *Records
-	period  Period
-	seen    map[string]int64 // message id → the line that named it first
-	sameRun *Run
+	keyedScreen // seen: message id → the line that named it first
+	rep         *RefundReport
+	src         RefundSource
+	rec         *Records
+	sameRun     *Run
 }
 
 // screen decides what the file alone decides about a row.
 func (m *refundMatcher) screen(row refundRow, problem string) bool {
-	item := RefundItem{Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date}
-	claim := func() {
-		if row.messageID != "" && m.seen[row.messageID] == 0 {
-			m.seen[strings.Clone(row.messageID)] = row.line
-		}
+	category, detail := m.keyedScreen.screen(row.messageID, row.line, problem, row.amount, row.day, row.date)
+	if category == "" {
+		return true
 	}
-	if problem != "" {
-		claim()
-		item.Category, item.Detail = CategoryInvalidRow, problem
-		m.rep.add(item)
-		return false
+	item := RefundItem{Category: category, Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, Detail: detail}
+	if problem == "" {
+		amount := row.amount
+		item.FileAmount = &amount
 	}
-	amount := row.amount
-	item.FileAmount = &amount
-	if prev := m.seen[row.messageID]; prev != 0 {
-		item.Category, item.Detail = CategoryDuplicateInFile, fmt.Sprintf("refund message already on line %d; this row is not matched", prev)
-		m.rep.add(item)
-		return false
-	}
-	claim()
-	m.rep.sum(row.amount).addFile(row.amount.Minor)
-	if !m.period.contains(row.day) {
-		item.Category = CategoryOutsidePeriod
-		item.Detail = fmt.Sprintf("dated %s, outside the file's period %s: not matched", row.date, m.period)
-		m.rep.add(item)
-		return false
-	}
-	return true
+	m.rep.add(item)
+	return false
 }
 
 // match compares a batch of rows with their refunds and earlier runs.
@@ -56,28 +37,13 @@ func (m *refundMatcher) match(ctx context.Context, rows []refundRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	ids := make([]string, len(rows))
-	for i, row := range rows {
-		ids[i] = row.messageID
-	}
-	found, err := m.src.RefundsByMessage(ctx, ids)
+	found, err := lookUp(ctx, rows, func(r *refundRow) string { return r.messageID }, m.src.RefundsByMessage, "refunds")
 	if err != nil {
 		return err
 	}
-	if len(found) != len(rows) {
-		return fmt.Errorf("reconcile: asked for %d refunds, the ledger answered %d", len(rows), len(found))
-	}
-	var claims map[int64]Claim
-	if m.rec != nil {
-		var entries []int64
-		for i := range found {
-			if found[i].Found && !found[i].Test {
-				entries = append(entries, found[i].EntryID)
-			}
-		}
-		if claims, err = m.rec.Claims(ctx, KindNetworkRefund, entries); err != nil {
-			return err
-		}
+	claims, err := claimsOf(ctx, m.rec, KindNetworkRefund, found, func(e *RefundEntry) (int64, bool) { return e.EntryID, e.Found && !e.Test })
+	if err != nil {
+		return err
 	}
 	for i, row := range rows {
 		e := &found[i]

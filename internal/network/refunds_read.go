@@ -115,34 +115,15 @@ func (s *Service) RefundsByMessage(ctx context.Context, messageIDs []string) ([]
 // cursor: at most limit (capped at SettlementBatchMax). The last one's
 // CreatedAt and EntryID are the next cursor.
 func (s *Service) RefundsBetween(ctx context.Context, from, to time.Time, after SettlementCursor, limit int) ([]RefundEntry, error) {
-	if limit <= 0 || limit > SettlementBatchMax {
-		limit = SettlementBatchMax
-	}
-	out := make([]RefundEntry, 0, limit)
-	// A page the test merchants' refunds thinned is read on after its last
-	// row, so that a short page still means the end (SettlementsBetween).
-	for {
-		want := limit - len(out)
+	return pageLive(limit, after, func(after SettlementCursor, want int) ([]RefundEntry, error) {
 		var rows []refundRead
 		err := s.l.DB().NewRaw(refundsBetweenSQL, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, want).Scan(ctx, &rows)
 		if err != nil {
 			return nil, ledger.MapError(err)
 		}
-		page, err := s.refundEntries(ctx, rows)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range page {
-			if !e.Test {
-				out = append(out, e)
-			}
-		}
-		if len(page) < want || len(out) == limit {
-			return out, nil
-		}
-		last := page[len(page)-1]
-		after = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
-	}
+		return s.refundEntries(ctx, rows)
+	}, func(e *RefundEntry) (RefundEntry, bool) { return *e, !e.Test },
+		func(e *RefundEntry) SettlementCursor { return SettlementCursor{CreatedAt: e.CreatedAt, EntryID: e.EntryID} })
 }
 
 // refundEntries converts the rows and sets their shop numbers and test
