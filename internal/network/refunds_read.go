@@ -123,7 +123,9 @@ func (s *Service) RefundsBetween(ctx context.Context, from, to time.Time, after 
 		}
 		return s.refundEntries(ctx, rows)
 	}, func(e *RefundEntry) (RefundEntry, bool) { return *e, !e.Test },
-		func(e *RefundEntry) SettlementCursor { return SettlementCursor{CreatedAt: e.CreatedAt, EntryID: e.EntryID} })
+		func(e *RefundEntry) SettlementCursor {
+			return SettlementCursor{CreatedAt: e.CreatedAt, EntryID: e.EntryID}
+		})
 }
 
 // refundEntries converts the rows and sets their shop numbers and test

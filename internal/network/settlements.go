@@ -175,7 +175,9 @@ func (s *Service) SettlementsBetween(ctx context.Context, from, to time.Time, af
 		}
 		return rows, s.withMerchants(ctx, rows)
 	}, func(r *settlementRow) (Settlement, bool) { return r.toSettlement(), !r.EntryTest },
-		func(r *settlementRow) SettlementCursor { return SettlementCursor{CreatedAt: r.CreatedAt, EntryID: r.EntryID} })
+		func(r *settlementRow) SettlementCursor {
+			return SettlementCursor{CreatedAt: r.CreatedAt, EntryID: r.EntryID}
+		})
 }
 
 // pageLive reads a page of at most limit (capped at SettlementBatchMax)
