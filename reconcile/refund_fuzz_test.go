@@ -27,14 +27,9 @@ func (s *fakeRefunds) RefundsByMessage(_ context.Context, ids []string) ([]recon
 
 func (s *fakeRefunds) RefundsBetween(_ context.Context, from, to time.Time, after reconcile.SettlementCursor,
 	limit int) ([]reconcile.RefundEntry, error) {
-	var out []reconcile.RefundEntry
-	for _, e := range s.entries {
-		if !e.Test && !e.CreatedAt.Before(from) && e.CreatedAt.Before(to) && len(out) < limit &&
-			(e.CreatedAt.After(after.CreatedAt) || (e.CreatedAt.Equal(after.CreatedAt) && e.EntryID > after.EntryID)) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return fakePage(s.entries, from, to, after, limit, func(e *reconcile.RefundEntry) (time.Time, int64, bool) {
+		return e.CreatedAt, e.EntryID, e.Found && !e.Test
+	}), nil
 }
 
 // FuzzRefundFile feeds the refund file's parser and matcher arbitrary
@@ -49,7 +44,7 @@ func FuzzRefundFile(f *testing.F) {
 		{MessageID: "sbx-c", Found: true, Test: true, EntryID: 3, Merchant: 2, ShopNo: "SH2", Seq: 3, CardNo: "crd_t", Amount: 100, Currency: "USD", CreatedAt: day},
 		{Found: true, EntryID: 4, Merchant: 1, ShopNo: "SH1", Seq: 2, CardNo: "crd_a", Amount: 7125, Currency: "KWD", CreatedAt: day},
 	}}
-	for _, seed := range []string{
+	fuzzFile(f, day, []string{
 		"",
 		refundHeaderLine,
 		"# period: 2030-03-01\n" + refundHeaderLine + "net-a,crd_a,5.00,USD,2030-03-01\nnet-b,crd_a,5.00,USD,2030-03-01\n",
@@ -57,21 +52,13 @@ func FuzzRefundFile(f *testing.F) {
 		refundHeaderLine + "net-z,crd_a,1,JPY,2030-03-01\nnet-b,crd_a,5.00,EUR,2030-02-30\n\"x\n",
 		refundHeaderLine + "net-caf\xe9,crd_a,1.00,USD,2030-03-01\n",
 		"\ufeff# Period: 2030-03-01/2030-03-02\r\n" + refundHeaderLine + "net-b,crd_a,-5.00,USD,2030-03-02\r\n",
-	} {
-		f.Add([]byte(seed), true)
-		f.Add([]byte(seed), false)
-	}
-	f.Fuzz(func(t *testing.T, file []byte, withPeriod bool) {
-		var period reconcile.Period
-		if withPeriod {
-			period = reconcile.Period{From: day.Truncate(24 * time.Hour), To: day.Truncate(24 * time.Hour)}
-		}
+	}, func(t *testing.T, file []byte, period reconcile.Period) (func() fuzzedReport, error) {
 		rep, err := reconcile.Refunds(t.Context(), src, nil, reconcile.RefundInput{File: bytes.NewReader(file), Name: "fuzz.csv", Period: period, Actor: "fuzz"})
-		checkFuzzed(t, err, func() fuzzedReport {
+		return func() fuzzedReport {
 			c := rep.Counts
 			return fuzzedReport{rows: rep.Rows, counted: c.Matched + c.AmountDiffers + c.CardDiffers + c.DateDiffers + c.OutsidePeriod +
 				c.AlreadyReconciled + c.TestMerchant + c.MissingInLedger + c.DuplicateInFile + c.InvalidRow, toAct: c.ToAct(),
 				verdict: rep.Verdict, counts: c, writeText: rep.WriteText}
-		})
+		}, err
 	})
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
-	"github.com/paygate/gateway/postings"
 )
 
 // The reads behind refund reconciliation (package reconcile, "gateway
@@ -97,11 +96,8 @@ func (r *refundRead) entry() RefundEntry {
 // SettlementBatchMax), in their order: the refund that carries it (Found),
 // a test merchant's flagged (Test, with its shop number).
 func (s *Service) RefundsByMessage(ctx context.Context, messageIDs []string) ([]RefundEntry, error) {
-	if len(messageIDs) > SettlementBatchMax {
-		return nil, postings.Errorf(postings.ELIMIT, "at most %d message ids per read", SettlementBatchMax)
-	}
-	if len(messageIDs) == 0 {
-		return nil, nil
+	if len(messageIDs) == 0 || len(messageIDs) > SettlementBatchMax {
+		return nil, batchBound(len(messageIDs), "message ids")
 	}
 	var rows []refundRead
 	if err := s.l.DB().NewRaw(refundsByMessageSQL, pgdialect.Array(messageIDs)).Scan(ctx, &rows); err != nil {

@@ -132,11 +132,8 @@ func (r *settlementRow) toSettlement() Settlement {
 // way. Clear writes one CARD_SETTLE per authorization; should there be
 // several, the first is returned.
 func (s *Service) SettlementsByAuth(ctx context.Context, authIDs []string) ([]Settlement, error) {
-	if len(authIDs) > SettlementBatchMax {
-		return nil, postings.Errorf(postings.ELIMIT, "at most %d authorizations per read", SettlementBatchMax)
-	}
-	if len(authIDs) == 0 {
-		return nil, nil
+	if len(authIDs) == 0 || len(authIDs) > SettlementBatchMax {
+		return nil, batchBound(len(authIDs), "authorizations")
 	}
 	var rows []settlementRow
 	err := s.l.DB().NewRaw(settlementsByAuthSQL, pgdialect.Array(authIDs)).Scan(ctx, &rows)
@@ -151,6 +148,15 @@ func (s *Service) SettlementsByAuth(ctx context.Context, authIDs []string) ([]Se
 		out[i] = rows[i].toSettlement()
 	}
 	return out, nil
+}
+
+// batchBound is the answer to a read of n ids that is empty (nothing) or
+// above SettlementBatchMax (refused).
+func batchBound(n int, what string) error {
+	if n > SettlementBatchMax {
+		return postings.Errorf(postings.ELIMIT, "at most %d %s per read", SettlementBatchMax, what)
+	}
+	return nil
 }
 
 // SettlementCursor is where a page of SettlementsBetween ends; the zero
