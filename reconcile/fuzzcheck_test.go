@@ -87,6 +87,17 @@ type reportCase struct {
 	writeText  func(io.Writer) error
 }
 
+// caseOf is a report's items as a reportCase.
+func caseOf[I any](items []I, item func(I) (category, detail string), matched int64, v reconcile.Verdict,
+	writeText func(io.Writer) error) reportCase {
+	rc := reportCase{matched: matched, verdict: v, writeText: writeText}
+	for _, it := range items {
+		c, d := item(it)
+		rc.categories, rc.details = append(rc.categories, c), append(rc.details, d)
+	}
+	return rc
+}
+
 // checkReportCase fails unless the report's items are want by category
 // (a 0 asks for none), matched is wantMatched, the first item's detail
 // holds detail, and the verdict (exit 0 without items, else 1) is the

@@ -93,11 +93,8 @@ func TestRefundFileCategories(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rc := reportCase{matched: rep.Counts.Matched, verdict: rep.Verdict, writeText: rep.WriteText}
-			for _, it := range rep.Items {
-				rc.categories, rc.details = append(rc.categories, it.Category), append(rc.details, it.Detail)
-			}
-			checkReportCase(t, rc, tc.want, tc.matched, tc.detail)
+			checkReportCase(t, caseOf(rep.Items, func(it reconcile.RefundItem) (string, string) { return it.Category, it.Detail },
+				rep.Counts.Matched, rep.Verdict, rep.WriteText), tc.want, tc.matched, tc.detail)
 		})
 	}
 }
