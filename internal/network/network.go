@@ -7,7 +7,8 @@
 // hold is resolved at most once in total: its row tracks what is still
 // held, and every change to it happens under the merchant's head lock
 // together with the journal entries that move the money. The package also
-// reads the clearings back for settlement-file reconciliation.
+// reads the clearings and the refunds back for settlement-file and
+// refund-file reconciliation.
 package network
 
 import (
