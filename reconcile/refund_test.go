@@ -137,3 +137,28 @@ func TestRefundFileRecords(t *testing.T) {
 		t.Fatalf("a Latin-1 file: %v", err)
 	}
 }
+
+// A refund booked before refunds kept the network's message id (its
+// network_refunds row absent, as on a database upgraded in place) is still
+// on the ledger's side of its period: missing_in_file, saying why, and a
+// row naming its message id finds no refund.
+func TestRefundFileOldRefunds(t *testing.T) {
+	r := newRefundFixture(t)
+	if _, err := r.db.ExecContext(context.Background(), `delete from network_refunds where message_id = 'net-r2'`); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.reconcile(nil, "# period: 2030-03-01\n"+refundHeaderLine+
+		"net-r1,"+r.card+",5.00,USD,2030-03-01\nnet-r2,"+r.card+",5.00,USD,2030-03-01\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReportCase(t, caseOf(rep.Items, func(it reconcile.RefundItem) (string, string) { return it.Category, it.Detail },
+		rep.Counts.Matched, rep.Verdict, rep.WriteText), map[string]int64{"missing_in_ledger": 1, "missing_in_file": 1}, 1,
+		"no refund in the ledger carries this message id")
+	if d := rep.Items[1].Detail; rep.Items[1].Category != "missing_in_file" || !strings.Contains(d, "before refunds kept the network's message id") {
+		t.Errorf("the old refund: %+v", rep.Items[1])
+	}
+	if tot := rep.Totals; len(tot) != 1 || tot[0].LedgerRows != 2 || tot[0].LedgerAmount != "10.00" {
+		t.Errorf("totals %+v: the old refund is on the ledger's side", tot)
+	}
+}
