@@ -52,7 +52,7 @@ func FuzzBankStatement(f *testing.F) {
 			Reference: fmt.Sprintf("REF-%d", i), Amount: d.minor, Currency: d.cur, CreatedAt: day.Add(time.Duration(i) * time.Hour)})
 	}
 	src.deposits = append(src.deposits, reconcile.LedgerDeposit{EntryID: 9, Seq: 9, Amount: 5, Currency: "USD", CreatedAt: day})
-	for _, seed := range []string{
+	fuzzFile(f, day, []string{
 		"",
 		bankHeader,
 		"# period: 2030-03-01\n" + bankHeader + "2030-03-01,100.00,USD,REF-0\n2030-03-01,1500,JPY,REF-1\n",
@@ -63,22 +63,14 @@ func FuzzBankStatement(f *testing.F) {
 		bankHeader + "2030-03-01,1e2,USD,REF-0\n2030-03-01,0.001,USD,REF-3\n",
 		"# period: 2030-03-02/2030-03-01\n" + bankHeader,
 		"#\n",
-	} {
-		f.Add([]byte(seed), true)
-		f.Add([]byte(seed), false)
-	}
-	f.Fuzz(func(t *testing.T, file []byte, withPeriod bool) {
-		var period reconcile.Period
-		if withPeriod {
-			period = reconcile.Period{From: day.Truncate(24 * time.Hour), To: day.Truncate(24 * time.Hour)}
-		}
+	}, func(t *testing.T, file []byte, period reconcile.Period) (func() fuzzedReport, error) {
 		rep, err := reconcile.Bank(t.Context(), src, nil, reconcile.BankInput{
 			File: bytes.NewReader(file), Name: "fuzz.csv", Merchant: 1, ShopNo: "SH1", Period: period, Actor: "fuzz"})
-		checkFuzzed(t, err, func() fuzzedReport {
+		return func() fuzzedReport {
 			c := rep.Counts
 			return fuzzedReport{rows: rep.Rows, counted: c.Matched + c.AmountDiffers + c.CurrencyDiffers + c.DateDiffers + c.OutsidePeriod +
 				c.AlreadyReconciled + c.MissingInLedger + c.DuplicateInFile + c.InvalidRow, toAct: c.ToAct(),
 				verdict: rep.Verdict, counts: c, writeText: rep.WriteText}
-		})
+		}, err
 	})
 }

@@ -3,7 +3,9 @@ package reconcile_test
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/paygate/gateway/reconcile"
@@ -39,5 +41,91 @@ func checkFuzzed(t *testing.T, err error, rep func() fuzzedReport) {
 	var out bytes.Buffer
 	if err := r.writeText(&out); err != nil || !utf8.Valid(out.Bytes()) {
 		t.Fatalf("text report %v, UTF-8 %v", err, utf8.Valid(out.Bytes()))
+	}
+}
+
+// fuzzFile runs a reconciliation's fuzzer: every seed with and without a
+// period given (day's), then arbitrary files through run, each checked
+// by checkFuzzed.
+func fuzzFile(f *testing.F, day time.Time, seeds []string, run func(t *testing.T, file []byte, period reconcile.Period) (func() fuzzedReport, error)) {
+	for _, seed := range seeds {
+		f.Add([]byte(seed), true)
+		f.Add([]byte(seed), false)
+	}
+	f.Fuzz(func(t *testing.T, file []byte, withPeriod bool) {
+		var period reconcile.Period
+		if withPeriod {
+			period = reconcile.Period{From: day.Truncate(24 * time.Hour), To: day.Truncate(24 * time.Hour)}
+		}
+		rep, err := run(t, file, period)
+		checkFuzzed(t, err, rep)
+	})
+}
+
+// fakePage is a fake source's page: the entries created in [from, to)
+// after the cursor, at most limit; at gives an entry's time and id, and
+// whether it is on the ledger's side at all.
+func fakePage[E any](entries []E, from, to time.Time, after reconcile.SettlementCursor, limit int,
+	at func(*E) (time.Time, int64, bool)) []E {
+	var out []E
+	for i := range entries {
+		ts, id, ok := at(&entries[i])
+		if ok && !ts.Before(from) && ts.Before(to) && len(out) < limit &&
+			(ts.After(after.CreatedAt) || (ts.Equal(after.CreatedAt) && id > after.EntryID)) {
+			out = append(out, entries[i])
+		}
+	}
+	return out
+}
+
+// reportCase is what a category table test checks of a report.
+type reportCase struct {
+	categories []string // the items', in order
+	details    []string
+	matched    int64
+	verdict    reconcile.Verdict
+	writeText  func(io.Writer) error
+}
+
+// caseOf is a report's items as a reportCase.
+func caseOf[I any](items []I, item func(I) (category, detail string), matched int64, v reconcile.Verdict,
+	writeText func(io.Writer) error) reportCase {
+	rc := reportCase{matched: matched, verdict: v, writeText: writeText}
+	for _, it := range items {
+		c, d := item(it)
+		rc.categories, rc.details = append(rc.categories, c), append(rc.details, d)
+	}
+	return rc
+}
+
+// checkReportCase fails unless the report's items are want by category
+// (a 0 asks for none), matched is wantMatched, the first item's detail
+// holds detail, and the verdict (exit 0 without items, else 1) is the
+// text report's last line.
+func checkReportCase(t *testing.T, r reportCase, want map[string]int64, wantMatched int64, detail string) {
+	t.Helper()
+	got := map[string]int64{}
+	for _, c := range r.categories {
+		got[c]++
+	}
+	for c, n := range want {
+		if got[c] != n {
+			t.Fatalf("%s: %d, want %d: %v %q", c, got[c], n, r.categories, r.details)
+		}
+		delete(got, c)
+	}
+	if len(got) != 0 || r.matched != wantMatched {
+		t.Fatalf("other items %v, matched %d; want %v, matched %d: %q", got, r.matched, want, wantMatched, r.details)
+	}
+	status := reconcile.ExitMatched
+	if len(r.categories) > 0 {
+		status = reconcile.ExitDiscrepancies
+		if !strings.Contains(r.details[0], detail) {
+			t.Errorf("detail %q, want %q", r.details[0], detail)
+		}
+	}
+	var out strings.Builder
+	if err := r.writeText(&out); err != nil || r.verdict.Status != status || !strings.HasSuffix(out.String(), r.verdict.Line()+"\n") {
+		t.Errorf("verdict %+v (want exit %d), %v:\n%s", r.verdict, status, err, out.String())
 	}
 }

@@ -97,6 +97,10 @@ type (
 		tx, status, cur, day string
 		minor, fee           int64
 	}
+	refundRec struct {
+		msg, card, cur, day string
+		minor               int64
+	}
 )
 
 type month struct {
@@ -106,6 +110,7 @@ type month struct {
 	open      []openAuth
 	clearings []clearingRec
 	rails     []railRec
+	refunds   []refundRec
 	maker     adjustment.Actor
 	checker   adjustment.Actor
 	reversed  depositRec // the deposit the maker–checker adjustment reverses
@@ -376,8 +381,9 @@ func (mo *month) refund(t *testing.T, cardNo string) {
 			if c.CardNo != cardNo {
 				continue
 			}
-			if _, err := mo.l.Network.Refund(context.Background(), network.RefundRequest{MessageID: mo.msg(), CardNo: cardNo,
-				Amount: mo.amount(c.Currency, 1, 3), Currency: c.Currency}); err != nil {
+			msg, minor := mo.msg(), mo.amount(c.Currency, 1, 3)
+			if _, err := mo.l.Network.Refund(context.Background(), network.RefundRequest{MessageID: msg, CardNo: cardNo,
+				Amount: minor, Currency: c.Currency}); err != nil {
 				// More than the network captured on the card: refused,
 				// as it should be; nothing was booked.
 				if postings.ErrorCode(err) != postings.ELIMIT {
@@ -386,6 +392,7 @@ func (mo *month) refund(t *testing.T, cardNo string) {
 				mo.stats["refund refused"]++
 				return
 			}
+			mo.refunds = append(mo.refunds, refundRec{msg: msg, card: cardNo, cur: c.Currency, day: mo.day(), minor: minor})
 			mo.stats["refund"]++
 			return
 		}

@@ -34,7 +34,7 @@ func (f *monthFile) text(rows [][]string) string {
 }
 
 // checkFiles: the network's settlement file of the month, each merchant's
-// bank statement and the rail's report, written from what the test sent
+// bank statement, the rail's report and the network's refund file, written from what the test sent
 // (not read back from the ledger), each reconcile with exit status 0 and
 // are recorded; before that, each with an amount changed by one minor
 // unit, a row dropped and a row duplicated is exit status 1 with exactly
@@ -45,7 +45,7 @@ func (mo *month) checkFiles(t *testing.T) {
 	for _, sh := range mo.shops {
 		files = append(files, mo.bankFile(sh))
 	}
-	files = append(files, mo.railFile())
+	files = append(files, mo.railFile(), mo.refundFile())
 	for _, f := range files {
 		if len(f.rows) < 3 {
 			t.Fatalf("%s: %d rows, too few to tamper with", f.kind, len(f.rows))
@@ -167,6 +167,22 @@ func (mo *month) railFile() *monthFile {
 			return -1, []string{err.Error()}, 0, false
 		}
 		return outcome(rep.Verdict, rep.Items, func(it reconcile.RailItem) string { return it.Category }, rep.Counts.Matched, rep.Recorded)
+	}
+	return f
+}
+
+func (mo *month) refundFile() *monthFile {
+	f := &monthFile{kind: "refund file", head: mo.period() + "message_id,card_no,amount,currency,date\n", amount: 2, curCo: 3}
+	for _, r := range mo.refunds {
+		f.rows = append(f.rows, []string{r.msg, r.card, postings.FormatMinor(r.minor, postings.MustCurrency(r.cur)), r.cur, r.day})
+	}
+	f.run = func(text string, rec *reconcile.Records) (int, []string, int64, bool) {
+		rep, err := reconcile.Refunds(context.Background(), mo.l.Refunds(), rec, reconcile.RefundInput{
+			File: strings.NewReader(text), Name: "refunds-2030-03.csv", Actor: "test:month"})
+		if err != nil {
+			return -1, []string{err.Error()}, 0, false
+		}
+		return outcome(rep.Verdict, rep.Items, func(it reconcile.RefundItem) string { return it.Category }, rep.Counts.Matched, rep.Recorded)
 	}
 	return f
 }

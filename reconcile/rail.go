@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/paygate/gateway/postings"
@@ -154,29 +153,20 @@ func rail(ctx context.Context, src RailSource, rec *Records, in RailInput) (*Rai
 	rep := &RailReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
 		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
 		Items: []RailItem{}, currencyTotals: newCurrencyTotals()}
-	m := &railMatcher{rep: rep, src: src, rec: rec, period: period, seen: map[string]int64{}}
-	var record func(context.Context) error
-	if rec != nil {
-		if m.sameRun, err = rec.RunByFile(ctx, KindRailRemittance, sum); err != nil {
-			return nil, err
-		}
-		record = func(ctx context.Context) error { return m.record(ctx, in, sum) }
-	}
-	if err := reconcileLines(ctx, p, &rep.Rows, parseRailRow, m, rep, record); err != nil {
+	m := &railMatcher{rep: rep, src: src, rec: rec, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "report", "remittance")}
+	record, err := recorder(ctx, rec, KindRailRemittance, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	if err != nil {
 		return nil, err
 	}
-	return rep, nil
+	return rep, reconcileLines(ctx, p, &rep.Rows, parseRailRow, m, rep, record)
 }
 
 // parseRailRow reads one row; problem is empty when it is valid. A field
 // that is not what it should be is never echoed raw.
 func parseRailRow(line int64, rec []string, readErr error) (row railRow, problem string) {
 	row.line = line
-	if readErr != nil {
-		return row, csvProblem(rec, readErr, railHeader)
-	}
-	for i := range rec {
-		rec[i] = strings.TrimSpace(rec[i])
+	if problem = trimCells(rec, readErr, railHeader); problem != "" {
+		return row, problem
 	}
 	if !postings.IsRefText(rec[0]) {
 		return row, "tx_id: must be 1 to 64 characters of [A-Za-z0-9_.:-] (the remittance's txId)"
@@ -186,23 +176,15 @@ func parseRailRow(line int64, rec []string, readErr error) (row railRow, problem
 		return row, "status: must be SETTLED or RETURNED"
 	}
 	row.status = rec[1]
-	cur, err := postings.LookupCurrency(rec[4])
-	if err != nil {
-		return row, fmt.Sprintf("currency %q: %s", truncateText(rec[4], 8), postings.AsError(err).Message)
+	if row.amount, problem = moneyCells(rec[2], rec[4]); problem != "" {
+		return row, problem
 	}
-	minor, err := postings.ParseAmount(rec[2], cur)
-	if err != nil {
-		return row, fmt.Sprintf("amount %q: %s", truncateText(rec[2], 40), postings.AsError(err).Message)
-	}
-	fee, err := postings.ParseSignedAmount(rec[3], cur)
+	fee, err := postings.ParseSignedAmount(rec[3], row.amount.Currency)
 	if err != nil || fee < 0 || fee > postings.AmountMinorMax {
 		return row, fmt.Sprintf("fee %q: must be a decimal of at least 0 in the currency's decimals", truncateText(rec[3], 40))
 	}
-	row.amount, row.fee = money(minor, cur), money(fee, cur)
-	day, err := postings.ParseDay("date", rec[5])
-	if err != nil {
-		return row, fmt.Sprintf("date %q: %s", truncateText(rec[5], 40), postings.AsError(err).Message)
-	}
-	row.day, row.date = day, rec[5]
-	return row, ""
+	row.fee = money(fee, row.amount.Currency)
+	row.day, problem = dateCell(rec[5])
+	row.date = rec[5]
+	return row, problem
 }

@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/paygate/gateway/postings"
@@ -11,44 +10,26 @@ import (
 
 // railMatcher is one rail report reconciliation's state.
 type railMatcher struct {
-	rep     *RailReport
-	src     RailSource
-	rec     *Records
-	period  Period
-	seen    map[string]int64 // tx id → the line that named it first
-	sameRun *Run
+	keyedScreen // seen: tx id → the line that named it first
+	rep         *RailReport
+	src         RailSource
+	rec         *Records
+	sameRun     *Run
 }
 
 // screen decides what the file alone decides about a row.
 func (m *railMatcher) screen(row railRow, problem string) bool {
-	item := RailItem{Line: row.line, TxID: row.txID, Status: row.status, Date: row.date}
-	claim := func() {
-		if row.txID != "" && m.seen[row.txID] == 0 {
-			m.seen[strings.Clone(row.txID)] = row.line
-		}
+	category, detail := m.keyedScreen.screen(row.txID, row.line, problem, row.amount, row.day, row.date)
+	if category == "" {
+		return true
 	}
-	if problem != "" {
-		claim()
-		item.Category, item.Detail = CategoryInvalidRow, problem
-		m.rep.add(item)
-		return false
+	item := RailItem{Category: category, Line: row.line, TxID: row.txID, Status: row.status, Date: row.date, Detail: detail}
+	if problem == "" {
+		amount, fee := row.amount, row.fee
+		item.FileAmount, item.FileFee = &amount, &fee
 	}
-	amount, fee := row.amount, row.fee
-	item.FileAmount, item.FileFee = &amount, &fee
-	if prev := m.seen[row.txID]; prev != 0 {
-		item.Category, item.Detail = CategoryDuplicateInFile, fmt.Sprintf("remittance already on line %d; this row is not matched", prev)
-		m.rep.add(item)
-		return false
-	}
-	claim()
-	m.rep.sum(row.amount).addFile(row.amount.Minor)
-	if !m.period.contains(row.day) {
-		item.Category = CategoryOutsidePeriod
-		item.Detail = fmt.Sprintf("dated %s, outside the report's period %s: not matched", row.date, m.period)
-		m.rep.add(item)
-		return false
-	}
-	return true
+	m.rep.add(item)
+	return false
 }
 
 // match compares a batch of rows with their entries and earlier runs.
@@ -56,28 +37,13 @@ func (m *railMatcher) match(ctx context.Context, rows []railRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	ids := make([]string, len(rows))
-	for i, row := range rows {
-		ids[i] = row.txID
-	}
-	found, err := m.src.RailEntriesByTx(ctx, ids)
+	found, err := lookUp(ctx, rows, func(r *railRow) string { return r.txID }, m.src.RailEntriesByTx, "remittances")
 	if err != nil {
 		return err
 	}
-	if len(found) != len(rows) {
-		return fmt.Errorf("reconcile: asked for %d remittances, the ledger answered %d", len(rows), len(found))
-	}
-	var claims map[int64]Claim
-	if m.rec != nil {
-		var entries []int64
-		for i := range found {
-			if found[i].Found {
-				entries = append(entries, found[i].EntryID)
-			}
-		}
-		if claims, err = m.rec.Claims(ctx, KindRailRemittance, entries); err != nil {
-			return err
-		}
+	claims, err := claimsOf(ctx, m.rec, KindRailRemittance, found, func(e *RailEntry) (int64, bool) { return e.EntryID, e.Found })
+	if err != nil {
+		return err
 	}
 	for i, row := range rows {
 		e := &found[i]

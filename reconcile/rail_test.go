@@ -100,29 +100,8 @@ func TestRailReportCategories(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[string]int64{}
-			for _, it := range rep.Items {
-				got[it.Category]++
-			}
-			if len(got) != len(tc.want) || rep.Counts.Matched != tc.matched {
-				t.Fatalf("items %v, matched %d; want %v, matched %d: %+v", got, rep.Counts.Matched, tc.want, tc.matched, rep.Items)
-			}
-			for c, n := range tc.want {
-				if got[c] != n {
-					t.Fatalf("%s: %d, want %d", c, got[c], n)
-				}
-			}
-			want := reconcile.ExitMatched
-			if len(tc.want) > 0 {
-				want = reconcile.ExitDiscrepancies
-				if !strings.Contains(rep.Items[0].Detail, tc.detail) {
-					t.Errorf("detail %q, want %q", rep.Items[0].Detail, tc.detail)
-				}
-			}
-			var out strings.Builder
-			if err := rep.WriteText(&out); err != nil || rep.Verdict.Status != want || !strings.HasSuffix(out.String(), rep.Verdict.Line()+"\n") {
-				t.Errorf("verdict %+v (want exit %d), %v:\n%s", rep.Verdict, want, err, out.String())
-			}
+			checkReportCase(t, caseOf(rep.Items, func(it reconcile.RailItem) (string, string) { return it.Category, it.Detail },
+				rep.Counts.Matched, rep.Verdict, rep.WriteText), tc.want, tc.matched, tc.detail)
 		})
 	}
 }

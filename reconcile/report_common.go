@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/paygate/gateway/postings"
 )
@@ -179,4 +180,29 @@ func reconcileLines[T any](ctx context.Context, p *csvParser, rows *int64, parse
 	rep.sortItems()
 	rep.finish()
 	return nil
+}
+
+// countItem counts an item under its category (counters: an unknown one
+// is a bug) and lists it while there is room.
+func countItem[T any](counters map[string]*int64, category string, items *[]T, omitted *int64, it T) {
+	n, ok := counters[category]
+	if !ok {
+		panic("reconcile: unknown category " + category)
+	}
+	*n++
+	listItem(items, omitted, it)
+}
+
+// sortByRank orders a report's items by their category's rank (the file
+// as a whole, money counted twice or wrongly, what is missing, then the
+// file's own faults), then by line.
+func sortByRank[T any](items []T, rank map[string]int, key func(*T) (category string, line int64)) {
+	sort.SliceStable(items, func(i, j int) bool {
+		ca, la := key(&items[i])
+		cb, lb := key(&items[j])
+		if ra, rb := rank[ca], rank[cb]; ra != rb {
+			return ra < rb
+		}
+		return la < lb
+	})
 }

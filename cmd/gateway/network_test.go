@@ -145,11 +145,13 @@ func TestNetworkSimulator(t *testing.T) {
 	var refund struct {
 		Credited  string          `json:"credited"`
 		Available json.RawMessage `json:"available"`
+		CreatedAt string          `json:"createdAt"`
 	}
-	mustNet(&refund, "refund", "--card-no", cardNo, "--amount", "2.50", "--currency", "USD")
+	mustNet(&refund, "refund", "--card-no", cardNo, "--amount", "2.50", "--currency", "USD", "--message-id", "sim-refund-1")
 	if refund.Credited != "card" || string(refund.Available) != "45.00" { // 50 − 7.50 + 2.50
 		t.Errorf("refund %+v", refund)
 	}
+	reconcileSimulatedRefund(t, g, "sim-refund-1", cardNo, "2.50", refund.CreatedAt)
 	var attempts struct {
 		List []struct {
 			Code string `json:"code"`

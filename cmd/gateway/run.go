@@ -112,6 +112,7 @@ func subcommands() []subcommand {
 		{"reconcile settlement", "match a card network settlement CSV against the CARD_SETTLE entries; exit 0 only if all match", cmdReconcileSettlement},
 		{"reconcile bank", "match a bank statement CSV against a merchant's deposits by bank reference; exit 0 only if all match", cmdReconcileBank},
 		{"reconcile rail", "match the rail's settlement report CSV against the REMIT_SETTLE/REMIT_RETURN entries; exit 0 only if all match", cmdReconcileRail},
+		{"reconcile refunds", "match the card network's refund CSV against the CARD_REFUND entries by message id; exit 0 only if all match", cmdReconcileRefunds},
 		{"console user create", "create a web console user (merchant admin/finance/readonly, operator, auditor)", cmdConsoleUserCreate},
 		{"console totp", "print the current TOTP code of a secret (the demo operator's)", cmdConsoleTOTP},
 		{"datakey status", "print the data key's fingerprint and, per key version, the sealed values that need it (the re-seal's progress)", cmdDataKeyStatus},

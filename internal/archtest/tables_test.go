@@ -46,6 +46,8 @@ var tableOwners = map[string]string{
 	"events": "ledger",
 	// 0003_network.sql.
 	"authorizations": "internal/network", "auth_attempts": "internal/network",
+	// A network refund's message id, with its CARD_REFUND entry.
+	"network_refunds": "internal/network",
 	// 0004_remittances.sql.
 	"remittances": "internal/remittance", "remittance_history": "internal/remittance",
 	"sanctions_entries": "internal/remittance",
@@ -139,8 +141,9 @@ var tableAllowed = map[string]string{
 		"have no bill lines, in the same statement (one snapshot) as the bill's lines",
 	"internal/bill entries": "the time and kind of those postings (with internal/bill postings); and a FEE line's relatedTo is its entry's (or the entry its metadata names), " +
 		"probed with the page's lines in one statement (internal/bill/position.go)",
-	"internal/network entries": "settlement reconciliation reads the clearing entries by auth_id, and the " +
-		"refund limit sums the card's CARD_REFUND entries: the journal is the truth of both",
+	"internal/network entries": "settlement reconciliation reads the clearing entries by auth_id, refund " +
+		"reconciliation the CARD_REFUND entries by message id and period, and the refund limit sums the card's " +
+		"CARD_REFUND entries: the journal is the truth of all three",
 	"internal/network postings": "the amounts of the same entries (with internal/network entries)",
 	"internal/remittance entries": "rail report reconciliation reads each remittance's REMIT_SETTLE or REMIT_RETURN " +
 		"entry with the remittance's status and fee, in one statement",

@@ -20,6 +20,7 @@ type batch struct {
 	authAbsent map[string]bool
 	newAuths   []*authState
 	attempts   []authAttemptRow
+	refunds    []refundRow
 	// messageMax caches, for the batch, the largest network message of the
 	// currencies converted from the USD figure (bounds.go).
 	messageMax map[string]int64
@@ -76,6 +77,15 @@ type authAttemptRow struct {
 	MCC             sql.NullString `bun:"mcc"`
 	MerchantCountry sql.NullString `bun:"merchant_country"`
 	CreatedAt       time.Time      `bun:"created_at"`
+}
+
+// refundRow is a network refund's message id and its CARD_REFUND entry
+// (table network_refunds).
+type refundRow struct {
+	MessageID   string
+	MerchantID  int64
+	MerchantSeq int64
+	CreatedAt   time.Time
 }
 
 // authColumns are the columns of authRow, in its field order.
@@ -153,6 +163,12 @@ func (b *batch) addAttempt(tx *ledger.Tx, r authAttemptRow) {
 	tx.Undo(func() { b.attempts = b.attempts[:n] })
 }
 
+func (b *batch) addRefund(tx *ledger.Tx, r refundRow) {
+	n := len(b.refunds)
+	b.refunds = append(b.refunds, r)
+	tx.Undo(func() { b.refunds = b.refunds[:n] })
+}
+
 func changeAuth(tx *ledger.Tx, a *authState, fn func(r *authRow)) {
 	saved, savedDirty := a.row, a.dirty
 	tx.Undo(func() { a.row, a.dirty = saved, savedDirty })
@@ -181,6 +197,10 @@ var stmtInsertAttempts = ledger.NewStmt(`
 	                           reason, auth_id, merchant_name, mcc, merchant_country, created_at)
 	select * from unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::bool[], $7::text[],
 	                     $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])`)
+
+var stmtInsertRefunds = ledger.NewStmt(`
+	insert into network_refunds (message_id, merchant_id, merchant_seq, created_at)
+	select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::timestamptz[])`)
 
 // Flush implements ledger.Flusher.
 func (n *batch) Flush(p *ledger.Pipeline) {
@@ -238,4 +258,18 @@ func (n *batch) Flush(p *ledger.Pipeline) {
 		p.ExecRows(stmtInsertAttempts, k, "authorization attempts", msgs, ms, cards, amts, txnCurs, approved, codes, reasons,
 			authIDs, names, mccs, countries, created)
 	}
+	n.flushRefunds(p)
+}
+
+// flushRefunds writes the refunds' message ids (refund.go).
+func (n *batch) flushRefunds(p *ledger.Pipeline) {
+	k := len(n.refunds)
+	if k == 0 {
+		return
+	}
+	msgs, ms, seqs, created := make([]string, k), make([]int64, k), make([]int64, k), make([]time.Time, k)
+	for i, r := range n.refunds {
+		msgs[i], ms[i], seqs[i], created[i] = r.MessageID, r.MerchantID, r.MerchantSeq, r.CreatedAt
+	}
+	p.ExecRows(stmtInsertRefunds, k, "network refunds", msgs, ms, seqs, created)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/paygate/gateway/ledger"
 )
 
-// ReadQueries returns the reads of settlement reconciliation as PostgreSQL
+// ReadQueries returns the reads of settlement and refund reconciliation as PostgreSQL
 // receives them, with sample arguments.
 func ReadQueries(db *bun.DB) ([]ledger.Statement, error) {
 	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -20,6 +20,8 @@ func ReadQueries(db *bun.DB) ([]ledger.Statement, error) {
 	}{
 		{"settlements by auth", settlementsByAuthSQL, []any{pgdialect.Array([]string{"auth_a", "auth_b"})}},
 		{"settlements between", settlementsBetweenSQL, []any{at, at.Add(time.Hour), at, 0, SettlementBatchMax}},
+		{"refunds by message", refundsByMessageSQL, []any{pgdialect.Array([]string{"msg_a", "msg_b"})}},
+		{"refunds between", refundsBetweenSQL, []any{at, at.Add(time.Hour), at, 0, SettlementBatchMax}},
 	} {
 		b, err := db.NewRaw(q.sql, q.args...).AppendQuery(db.Formatter(), nil)
 		if err != nil {

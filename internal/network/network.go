@@ -7,7 +7,8 @@
 // hold is resolved at most once in total: its row tracks what is still
 // held, and every change to it happens under the merchant's head lock
 // together with the journal entries that move the money. The package also
-// reads the clearings back for settlement-file reconciliation.
+// reads the clearings and the refunds back for settlement-file and
+// refund-file reconciliation.
 package network
 
 import (
@@ -25,11 +26,14 @@ import (
 var Domain = ledger.Domain{
 	Name:   "network",
 	States: []ledger.StateKind{batchOf},
-	Tables: []string{"authorizations", "auth_attempts"},
-	Constraints: map[string]*postings.Error{"auth_attempts_message_id_key": {Code: postings.ECONFLICT,
-		Reason:  postings.ReasonMessageID,
-		Message: "this network message id was used before and its answer is no longer kept; send a new message id"}},
+	Tables: []string{"authorizations", "auth_attempts", "network_refunds"},
+	// A refund's message id is kept for ever too (network_refunds), so a
+	// refund replayed after the TTL is refused, not booked twice.
+	Constraints: map[string]*postings.Error{"auth_attempts_message_id_key": errMessageIDReused, "network_refunds_pkey": errMessageIDReused},
 }
+
+var errMessageIDReused = &postings.Error{Code: postings.ECONFLICT, Reason: postings.ReasonMessageID,
+	Message: "this network message id was used before and its answer is no longer kept; send a new message id"}
 
 // ISO 8583 response codes of an authorization decision.
 const (

@@ -8,7 +8,7 @@ import (
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
-// The reads of settlement reconciliation plan as probes whatever the
+// The reads of settlement and refund reconciliation plan as probes whatever the
 // statistics, like the ledger's reads (TestReadPlansAreIndexProbes there),
 // with the strict check of a read scoped to one merchant as well: no table
 // is read whole.
@@ -19,7 +19,7 @@ func TestSettlementReadPlansAreIndexProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(queries) != 2 {
+	if len(queries) != 4 {
 		t.Fatalf("queries: %d", len(queries))
 	}
 	for _, q := range queries {

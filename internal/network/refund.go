@@ -55,10 +55,17 @@ func (s *Service) refund(tx *ledger.Tx, m *ledger.Merchant, req RefundRequest) (
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardRefund,
-		Refs: postings.Refs{CardNo: c.No()}, Postings: ps}); err != nil {
+	// The network's message id is the refund's identity: the entry's txId
+	// (hashed into the journal, the bill line's txId) tells two equal
+	// refunds on one card and day apart and is what a refund file names;
+	// the network_refunds row keeps it unique for ever, past the
+	// idempotency key's TTL (docs/finance.md, "Refund reconciliation").
+	entry, err := tx.Post(postings.Entry{Merchant: m.ID, Kind: postings.KindCardRefund,
+		Refs: postings.Refs{CardNo: c.No(), TxID: req.MessageID}, Postings: ps})
+	if err != nil {
 		return nil, err
 	}
+	batchOf.Of(tx).addRefund(tx, refundRow{MessageID: req.MessageID, MerchantID: m.ID, MerchantSeq: entry.Seq, CreatedAt: tx.Now()})
 	res := &RefundResult{CardNo: c.No(), Amount: req.Amount, Currency: c.Currency(), Credited: "card", CreatedAt: tx.Now()}
 	if c.Status() == cards.CardCancelled {
 		res.Credited = "funding"

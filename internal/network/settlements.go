@@ -132,11 +132,8 @@ func (r *settlementRow) toSettlement() Settlement {
 // way. Clear writes one CARD_SETTLE per authorization; should there be
 // several, the first is returned.
 func (s *Service) SettlementsByAuth(ctx context.Context, authIDs []string) ([]Settlement, error) {
-	if len(authIDs) > SettlementBatchMax {
-		return nil, postings.Errorf(postings.ELIMIT, "at most %d authorizations per read", SettlementBatchMax)
-	}
-	if len(authIDs) == 0 {
-		return nil, nil
+	if len(authIDs) == 0 || len(authIDs) > SettlementBatchMax {
+		return nil, batchBound(len(authIDs), "authorizations")
 	}
 	var rows []settlementRow
 	err := s.l.DB().NewRaw(settlementsByAuthSQL, pgdialect.Array(authIDs)).Scan(ctx, &rows)
@@ -153,6 +150,15 @@ func (s *Service) SettlementsByAuth(ctx context.Context, authIDs []string) ([]Se
 	return out, nil
 }
 
+// batchBound is the answer to a read of n ids that is empty (nothing) or
+// above SettlementBatchMax (refused).
+func batchBound(n int, what string) error {
+	if n > SettlementBatchMax {
+		return postings.Errorf(postings.ELIMIT, "at most %d %s per read", SettlementBatchMax, what)
+	}
+	return nil
+}
+
 // SettlementCursor is where a page of SettlementsBetween ends; the zero
 // value starts at the beginning.
 type SettlementCursor struct {
@@ -166,34 +172,46 @@ type SettlementCursor struct {
 // EntryID are the next cursor. The index entries_card_settle_idx makes each
 // page a range scan.
 func (s *Service) SettlementsBetween(ctx context.Context, from, to time.Time, after SettlementCursor, limit int) ([]Settlement, error) {
-	if limit <= 0 || limit > SettlementBatchMax {
-		limit = SettlementBatchMax
-	}
-	out := make([]Settlement, 0, limit)
-	// A test merchant's clearings are skipped; a full page they thinned is
-	// read on after its last row, so that a short page still means the end
-	// (one more round trip only where the sandbox's clearings are).
-	for {
-		want := limit - len(out)
+	return pageLive(limit, after, func(after SettlementCursor, want int) ([]settlementRow, error) {
 		var rows []settlementRow
 		err := s.l.DB().NewRaw(settlementsBetweenSQL, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, want).
 			Scan(ctx, &rows)
 		if err != nil {
 			return nil, ledger.MapError(err)
 		}
-		if err := s.withMerchants(ctx, rows); err != nil {
+		return rows, s.withMerchants(ctx, rows)
+	}, func(r *settlementRow) (Settlement, bool) { return r.toSettlement(), !r.EntryTest },
+		func(r *settlementRow) SettlementCursor {
+			return SettlementCursor{CreatedAt: r.CreatedAt, EntryID: r.EntryID}
+		})
+}
+
+// pageLive reads a page of at most limit (capped at SettlementBatchMax)
+// after the cursor with read, keeping what live keeps: a test merchant's
+// clearings and refunds are skipped, and a full page they thinned is read
+// on after its last row (cursor), so that a short page still means the
+// end (one more round trip only where the sandbox's rows are).
+func pageLive[R, T any](limit int, after SettlementCursor, read func(after SettlementCursor, want int) ([]R, error),
+	live func(*R) (T, bool), cursor func(*R) SettlementCursor) ([]T, error) {
+	if limit <= 0 || limit > SettlementBatchMax {
+		limit = SettlementBatchMax
+	}
+	out := make([]T, 0, limit)
+	for {
+		want := limit - len(out)
+		rows, err := read(after, want)
+		if err != nil {
 			return nil, err
 		}
 		for i := range rows {
-			if !rows[i].EntryTest {
-				out = append(out, rows[i].toSettlement())
+			if t, ok := live(&rows[i]); ok {
+				out = append(out, t)
 			}
 		}
 		if len(rows) < want || len(out) == limit {
 			return out, nil
 		}
-		last := rows[len(rows)-1]
-		after = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+		after = cursor(&rows[len(rows)-1])
 	}
 }
 

@@ -1,0 +1,140 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// What the reconciliations of files keyed by one id per row share (the
+// rail report by remittance, the refund file by message id): the screen
+// of a row, the ledger's answer for a batch, the earlier runs' claims,
+// the records of a run, and the cells every such file has.
+
+// keyedScreen decides what the file alone decides about a row keyed by
+// an id: invalid, a second row of the id, dated outside the period.
+type keyedScreen struct {
+	seen   map[string]int64 // id → the line that named it first
+	period Period
+	totals *currencyTotals
+	file   string // how a detail names the file: "report", "file"
+	what   string // what an id names: "remittance", "refund message"
+}
+
+func newKeyedScreen(period Period, totals *currencyTotals, file, what string) keyedScreen {
+	return keyedScreen{seen: map[string]int64{}, period: period, totals: totals, file: file, what: what}
+}
+
+// screen returns the finding about a row ("" when it goes on to the
+// ledger). An invalid row still claims its id, so that the ledger's item
+// of the id is not also missing_in_file; a readable row counts in the
+// file's totals.
+func (s *keyedScreen) screen(id string, line int64, problem string, amount postings.Money, day time.Time, date string) (category, detail string) {
+	claim := func() {
+		if id != "" && s.seen[id] == 0 {
+			s.seen[strings.Clone(id)] = line
+		}
+	}
+	if problem != "" {
+		claim()
+		return CategoryInvalidRow, problem
+	}
+	if prev := s.seen[id]; prev != 0 {
+		return CategoryDuplicateInFile, fmt.Sprintf("%s already on line %d; this row is not matched", s.what, prev)
+	}
+	claim()
+	s.totals.sum(amount).addFile(amount.Minor)
+	if !s.period.contains(day) {
+		return CategoryOutsidePeriod, fmt.Sprintf("dated %s, outside the %s's period %s: not matched", date, s.file, s.period)
+	}
+	return "", ""
+}
+
+// lookUp asks the ledger about a batch of rows by their ids: one answer
+// per row, in order (what names the ids in the error when it is not).
+func lookUp[R, E any](ctx context.Context, rows []R, id func(*R) string, read func(context.Context, []string) ([]E, error),
+	what string) ([]E, error) {
+	ids := make([]string, len(rows))
+	for i := range rows {
+		ids[i] = id(&rows[i])
+	}
+	found, err := read(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) != len(rows) {
+		return nil, fmt.Errorf("reconcile: asked for %d %s, the ledger answered %d", len(rows), what, len(found))
+	}
+	return found, nil
+}
+
+// claimsOf reads the earlier runs' claims of kind on the entries of a
+// batch (entry: the entry id and whether it can be claimed); rec nil
+// reads none.
+func claimsOf[E any](ctx context.Context, rec *Records, kind string, found []E, entry func(*E) (int64, bool)) (map[int64]Claim, error) {
+	if rec == nil {
+		return nil, nil
+	}
+	var entries []int64
+	for i := range found {
+		if id, ok := entry(&found[i]); ok {
+			entries = append(entries, id)
+		}
+	}
+	return rec.Claims(ctx, kind, entries)
+}
+
+// recorder is the record step of a file of kind with this SHA-256: nil
+// when rec is nil (nothing recorded), else record, after setting sameRun
+// to the run that recorded the very same file before, if any.
+func recorder(ctx context.Context, rec *Records, kind string, sum []byte, sameRun **Run,
+	record func(context.Context) error) (func(context.Context) error, error) {
+	if rec == nil {
+		return nil, nil
+	}
+	run, err := rec.RunByFile(ctx, kind, sum)
+	if err != nil {
+		return nil, err
+	}
+	*sameRun = run
+	return record, nil
+}
+
+// trimCells trims a record's cells; a record the CSV reader spoiled is
+// its problem.
+func trimCells(rec []string, readErr error, header []string) string {
+	if readErr != nil {
+		return csvProblem(rec, readErr, header)
+	}
+	for i := range rec {
+		rec[i] = strings.TrimSpace(rec[i])
+	}
+	return ""
+}
+
+// moneyCells reads the amount and currency cells (> 0, in the currency's
+// decimals); problem names the cell, its text escaped and cut short.
+func moneyCells(amount, currency string) (m postings.Money, problem string) {
+	cur, err := postings.LookupCurrency(currency)
+	if err != nil {
+		return m, fmt.Sprintf("currency %q: %s", truncateText(currency, 8), postings.AsError(err).Message)
+	}
+	minor, err := postings.ParseAmount(amount, cur)
+	if err != nil {
+		return m, fmt.Sprintf("amount %q: %s", truncateText(amount, 40), postings.AsError(err).Message)
+	}
+	return money(minor, cur), ""
+}
+
+// dateCell reads the date cell: a day in range before it reaches SQL or
+// the period's comparison (postings.ParseDay).
+func dateCell(text string) (time.Time, string) {
+	day, err := postings.ParseDay("date", text)
+	if err != nil {
+		return day, fmt.Sprintf("date %q: %s", truncateText(text, 40), postings.AsError(err).Message)
+	}
+	return day, ""
+}

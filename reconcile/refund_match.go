@@ -1,0 +1,156 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/paygate/gateway/postings"
+)
+
+// refundMatcher is one refund file reconciliation's state.
+type refundMatcher struct {
+	keyedScreen // seen: message id → the line that named it first
+	rep         *RefundReport
+	src         RefundSource
+	rec         *Records
+	sameRun     *Run
+}
+
+// screen decides what the file alone decides about a row.
+func (m *refundMatcher) screen(row refundRow, problem string) bool {
+	category, detail := m.keyedScreen.screen(row.messageID, row.line, problem, row.amount, row.day, row.date)
+	if category == "" {
+		return true
+	}
+	item := RefundItem{Category: category, Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, Detail: detail}
+	if problem == "" {
+		amount := row.amount
+		item.FileAmount = &amount
+	}
+	m.rep.add(item)
+	return false
+}
+
+// match compares a batch of rows with their refunds and earlier runs.
+func (m *refundMatcher) match(ctx context.Context, rows []refundRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	found, err := lookUp(ctx, rows, func(r *refundRow) string { return r.messageID }, m.src.RefundsByMessage, "refunds")
+	if err != nil {
+		return err
+	}
+	claims, err := claimsOf(ctx, m.rec, KindNetworkRefund, found, func(e *RefundEntry) (int64, bool) { return e.EntryID, e.Found && !e.Test })
+	if err != nil {
+		return err
+	}
+	for i, row := range rows {
+		e := &found[i]
+		amount := row.amount
+		item := RefundItem{Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, FileAmount: &amount}
+		item.describe(e)
+		if category, detail := m.classify(row, e, claims); category != CategoryMatched {
+			item.Category, item.Detail = category, detail
+			m.rep.add(item)
+			continue
+		}
+		m.rep.Counts.Matched++
+		m.rep.sum(row.amount).addMatched(row.amount.Minor)
+		m.rep.matched = append(m.rep.matched, matchedItem{RecordedItem{EntryID: e.EntryID, Line: row.line}, row.amount})
+	}
+	return nil
+}
+
+// classify decides a row: the most serious finding first. A refund
+// claimed by another file is refunded twice whatever its amount; a test
+// merchant's is not the network's at all.
+func (m *refundMatcher) classify(row refundRow, e *RefundEntry, claims map[int64]Claim) (string, string) {
+	switch {
+	case !e.Found:
+		return CategoryMissingInLedger, "no refund in the ledger carries this message id"
+	case e.Test:
+		return CategoryTestMerchant, fmt.Sprintf("a test merchant's refund (shop %s): its refunds come from the sandbox, "+
+			"never from the card network", e.ShopNo)
+	}
+	if c, ok := claims[e.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+		return CategoryAlreadyReconciled, claimedDetail(c)
+	}
+	cur, _ := postings.LookupCurrency(e.Currency)
+	switch {
+	case cur.Code != row.amount.Currency.Code:
+		return CategoryAmountDiffers, fmt.Sprintf("currency differs: the file has %s, the ledger %s", row.amount, money(e.Amount, cur))
+	case e.Amount != row.amount.Minor:
+		return CategoryAmountDiffers, fmt.Sprintf("amount differs: the file has %s, the ledger %s (file − ledger = %s)",
+			row.amount, money(e.Amount, cur), money(row.amount.Minor-e.Amount, cur))
+	case e.CardNo != row.cardNo:
+		return CategoryCardDiffers, fmt.Sprintf("the file names card %s, the ledger refunded card %s", row.cardNo, e.CardNo)
+	}
+	if booked := e.CreatedAt.UTC().Format(time.DateOnly); booked != row.date {
+		where := ""
+		if !m.period.contains(e.CreatedAt.UTC().Truncate(24 * time.Hour)) {
+			where = ", outside the file's period"
+		}
+		return CategoryDateDiffers, fmt.Sprintf("the file dates it %s, the ledger booked it on %s%s", row.date, booked, where)
+	}
+	return CategoryMatched, ""
+}
+
+// describe copies the refund into the item.
+func (it *RefundItem) describe(e *RefundEntry) {
+	if !e.Found {
+		return
+	}
+	it.ShopNo, it.Seq, it.LedgerCardNo = e.ShopNo, e.Seq, e.CardNo
+	ts := e.CreatedAt.UTC()
+	it.LedgerTime = &ts
+	if cur, err := postings.LookupCurrency(e.Currency); err == nil {
+		amount := money(e.Amount, cur)
+		it.LedgerAmount = &amount
+	}
+}
+
+// missingInFile pages through every refund of the period: it sums the
+// ledger's side of the totals and reports each refund no row named. A
+// refund booked before refunds kept their message id cannot be named by
+// any row, and says so.
+func (m *refundMatcher) missingInFile(ctx context.Context) error {
+	var cursor SettlementCursor
+	var refunds int64
+	for {
+		page, err := m.src.RefundsBetween(ctx, m.period.From, m.period.end(), cursor, settlementBatch)
+		if err != nil {
+			return err
+		}
+		for i := range page {
+			e := &page[i]
+			refunds++
+			item := RefundItem{Category: CategoryMissingInFile, MessageID: e.MessageID}
+			item.describe(e)
+			if item.LedgerAmount != nil {
+				m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
+			}
+			booked := e.CreatedAt.UTC().Format(time.DateOnly)
+			switch {
+			case e.MessageID == "":
+				item.Detail = fmt.Sprintf("booked on %s, before refunds kept the network's message id: no row can name it", booked)
+			case m.seen[e.MessageID] != 0:
+				continue
+			default:
+				item.Detail = fmt.Sprintf("refunded in the ledger on %s; the file has no row for it", booked)
+			}
+			m.rep.add(item)
+		}
+		if len(page) < settlementBatch {
+			break
+		}
+		last := page[len(page)-1]
+		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+	}
+	if m.rep.Rows == 0 && refunds > 0 {
+		m.rep.add(RefundItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
+			"the file has no rows, but the ledger has %d refunds in the period %s (each missing_in_file): a truncated export?",
+			refunds, m.period)})
+	}
+	return nil
+}
