@@ -274,6 +274,10 @@ type DeliveryInfo struct {
 	LastError     *string    `json:"lastError,omitempty" bun:"last_error"`
 	DeliveredAt   *time.Time `json:"deliveredAt,omitempty" bun:"delivered_at"`
 	CreatedAt     time.Time  `json:"createdAt" bun:"created_at"`
+	// Deliveries are the event's deliveries by endpoint, endpoint one
+	// first, without their attempts (event_status.go): Status is the worst
+	// of them; the fields above are endpoint one's.
+	Deliveries []EndpointDelivery `json:"deliveries,omitempty" bun:"-"`
 }
 
 // DeliveriesPageMax bounds one listing.
@@ -293,7 +297,7 @@ func (s *Store) DeliveriesInOrder(ctx context.Context, merchant int64, status st
 	if err != nil {
 		return nil, err
 	}
-	return out, s.withShop(ctx, merchant, ptrs(out))
+	return out, s.complete(ctx, merchant, ptrs(out))
 }
 
 func (s *Store) deliveriesInOrder(ctx context.Context, merchant int64, status string, order Order, limit int) ([]DeliveryInfo, error) {
@@ -310,7 +314,7 @@ func (s *Store) deliveriesInOrder(ctx context.Context, merchant int64, status st
 	err := s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e
 		join merchants m on m.id = e.merchant_id
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
+		`+eventJoinSQL+`
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		order by `+orderSQL[order]+`
 		limit ?`, merchant, status, status, pgdialect.Array([]string{}), pgdialect.Array([]string{}), limit).Scan(ctx, &out)
