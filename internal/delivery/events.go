@@ -119,14 +119,15 @@ type EventPage struct {
 }
 
 // eventColumns are the columns of a DeliveryInfo, from events e and
-// deliveries d (left-joined: an event without a row was not sent).
+// deliveries d, endpoint one's (left-joined: it may have none); the status
+// is over every endpoint (event_status.go).
 const eventColumns = `e.event_seq, e.event_id, e.event_type, e.subject, coalesce(d.url, '') as url,
-	`+eventStatusSQL+` as status, coalesce(d.attempts, 0) as attempts, d.next_attempt_at,
+	` + eventStatusSQL + ` as status, coalesce(d.attempts, 0) as attempts, d.next_attempt_at,
 	d.last_attempt_at, d.last_status, d.last_error, d.delivered_at, e.created_at`
 
 // eventFilterSQL is the filter of a listing; arguments: status twice, types
 // twice.
-const eventFilterSQL = `(?::text = '' or `+eventStatusSQL+` = ?)
+const eventFilterSQL = `(?::text = '' or ` + eventStatusSQL + ` = ?)
 	and (cardinality(?::text[]) = 0 or e.event_type = any(?::text[]))`
 
 // Events lists a merchant's events oldest first (event_seq), page by page:
