@@ -154,7 +154,6 @@ func TestListenAndTrigger(t *testing.T) {
 		t.Errorf("trigger for a live merchant: %v\n%s", r.err, r.stdout)
 	}
 	g.mustFail("not an event type", append(append([]string{"trigger"}, creds(m)...), "card.melted")...)
-	g.mustFail("cannot be triggered", append(append([]string{"trigger"}, creds(m)...), "remittance.status")...)
 }
 
 // TestWebhookEndpointCommands: the operator's endpoint commands add (the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -17,17 +16,8 @@ import (
 // beneficiary is refused naming the ones there are.
 func TestTriggerRemittanceStatus(t *testing.T) {
 	t.Parallel()
-	g := newGateway(t)
-	g.env["GATEWAY_CALLBACK_ALLOW_PRIVATE"] = "true"
-	s := g.serve()
-	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
-	defer cancel()
-	out := g.mustRun("merchant", "create", "--name", "Trigger remit shop", "--currencies", "USD", "--test")
-	var m credentials
-	if err := json.Unmarshal([]byte(out), &m); err != nil {
-		t.Fatal(err)
-	}
-	g.deposit(m.ShopNo, "USD", "100.00")
+	g, s, ctx := newCallbackGateway(t)
+	m := g.createTestMerchant("Trigger remit shop", "USD", "100.00")
 	next, _ := receiveCallbacks(ctx, t, g, m.ShopNo, m.PrivateKey)
 	cert := fingerprintRe.FindStringSubmatch(s.stdout.String())[1]
 	creds := []string{"--base-url", s.url(""), "--cacert", cert, "--shop-no", m.ShopNo, "--key", m.PublicKey}
