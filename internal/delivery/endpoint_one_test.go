@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/delivery"
@@ -107,5 +108,48 @@ func TestEndpointOneLikeAnyEndpoint(t *testing.T) {
 	}
 	if err := f.store.DeleteEndpoint(ctx, m.ID, one); err == nil {
 		t.Error("endpoint one was deleted")
+	}
+}
+
+// TestReplayFailedSkipsDisabledEndpointOne: a failed delivery to the
+// default URL is not replayed while endpoint one is disabled (a disabled
+// endpoint receives nothing, replays included), and is once it is enabled.
+func TestReplayFailedSkipsDisabledEndpointOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	f.recv.down.Store(true)
+	c := f.card(t, "")
+	if _, err := f.l.Cards.FreezeCard(ctx, f.m.ID, c.CardNo, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	d := f.dispatcher(nil)
+	for range 40 {
+		round(t, d)
+		info := f.deliveries(t)[cards.EventCardFrozen]
+		if info.Status == delivery.DeliveryFailed {
+			break
+		}
+		f.clock.Add(info.NextAttemptAt.Sub(f.clock.Now()))
+	}
+	if info := f.deliveries(t)[cards.EventCardFrozen]; info.Status != delivery.DeliveryFailed {
+		t.Fatalf("after 24 hours: %+v", info)
+	}
+	list, err := f.store.Endpoints(ctx, f.m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := delivery.FailedRange{From: f.clock.Now().Add(-48 * time.Hour), To: f.clock.Now(), Limit: 10}
+	if _, err := f.store.UpdateEndpoint(ctx, f.m.ID, list[0].ID, delivery.EndpointSpec{Enabled: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := f.store.ReplayFailed(ctx, f.m.ID, all); err != nil || r.Replayed != 0 {
+		t.Errorf("replay-failed while endpoint one is disabled: %+v, %v", r, err)
+	}
+	if _, err := f.store.UpdateEndpoint(ctx, f.m.ID, list[0].ID, delivery.EndpointSpec{Enabled: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := f.store.ReplayFailed(ctx, f.m.ID, all); err != nil || r.Replayed != 1 {
+		t.Errorf("replay-failed once endpoint one is enabled: %+v, %v", r, err)
 	}
 }
