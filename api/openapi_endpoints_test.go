@@ -36,7 +36,21 @@ func contractWebhookEndpoints(t *testing.T, c *contract, sh, other shop) {
 	two := "/shop/webhook/endpoints/" + created.ID
 	c.call(&sh, "GET", two, "").must(t, 200, 200)
 	c.call(&sh, "POST", two, `{"enabled":false,"eventTypes":[]}`).must(t, 200, 200)
-	c.call(&sh, "POST", "/shop/webhook/endpoints/"+one, `{"enabled":false}`).must(t, 400, 400)
+	// Endpoint one is disabled and selects types like any endpoint, then
+	// takes everything again for the rest of the contract test.
+	var ep struct {
+		Enabled    bool     `json:"enabled"`
+		EventTypes []string `json:"eventTypes"`
+	}
+	c.call(&sh, "POST", "/shop/webhook/endpoints/"+one, `{"enabled":false,"eventTypes":["card.frozen"]}`).must(t, 200, 200).into(t, &ep)
+	if ep.Enabled || len(ep.EventTypes) != 1 {
+		t.Errorf("endpoint one disabled for card.frozen: %+v", ep)
+	}
+	c.call(&sh, "POST", "/shop/webhook/endpoints/"+one, `{"eventTypes":["card.melted"]}`).must(t, 400, 400)
+	c.call(&sh, "POST", "/shop/webhook/endpoints/"+one, `{"enabled":true,"eventTypes":[]}`).must(t, 200, 200).into(t, &ep)
+	if !ep.Enabled || len(ep.EventTypes) != 0 {
+		t.Errorf("endpoint one enabled for every type: %+v", ep)
+	}
 	c.call(&sh, "POST", "/shop/webhook/endpoints/"+one, `{"url":"https://merchant.example.com/paygate/v3"}`).must(t, 200, 200)
 	c.call(&sh, "POST", two+"/secret/roll", `{"overlapHours":1}`).must(t, 200, 200)
 	c.call(&sh, "GET", "/shop/webhook/endpoints/we_x", "").must(t, 400, 400)

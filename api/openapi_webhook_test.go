@@ -21,12 +21,24 @@ func contractWebhooksAndKeys(t *testing.T, c *contract, s *testServer, sh, other
 	var events struct {
 		Total int `json:"total"`
 		List  []struct {
-			EventID string `json:"eventId"`
+			EventID    string `json:"eventId"`
+			Status     string `json:"status"`
+			Deliveries []struct {
+				EndpointID string `json:"endpointId"`
+				Status     string `json:"status"`
+			} `json:"deliveries"`
 		} `json:"list"`
 	}
 	c.call(&sh, "GET", "/shop/webhook/events?page=1&size=5", "").must(t, 200, 200).into(t, &events)
 	if len(events.List) == 0 {
 		t.Fatal("no event to replay")
+	}
+	// Each listed event names its deliveries by endpoint (endpoint one's
+	// alone here), and its status is theirs.
+	for _, e := range events.List {
+		if e.Status != "NOT_SENT" && (len(e.Deliveries) != 1 || e.Deliveries[0].EndpointID == "" || e.Deliveries[0].Status != e.Status) {
+			t.Errorf("event %s (%s) lists deliveries %+v", e.EventID, e.Status, e.Deliveries)
+		}
 	}
 	c.call(&sh, "GET", "/shop/webhook/events?status=PENDING&type=card.frozen,card.created&type=remittance.status", "").must(t, 200, 200)
 	c.call(&sh, "GET", "/shop/webhook/events?status=LOST", "").must(t, 400, 400)

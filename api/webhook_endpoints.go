@@ -18,6 +18,7 @@ import (
 // it receives (all when none), its own whsec_ secret (in the creation's
 // answer only; rolled like the merchant's) and an enabled flag. Endpoint
 // one is the merchant's default URL: changing its url is PUT /shop/webhook.
+// Endpoint one is disabled and selects types like any other.
 // Another merchant's endpoint is answered exactly like an unknown one
 // (1302).
 

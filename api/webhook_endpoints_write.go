@@ -48,8 +48,8 @@ func handleEndpointCreate(l Webhooks, keys ReadKeys, allow callbackurl.AllowList
 
 // handleEndpointUpdate answers POST /shop/webhook/endpoints/{endpointId}
 // with the members to change. Endpoint one's url is the merchant's default
-// URL (as PUT /shop/webhook; "" clears it); its types and enabled flag are
-// fixed (400 naming the field).
+// URL (as PUT /shop/webhook; "" clears it); its types, enabled flag and
+// description change in the store like any endpoint's.
 func handleEndpointUpdate(l Webhooks, settings WebhookSettings, keys ReadKeys, allow callbackurl.AllowList) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id, err := endpointParam(c)
@@ -91,7 +91,7 @@ func handleEndpointUpdate(l Webhooks, settings WebhookSettings, keys ReadKeys, a
 }
 
 // handleEndpointDelete answers DELETE /shop/webhook/endpoints/{endpointId}:
-// endpoint one cannot be deleted (400 naming endpointId: clear its url).
+// endpoint one cannot be deleted (400 naming endpointId: disable it).
 func handleEndpointDelete(l Webhooks) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id, err := endpointParam(c)

@@ -116,7 +116,8 @@ var componentTypes = map[string]reflect.Type{
 	"BalanceReportTotal": reflect.TypeOf(BalanceReportTotal{}), "BalanceReportCurrency": reflect.TypeOf(BalanceReportCurrency{}),
 	"BalanceReportRow": reflect.TypeOf(BalanceReportRow{}), "ReportFigures": reflect.TypeOf(ReportFigures{}),
 	"ReportActivity": reflect.TypeOf(ReportActivity{}), "WebhookEventDetail": reflect.TypeOf(WebhookEventDetail{}),
-	"WebhookDelivery": reflect.TypeOf(WebhookDelivery{}), "WebhookAttempt": reflect.TypeOf(WebhookAttempt{}),
+	"WebhookDelivery": reflect.TypeOf(WebhookDelivery{}), "WebhookDeliverySummary": reflect.TypeOf(WebhookDeliverySummary{}),
+	"WebhookAttempt": reflect.TypeOf(WebhookAttempt{}),
 	// The sandbox.
 	"SandboxAuthorizeRequest": reflect.TypeOf(SandboxAuthorizeRequest{}), "SandboxAuthorization": reflect.TypeOf(SandboxAuthorization{}),
 	"SandboxCaptureRequest": reflect.TypeOf(SandboxCaptureRequest{}), "SandboxReverseRequest": reflect.TypeOf(SandboxReverseRequest{}),

@@ -110,7 +110,7 @@ func (c *Client) UpdateWebhookEndpoint(ctx context.Context, id string, r Webhook
 }
 
 // DeleteWebhookEndpoint is DELETE /shop/webhook/endpoints/{endpointId}
-// (endpoint one cannot be deleted: clear its URL).
+// (endpoint one cannot be deleted: disable it with UpdateWebhookEndpoint).
 func (c *Client) DeleteWebhookEndpoint(ctx context.Context, id string, opts ...CallOption) (*WebhookEndpointDeleted, error) {
 	var out WebhookEndpointDeleted
 	if err := c.call(ctx, endpointOp(opDeleteWebhookEndpoint, id), nil, nil, &out, opts); err != nil {

@@ -21,23 +21,31 @@ const (
 // deliveries (none when it was not sent) with their attempts.
 type WebhookEventDetail struct {
 	WebhookEvent
-	Data       json.RawMessage   `json:"data"` // the callback's body, as every attempt sends it
+	Data json.RawMessage `json:"data"` // the callback's body, as every attempt sends it
+	// Deliveries, with their attempts, take the place of the listing's
+	// WebhookEvent.Deliveries (left empty here).
 	Deliveries []WebhookDelivery `json:"deliveries"`
 }
 
 // WebhookDelivery is one delivery of an event with its attempts.
 type WebhookDelivery struct {
+	WebhookDeliverySummary
+	AttemptList []WebhookAttempt `json:"attemptList"` // oldest first
+}
+
+// WebhookDeliverySummary is one delivery of an event to one endpoint, as
+// the listing shows it.
+type WebhookDeliverySummary struct {
 	// EndpointID is the webhook endpoint the delivery went to.
-	EndpointID     string           `json:"endpointId,omitempty"`
-	URL            string           `json:"url"`
-	Status         string           `json:"status"`
-	Attempts       int              `json:"attempts"`
-	NextAttemptAt  *time.Time       `json:"nextAttemptAt"`
-	LastAttemptAt  *time.Time       `json:"lastAttemptAt"`
-	LastHTTPStatus *int             `json:"lastHttpStatus"`
-	LastError      *string          `json:"lastError"`
-	DeliveredAt    *time.Time       `json:"deliveredAt"`
-	AttemptList    []WebhookAttempt `json:"attemptList"` // oldest first
+	EndpointID     string     `json:"endpointId,omitempty"`
+	URL            string     `json:"url"`
+	Status         string     `json:"status"`
+	Attempts       int        `json:"attempts"`
+	NextAttemptAt  *time.Time `json:"nextAttemptAt"`
+	LastAttemptAt  *time.Time `json:"lastAttemptAt"`
+	LastHTTPStatus *int       `json:"lastHttpStatus"`
+	LastError      *string    `json:"lastError"`
+	DeliveredAt    *time.Time `json:"deliveredAt"`
 }
 
 // WebhookAttempt is one attempt at a delivery.

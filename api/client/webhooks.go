@@ -28,7 +28,11 @@ const (
 	DeliveryNotSent   = "NOT_SENT"
 )
 
-// WebhookEvent is an event with the state of its delivery.
+// WebhookEvent is an event with the state of its deliveries. Status is the
+// worst (FAILED, then PENDING, then DELIVERED) over its deliveries to the
+// endpoints enabled now, else over all of them, NOT_SENT when it has none;
+// URL, Attempts and the other delivery fields are endpoint one's (the
+// default URL's); Deliveries has one per endpoint.
 type WebhookEvent struct {
 	EventID        string     `json:"eventId"` // the callback's event_id
 	EventType      string     `json:"eventType"`
@@ -42,6 +46,9 @@ type WebhookEvent struct {
 	LastHTTPStatus *int       `json:"lastHttpStatus"`
 	LastError      *string    `json:"lastError"`
 	DeliveredAt    *time.Time `json:"deliveredAt"`
+	// Deliveries are its deliveries by endpoint, endpoint one first,
+	// without their attempts (WebhookEvent(ctx, id) has those).
+	Deliveries []WebhookDeliverySummary `json:"deliveries"`
 }
 
 // WebhookEventsQuery selects events: a delivery status ("" any), types

@@ -32,14 +32,23 @@ type Event struct {
 	LastHTTPStatus *int    `json:"lastHttpStatus"`
 	LastError      *string `json:"lastError"`
 	DeliveredAt    *string `json:"deliveredAt"`
+	// Deliveries are the event's deliveries by endpoint, endpoint one
+	// first, without their attempts (EventDetail's have them); Status is
+	// the worst over the enabled endpoints' (docs/api.md, "Webhooks"), the
+	// fields above are endpoint one's.
+	Deliveries []EventDeliverySummary `json:"deliveries"`
 }
 
 // NewEvent is d as the listing and a replay answer it.
 func NewEvent(d *delivery.DeliveryInfo) Event {
-	return Event{EventID: d.EventID, EventType: d.EventType, Sequence: d.EventSeq, CreatedAt: Timestamp(d.CreatedAt),
+	v := Event{EventID: d.EventID, EventType: d.EventType, Sequence: d.EventSeq, CreatedAt: Timestamp(d.CreatedAt),
 		Status: d.Status, URL: stringOrNil(d.URL), Attempts: d.Attempts, NextAttemptAt: TimestampOrNil(d.NextAttemptAt),
 		LastAttemptAt: TimestampOrNil(d.LastAttemptAt), LastHTTPStatus: d.LastStatus, LastError: d.LastError,
-		DeliveredAt: TimestampOrNil(d.DeliveredAt)}
+		DeliveredAt: TimestampOrNil(d.DeliveredAt), Deliveries: make([]EventDeliverySummary, len(d.Deliveries))}
+	for i := range d.Deliveries {
+		v.Deliveries[i] = newDeliverySummary(&d.Deliveries[i])
+	}
+	return v
 }
 
 // EventList is the answer of GET /shop/webhook/events.
@@ -62,7 +71,9 @@ func NewEventList(p *delivery.EventPage) EventList {
 // deliveries with their attempts.
 type EventDetail struct {
 	Event
-	Data       json.RawMessage `json:"data"`
+	Data json.RawMessage `json:"data"`
+	// Deliveries, with their attempts, replace the listing's (the
+	// shallower field wins in encoding/json).
 	Deliveries []EventDelivery `json:"deliveries"`
 }
 
@@ -71,16 +82,29 @@ type EventDetail struct {
 // webhook endpoint the event went to (endpoint one, the default URL,
 // first), none when it was not sent.
 type EventDelivery struct {
-	EndpointID     string         `json:"endpointId,omitempty"`
-	URL            string         `json:"url"`
-	Status         string         `json:"status"`
-	Attempts       int            `json:"attempts"`
-	NextAttemptAt  *string        `json:"nextAttemptAt"`
-	LastAttemptAt  *string        `json:"lastAttemptAt"`
-	LastHTTPStatus *int           `json:"lastHttpStatus"`
-	LastError      *string        `json:"lastError"`
-	DeliveredAt    *string        `json:"deliveredAt"`
-	AttemptList    []EventAttempt `json:"attemptList"`
+	EventDeliverySummary
+	AttemptList []EventAttempt `json:"attemptList"`
+}
+
+// EventDeliverySummary is one delivery of an event as the listing shows
+// it: its endpoint, target and state, without the attempts.
+type EventDeliverySummary struct {
+	EndpointID     string  `json:"endpointId,omitempty"`
+	URL            string  `json:"url"`
+	Status         string  `json:"status"`
+	Attempts       int     `json:"attempts"`
+	NextAttemptAt  *string `json:"nextAttemptAt"`
+	LastAttemptAt  *string `json:"lastAttemptAt"`
+	LastHTTPStatus *int    `json:"lastHttpStatus"`
+	LastError      *string `json:"lastError"`
+	DeliveredAt    *string `json:"deliveredAt"`
+}
+
+// newDeliverySummary is an event's delivery to one endpoint, as listed.
+func newDeliverySummary(ed *delivery.EndpointDelivery) EventDeliverySummary {
+	return EventDeliverySummary{EndpointID: ed.EndpointID, URL: ed.URL, Status: ed.Status, Attempts: ed.Attempts,
+		NextAttemptAt: TimestampOrNil(ed.NextAttemptAt), LastAttemptAt: TimestampOrNil(ed.LastAttemptAt),
+		LastHTTPStatus: ed.LastStatus, LastError: ed.LastError, DeliveredAt: TimestampOrNil(ed.DeliveredAt)}
 }
 
 // EventAttempt is one attempt of a delivery.
@@ -115,9 +139,9 @@ func NewEventDetail(d *delivery.EventDetail) EventDetail {
 		return v
 	}
 	if len(d.Endpoints) == 0 {
-		v.Deliveries = append(v.Deliveries, EventDelivery{URL: d.URL, Status: ev.Status, Attempts: ev.Attempts,
-			NextAttemptAt: ev.NextAttemptAt, LastAttemptAt: ev.LastAttemptAt, LastHTTPStatus: ev.LastHTTPStatus,
-			LastError: ev.LastError, DeliveredAt: ev.DeliveredAt, AttemptList: newAttempts(d.Attempts)})
+		v.Deliveries = append(v.Deliveries, EventDelivery{EventDeliverySummary: EventDeliverySummary{URL: d.URL, Status: ev.Status,
+			Attempts: ev.Attempts, NextAttemptAt: ev.NextAttemptAt, LastAttemptAt: ev.LastAttemptAt, LastHTTPStatus: ev.LastHTTPStatus,
+			LastError: ev.LastError, DeliveredAt: ev.DeliveredAt}, AttemptList: newAttempts(d.Attempts)})
 		return v
 	}
 	for i := range d.Endpoints {
@@ -128,10 +152,7 @@ func NewEventDetail(d *delivery.EventDetail) EventDetail {
 
 // newEndpointDelivery is an event's delivery to one endpoint.
 func newEndpointDelivery(ed *delivery.EndpointDelivery) EventDelivery {
-	return EventDelivery{EndpointID: ed.EndpointID, URL: ed.URL, Status: ed.Status, Attempts: ed.Attempts,
-		NextAttemptAt: TimestampOrNil(ed.NextAttemptAt), LastAttemptAt: TimestampOrNil(ed.LastAttemptAt),
-		LastHTTPStatus: ed.LastStatus, LastError: ed.LastError, DeliveredAt: TimestampOrNil(ed.DeliveredAt),
-		AttemptList: newAttempts(ed.AttemptList)}
+	return EventDelivery{EventDeliverySummary: newDeliverySummary(ed), AttemptList: newAttempts(ed.AttemptList)}
 }
 
 // ReplayFailed is the answer of POST /shop/webhook/events/replay-failed.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"testing"
 
@@ -49,4 +50,29 @@ func (s *server) shopClient(t *testing.T, shopNo, publicKey string) *client.Clie
 		t.Fatal(err)
 	}
 	return cl
+}
+
+// createTestMerchant makes a test merchant (merchant create --test) of one
+// currency holding deposit in it.
+func (g *gateway) createTestMerchant(name, currency, deposit string) credentials {
+	g.t.Helper()
+	out := g.mustRun("merchant", "create", "--name", name, "--currencies", currency, "--test")
+	var m credentials
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		g.t.Fatalf("merchant create --test printed %s (%v)", out, err)
+	}
+	g.deposit(m.ShopNo, currency, deposit)
+	return m
+}
+
+// newCallbackGateway is a served gateway whose callbacks may go to loopback
+// receivers, and a context bounded by commandTimeout.
+func newCallbackGateway(t *testing.T) (*gateway, *server, context.Context) {
+	t.Helper()
+	g := newGateway(t)
+	g.env["GATEWAY_CALLBACK_ALLOW_PRIVATE"] = "true"
+	s := g.serve()
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	t.Cleanup(cancel)
+	return g, s, ctx
 }

@@ -154,13 +154,12 @@ func TestListenAndTrigger(t *testing.T) {
 		t.Errorf("trigger for a live merchant: %v\n%s", r.err, r.stdout)
 	}
 	g.mustFail("not an event type", append(append([]string{"trigger"}, creds(m)...), "card.melted")...)
-	g.mustFail("cannot be triggered", append(append([]string{"trigger"}, creds(m)...), "remittance.status")...)
 }
 
 // TestWebhookEndpointCommands: the operator's endpoint commands add (the
 // secret printed once), list, change, roll and delete a merchant's
-// endpoints, refuse a URL the gateway would not call (naming the flag) and
-// the 17th endpoint.
+// endpoints (endpoint one disabled like any), refuse a URL the gateway
+// would not call (naming the flag) and the 17th endpoint.
 func TestWebhookEndpointCommands(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
@@ -173,8 +172,19 @@ func TestWebhookEndpointCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ep); err != nil || !strings.HasPrefix(ep.Secret, "whsec_") {
 		t.Fatalf("add printed %s (%v)", out, err)
 	}
-	if list := g.mustRun("webhook", "endpoint", "list", "--shop-no", m.ShopNo); strings.Count(list, `"id"`) != 2 || strings.Contains(list, "whsec_") {
+	list := g.mustRun("webhook", "endpoint", "list", "--shop-no", m.ShopNo)
+	if strings.Count(list, `"id"`) != 2 || strings.Contains(list, "whsec_") {
 		t.Errorf("list printed %s", list)
+	}
+	// Endpoint one is disabled and given types like any endpoint.
+	var eps []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(list), &eps); err != nil || len(eps) != 2 {
+		t.Fatalf("list printed %s (%v)", list, err)
+	}
+	if set := g.mustRun("webhook", "endpoint", "set", "--shop-no", m.ShopNo, "--id", eps[0].ID, "--enabled", "false", "--types", "card.frozen"); !strings.Contains(set, `"enabled": false`) || !strings.Contains(set, `"card.frozen"`) {
+		t.Errorf("set of endpoint one printed %s", set)
 	}
 	if set := g.mustRun("webhook", "endpoint", "set", "--shop-no", m.ShopNo, "--id", ep.ID, "--enabled", "false", "--types", "all"); !strings.Contains(set, `"enabled": false`) {
 		t.Errorf("set printed %s", set)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
@@ -17,21 +15,9 @@ import (
 // naming it; a live merchant has no clock (404, an unknown path).
 func TestSandboxTestModeEndToEnd(t *testing.T) {
 	t.Parallel()
-	g := newGateway(t)
-	g.env["GATEWAY_CALLBACK_ALLOW_PRIVATE"] = "true"
-	s := g.serve()
-	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
-	defer cancel()
-	createTest := func(name string) credentials {
-		out := g.mustRun("merchant", "create", "--name", name, "--currencies", "USD", "--test")
-		var m credentials
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatalf("merchant create --test printed %s (%v)", out, err)
-		}
-		g.deposit(m.ShopNo, "USD", "1000.00")
-		return m
-	}
-	tm, other, live := createTest("Clock shop"), createTest("Other clock shop"), g.createMerchant("Live shop", "USD")
+	g, s, ctx := newCallbackGateway(t)
+	tm, other := g.createTestMerchant("Clock shop", "USD", "1000.00"), g.createTestMerchant("Other clock shop", "USD", "1000.00")
+	live := g.createMerchant("Live shop", "USD")
 	next, _ := receiveCallbacks(ctx, t, g, tm.ShopNo, tm.PrivateKey)
 	c, oc, lc := s.shopClient(t, tm.ShopNo, tm.PublicKey), s.shopClient(t, other.ShopNo, other.PublicKey), s.shopClient(t, live.ShopNo, live.PublicKey)
 	card, err := c.CreateCard(ctx, client.CreateCardRequest{BIN: "453201", Currency: "USD", Amount: client.MustDecimal("100.00")})

@@ -22,15 +22,19 @@ type EndpointDelivery struct {
 	DeliveredAt   *time.Time `json:"deliveredAt,omitempty" bun:"delivered_at"`
 	// AttemptList is the delivery's newest attempts (at most AttemptsMax),
 	// oldest first.
-	AttemptList []Attempt `json:"attemptList" bun:"-"`
+	AttemptList []Attempt `json:"attemptList,omitempty" bun:"-"`
 }
+
+// endpointDeliveryColumns are an EndpointDelivery's, from deliveries d and
+// webhook_endpoints w.
+const endpointDeliveryColumns = `w.endpoint_id, d.endpoint_no, d.url, d.status, d.attempts, d.next_attempt_at,
+	d.last_attempt_at, d.last_status, d.last_error, d.delivered_at`
 
 // EndpointDeliveries lists the deliveries of the merchant's event seq, by
 // endpoint, each with its attempts: two statements whatever the count.
 func (s *Store) EndpointDeliveries(ctx context.Context, merchant, seq int64) ([]EndpointDelivery, error) {
 	out := []EndpointDelivery{}
-	err := s.l.DB().NewRaw(`select w.endpoint_id, d.endpoint_no, d.url, d.status, d.attempts, d.next_attempt_at,
-		       d.last_attempt_at, d.last_status, d.last_error, d.delivered_at
+	err := s.l.DB().NewRaw(`select `+endpointDeliveryColumns+`
 		from deliveries d join webhook_endpoints w on w.merchant_id = d.merchant_id and w.endpoint_no = d.endpoint_no
 		where d.merchant_id = ? and d.event_seq = ? order by d.endpoint_no`, merchant, seq).Scan(ctx, &out)
 	if err != nil || len(out) == 0 {

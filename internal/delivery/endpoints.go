@@ -22,9 +22,10 @@ import (
 // types it receives (all when none are named), its own Standard Webhooks
 // secret and an enabled flag. Endpoint one is the merchant's default URL
 // (merchants.callback_url, set by PUT /shop/webhook or by updating endpoint
-// one) and keeps the merchant's secret (webhook_secrets): it receives every
-// event, as the default URL always has, so its types and enabled flag are
-// fixed; clearing its URL stops it. The other endpoints' deliveries are
+// one) and keeps the merchant's secret (webhook_secrets). It may be
+// disabled and select types like any endpoint (its deliveries, written by
+// the ledger's outbox, are filtered by the trigger of
+// sql/…_webhook_endpoint_one.sql), but not deleted. The other endpoints' deliveries are
 // written with each event by the migration's trigger. URLs are checked by
 // the callers with the callback-URL rules (the allow list is the
 // configuration's); the store checks their length again.
@@ -256,11 +257,12 @@ func (s *Store) CreateEndpoint(ctx context.Context, merchant int64, sp EndpointS
 	return out, nil
 }
 
-// UpdateEndpoint changes an endpoint other than endpoint one (whose URL is
-// the merchant's default URL, changed through the merchant's settings: the
-// caller does that; its types and enabled flag are fixed, refused naming
-// the field). Deliveries already written keep their URL; new events follow
-// the new settings.
+// UpdateEndpoint changes an endpoint. Endpoint one's URL is the merchant's
+// default URL, changed through the merchant's settings (the caller does
+// that; a URL given here for it is ignored); its event types, enabled flag
+// and description change here like any endpoint's (the migration's trigger
+// on deliveries applies them to the outbox's rows). Deliveries already
+// written keep their URL; new events follow the new settings.
 func (s *Store) UpdateEndpoint(ctx context.Context, merchant int64, id string, sp EndpointSpec) (*Endpoint, error) {
 	e, err := s.Endpoint(ctx, merchant, id)
 	if err != nil {
@@ -270,21 +272,8 @@ func (s *Store) UpdateEndpoint(ctx context.Context, merchant int64, id string, s
 		return nil, err
 	}
 	if e.Default() {
-		switch {
-		case sp.EventTypes != nil && len(*sp.EventTypes) > 0:
-			return nil, postings.FieldErrorf("eventTypes", "endpoint one is the merchant's default URL and receives every event type: add another endpoint to select types")
-		case sp.Enabled != nil && !*sp.Enabled:
-			return nil, postings.FieldErrorf("enabled", "endpoint one is the merchant's default URL: clear its url to stop it")
-		}
-		if sp.Description != nil {
-			if _, err := s.l.DB().NewRaw(`update webhook_endpoints set description = ? where merchant_id = ? and endpoint_no = 1`,
-				*sp.Description, merchant).Exec(ctx); err != nil {
-				return nil, ledger.MapError(err)
-			}
-		}
-		return s.Endpoint(ctx, merchant, id)
-	}
-	if sp.URL != nil && *sp.URL == "" {
+		sp.URL = nil // endpoint one's row has no URL: it is merchants.callback_url
+	} else if sp.URL != nil && *sp.URL == "" {
 		return nil, postings.FieldErrorf("url", "is required (delete the endpoint, or disable it)")
 	}
 	_, err = s.l.DB().NewRaw(`update webhook_endpoints set url = coalesce(?, url),
@@ -301,14 +290,14 @@ func (s *Store) UpdateEndpoint(ctx context.Context, merchant int64, id string, s
 // DeleteEndpoint removes an endpoint other than endpoint one: it receives
 // no more events, and its pending deliveries end as failed ("endpoint
 // deleted"). Its row stays (its past deliveries name it); its number is
-// never given again. Endpoint one is refused (clear its URL instead).
+// never given again. Endpoint one is refused (disable it instead).
 func (s *Store) DeleteEndpoint(ctx context.Context, merchant int64, id string) error {
 	e, err := s.Endpoint(ctx, merchant, id)
 	if err != nil {
 		return err
 	}
 	if e.Default() {
-		return postings.FieldErrorf("endpointId", "endpoint one is the merchant's default URL and cannot be deleted: clear its url")
+		return postings.FieldErrorf("endpointId", "endpoint one is the merchant's default URL and cannot be deleted: disable it (enabled false) or clear its url")
 	}
 	now := s.l.Now()
 	return ledger.MapError(s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {

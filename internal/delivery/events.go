@@ -119,14 +119,15 @@ type EventPage struct {
 }
 
 // eventColumns are the columns of a DeliveryInfo, from events e and
-// deliveries d (left-joined: an event without a row was not sent).
+// deliveries d, endpoint one's (left-joined: it may have none); the status
+// is over every endpoint (event_status.go).
 const eventColumns = `e.event_seq, e.event_id, e.event_type, e.subject, coalesce(d.url, '') as url,
-	coalesce(d.status, 'NOT_SENT') as status, coalesce(d.attempts, 0) as attempts, d.next_attempt_at,
+	` + eventStatusSQL + ` as status, coalesce(d.attempts, 0) as attempts, d.next_attempt_at,
 	d.last_attempt_at, d.last_status, d.last_error, d.delivered_at, e.created_at`
 
 // eventFilterSQL is the filter of a listing; arguments: status twice, types
 // twice.
-const eventFilterSQL = `(?::text = '' or coalesce(d.status, 'NOT_SENT') = ?)
+const eventFilterSQL = `(?::text = '' or ` + eventStatusSQL + ` = ?)
 	and (cardinality(?::text[]) = 0 or e.event_type = any(?::text[]))`
 
 // Events lists a merchant's events oldest first (event_seq), page by page:
@@ -166,13 +167,13 @@ func (s *Store) events(ctx context.Context, merchant int64, f EventFilter, page,
 		}
 		err = db.NewRaw(`select `+eventColumns+`
 			from events e
-			left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
+			`+eventJoinSQL+`
 			where e.merchant_id = ? and e.event_seq > ? and e.event_seq <= ?
 			order by e.event_seq`, merchant, first, first+int64(size)).Scan(ctx, &out.List)
 		return out, ledger.MapError(err)
 	}
 	err = db.NewRaw(`select count(*) from events e
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
+		`+eventJoinSQL+`
 		where e.merchant_id = ? and `+eventFilterSQL,
 		merchant, f.Status, f.Status, types, types).Scan(ctx, &out.Total)
 	if err != nil {
@@ -183,7 +184,7 @@ func (s *Store) events(ctx context.Context, merchant int64, f EventFilter, page,
 	}
 	err = db.NewRaw(`select `+eventColumns+`
 		from events e
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
+		`+eventJoinSQL+`
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		order by e.event_seq offset ? limit ?`,
 		merchant, f.Status, f.Status, types, types, first, size).Scan(ctx, &out.List)
@@ -197,7 +198,7 @@ func (s *Store) Event(ctx context.Context, merchant int64, eventID string) (*Del
 	if err != nil {
 		return nil, err
 	}
-	return out, s.withShop(ctx, merchant, []*DeliveryInfo{out})
+	return out, s.complete(ctx, merchant, []*DeliveryInfo{out})
 }
 
 func (s *Store) event(ctx context.Context, merchant int64, eventID string) (*DeliveryInfo, error) {
@@ -207,7 +208,7 @@ func (s *Store) event(ctx context.Context, merchant int64, eventID string) (*Del
 	var out DeliveryInfo
 	err := s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
+		`+eventJoinSQL+`
 		where e.merchant_id = ? and e.event_id = ?`, merchant, eventID).Scan(ctx, &out)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoEvent(eventID)

@@ -129,7 +129,7 @@ func (s *Store) eventRange(ctx context.Context, merchant int64, q EventQuery, af
 	}
 	err = s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
+		`+eventJoinSQL+`
 		where e.merchant_id = ? and e.event_seq > ? and e.event_seq <= ?
 		order by `+orderSQL[q.Order], merchant, max(lo, 0), hi).Scan(ctx, &out.List)
 	return out, ledger.MapError(err)
@@ -144,7 +144,7 @@ func (s *Store) eventsFiltered(ctx context.Context, merchant int64, q EventQuery
 		types = pgdialect.Array([]string{})
 	}
 	err := s.l.DB().NewRaw(`select count(*) from events e
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
+		`+eventJoinSQL+`
 		where e.merchant_id = ? and `+eventFilterSQL,
 		merchant, q.Filter.Status, q.Filter.Status, types, types).Scan(ctx, &out.Total)
 	if err != nil {
@@ -160,7 +160,7 @@ func (s *Store) eventsFiltered(ctx context.Context, merchant int64, q EventQuery
 	asc := q.Order == OrderAsc
 	err = s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
+		`+eventJoinSQL+`
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		  and (?::bigint is null or (? and e.event_seq > ?::bigint) or (not ? and e.event_seq < ?::bigint))
 		order by `+orderSQL[q.Order]+` offset ? limit ?`,

@@ -34,7 +34,7 @@ func (s *Store) pageWithShop(p *EventPage, err error) func(context.Context, int6
 		if err != nil {
 			return nil, err
 		}
-		return p, s.withShop(ctx, merchantID, ptrs(p.List))
+		return p, s.complete(ctx, merchantID, ptrs(p.List))
 	}
 }
 

@@ -274,6 +274,10 @@ type DeliveryInfo struct {
 	LastError     *string    `json:"lastError,omitempty" bun:"last_error"`
 	DeliveredAt   *time.Time `json:"deliveredAt,omitempty" bun:"delivered_at"`
 	CreatedAt     time.Time  `json:"createdAt" bun:"created_at"`
+	// Deliveries are the event's deliveries by endpoint, endpoint one
+	// first, without their attempts (event_status.go): Status is the worst
+	// of them; the fields above are endpoint one's.
+	Deliveries []EndpointDelivery `json:"deliveries,omitempty" bun:"-"`
 }
 
 // DeliveriesPageMax bounds one listing.
@@ -293,7 +297,7 @@ func (s *Store) DeliveriesInOrder(ctx context.Context, merchant int64, status st
 	if err != nil {
 		return nil, err
 	}
-	return out, s.withShop(ctx, merchant, ptrs(out))
+	return out, s.complete(ctx, merchant, ptrs(out))
 }
 
 func (s *Store) deliveriesInOrder(ctx context.Context, merchant int64, status string, order Order, limit int) ([]DeliveryInfo, error) {
@@ -310,7 +314,7 @@ func (s *Store) deliveriesInOrder(ctx context.Context, merchant int64, status st
 	err := s.l.DB().NewRaw(`select `+eventColumns+`
 		from events e
 		join merchants m on m.id = e.merchant_id
-		left join deliveries d on d.merchant_id = e.merchant_id and d.event_seq = e.event_seq and d.endpoint_no = 1
+		`+eventJoinSQL+`
 		where e.merchant_id = ? and `+eventFilterSQL+`
 		order by `+orderSQL[order]+`
 		limit ?`, merchant, status, status, pgdialect.Array([]string{}), pgdialect.Array([]string{}), limit).Scan(ctx, &out)
@@ -339,13 +343,16 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 	if err != nil {
 		return nil, err
 	}
-	_, err = s.l.DB().NewRaw(`
+	one, err := s.l.DB().NewRaw(`
 		insert into deliveries as d (merchant_id, event_seq, subject, url, status, attempts, window_start, next_attempt_at)
 		select e.merchant_id, e.event_seq, e.subject, coalesce(e.callback_url, ?0), 'PENDING', 0, ?1, ?1
 		from events e
 		where e.merchant_id = ?2 and e.event_id = ?3 and coalesce(e.callback_url, ?0) is not null
 		  -- card.created goes to its request's URL alone (ledger.Event.RequestURLOnly).
 		  and (e.event_type <> 'card.created' or e.callback_url is not null)
+		  -- The default URL only while endpoint one takes the event.
+		  and (e.callback_url is not null or exists (select 1 from webhook_endpoints w
+		       where w.merchant_id = e.merchant_id and w.endpoint_no = 1 and `+endpointTakesSQL+`))
 		on conflict (merchant_id, event_seq, endpoint_no) do update
 		set status = 'PENDING', attempts = 0, window_start = excluded.window_start, url = excluded.url,
 		    next_attempt_at = excluded.next_attempt_at, delivered_at = null`,
@@ -360,7 +367,8 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 		       url = w.url
 		from events e, webhook_endpoints w
 		where e.merchant_id = ? and e.event_id = ? and d.merchant_id = e.merchant_id and d.event_seq = e.event_seq
-		  and d.endpoint_no > 1 and w.merchant_id = d.merchant_id and w.endpoint_no = d.endpoint_no and w.deleted_at is null`,
+		  and d.endpoint_no > 1 and w.merchant_id = d.merchant_id and w.endpoint_no = d.endpoint_no and w.deleted_at is null
+		  and `+endpointTakesSQL,
 		now, now, merchant, eventID).Exec(ctx)
 	if err != nil {
 		return nil, ledger.MapError(err)
@@ -369,9 +377,10 @@ func (s *Store) ReplayEvent(ctx context.Context, merchant int64, eventID string)
 	if err != nil {
 		return nil, err
 	}
-	if n, _ := others.RowsAffected(); info.Status == DeliveryNotSent && n == 0 {
+	n1, _ := one.RowsAffected()
+	if n, _ := others.RowsAffected(); n1+n == 0 {
 		return nil, postings.ReasonErrorf(postings.ESTATE, postings.ReasonNoCallbackURL,
-			"event %s has no callback URL to be sent to: set the merchant's (PUT /shop/webhook)", eventID)
+			"event %s has no callback URL to be sent to: set the merchant's (PUT /shop/webhook), or enable an endpoint that takes it", eventID)
 	}
 	return info, nil
 }
@@ -413,6 +422,9 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 			join events e on e.merchant_id = d.merchant_id and e.event_seq = d.event_seq
 			left join webhook_endpoints w on w.merchant_id = d.merchant_id and w.endpoint_no = d.endpoint_no and w.deleted_at is null
 			where d.merchant_id = ? and d.status = 'FAILED' and (d.endpoint_no = 1 or w.url is not null)
+			  -- Only to an endpoint that takes the event now; an event's own
+			  -- URL (endpoint one's row) whatever endpoint one's settings.
+			  and ((d.endpoint_no = 1 and e.callback_url is not null) or `+endpointTakesSQL+`)
 			  and (?::timestamptz is null or e.created_at >= ?::timestamptz)
 			  and (?::timestamptz is null or e.created_at < ?::timestamptz)
 			order by d.event_seq, d.endpoint_no
@@ -433,6 +445,13 @@ func (s *Store) ReplayFailed(ctx context.Context, merchant int64, r FailedRange)
 	}
 	return ReplayResult{Replayed: out.Replayed, More: out.More}, nil
 }
+
+// endpointTakesSQL tells whether the endpoint w takes the event e now:
+// enabled, and selecting e's type (or every type). Replays send only to
+// such endpoints, as new events go only to them; an event's own
+// callback_url (endpoint one's row) is sent whatever endpoint one's
+// settings (docs/callbacks.md, "Webhook endpoints").
+const endpointTakesSQL = `(w.enabled and (w.event_types is null or e.event_type = any (w.event_types)))`
 
 // Signing is how to sign an attempt of d: both schemes (Sender.SendSigned).
 func (d *Delivery) Signing() Signing {
