@@ -21,10 +21,16 @@ func (s *Service) newPAN(bin string) string {
 	if s.panSource != nil {
 		return s.panSource(bin)
 	}
+	if s.cellNumber > 0 {
+		// The cell's account range within the BIN: PANs are unique across
+		// cells by construction (docs/scaling.md, "Ids").
+		return newPAN(bin + string(rune('0'+s.cellNumber)))
+	}
 	return newPAN(bin)
 }
 
-// newPAN returns bin, random digits and a Luhn check digit: 16 digits. A
+// newPAN returns bin (or a cell's range within it), random digits and a
+// Luhn check digit: 16 digits. A
 // six-digit BIN leaves 10⁹ PANs, so a busy BIN draws one already issued
 // now and then (a 50 % chance by ~37,000 cards).
 func newPAN(bin string) string {
