@@ -21,10 +21,16 @@ func (s *Service) newPAN(bin string) string {
 	if s.panSource != nil {
 		return s.panSource(bin)
 	}
-	if s.cellNumber > 0 {
-		// The cell's account range within the BIN: PANs are unique across
-		// cells by construction (docs/scaling.md, "Ids").
-		return newPAN(bin + string(rune('0'+s.cellNumber)))
+	return cellPAN(bin, s.cellNumber)
+}
+
+// cellPAN draws a PAN of cell number (0: no cells) on bin. A cell issues
+// from its own account range within the BIN, the digit after it being the
+// cell's number: PANs are unique across cells by construction
+// (docs/scaling.md, "Ids").
+func cellPAN(bin string, cell int) string {
+	if cell > 0 {
+		return newPAN(bin + string(rune('0'+cell)))
 	}
 	return newPAN(bin)
 }
