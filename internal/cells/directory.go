@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/internal/merchant"
 )
 
 // The states of a merchant in the directory.
@@ -100,4 +102,31 @@ func (d *Directory) Emptiest(ctx context.Context, names []string) (string, error
 		return "", errors.New("no cell of GATEWAY_CELLS is registered: run `gateway cells init`")
 	}
 	return name, err
+}
+
+// PlaceMissing places every merchant of cell name's database db that the
+// directory lacks, and returns how many it placed. A merchant placed in
+// another cell is an error: its shop number or id is in two cells.
+func (d *Directory) PlaceMissing(ctx context.Context, name string, db bun.IDB) (int, error) {
+	ms, err := merchant.AllPlaced(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	placed := 0
+	for _, m := range ms {
+		e, found, err := d.Lookup(ctx, m.ShopNo)
+		switch {
+		case err != nil:
+			return placed, err
+		case found && (e.Cell != name || e.MerchantID != m.ID):
+			return placed, fmt.Errorf("%s (merchant %d) of cell %s is placed in cell %s as merchant %d", m.ShopNo, m.ID, name, e.Cell, e.MerchantID)
+		case found:
+			continue
+		}
+		if err := d.Place(ctx, Entry{ShopNo: m.ShopNo, MerchantID: m.ID, Cell: name}); err != nil {
+			return placed, err
+		}
+		placed++
+	}
+	return placed, nil
 }

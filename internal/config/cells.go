@@ -77,6 +77,9 @@ func (c *Config) checkCells() error {
 	if len(c.Cells) == 0 {
 		return nil
 	}
+	if c.Demo {
+		return c.errorOf("GATEWAY_DEMO", "the demo merchant is made in one database: not with GATEWAY_CELLS")
+	}
 	for _, env := range []string{"DATABASE_URL", "DATABASE_READ_URL"} {
 		if c.Source(env) != SourceDefault {
 			return c.errorOf("GATEWAY_CELLS", "set GATEWAY_CELLS or "+env+", not both: with cells, each cell's URL is given in GATEWAY_CELLS")

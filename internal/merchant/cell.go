@@ -69,3 +69,18 @@ func CheckIDsInCell(ctx context.Context, db bun.IDB, number int) error {
 	}
 	return nil
 }
+
+// Placed is a merchant as the directory of cells places it.
+type Placed struct {
+	ShopNo string `bun:"shop_no"`
+	ID     int64  `bun:"id"`
+}
+
+// AllPlaced is every merchant of db, by id: what `gateway cells init`
+// places in the directory when a cell has a merchant the directory lacks
+// (a creation stopped between its two writes).
+func AllPlaced(ctx context.Context, db bun.IDB) ([]Placed, error) {
+	var out []Placed
+	err := db.NewRaw("select shop_no, id from merchants order by id").Scan(ctx, &out)
+	return out, err
+}
