@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/app"
-	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/deposit"
 	"github.com/paygate/gateway/internal/merchant"

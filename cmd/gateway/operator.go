@@ -8,9 +8,9 @@ import (
 
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/internal/app"
-	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
