@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paygate/gateway/ledger/pgtest"
 )
@@ -172,5 +173,51 @@ func TestServeOverCells(t *testing.T) {
 			t.Errorf("show %s: exit %d %v, want 1201 (no such authorization)", id, r.code(), r.err)
 		}
 	}
+
+	// A merchant the directory marks moving (internal/cellmove's state) is
+	// answered 503 with Retry-After once the router's cache has expired,
+	// and served again once it is active; the other cell's merchant is
+	// served throughout.
+	setState := func(state string) {
+		t.Helper()
+		db, err := sql.Open("pgx", dbA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec("update cell_directory set state = $1 where shop_no = $2", state, mB.ShopNo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor := func(want int) http.Header {
+		t.Helper()
+		deadline := time.Now().Add(commandTimeout)
+		for {
+			req, _ := http.NewRequest("GET", s.url("/shop/account"), nil)
+			req.Header.Set("X-Shop-No", mB.ShopNo)
+			req.Header.Set("X-Public-Key", mB.PublicKey)
+			resp, err := s.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode == want {
+				return resp.Header
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s still answered %d, want %d", mB.ShopNo, resp.StatusCode, want)
+			}
+			time.Sleep(50 * time.Millisecond) // polling the condition, not waiting for it
+		}
+	}
+	setState("moving")
+	if h := waitFor(http.StatusServiceUnavailable); h.Get("Retry-After") == "" {
+		t.Errorf("503 without Retry-After")
+	}
+	if status, _ := s.shopCall("GET", "/shop/account", mA.ShopNo, mA.PublicKey, ""); status != 200 {
+		t.Errorf("the other cell's merchant: %d", status)
+	}
+	setState("active")
+	waitFor(http.StatusOK)
 	s.mustStop()
 }

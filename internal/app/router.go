@@ -144,8 +144,10 @@ func messageCell(r *http.Request) string {
 }
 
 func idCell(id string) string {
-	c, _ := cells.OfID(id)
-	return c
+	if c, ok := cells.OfID(id); ok {
+		return c
+	}
+	return ""
 }
 
 // allWorkerHealth is every cell's workers' health, each named after its

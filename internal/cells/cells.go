@@ -43,8 +43,10 @@ const (
 func OfID(id string) (string, bool) {
 	for _, p := range []string{CardPrefix, AuthPrefix} {
 		if rest, ok := strings.CutPrefix(id, p); ok && len(rest) > 2 {
-			name := rest[:2]
-			return name, CheckName(name) == nil
+			if name := rest[:2]; CheckName(name) == nil {
+				return name, true
+			}
+			return "", false
 		}
 	}
 	return "", false

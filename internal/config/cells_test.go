@@ -75,3 +75,23 @@ func TestCellsParsed(t *testing.T) {
 		t.Errorf("no GATEWAY_CELLS: %v %v", none.Cells, err)
 	}
 }
+
+// parseCells never panics, and what it accepts is a list of valid names
+// with URLs that name each once.
+func FuzzParseCells(f *testing.F) {
+	f.Add("a1=postgres://h/x,b2=postgres://u:p@h1:5432,h2:5432/y")
+	f.Add("a1=,=")
+	f.Fuzz(func(t *testing.T, v string) {
+		cs, err := parseCells(v)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, c := range cs {
+			if len(c.Name) != 2 || c.URL == "" || seen[c.Name] {
+				t.Fatalf("accepted %+v of %q", c, v)
+			}
+			seen[c.Name] = true
+		}
+	})
+}
