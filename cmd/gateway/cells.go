@@ -25,12 +25,11 @@ func cmdCellsInit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	home, err := app.OpenStore(ctx, cfg.ForCell(cfg.HomeCell()), e.stderr, database.DBOptions{ConnsMax: 2})
+	dir, closeDir, err := openDirectory(ctx, e, cfg)
 	if err != nil {
-		return fmt.Errorf("cell %s: %w", cfg.HomeCell().Name, err)
+		return err
 	}
-	defer home.Close()
-	dir := cells.NewDirectory(home.DB)
+	defer closeDir()
 	type result struct {
 		Name   string `json:"name"`
 		Number int    `json:"number"`
@@ -97,12 +96,11 @@ func placeNewMerchant(ctx context.Context, e *env, cfg *config.Config, chosen st
 	for _, c := range cfg.Cells {
 		names = append(names, c.Name)
 	}
-	home, err := app.OpenStore(ctx, cfg.ForCell(cfg.HomeCell()), e.stderr, database.DBOptions{ConnsMax: 2})
+	dir, closeDir, err := openDirectory(ctx, e, cfg)
 	if err != nil {
 		return "", err
 	}
-	defer home.Close()
-	dir := cells.NewDirectory(home.DB)
+	defer closeDir()
 	registered, err := dir.Cells(ctx)
 	if err != nil {
 		return "", err
@@ -120,10 +118,10 @@ func placeNewMerchant(ctx context.Context, e *env, cfg *config.Config, chosen st
 // the merchant exists in the cell and not in the directory: `gateway cells
 // init` places it.
 func placeCreated(ctx context.Context, e *env, cfg *config.Config, cell, shopNo string, id int64) error {
-	home, err := app.OpenStore(ctx, cfg.ForCell(cfg.HomeCell()), e.stderr, database.DBOptions{ConnsMax: 2})
+	dir, closeDir, err := openDirectory(ctx, e, cfg)
 	if err == nil {
-		defer home.Close()
-		err = cells.NewDirectory(home.DB).Place(ctx, cells.Entry{ShopNo: shopNo, MerchantID: id, Cell: cell})
+		defer closeDir()
+		err = dir.Place(ctx, cells.Entry{ShopNo: shopNo, MerchantID: id, Cell: cell})
 	}
 	if err != nil {
 		return fmt.Errorf("merchant %s was created in cell %s but not placed in the directory (run `gateway cells init` to place it): %w",
@@ -134,12 +132,12 @@ func placeCreated(ctx context.Context, e *env, cfg *config.Config, cell, shopNo 
 
 // cellOfShop is the cell the directory places shopNo in.
 func cellOfShop(ctx context.Context, e *env, cfg *config.Config, shopNo string) (string, error) {
-	home, err := app.OpenStore(ctx, cfg.ForCell(cfg.HomeCell()), e.stderr, database.DBOptions{ConnsMax: 2})
+	dir, closeDir, err := openDirectory(ctx, e, cfg)
 	if err != nil {
 		return "", err
 	}
-	defer home.Close()
-	ent, found, err := cells.NewDirectory(home.DB).Lookup(ctx, shopNo)
+	defer closeDir()
+	ent, found, err := dir.Lookup(ctx, shopNo)
 	if err != nil {
 		return "", err
 	}
@@ -156,4 +154,13 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// openDirectory opens the directory: the home cell's database.
+func openDirectory(ctx context.Context, e *env, cfg *config.Config) (*cells.Directory, func(), error) {
+	home, err := app.OpenStore(ctx, cfg.ForCell(cfg.HomeCell()), e.stderr, database.DBOptions{ConnsMax: 2})
+	if err != nil {
+		return nil, nil, fmt.Errorf("cell %s (the directory's): %w", cfg.HomeCell().Name, err)
+	}
+	return cells.NewDirectory(home.DB), home.Close, nil
 }
