@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/cells"
@@ -106,7 +107,7 @@ func placeNewMerchant(ctx context.Context, e *env, cfg *config.Config, chosen st
 		return "", err
 	}
 	if chosen != "" {
-		if _, ok := registered[chosen]; !ok || !contains(names, chosen) {
+		if _, ok := registered[chosen]; !ok || !slices.Contains(names, chosen) {
 			return "", usageError(fmt.Sprintf("--cell: %q is not a cell of GATEWAY_CELLS made by `gateway cells init`", chosen))
 		}
 		return chosen, nil
@@ -145,15 +146,6 @@ func cellOfShop(ctx context.Context, e *env, cfg *config.Config, shopNo string) 
 		return "", &exitError{code: 1, msg: "merchant not found"}
 	}
 	return ent.Cell, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // openDirectory opens the directory: the home cell's database.
