@@ -85,6 +85,10 @@ func TestServeOverCells(t *testing.T) {
 		t.Fatalf("cells init: %+v %v", inited, err)
 	}
 	g.mustRun("cells", "init") // again: nothing changes
+	if out := strings.TrimSpace(g.mustRun("db", "url", "--cell", "b2")); out != dbB {
+		t.Errorf("db url --cell b2: %q", out)
+	}
+	g.mustFail("--cell", "db", "url")
 
 	create := func(args ...string) credentials {
 		t.Helper()

@@ -166,12 +166,18 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 
 func cmdDBURL(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "db url", "Print the database URL (for psql and auditors). Starts the embedded cluster if needed and leaves it running.")
+	cell := fs.String("cell", "", "with GATEWAY_CELLS: the cell whose URL to print (required then)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
+	e.cell = *cell
 	cfg, err := e.config()
 	if err != nil {
 		return err
+	}
+	if len(cfg.Cells) > 0 {
+		// Never the embedded cluster while cells are configured.
+		return usageError("--cell: GATEWAY_CELLS is set: name one of its cells")
 	}
 	if cfg.DatabaseURL != "" {
 		fmt.Fprintln(e.stdout, cfg.DatabaseURL)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/uptrace/bun"
+
 	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/api/partner"
 	"github.com/paygate/gateway/internal/cells"
@@ -148,6 +150,16 @@ func idCell(id string) string {
 		return c
 	}
 	return ""
+}
+
+// Databases are the cells' databases, the home cell's first (one without
+// GATEWAY_CELLS): for the checks serve makes of each.
+func (a *App) Databases() []*bun.DB {
+	out := make([]*bun.DB, len(a.cells))
+	for i, c := range a.cells {
+		out[i] = c.store.DB
+	}
+	return out
 }
 
 // allWorkerHealth is every cell's workers' health, each named after its
