@@ -224,4 +224,19 @@ func TestServeOverCells(t *testing.T) {
 	setState("active")
 	waitFor(http.StatusOK)
 	s.mustStop()
+
+	// The cells' URLs swapped: serve stops at start, naming the cell.
+	g.env["GATEWAY_CELLS"] = "a1=" + dbB + ",b2=" + dbA
+	g.mustFail("cell a1: its database is cell b2", "serve")
+	// Each cell's journal verifies, with the command run as docs/scaling.md
+	// says: that cell's DATABASE_URL, GATEWAY_CELLS unset.
+	for _, url := range []string{dbA, dbB} {
+		one := &gateway{t: t, env: map[string]string{}}
+		for k, v := range g.env {
+			one.env[k] = v
+		}
+		delete(one.env, "GATEWAY_CELLS")
+		one.env["DATABASE_URL"] = url
+		one.auditOK()
+	}
 }
