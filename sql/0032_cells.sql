@@ -49,7 +49,11 @@ create table cell_moves (
     to_cell     text        not null constraint cell_moves_to_fkey references cell_registry (name),
     started_at  timestamptz not null default now(),
     finished_at timestamptz,
-    constraint cell_moves_cells_check check (from_cell <> to_cell)
+    -- switched: the directory points at to_cell; rolled_back: it still
+    -- points at from_cell. Null while the move runs.
+    outcome     text        constraint cell_moves_outcome_check check (outcome in ('switched', 'rolled_back')),
+    constraint cell_moves_cells_check check (from_cell <> to_cell),
+    constraint cell_moves_finished_check check ((finished_at is null) = (outcome is null))
 );
 -- At most one unfinished move per merchant.
 create unique index cell_moves_open_key on cell_moves (shop_no) where finished_at is null;

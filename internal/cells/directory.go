@@ -20,10 +20,10 @@ const (
 // Directory is the map of merchants to cells: tables in the home cell's
 // database (sql/, "cells"). Every method is one statement or one
 // transaction of its own.
-type Directory struct{ db bun.IDB }
+type Directory struct{ db *bun.DB }
 
 // NewDirectory is the directory in db, the home cell's database.
-func NewDirectory(db bun.IDB) *Directory { return &Directory{db: db} }
+func NewDirectory(db *bun.DB) *Directory { return &Directory{db: db} }
 
 // Entry is one merchant's place.
 type Entry struct {

@@ -69,3 +69,63 @@ func TestDirectory(t *testing.T) {
 		t.Errorf("Emptiest of unregistered cells: %v", err)
 	}
 }
+
+// A move is recorded from its start to its end: the merchant moving
+// meanwhile, then active in the target (switched) or the source (rolled
+// back); one open move per merchant.
+func TestMoveRecords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	d := cells.NewDirectory(db)
+	for _, n := range []string{"a1", "b2"} {
+		if _, err := d.Register(ctx, n, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const shop = "SH1000000001"
+	if err := d.Place(ctx, cells.Entry{ShopNo: shop, MerchantID: 1_000_000_000_001, Cell: "a1"}); err != nil {
+		t.Fatal(err)
+	}
+	where := func() (string, string) {
+		t.Helper()
+		e, _, err := d.Lookup(ctx, shop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Cell, e.State
+	}
+	if err := d.BeginMove(ctx, shop, "a1"); err == nil {
+		t.Error("a move to the merchant's own cell began")
+	}
+	if err := d.FinishMove(ctx, shop, true); err == nil {
+		t.Error("a move finished that never began")
+	}
+	for _, tc := range []struct {
+		switched  bool
+		wantCell  string
+		moveTo    string
+		moveCount int
+	}{{false, "a1", "b2", 1}, {true, "b2", "b2", 2}, {true, "a1", "a1", 3}} {
+		if err := d.BeginMove(ctx, shop, tc.moveTo); err != nil {
+			t.Fatal(err)
+		}
+		if _, state := where(); state != cells.StateMoving {
+			t.Errorf("during the move: %s", state)
+		}
+		if err := d.BeginMove(ctx, shop, tc.moveTo); err == nil {
+			t.Error("a second move began while one is open")
+		}
+		if err := d.FinishMove(ctx, shop, tc.switched); err != nil {
+			t.Fatal(err)
+		}
+		if cell, state := where(); cell != tc.wantCell || state != cells.StateActive {
+			t.Errorf("after the move (switched %v): %s %s, want %s active", tc.switched, cell, state, tc.wantCell)
+		}
+		var n int
+		if err := db.NewRaw("select count(*) from cell_moves where shop_no = ? and finished_at is not null and outcome is not null", shop).
+			Scan(ctx, &n); err != nil || n != tc.moveCount {
+			t.Errorf("finished moves recorded: %d %v, want %d", n, err, tc.moveCount)
+		}
+	}
+}
