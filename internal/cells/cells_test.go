@@ -69,7 +69,8 @@ func TestCellMintsItsIds(t *testing.T) {
 			} else if _, ok, err := cells.ReadIdentity(ctx, db); ok || err != nil {
 				t.Fatalf("a fresh database is a cell: %v %v", ok, err)
 			}
-			g := gatewaytest.New(t, db, gatewaytest.Options{CellName: tc.cell.Name, CellNumber: tc.cell.Number})
+			sealer := gatewaytest.NewSealer(t)
+			g := gatewaytest.New(t, db, gatewaytest.Options{CellName: tc.cell.Name, CellNumber: tc.cell.Number, Sealer: sealer})
 			m, creds, err := g.CreateMerchant(ctx, merchant.Spec{Name: "Cell shop", Currencies: []string{"USD"}})
 			if err != nil {
 				t.Fatal(err)
@@ -88,6 +89,18 @@ func TestCellMintsItsIds(t *testing.T) {
 			}
 			if !regexp.MustCompile(tc.cardRe).MatchString(card.CardNo) || !regexp.MustCompile(tc.authRe).MatchString(auth.AuthID) {
 				t.Errorf("card %s, authorization %s; want %s, %s", card.CardNo, auth.AuthID, tc.cardRe, tc.authRe)
+			}
+			// The PAN is from the cell's account range: the digit after the BIN.
+			var sealed []byte
+			if err := db.NewRaw("select pan_sealed from cards where card_no = ?", card.CardNo).Scan(ctx, &sealed); err != nil {
+				t.Fatal(err)
+			}
+			pan, err := sealer.Open(sealed, "pan:"+card.CardNo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.cell.Number > 0 && (len(pan) != 16 || pan[6] != byte('0'+tc.cell.Number)) {
+				t.Errorf("PAN %s…: not from cell %d's range of 453201", pan[:7], tc.cell.Number)
 			}
 			gatewaytest.Verify(t, g.Ledger)
 		})
