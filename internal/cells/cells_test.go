@@ -150,3 +150,41 @@ func TestInitAndCheck(t *testing.T) {
 		t.Errorf("Init with a merchant already there: %v", err)
 	}
 }
+
+// A merchant a cell has and the directory lacks (a creation stopped
+// between its two writes) is placed by PlaceMissing, once; one the
+// directory places in another cell is an error, not a second placement.
+func TestPlaceMissing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home := pgtest.NewDB(t)
+	d := cells.NewDirectory(home)
+	b2 := cells.Identity{Name: "b2", Number: 2}
+	if _, err := d.Register(ctx, "a1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Register(ctx, b2.Name, b2.Number); err != nil {
+		t.Fatal(err)
+	}
+	db := pgtest.NewDB(t)
+	if err := cells.Init(ctx, db, b2); err != nil {
+		t.Fatal(err)
+	}
+	g := gatewaytest.New(t, db, gatewaytest.Options{CellName: b2.Name, CellNumber: b2.Number})
+	m := gatewaytest.Merchant(t, g, "USD")
+	for _, want := range []int{1, 0} { // placed, then nothing left to place
+		n, err := d.PlaceMissing(ctx, b2.Name, db)
+		if err != nil || n != want {
+			t.Fatalf("PlaceMissing: %d %v, want %d", n, err, want)
+		}
+	}
+	if e, ok, err := d.Lookup(ctx, m.ShopNo); err != nil || !ok || e.Cell != "b2" || e.MerchantID != m.ID {
+		t.Errorf("placed as %+v %v %v", e, ok, err)
+	}
+	if _, err := home.ExecContext(ctx, "update cell_directory set cell = 'a1' where shop_no = ?", m.ShopNo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.PlaceMissing(ctx, b2.Name, db); err == nil || !strings.Contains(err.Error(), "is placed in cell a1") {
+		t.Errorf("a merchant placed in another cell: %v", err)
+	}
+}
