@@ -14,6 +14,7 @@ import (
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/deposit"
 	"github.com/paygate/gateway/internal/merchant"
@@ -44,7 +45,16 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 	whitelist := fs.String("ip-whitelist", "", "comma-separated addresses or CIDR prefixes allowed to call /shop (default: any)")
 	callback := fs.String("callback-url", "", "default URL for remittance-status callbacks (docs/callbacks.md: public http or https)")
 	test := testMerchantFlag(fs)
+	cell := fs.String("cell", "", "with GATEWAY_CELLS: the cell to create it in (default: the cell with the fewest merchants)")
+	var cfg *config.Config
+	e.chooser = func(ctx context.Context, c *config.Config) (string, error) {
+		cfg = c
+		return placeNewMerchant(ctx, e, c, *cell)
+	}
 	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
+		if *cell != "" && cfg == nil {
+			return usageError("--cell: GATEWAY_CELLS is not set")
+		}
 		if err := checkCallbackURL(e, "callback_url", *callback); err != nil {
 			return err
 		}
@@ -54,6 +64,11 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 		})
 		if err != nil {
 			return err
+		}
+		if cfg != nil {
+			if err := placeCreated(ctx, e, cfg, e.cell, creds.ShopNo, m.ID); err != nil {
+				return err
+			}
 		}
 		return printJSON(e, map[string]any{
 			"shopNo": creds.ShopNo, "publicKey": creds.PublicKey, "privateKey": creds.PrivateKey,
@@ -151,12 +166,18 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 
 func cmdDBURL(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "db url", "Print the database URL (for psql and auditors). Starts the embedded cluster if needed and leaves it running.")
+	cell := fs.String("cell", "", "with GATEWAY_CELLS: the cell whose URL to print (required then)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
+	e.cell = *cell
 	cfg, err := e.config()
 	if err != nil {
 		return err
+	}
+	if len(cfg.Cells) > 0 {
+		// Never the embedded cluster while cells are configured.
+		return usageError("--cell: GATEWAY_CELLS is set: name one of its cells")
 	}
 	if cfg.DatabaseURL != "" {
 		fmt.Fprintln(e.stdout, cfg.DatabaseURL)

@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/callbackurl"
 	"github.com/paygate/gateway/internal/cards"
+	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/postings"
 )
@@ -22,6 +23,9 @@ import (
 func withLedger(ctx context.Context, e *env, fs *flag.FlagSet, args []string, fn func(l *app.Services) error) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if err := e.chooseCell(ctx); err != nil {
+		return cliError(err)
 	}
 	s, l, err := openLedger(ctx, e)
 	if err != nil {
@@ -40,6 +44,13 @@ func withMerchant(ctx context.Context, e *env, name, summary string, args []stri
 	shopNo := fs.String("shop-no", "", "the merchant's shop number (required)")
 	if define != nil {
 		define(fs)
+	}
+	// With cells, the merchant's cell is the directory's.
+	e.chooser = func(ctx context.Context, cfg *config.Config) (string, error) {
+		if *shopNo == "" {
+			return "", usageError("--shop-no is required")
+		}
+		return cellOfShop(ctx, e, cfg, *shopNo)
 	}
 	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 		if *shopNo == "" {

@@ -23,6 +23,27 @@ type env struct {
 	stderr io.Writer
 	log    *slog.Logger
 	level  *slog.LevelVar
+	// cell is the cell of GATEWAY_CELLS the command works in, once it
+	// has chosen one (its --cell, its merchant's): config then gives that
+	// cell's database as DATABASE_URL.
+	cell string
+	// chooser, when set, chooses the cell before the command opens its
+	// database (chooseCell); nil: the command needs no cell of its own.
+	chooser func(ctx context.Context, cfg *config.Config) (string, error)
+}
+
+// chooseCell sets e.cell with the command's chooser when GATEWAY_CELLS is
+// set; without cells there is one database and nothing to choose.
+func (e *env) chooseCell(ctx context.Context) error {
+	if e.chooser == nil {
+		return nil
+	}
+	cfg, err := e.config()
+	if err != nil || len(cfg.Cells) == 0 {
+		return err
+	}
+	e.cell, err = e.chooser(ctx, cfg)
+	return err
 }
 
 // slogInfo is the level of the start-up lines.
@@ -40,6 +61,11 @@ func (e *env) config() (*config.Config, error) {
 	cfg, err := config.FromEnvironment(e.getenv)
 	if err != nil {
 		return nil, configError(err)
+	}
+	for _, c := range cfg.Cells {
+		if c.Name == e.cell {
+			return cfg.ForCell(c), nil
+		}
 	}
 	return cfg, nil
 }
@@ -65,6 +91,7 @@ func subcommands() []subcommand {
 		{"serve", "run the gateway: the /shop HTTPS API and its workers", cmdServe},
 		{"migrate", "apply the database migrations and exit", cmdMigrate},
 		{"merchant create", "create a merchant and print its credentials as JSON", cmdMerchantCreate},
+		{"cells init", "make every database of GATEWAY_CELLS a cell and place its merchants in the directory", cmdCellsInit},
 		{"merchant deposit", "credit a merchant's funding account from its bank (a DEPOSIT entry)", cmdMerchantDeposit},
 		{"adjustment propose", "propose a correction: reverse an entry, or adjust against a house account", cmdAdjustmentPropose},
 		{"adjustment approve", "approve another house user's adjustment: posts its ADJUSTMENT entry once", cmdAdjustmentDecide(true)},

@@ -34,8 +34,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	defer a.Close()
 	// Least privilege (docs/security.md, "Database roles"): never serve as
 	// a superuser, unless a development machine says so explicitly.
-	if err := database.CheckServingRole(ctx, a.Services.Ledger.DB(), e.getenv("DATABASE_ALLOW_SUPERUSER") == "1"); err != nil {
-		return usageError(err.Error())
+	// Every cell's, with GATEWAY_CELLS.
+	for _, db := range a.Databases() {
+		if err := database.CheckServingRole(ctx, db, e.getenv("DATABASE_ALLOW_SUPERUSER") == "1"); err != nil {
+			return usageError(err.Error())
+		}
 	}
 	if !cfg.NoWorkers {
 		// The data key's re-seal after a rotation, in the background; it

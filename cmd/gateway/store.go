@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/paygate/gateway/internal/app"
+	"github.com/paygate/gateway/internal/cells"
 	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/ledger"
@@ -35,6 +36,14 @@ func openLedger(ctx context.Context, e *env) (*app.Store, *app.Services, error) 
 		s.Close()
 		return nil, nil, err
 	}
+	// In a cell, what the command mints carries the cell, as serve's.
+	var id cells.Identity
+	if e.cell != "" {
+		if id, err = cells.Check(ctx, s.DB, e.cell); err != nil {
+			s.Close()
+			return nil, nil, err
+		}
+	}
 	l := ledger.New(s.DB, ledger.Config{Logger: e.log, Shards: 1, Domains: domains.All()})
-	return s, app.NewServices(l, sealer, cfg), nil
+	return s, app.NewCellServices(l, sealer, cfg, id), nil
 }

@@ -22,15 +22,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/paygate/gateway/api"
 	"github.com/paygate/gateway/api/partner"
+	"github.com/paygate/gateway/internal/cells"
 	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/database"
-	"github.com/paygate/gateway/internal/domains"
 	"github.com/paygate/gateway/internal/httpserve"
-	"github.com/paygate/gateway/internal/testclock"
-	"github.com/paygate/gateway/internal/workers"
-	"github.com/paygate/gateway/ledger"
 )
 
 // ShutdownTimeout bounds the wait for requests in flight at shutdown. The
@@ -83,8 +79,9 @@ type App struct {
 	intLn     net.Listener
 	console   *http.Server // nil with ConsoleAddr "off"
 	consoleLn net.Listener
-	workers   *workers.Group  // nil with NoWorkers
-	watch     *database.Watch // the database hosts' probe (readiness, silent hosts)
+	watch     *database.Watch // the home cell's hosts' probe (silent hosts, metrics)
+	cells     []*cell         // the one implicit cell, or GATEWAY_CELLS's, home first
+	directory *cells.Cache    // nil without GATEWAY_CELLS
 	draining  atomic.Bool     // Run is draining: /readyz answers 503
 	closers   []func()        // in the order to run them
 
@@ -112,38 +109,15 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	} else {
 		a.log.Warn("serving plain HTTP: only do this behind a proxy that terminates TLS")
 	}
-	// The Watch stops after the store closes (closers run in reverse).
-	a.watch = database.NewWatch(database.WatchOptions{ProbeTimeout: cfg.DBProbeTimeout, Log: a.log})
-	a.closers = append(a.closers, a.watch.Close)
-	if a.store, err = OpenStore(ctx, cfg, o.Stderr, database.DBOptions{ConnsMax: serveConnsMax, Watch: a.watch,
-		TCP: database.TCPOptions{UserTimeout: cfg.DBTCPUserTimeout}}); err != nil {
+	// The cells: one per GATEWAY_CELLS, or the one implicit cell. The
+	// home cell (the first) answers what is no merchant's: health, the
+	// metrics' database figures, the operator's console.
+	if err := a.openCells(ctx, cfg, o); err != nil {
 		return a, err
 	}
-	a.closers = append(a.closers, a.store.Close)
-	// The data key is checked against the database before anything uses
-	// it (issue 31: a wrong or missing key used to run silently).
-	sealer, err := LoadSealer(ctx, cfg, a.store.DB)
-	if err != nil {
-		return a, err
-	}
-	l := ledger.New(a.store.DB, ledger.Config{Logger: a.log, Shards: cfg.LedgerShards,
-		BatchWindow: cfg.LedgerBatchWindow, CommitTimeout: cfg.DBCommitTimeout, Domains: domains.All()})
-	// The ledger stops before the store closes: closers run in reverse.
-	a.closers = append(a.closers, l.Close)
-	closeReads, err := AttachReadRoute(a.log, l, cfg.ReadURL, ReadWait(cfg.ReadWaitMs), database.DBOptions{ConnsMax: readConnsMax})
-	if err != nil {
-		return a, err
-	}
-	a.closers = append(a.closers, closeReads)
-	a.Services = NewServices(l, sealer, cfg)
-	// The authentication times not written yet are written before the
-	// ledger stops (closers run in reverse).
-	a.closers = append(a.closers, a.Services.Merchants.Close)
-	if !cfg.NoWorkers {
-		if a.workers, err = newWorkers(cfg, a.Services, a.log); err != nil {
-			return a, err
-		}
-	}
+	home := a.cells[0]
+	a.store, a.watch, a.Services = home.store, home.watch, home.services
+	sealer, l := home.sealer, home.services.Ledger
 
 	stopPprof, err := startPprof(a.log, cfg.PprofAddr)
 	if err != nil {
@@ -162,13 +136,10 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 		mo.ReadRoute = r
 	}
 	metrics := httpserve.NewMetrics(mo)
-	s := a.Services
-	handler := api.NewServer(api.Deps{Log: a.log, DB: a.store.DB, Ready: a.ready, Merchants: s.Merchants, Accounts: s.Cards, Cards: s.Cards,
-		ReadKeys: l, Bills: s.Bills, Remittances: s.Remit, Stats: l,
-		WebhookSettings: s.Merchants, Webhooks: s.Deliveries, Keys: s.Merchants,
-		Sandbox: partner.NewSandbox(partner.SandboxDeps{Cards: s.Cards, Network: s.Network, Rails: s.Remit, Remittances: s.Remit, ReadKeys: l,
-			Clock: testclock.New(l, s.Network)}),
-		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
+	handler := a.shopHandler(home.services, metrics)
+	if a.directory != nil {
+		handler = a.routeShop(metrics)
+	}
 	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return a, err
@@ -182,12 +153,12 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	if tlsCfg != nil {
 		scheme = "https"
 	}
-	if cfg.Demo {
+	if cfg.Demo { // one implicit cell only (config refuses it with GATEWAY_CELLS)
 		caCert := ""
 		if tlsCfg != nil && cfg.TLSCert == "" {
 			caCert, _ = filepath.Abs(filepath.Join(cfg.DataDir, "tls", "cert.pem"))
 		}
-		if err := ensureDemo(ctx, a.log, cfg.DataDir, s, scheme+"://"+a.publicLn.Addr().String(), caCert, cfg.FXRateMaxAge); err != nil {
+		if err := ensureDemo(ctx, a.log, cfg.DataDir, a.Services, scheme+"://"+a.publicLn.Addr().String(), caCert, cfg.FXRateMaxAge); err != nil {
 			return a, fmt.Errorf("demo merchant: %w", err)
 		}
 	}
@@ -197,7 +168,12 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	if err := a.listenInternal(o.Stdout, tlsCfg, metrics); err != nil {
 		return a, err
 	}
-	// The web console, with the same TLS (docs/console.md).
+	// The web console, with the same TLS (docs/console.md). Over cells
+	// it is not served yet: its pages read one database (docs/scaling.md).
+	if a.directory != nil {
+		a.log.Warn("the web console is not served with GATEWAY_CELLS")
+		return a, nil
+	}
 	if err := a.listenConsole(ctx, o.Stdout, tlsCfg, sealer); err != nil {
 		return a, err
 	}
@@ -228,12 +204,19 @@ func (a *App) listenInternal(stdout io.Writer, tlsCfg *tls.Config, metrics *http
 		scheme = "https"
 	}
 	var health func() []httpserve.WorkerHealth
-	if a.workers != nil {
+	if !a.cfg.NoWorkers {
 		health = a.workerHealth
 	}
-	a.internal = httpserve.NewHTTPServer(partner.NewServer(partner.Deps{Log: a.log, Network: a.Services.Network,
-		Rails: a.Services.Remit, Token: token, Limits: limits, Metrics: metrics, MetricsToken: a.cfg.MetricsToken,
-		Workers: health}), limits, a.log)
+	partnerOf := func(s *Services) http.Handler {
+		return partner.NewServer(partner.Deps{Log: a.log, Network: s.Network,
+			Rails: s.Remit, Token: token, Limits: limits, Metrics: metrics, MetricsToken: a.cfg.MetricsToken,
+			Workers: health})
+	}
+	handler := partnerOf(a.Services)
+	if a.directory != nil {
+		handler = a.routeInternal(partnerOf)
+	}
+	a.internal = httpserve.NewHTTPServer(handler, limits, a.log)
 	fmt.Fprintf(stdout, "internal network API on %s://%s\n", scheme, a.intLn.Addr())
 	a.log.Info("internal network API started", "addr", a.intLn.Addr().String(), "scheme", scheme, "token_from", source)
 	return nil
@@ -253,9 +236,11 @@ func (a *App) InternalAddr() net.Addr { return a.intLn.Addr() }
 func (a *App) Run(ctx context.Context) error {
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	if a.workers != nil {
-		a.workers.Start(wctx)
-		defer a.workers.Stop()
+	for _, c := range a.cells {
+		if c.workers != nil {
+			c.workers.Start(wctx)
+			defer c.workers.Stop()
+		}
 	}
 	errc := make(chan error, 3)
 	go func() { errc <- a.public.Serve(a.publicLn) }()
@@ -341,10 +326,14 @@ func (a *App) ready(context.Context) error {
 	if a.draining.Load() {
 		return httpserve.NotReady("draining")
 	}
-	if !a.watch.Writable() {
-		return httpserve.NotReady("database not writable")
+	// With cells, one cell down is its merchants' 503s, not the gateway
+	// out of the load balancer for every cell's (docs/scaling.md).
+	for _, c := range a.cells {
+		if c.watch.Writable() {
+			return nil
+		}
 	}
-	return nil
+	return httpserve.NotReady("database not writable")
 }
 
 // Close releases what Build made: the listeners, the ledger's writer, the
@@ -361,7 +350,7 @@ func (a *App) Close() {
 // workerHealth is the workers' health for the internal listener's
 // /healthz.
 func (a *App) workerHealth() []httpserve.WorkerHealth {
-	hs := a.workers.Health()
+	hs := a.allWorkerHealth()
 	out := make([]httpserve.WorkerHealth, len(hs))
 	for i, h := range hs {
 		out[i] = httpserve.WorkerHealth{Name: h.Name, Running: h.Running, Steps: h.Steps, LastRun: h.LastRun, LastOK: h.LastOK,

@@ -40,9 +40,9 @@ func (a *App) opsCollectors(cfg *config.Config, log *slog.Logger) ([]prometheus.
 	db.Start()
 	a.closers = append(a.closers, db.Close)
 	cs := append([]prometheus.Collector{db}, opsmetrics.Database(a.watch.Writable, a.watch.WriterChanges)...)
-	if a.workers != nil {
+	if !cfg.NoWorkers {
 		cs = append(cs, opsmetrics.Workers(func() []opsmetrics.Worker {
-			hs := a.workers.Health()
+			hs := a.allWorkerHealth()
 			out := make([]opsmetrics.Worker, len(hs))
 			for i, h := range hs {
 				out[i] = opsmetrics.Worker{Name: h.Name, Running: h.Running, Steps: h.Steps, Failures: h.Failures,

@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/paygate/gateway/internal/app/services"
+	"github.com/paygate/gateway/internal/cells"
 	"github.com/paygate/gateway/internal/config"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
@@ -20,11 +21,18 @@ type Merchants = merchant.Service
 // with the settings of cfg (nil: the defaults, for the operator's commands,
 // which decide nothing they tune).
 func NewServices(l *ledger.Ledger, sealer *merchant.Sealer, cfg *config.Config) *Services {
+	return NewCellServices(l, sealer, cfg, cells.Identity{})
+}
+
+// NewCellServices is NewServices for a database that is cell id: what it
+// mints carries the cell (docs/scaling.md, "Ids"). The zero id is no cell.
+func NewCellServices(l *ledger.Ledger, sealer *merchant.Sealer, cfg *config.Config, id cells.Identity) *Services {
 	if cfg == nil {
 		cfg = config.Default()
 	}
 	return services.New(l, sealer, services.Settings{
 		FXRateMaxAge: cfg.FXRateMaxAge,
 		Network:      network.Config{HoldExpiry: cfg.HoldExpiry, Bounds: cfg.NetworkBounds},
+		CellName:     id.Name, CellNumber: id.Number,
 	})
 }

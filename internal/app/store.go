@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"io"
 	"path/filepath"
 
@@ -46,6 +47,12 @@ func (s *Store) Close() {
 // is then stopped by Close); the cluster's own output goes to logOut. It
 // applies pending migrations.
 func OpenStore(ctx context.Context, cfg *config.Config, logOut io.Writer, opts database.DBOptions) (*Store, error) {
+	if len(cfg.Cells) > 0 {
+		// Not the embedded cluster by mistake: with cells, a store is a
+		// cell's (config.ForCell).
+		return nil, errors.New("GATEWAY_CELLS is set: this command works in one cell; give it --cell (or --shop-no), " +
+			"or run it with that cell's DATABASE_URL and GATEWAY_CELLS unset")
+	}
 	s := &Store{URL: cfg.DatabaseURL, AdminURL: cfg.DatabaseURL}
 	if s.URL == "" {
 		c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: EmbeddedDir(cfg), Durable: true, Log: logOut})

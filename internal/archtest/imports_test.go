@@ -96,11 +96,14 @@ var allowed = map[string][]string{
 
 	// The configuration (read once, handed down) and the app built from it:
 	// the wiring of the commands, as packages a test can call.
-	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules"},
+	"internal/config": {"postings", "internal/callbackurl", "internal/httplimits", "internal/network", "internal/remittance/rules", "internal/cells"},
+	// The cells: each cell's identity, the directory, the ids' cells
+	// (docs/scaling.md); a merchant's id range is internal/merchant's SQL.
+	"internal/cells": {"internal/merchant"},
 	"internal/app": {"api", "api/partner", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings",
 		"internal/config", "internal/httplimits", "internal/httpserve", "internal/app/services", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console", "internal/testclock",
-		"internal/opsmetrics", "internal/pgha"},
+		"internal/opsmetrics", "internal/pgha", "internal/cells"},
 	// The on-call metrics: handed the database and functions by the app.
 	"internal/opsmetrics": {},
 	// The merchants and domains built on one ledger: the one constructor of

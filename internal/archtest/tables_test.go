@@ -78,6 +78,9 @@ var tableOwners = map[string]string{
 	// which Verify reads as an auditor does.
 	"fx_rate_versions": "internal/fx", "audit_fx_rates": "internal/audit", "audit_authorizations": "internal/audit",
 	"audit_holds": "internal/audit", "audit_remittances": "internal/audit", "audit_remittance_history": "internal/audit",
+	// The cells (docs/scaling.md): each cell's identity, and the
+	// directory's registry, placements and moves (internal/cells).
+	"cell_identity": "internal/cells", "cell_registry": "internal/cells", "cell_directory": "internal/cells", "cell_moves": "internal/cells",
 	// 0027: the signed period closes, append-only (internal/audit/close.go).
 	"audit_period_closes": "internal/audit",
 	// 0028 (the bill is the whole position): where each merchant's old bill

@@ -64,7 +64,7 @@ func (s *Service) createCard(tx *ledger.Tx, m *ledger.Merchant, in CreateCardInp
 	// (loads.go), like every other load onto a card.
 
 	now := tx.Now()
-	cardNo := "crd_" + database.RandomID(20)
+	cardNo := database.CellID("crd_", s.cell)
 	pan := s.newPAN(in.Bin)
 	exp := now.UTC().AddDate(3, 0, 0)
 	sealer := s.merchants.Sealer()

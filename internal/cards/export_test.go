@@ -32,3 +32,6 @@ func OwnerLookupsQueued(s *Service) int {
 	defer s.owners.qmu.Unlock()
 	return len(s.owners.queue)
 }
+
+// CellPAN draws a PAN as cell number does for a new card on bin.
+var CellPAN = cellPAN

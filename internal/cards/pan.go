@@ -21,10 +21,22 @@ func (s *Service) newPAN(bin string) string {
 	if s.panSource != nil {
 		return s.panSource(bin)
 	}
+	return cellPAN(bin, s.cellNumber)
+}
+
+// cellPAN draws a PAN of cell number (0: no cells) on bin. A cell issues
+// from its own account range within the BIN, the digit after it being the
+// cell's number: PANs are unique across cells by construction
+// (docs/scaling.md, "Ids").
+func cellPAN(bin string, cell int) string {
+	if cell > 0 {
+		return newPAN(bin + string(rune('0'+cell)))
+	}
 	return newPAN(bin)
 }
 
-// newPAN returns bin, random digits and a Luhn check digit: 16 digits. A
+// newPAN returns bin (or a cell's range within it), random digits and a
+// Luhn check digit: 16 digits. A
 // six-digit BIN leaves 10⁹ PANs, so a busy BIN draws one already issued
 // now and then (a 50 % chance by ~37,000 cards).
 func newPAN(bin string) string {

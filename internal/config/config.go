@@ -28,6 +28,9 @@ type Config struct {
 	DatabaseURL string // DATABASE_URL; "": the embedded cluster in DataDir/pg
 	DataDir     string // GATEWAY_DATA_DIR
 	DataKey     []byte // GATEWAY_DATA_KEY, 32 bytes; nil: the key file in DataDir
+	// Cells are GATEWAY_CELLS (docs/scaling.md, "Cells"); nil: one
+	// implicit cell, DATABASE_URL or the embedded cluster, as always.
+	Cells []Cell
 
 	// Reads from a hot standby (docs/ha.md, "Reads from the standby").
 	ReadURL    string // DATABASE_READ_URL; "": every read on the primary

@@ -52,6 +52,11 @@ func (c *Config) settings() []*setting {
 			checkDatabaseURL).noFlag().mask(maskDatabaseURL),
 		text(&c.ReadURL, "DATABASE_READ_URL", "", "a postgres:// URL of a hot standby for the bill, statements, audit and batch balance reads",
 			checkDatabaseURL).noFlag().mask(maskDatabaseURL),
+		text(nil, "GATEWAY_CELLS", "", "the cells, name=postgres://…,…, the first holding the directory; unset: one database (DATABASE_URL)",
+			func(v string) (err error) {
+				c.Cells, err = parseCells(v)
+				return err
+			}).noFlag().mask(maskCells),
 		integer(&c.ReadWaitMs, "DATABASE_READ_WAIT_MS", "250",
 			"how long such a read waits for the standby to replay what it must see, in ms; past it, the primary", 0, ReadWaitMsMax).noFlag(),
 		text(&c.DataDir, "GATEWAY_DATA_DIR", DataDirDefault, "the data directory: data key, TLS certificate, embedded PostgreSQL", nonEmpty),
@@ -174,6 +179,9 @@ func (c *Config) check() error {
 		return c.errorOf(name, "set both GATEWAY_TLS_CERT and GATEWAY_TLS_KEY, or neither")
 	}
 	if err := c.checkConsole(); err != nil {
+		return err
+	}
+	if err := c.checkCells(); err != nil {
 		return err
 	}
 	if c.NetworkBounds.OverCaptureBps == 0 {

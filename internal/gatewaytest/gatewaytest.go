@@ -39,6 +39,10 @@ type Options struct {
 	FXRateMaxAge time.Duration
 	// Network configures the network side.
 	Network network.Config
+	// CellName and CellNumber make the domains mint as that cell's
+	// (internal/cells); "" and 0: as without cells.
+	CellName   string
+	CellNumber int
 }
 
 // New builds the domains on db (nil: a fresh database of pgtest).
@@ -63,7 +67,8 @@ func New(t testing.TB, db *bun.DB, o Options) *Gateway {
 // Build builds the merchants and the domains on an open ledger with the
 // gateway's own constructor, so that a test sees every domain serve has.
 func Build(l *ledger.Ledger, o Options) *Gateway {
-	return services.New(l, o.Sealer, services.Settings{FXRateMaxAge: o.FXRateMaxAge, Network: o.Network})
+	return services.New(l, o.Sealer, services.Settings{FXRateMaxAge: o.FXRateMaxAge, Network: o.Network,
+		CellName: o.CellName, CellNumber: o.CellNumber})
 }
 
 // NewSealer returns a sealer with a random data key.

@@ -46,6 +46,9 @@ type Service struct {
 	// authTrace, when set, is told each step authenticate takes. Tests
 	// use it to prove that every failure takes the same steps.
 	authTrace func(step string)
+	// cellNumber is the cell this database is (internal/cells), 1–9; 0
+	// is the one implicit cell of an installation without cells.
+	cellNumber int
 }
 
 // New returns the merchants of l's database, sealing their signing keys
@@ -169,7 +172,7 @@ func (s *Service) CreateMerchant(ctx context.Context, spec Spec) (*Merchant, *Cr
 	pub, priv := "pk_"+randomToken(32), "sk_"+randomToken(32)
 	pubSum := sha256.Sum256([]byte(pub))
 	for attempt := 0; ; attempt++ {
-		shopNo := newShopNo()
+		shopNo := newShopNo(s.cellNumber)
 		var id int64
 		err := s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			// Without a version the column's default pins the merchant to
@@ -305,8 +308,18 @@ func (s *Service) merchantWhere(ctx context.Context, where string, arg any) (*Me
 	return &m, nil
 }
 
-// newShopNo draws a shop number: "SH" and ten digits.
-func newShopNo() string {
+// newShopNo draws a shop number: "SH" and ten digits, the first never 0.
+// In a cell (cell 1–9) the first digit is the cell's number, so that two
+// cells never draw the same shop number (docs/scaling.md, "Ids"); without
+// cells (cell 0) it is random, as it always was.
+func newShopNo(cell int) string {
+	if cell > 0 {
+		n, err := rand.Int(rand.Reader, big.NewInt(1_000_000_000))
+		if err != nil {
+			panic(err)
+		}
+		return fmt.Sprintf("SH%d%09d", cell, n.Int64())
+	}
 	n, err := rand.Int(rand.Reader, big.NewInt(9_000_000_000))
 	if err != nil {
 		panic(err)

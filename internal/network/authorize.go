@@ -164,7 +164,7 @@ func (s *Service) authorize(tx *ledger.Tx, m *ledger.Merchant, req AuthRequest) 
 	case total > res.Available:
 		return decline(RespInsufficient, "insufficient available balance")
 	}
-	res.AuthID = "auth_" + database.RandomID(20)
+	res.AuthID = database.CellID("auth_", s.cfg.Cell)
 	if _, err := tx.Post(authEntry(m.ID, c.No(), res.AuthID, avail, held, res.CardAmount, res.Fee, cardCur, meta)); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,9 @@ type Config struct {
 	// Bounds bounds the card network's messages (docs/network.md,
 	// "Bounds").
 	Bounds Bounds
+	// Cell is the name of the cell this database is (internal/cells):
+	// authorization ids carry it (auth_<cell>…); "" without cells.
+	Cell string
 }
 
 // HoldExpiryDefault is Config.HoldExpiry's default.

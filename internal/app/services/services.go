@@ -45,6 +45,11 @@ type Settings struct {
 	FXRateMaxAge time.Duration
 	// Network configures the network side.
 	Network network.Config
+	// CellName and CellNumber are the cell this database is
+	// (internal/cells): the ids, shop numbers and PANs it mints carry
+	// them. "" and 0, the default, mint exactly as without cells.
+	CellName   string
+	CellNumber int
 }
 
 // New builds the merchants, whose keys sealer seals (nil: none can be
@@ -53,6 +58,11 @@ func New(l *ledger.Ledger, sealer *merchant.Sealer, s Settings) *Services {
 	ms := merchant.New(l, sealer)
 	rates := fx.New(l, s.FXRateMaxAge)
 	c := cards.New(l, rates, ms)
+	if s.CellName != "" {
+		ms.InCell(s.CellNumber)
+		c.InCell(s.CellName, s.CellNumber)
+		s.Network.Cell = s.CellName
+	}
 	return &Services{
 		Ledger:     l,
 		Merchants:  ms,

@@ -1,0 +1,181 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/api"
+	"github.com/paygate/gateway/api/partner"
+	"github.com/paygate/gateway/internal/cells"
+	"github.com/paygate/gateway/internal/httpserve"
+	"github.com/paygate/gateway/internal/testclock"
+	"github.com/paygate/gateway/internal/workers"
+)
+
+// shopHandler is the /shop API of one cell's services.
+func (a *App) shopHandler(s *Services, metrics *httpserve.Metrics) http.Handler {
+	cfg, l := a.cfg, s.Ledger
+	return api.NewServer(api.Deps{Log: a.log, DB: l.DB(), Ready: a.ready, Merchants: s.Merchants, Accounts: s.Cards, Cards: s.Cards,
+		ReadKeys: l, Bills: s.Bills, Remittances: s.Remit, Stats: l,
+		WebhookSettings: s.Merchants, Webhooks: s.Deliveries, Keys: s.Merchants,
+		Sandbox: partner.NewSandbox(partner.SandboxDeps{Cards: s.Cards, Network: s.Network, Rails: s.Remit, Remittances: s.Remit, ReadKeys: l,
+			Clock: testclock.New(l, s.Network)}),
+		TrustedProxies: cfg.Proxies, RateLimit: cfg.RateLimit, CallbackAllow: cfg.CallbackAllow, Limits: cfg.Limits, Metrics: metrics})
+}
+
+// routeShop is the public listener over cells (docs/scaling.md,
+// "Routing"): a request carrying X-Shop-No goes to the cell the directory
+// places the shop in; everything else — health, the documents, a shop the
+// directory does not know — to the home cell, whose API answers an unknown
+// shop exactly as one gateway does (the same 401, the same work).
+func (a *App) routeShop(metrics *httpserve.Metrics) http.Handler {
+	byCell := map[string]http.Handler{}
+	for _, c := range a.cells {
+		byCell[c.id.Name] = a.shopHandler(c.services, metrics)
+	}
+	home := byCell[a.cells[0].id.Name]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		shop := r.Header.Get("X-Shop-No")
+		if shop == "" {
+			home.ServeHTTP(w, r)
+			return
+		}
+		e, found, err := a.directory.Lookup(r.Context(), shop)
+		switch {
+		case err != nil:
+			a.log.Warn("directory lookup failed", "error", err.Error())
+			unavailable(w, "the directory of merchants is unavailable; retry after the number of seconds in Retry-After")
+		case !found || byCell[e.Cell] == nil:
+			home.ServeHTTP(w, r)
+		case e.State != cells.StateActive:
+			unavailable(w, "the merchant is moving between cells; retry after the number of seconds in Retry-After")
+		default:
+			byCell[e.Cell].ServeHTTP(w, r)
+		}
+	})
+}
+
+// routeRetryAfterSeconds is the Retry-After of the router's own 503s: the
+// directory's cache lifetime, after which a retry sees its change.
+var routeRetryAfterSeconds = strconv.Itoa(int(cells.CacheTTL.Seconds()))
+
+// unavailable answers 503 in the /shop envelope, with Retry-After: the
+// request did nothing and may be repeated with its idempotency key.
+func unavailable(w http.ResponseWriter, message string) {
+	b, _ := json.Marshal(struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data"`
+	}{http.StatusServiceUnavailable, message, nil})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Retry-After", routeRetryAfterSeconds)
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// routedBodyBytesMax bounds what the internal router reads of a message to
+// find its ids; a larger body goes to the home cell, whose API refuses it
+// under its own limits as one gateway does.
+const routedBodyBytesMax = 64 << 10
+
+// routeInternal is the internal listener over cells: a network message
+// goes to the cell its authorization id or card number carries
+// (crd_<cell>…, auth_<cell>…), read from the path, the query or the JSON
+// body, without a lookup. An id of no configured cell goes to the home
+// cell, which answers it as an unknown card or authorization. The rail's
+// reports name remittances, whose ids do not carry a cell yet: they go to
+// the home cell (docs/scaling.md, "What is not built yet").
+func (a *App) routeInternal(partnerOf func(*Services) http.Handler) http.Handler {
+	byCell := map[string]http.Handler{}
+	for _, c := range a.cells {
+		byCell[c.id.Name] = partnerOf(c.services)
+	}
+	home := byCell[a.cells[0].id.Name]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := byCell[messageCell(r)]; h != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		home.ServeHTTP(w, r)
+	})
+}
+
+// messageCell is the cell a network message's ids name, "" for none. It
+// puts back the body it reads.
+func messageCell(r *http.Request) string {
+	if !strings.HasPrefix(r.URL.Path, "/network/") {
+		return ""
+	}
+	if id, ok := strings.CutPrefix(r.URL.Path, "/network/authorizations/"); ok {
+		return idCell(id)
+	}
+	if r.Method == http.MethodGet {
+		return idCell(r.URL.Query().Get("cardNo"))
+	}
+	if r.Body == nil {
+		return ""
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, routedBodyBytesMax+1))
+	// The handler reads the same bytes, then whatever was not read.
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil || len(body) > routedBodyBytesMax {
+		return ""
+	}
+	var ids struct {
+		AuthID any `json:"authId"`
+		CardNo any `json:"cardNo"`
+	}
+	if json.Unmarshal(body, &ids) != nil {
+		return ""
+	}
+	for _, v := range []any{ids.AuthID, ids.CardNo} {
+		if s, ok := v.(string); ok && idCell(s) != "" {
+			return idCell(s)
+		}
+	}
+	return ""
+}
+
+func idCell(id string) string {
+	if c, ok := cells.OfID(id); ok {
+		return c
+	}
+	return ""
+}
+
+// Databases are the cells' databases, the home cell's first (one without
+// GATEWAY_CELLS): for the checks serve makes of each.
+func (a *App) Databases() []*bun.DB {
+	out := make([]*bun.DB, len(a.cells))
+	for i, c := range a.cells {
+		out[i] = c.store.DB
+	}
+	return out
+}
+
+// allWorkerHealth is every cell's workers' health, each named after its
+// cell when there are cells ("a1/hold-expiry").
+func (a *App) allWorkerHealth() []workers.Health {
+	var out []workers.Health
+	for _, c := range a.cells {
+		if c.workers == nil {
+			continue
+		}
+		for _, h := range c.workers.Health() {
+			if c.id.Name != "" {
+				h.Name = c.id.Name + "/" + h.Name
+			}
+			out = append(out, h)
+		}
+	}
+	return out
+}
