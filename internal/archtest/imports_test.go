@@ -74,6 +74,9 @@ var allowed = map[string][]string{
 	// mirror it (holds); it imports no domain, so a domain may read the
 	// books through it (the card profile's balances).
 	"internal/audit": {"ledger", "postings"},
+	// Moving a merchant between cells: the journal's connections and
+	// audit verify of the copy.
+	"internal/cellmove": {"ledger", "internal/audit"},
 	// The merchant's bill: a reader of the bill lines the core writes.
 	"internal/bill": {"ledger", "postings"},
 	"reconcile":     {"ledger", "internal/audit", "postings"}, // its settlement source is its own type: app/services adapts the network

@@ -9,11 +9,11 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
 	"github.com/paygate/gateway/internal/remittance"
-	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/ledger/pgtest"
 )

@@ -84,7 +84,7 @@ func count(ctx context.Context, db *bun.DB, t table, merchant int64) (int64, err
 		if _, err := tx.NewRaw("select set_config('cellmove.m', ?, true)", fmt.Sprint(merchant)).Exec(ctx); err != nil {
 			return err
 		}
-		return tx.NewRaw("select count(*) from " + quoteIdent(t.name) + " where " + t.where).Scan(ctx, &n)
+		return tx.NewRaw("select count(*) from "+quoteIdent(t.name)+" where "+t.where).Scan(ctx, &n)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("cellmove: counting %s: %w", t.name, err)
