@@ -106,4 +106,3 @@ func TestKilledMoveRollsBack(t *testing.T) {
 		})
 	}
 }
-
