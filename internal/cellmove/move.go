@@ -127,6 +127,13 @@ func (mv *Mover) Move(ctx context.Context, shopNo string) (*Result, error) {
 			return nil, fmt.Errorf("cellmove: move %d is in state %q", r.ID, r.State)
 		}
 	}
+	if res.Head.Seq == 0 { // resumed past verification: the head it verified
+		h, err := readHead(ctx, mv.To.DB, r.Merchant)
+		if err != nil {
+			return nil, err
+		}
+		res.Head = h
+	}
 	return res, nil
 }
 
