@@ -144,8 +144,8 @@ func stageName(name string) string { return quoteIdent("cellmove_stage_" + name)
 // past the target's highest sequence, the insertNew tables' rows the
 // target has not, and the replace tables made exactly the source's. It
 // returns the rows written.
-func round(ctx context.Context, src, dst *side) (int64, error) {
-	shapes := make([]shape, len(tables))
+func round(ctx context.Context, src, dst *side, cache *[]shape) (int64, error) {
+	shapes := *cache
 	// The staging tables are the session's own (the operator's user may
 	// create temporary tables; the role need not), lent to the role.
 	for _, t := range tables {
@@ -164,12 +164,21 @@ func round(ctx context.Context, src, dst *side) (int64, error) {
 	}
 	// Stage every table that is not appended to, in order, before
 	// anything is removed or written.
-	for i, t := range tables {
-		sh, err := shapeOf(ctx, dst.conn, src.conn, t.name)
-		if err != nil {
-			return 0, err
+	if shapes == nil {
+		// The tables' shapes, read once per move: a migration does not
+		// run in the middle of one (both cells' schemas are compared).
+		shapes = make([]shape, len(tables))
+		for i, t := range tables {
+			sh, err := shapeOf(ctx, dst.conn, src.conn, t.name)
+			if err != nil {
+				return 0, err
+			}
+			shapes[i] = sh
 		}
-		shapes[i] = sh
+		*cache = shapes
+	}
+	for i, t := range tables {
+		sh := shapes[i]
 		if t.mode == appendOnly {
 			continue
 		}

@@ -29,6 +29,8 @@ type Mover struct {
 	// what arrived during the last. 0: 3.
 	BackgroundRounds int
 
+	shapes []shape // the tables' columns and keys, read by the first round
+
 	// step, tests only, is called before each step with its name; the
 	// crash tests cancel the move's context there.
 	step func(name string)
@@ -42,6 +44,9 @@ type Result struct {
 	Pause    time.Duration // from the directory's moving to its switch
 	Resumed  bool          // the move was found open and resumed
 	Head     Head          // the chain's head, equal in both cells
+	// The pause's parts, when this run paused: the tail's copy, the
+	// verification (heads, counts, audit verify of the merchant).
+	Tail, Verify time.Duration
 }
 
 func (mv *Mover) log() *slog.Logger {
@@ -101,15 +106,18 @@ func (mv *Mover) Move(ctx context.Context, shopNo string) (*Result, error) {
 			}
 		case StatePaused:
 			mv.at("tail")
+			t0 := time.Now()
 			n, err := mv.copyRound(ctx, r)
 			res.Rows += n
 			if err != nil {
 				return nil, err
 			}
 			mv.at("verify")
+			t1 := time.Now()
 			if res.Head, err = mv.verify(ctx, r); err != nil {
 				return nil, err
 			}
+			res.Tail, res.Verify = t1.Sub(t0), time.Since(t1)
 			if err := advance(ctx, mv.From.DB, r, StateVerified); err != nil {
 				return nil, err
 			}
@@ -226,7 +234,7 @@ func (mv *Mover) copyRound(ctx context.Context, r *record) (int64, error) {
 		r.Merchant, r.ShopNo, r.From); err != nil {
 		return 0, err
 	}
-	n, err := round(ctx, src, dst)
+	n, err := round(ctx, src, dst, &mv.shapes)
 	if err != nil {
 		return 0, err
 	}

@@ -45,17 +45,17 @@ func (mv *Mover) verify(ctx context.Context, r *record) (Head, error) {
 	if !src.equal(dst) {
 		return Head{}, fmt.Errorf("cellmove: the target's head (seq %d, hash %x) is not the source's (seq %d, hash %x)", dst.Seq, dst.Hash, src.Seq, src.Hash)
 	}
-	for _, t := range tables {
-		a, err := count(ctx, mv.From.DB, t, r.Merchant)
-		if err != nil {
-			return Head{}, err
-		}
-		b, err := count(ctx, mv.To.DB, t, r.Merchant)
-		if err != nil {
-			return Head{}, err
-		}
-		if a != b {
-			return Head{}, fmt.Errorf("cellmove: %s has %d rows of the merchant in %s and %d in %s", t.name, a, mv.From.Name, b, mv.To.Name)
+	a, err := counts(ctx, mv.From.DB, tables, r.Merchant)
+	if err != nil {
+		return Head{}, err
+	}
+	b, err := counts(ctx, mv.To.DB, tables, r.Merchant)
+	if err != nil {
+		return Head{}, err
+	}
+	for i, t := range tables {
+		if a[i] != b[i] {
+			return Head{}, fmt.Errorf("cellmove: %s has %d rows of the merchant in %s and %d in %s", t.name, a[i], mv.From.Name, b[i], mv.To.Name)
 		}
 	}
 	rep, err := VerifyMerchant(ctx, mv.To.DB, r.Merchant)
@@ -76,18 +76,20 @@ func VerifyMerchant(ctx context.Context, db *bun.DB, merchant int64) (*audit.Rep
 	return audit.New(l).Verify(ctx, audit.VerifyOptions{Merchant: merchant})
 }
 
-// count counts the merchant's rows of a table, in a transaction whose
-// setting is the merchant.
-func count(ctx context.Context, db *bun.DB, t table, merchant int64) (int64, error) {
-	var n int64
+// counts counts the merchant's rows of each table, in one transaction
+// whose setting is the merchant.
+func counts(ctx context.Context, db *bun.DB, ts []table, merchant int64) ([]int64, error) {
+	out := make([]int64, len(ts))
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewRaw("select set_config('cellmove.m', ?, true)", fmt.Sprint(merchant)).Exec(ctx); err != nil {
 			return err
 		}
-		return tx.NewRaw("select count(*) from "+quoteIdent(t.name)+" where "+t.where).Scan(ctx, &n)
+		for i, t := range ts {
+			if err := tx.NewRaw("select count(*) from "+quoteIdent(t.name)+" where "+t.where).Scan(ctx, &out[i]); err != nil {
+				return fmt.Errorf("cellmove: counting %s: %w", t.name, err)
+			}
+		}
+		return nil
 	})
-	if err != nil {
-		return 0, fmt.Errorf("cellmove: counting %s: %w", t.name, err)
-	}
-	return n, nil
+	return out, err
 }
