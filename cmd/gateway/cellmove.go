@@ -52,5 +52,6 @@ func cmdCellsMove(ctx context.Context, e *env, args []string) error {
 	}
 	return printJSON(e, map[string]any{"shopNo": res.ShopNo, "from": *fromName, "to": *toName, "merchantId": res.Merchant,
 		"rowsCopied": res.Rows, "pauseMs": res.Pause.Milliseconds(), "pause": res.Pause.String(), "resumed": res.Resumed,
+		"copyMs": res.Copy.Milliseconds(), "tailMs": res.Tail.Milliseconds(), "verifyMs": res.Verify.Milliseconds(), "removeMs": res.Remove.Milliseconds(),
 		"headSeq": res.Head.Seq, "headHash": fmt.Sprintf("%x", res.Head.Hash)})
 }

@@ -36,9 +36,9 @@ func TestMovePauseFigures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("FIGURE entries=%d made=%v move=%v pause=%v (tail %v, verify %v) rows=%d", n, made.Round(time.Millisecond),
-				time.Since(t1).Round(time.Millisecond), res.Pause.Round(time.Millisecond), res.Tail.Round(time.Millisecond),
-				res.Verify.Round(time.Millisecond), res.Rows)
+			t.Logf("FIGURE entries=%d made=%v move=%v copy=%v pause=%v (tail %v, verify %v) remove=%v rows=%d", n, made.Round(time.Millisecond),
+				time.Since(t1).Round(time.Millisecond), res.Copy.Round(time.Millisecond), res.Pause.Round(time.Millisecond),
+				res.Tail.Round(time.Millisecond), res.Verify.Round(time.Millisecond), res.Remove.Round(time.Millisecond), res.Rows)
 		})
 	}
 }

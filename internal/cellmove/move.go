@@ -47,6 +47,9 @@ type Result struct {
 	// The pause's parts, when this run paused: the tail's copy, the
 	// verification (heads, counts, audit verify of the merchant).
 	Tail, Verify time.Duration
+	// The background copy before the pause and the removal after it,
+	// when this run made them.
+	Copy, Remove time.Duration
 }
 
 func (mv *Mover) log() *slog.Logger {
@@ -90,8 +93,9 @@ func (mv *Mover) Move(ctx context.Context, shopNo string) (*Result, error) {
 		}
 		switch r.State {
 		case StateCopying:
+			t0 := time.Now()
 			n, err := mv.background(ctx, r)
-			res.Rows += n
+			res.Rows, res.Copy = res.Rows+n, time.Since(t0)
 			if err != nil {
 				return nil, err
 			}
@@ -128,9 +132,11 @@ func (mv *Mover) Move(ctx context.Context, shopNo string) (*Result, error) {
 			}
 		case StateSwitched:
 			mv.at("remove")
+			t0 := time.Now()
 			if err := mv.removeSource(ctx, r); err != nil {
 				return nil, err
 			}
+			res.Remove = time.Since(t0)
 		default:
 			return nil, fmt.Errorf("cellmove: move %d is in state %q", r.ID, r.State)
 		}
