@@ -32,8 +32,13 @@ func begin(ctx context.Context, conn *pgx.Conn, merchant int64, source bool) (*s
 	if source {
 		mode = "begin isolation level repeatable read read only"
 	}
-	if _, err := conn.Exec(ctx, mode); err != nil {
-		return nil, err
+	// A round of a large merchant streams millions of rows in one
+	// statement, and one side waits while the other works: the pool's
+	// time-outs, meant for requests, do not apply to it.
+	for _, q := range []string{mode, "set local statement_timeout = 0", "set local idle_in_transaction_session_timeout = 0"} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := conn.Exec(ctx, "select set_config('cellmove.m', $1, true)", fmt.Sprint(merchant)); err != nil {
 		return nil, err

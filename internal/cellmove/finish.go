@@ -62,8 +62,11 @@ func (mv *Mover) removeSource(ctx context.Context, r *record) error {
 // removeMerchant deletes every row of the merchant that a move copies (and
 // the derived bill blocks), children before parents, as gateway_mover.
 func removeMerchant(ctx context.Context, tx bun.Tx, merchant int64) error {
-	if _, err := tx.NewRaw("set local role " + moverRole).Exec(ctx); err != nil {
-		return err
+	// The removal of a large merchant is one long transaction (see begin).
+	for _, q := range []string{"set local statement_timeout = 0", "set local role " + moverRole} {
+		if _, err := tx.NewRaw(q).Exec(ctx); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.NewRaw("select set_config('cellmove.m', ?, true)", fmt.Sprint(merchant)).Exec(ctx); err != nil {
 		return err
