@@ -148,8 +148,8 @@ func stageName(name string) string { return quoteIdent("cellmove_stage_" + name)
 // dst, both inside their round's transaction: the appendOnly tables' rows
 // past the target's highest sequence, the insertNew tables' rows the
 // target has not, and the replace tables made exactly the source's. It
-// returns the rows written.
-func round(ctx context.Context, src, dst *side, cache *[]shape) (int64, error) {
+// returns the rows written. at is the mover's step hook (tests).
+func round(ctx context.Context, src, dst *side, cache *[]shape, at func(string)) (int64, error) {
 	shapes := *cache
 	// The staging tables are the session's own (the operator's user may
 	// create temporary tables; the role need not), lent to the role.
@@ -202,6 +202,7 @@ func round(ctx context.Context, src, dst *side, cache *[]shape) (int64, error) {
 	}
 	var total int64
 	for i, t := range tables {
+		at("write:" + t.name) // a mover killed in the middle of a round
 		n, err := write(ctx, src, dst, t, shapes[i])
 		if err != nil {
 			return 0, fmt.Errorf("cellmove: copying %s: %w", t.name, err)

@@ -240,7 +240,7 @@ func (mv *Mover) copyRound(ctx context.Context, r *record) (int64, error) {
 		r.Merchant, r.ShopNo, r.From); err != nil {
 		return 0, err
 	}
-	n, err := round(ctx, src, dst, &mv.shapes)
+	n, err := round(ctx, src, dst, &mv.shapes, mv.at)
 	if err != nil {
 		return 0, err
 	}
