@@ -1,0 +1,248 @@
+package cellmove
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/ledger"
+)
+
+// Cell is one cell's database, as the mover sees it: a name the directory
+// knows it by and a connection as a user that is a member of gateway_mover.
+type Cell struct {
+	Name string
+	DB   *bun.DB
+}
+
+// Mover moves merchants from one cell to another.
+type Mover struct {
+	From, To Cell
+	Dir      Directory
+	Log      *slog.Logger
+	// BackgroundRounds bounds the copy rounds before the pause: a round
+	// copies what arrived during the one before, and the pause copies
+	// what arrived during the last. 0: 3.
+	BackgroundRounds int
+
+	shapes []shape // the tables' columns and keys, read by the first round
+
+	// step, tests only, is called before each step with its name; the
+	// crash tests cancel the move's context there.
+	step func(name string)
+}
+
+// Result is what a finished move reports.
+type Result struct {
+	Merchant int64
+	ShopNo   string
+	Rows     int64         // rows written into the target, all rounds
+	Pause    time.Duration // from the directory's moving to its switch
+	Resumed  bool          // the move was found open and resumed
+	Head     Head          // the chain's head, equal in both cells
+	// The pause's parts, when this run paused: the tail's copy, the
+	// verification (heads, counts, audit verify of the merchant).
+	Tail, Verify time.Duration
+	// The background copy before the pause and the removal after it,
+	// when this run made them.
+	Copy, Remove time.Duration
+}
+
+func (mv *Mover) log() *slog.Logger {
+	if mv.Log == nil {
+		return slog.Default()
+	}
+	return mv.Log
+}
+
+func (mv *Mover) at(name string) {
+	if mv.step != nil {
+		mv.step(name)
+	}
+}
+
+// Move moves the merchant with shopNo from mv.From to mv.To, or resumes its
+// open move there. It returns once the source's rows are removed; on an
+// error the move stays recorded in the state it reached, for Move to
+// resume or Rollback to undo.
+func (mv *Mover) Move(ctx context.Context, shopNo string) (*Result, error) {
+	res := &Result{ShopNo: shopNo}
+	r, err := openMove(ctx, mv.From.DB, shopNo)
+	switch {
+	case errors.Is(err, ErrNoMove):
+		if r, err = mv.start(ctx, shopNo); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	case r.From != mv.From.Name || r.To != mv.To.Name:
+		return nil, fmt.Errorf("cellmove: the open move of %s goes from %s to %s: resume it with those cells, or roll it back", shopNo, r.From, r.To)
+	default:
+		res.Resumed = true
+		mv.log().Info("cellmove: resuming", "shop_no", shopNo, "state", r.State)
+	}
+	res.Merchant = r.Merchant
+	var pauseStart time.Time
+	for r.State != StateRemoved {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		switch r.State {
+		case StateCopying:
+			t0 := time.Now()
+			n, err := mv.background(ctx, r)
+			res.Rows, res.Copy = res.Rows+n, time.Since(t0)
+			if err != nil {
+				return nil, err
+			}
+			mv.at("begin_move")
+			pauseStart = time.Now()
+			if err := mv.Dir.BeginMove(ctx, shopNo, r.From, r.To); err != nil {
+				return nil, fmt.Errorf("cellmove: directory: %w", err)
+			}
+			mv.at("pause")
+			if err := mv.pause(ctx, r); err != nil {
+				return nil, err
+			}
+		case StatePaused:
+			mv.at("tail")
+			t0 := time.Now()
+			n, err := mv.copyRound(ctx, r)
+			res.Rows += n
+			if err != nil {
+				return nil, err
+			}
+			mv.at("verify")
+			t1 := time.Now()
+			if res.Head, err = mv.verify(ctx, r); err != nil {
+				return nil, err
+			}
+			res.Tail, res.Verify = t1.Sub(t0), time.Since(t1)
+			if err := advance(ctx, mv.From.DB, r, StateVerified); err != nil {
+				return nil, err
+			}
+		case StateVerified:
+			mv.at("switch")
+			if res.Pause, err = mv.switchOver(ctx, r, pauseStart); err != nil {
+				return nil, err
+			}
+		case StateSwitched:
+			mv.at("remove")
+			t0 := time.Now()
+			if err := mv.removeSource(ctx, r); err != nil {
+				return nil, err
+			}
+			res.Remove = time.Since(t0)
+		default:
+			return nil, fmt.Errorf("cellmove: move %d is in state %q", r.ID, r.State)
+		}
+	}
+	if res.Head.Seq == 0 { // resumed past verification: the head it verified
+		h, err := readHead(ctx, mv.To.DB, r.Merchant)
+		if err != nil {
+			return nil, err
+		}
+		res.Head = h
+	}
+	return res, nil
+}
+
+// start checks that the merchant may move and records the move.
+func (mv *Mover) start(ctx context.Context, shopNo string) (*record, error) {
+	if mv.From.Name == mv.To.Name {
+		return nil, fmt.Errorf("cellmove: %s is both the source and the target", mv.From.Name)
+	}
+	var merchant int64
+	if err := mv.From.DB.NewRaw("select id from merchants where shop_no = ?", shopNo).Scan(ctx, &merchant); err != nil {
+		return nil, fmt.Errorf("cellmove: merchant %s in cell %s: %w", shopNo, mv.From.Name, err)
+	}
+	if err := mv.preconditions(ctx, merchant, shopNo); err != nil {
+		return nil, err
+	}
+	return startMove(ctx, mv.From.DB, merchant, shopNo, mv.From.Name, mv.To.Name)
+}
+
+// background runs the copy rounds before the pause: each copies what the
+// one before did not see, until little is left for the pause.
+func (mv *Mover) background(ctx context.Context, r *record) (int64, error) {
+	rounds := mv.BackgroundRounds
+	if rounds <= 0 {
+		rounds = 3
+	}
+	var total int64
+	for i := 0; i < rounds; i++ {
+		mv.at("copy")
+		n, err := mv.copyRound(ctx, r)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		mv.log().Info("cellmove: background copy", "shop_no", r.ShopNo, "round", i+1, "rows", n)
+		if n < 1000 {
+			break
+		}
+	}
+	return total, nil
+}
+
+// pause takes the merchant's head at the source FOR UPDATE, which waits
+// for the batches that hold it, and records the pause in the same
+// transaction: from its commit the fence (sql/0032) refuses any later
+// batch of the merchant at the source.
+func (mv *Mover) pause(ctx context.Context, r *record) error {
+	return mv.From.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var seq int64
+		if err := tx.NewRaw("select last_seq from ledger_heads where merchant_id = ? for update", r.Merchant).Scan(ctx, &seq); err != nil {
+			return fmt.Errorf("cellmove: locking the head: %w", err)
+		}
+		return advance(ctx, tx, r, StatePaused)
+	})
+}
+
+// copyRound runs one round between the two cells' connections.
+func (mv *Mover) copyRound(ctx context.Context, r *record) (int64, error) {
+	srcConn, err := mv.From.DB.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer srcConn.Close()
+	dstConn, err := mv.To.DB.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer dstConn.Close()
+	sp, err := ledger.PgxConn(srcConn)
+	if err != nil {
+		return 0, err
+	}
+	dp, err := ledger.PgxConn(dstConn)
+	if err != nil {
+		return 0, err
+	}
+	dst, err := begin(ctx, dp, r.Merchant, false)
+	if err != nil {
+		return 0, err
+	}
+	defer dst.rollback()
+	src, err := begin(ctx, sp, r.Merchant, true)
+	if err != nil {
+		return 0, err
+	}
+	defer src.rollback()
+	// The arrival is recorded in the round's own transaction: the rows
+	// and the record that lets a roll-back remove them commit together.
+	if _, err := dp.Exec(ctx, `insert into cellmove_arrivals (merchant_id, shop_no, from_cell, state)
+		select $1, $2, $3, 'copying' where not exists (select 1 from cellmove_arrivals where merchant_id = $1 and state = 'copying')`,
+		r.Merchant, r.ShopNo, r.From); err != nil {
+		return 0, err
+	}
+	n, err := round(ctx, src, dst, &mv.shapes, mv.at)
+	if err != nil {
+		return 0, err
+	}
+	return n, dst.commit(ctx)
+}
