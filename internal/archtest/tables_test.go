@@ -117,8 +117,6 @@ var tableAllowed = map[string]string{
 	"internal/cellmove data_key_binding":  cellmoveReason,
 	"internal/cellmove data_key_versions": cellmoveReason,
 	"internal/cellmove reconciled_items":  cellmoveReason,
-	// A move in progress (pendingMove, below).
-	"internal/cards merchants": pendingMove,
 	// The delivery claim reads the merchants' shop numbers and sealed
 	// signing keys in its one statement per batch (the callback path's
 	// latency, bench row 6a); the endpoints' reads join for the default
@@ -176,18 +174,6 @@ var tableAllowed = map[string]string{
 		"balances with the merchant's accounts) in one statement; the core has no read of many balances",
 	"internal/cards balances": "the same reads (with internal/cards accounts)",
 }
-
-// pendingMove marks the card domain's reads of the merchants table, the
-// last foreign ones (issue 28 point 2, open). They are statements of the
-// writer's batch (stmtLoadCards, stmtLoadBins, stmtLoadLimits), which read
-// a merchant's status, currencies and KYB tier with its head lock in the
-// batch's one round trip of reads, plus the BIN access list and the tier's
-// own reads and write (the tier is a column of merchants the card domain
-// sets). Through internal/merchant they need either those columns on the
-// head's read (which TestCoreMerchantIsWhatTheJournalNeeds refuses) or a
-// cache that every process invalidates at once (a disabled merchant's
-// cards must be declined from the next batch on): a design of its own.
-const pendingMove = "the writer batch's reads of a merchant's status, currencies and KYB tier; to go through internal/merchant (issue 28 point 2, open)"
 
 // tableFree are the folders whose SQL is not held to the owners: the load
 // and fault tools check the database from outside, as an auditor in psql

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -134,10 +135,11 @@ func (b *batch) Load(tx *ledger.Tx, p *ledger.Pipeline) {
 
 // The merchant's status comes with each card (one probe of the merchants'
 // primary key per card, no round trip of its own): a disabled merchant's
-// cards are declined by the network domain (MerchantActive).
+// cards are declined by the network domain (MerchantActive). The probe's
+// SQL is internal/merchant's, the owner of the table.
 var stmtLoadCards = ledger.NewStmt(`select c.*, m.status = 'ACTIVE' from unnest($1::text[]) as v(card_no)
 	cross join lateral (select ` + cardColumns + ` from cards c where c.card_no = v.card_no offset 0) c
-	cross join lateral (select m.status from merchants m where m.id = c.merchant_id offset 0) m`)
+	cross join lateral ` + merchant.Probe(merchant.ProbeStatus, "c.merchant_id") + ` m`)
 
 // queueCards queues the read of cards by number, with all their accounts.
 // Cards of every merchant are read; commands check ownership.

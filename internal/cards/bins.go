@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -32,10 +33,10 @@ type binKey struct {
 const binOpen = `b.enabled and coalesce(mb.allowed, b.currency = any(m.currencies))`
 
 // binAccessSelect lists BIN entries with whether merchant ? may use them.
-const binAccessSelect = `
+var binAccessSelect = `
 	select b.bin, b.currency, b.network, b.type, b.enabled, ` + binOpen + ` as open
 	from bins b
-	join merchants m on m.id = ?
+	cross join ` + merchant.Probe(merchant.ProbeCurrencies, "?") + ` m
 	left join merchant_bins mb on mb.merchant_id = m.id and mb.bin = b.bin and mb.currency = b.currency`
 
 type binAccessRow struct {
@@ -74,7 +75,7 @@ var stmtLoadBins = ledger.NewStmt(`
 	select v.m, b.bin, b.currency, b.network, b.type, b.enabled, ` + binOpen + ` as open
 	from unnest($1::bigint[], $2::text[], $3::text[]) as v(m, bin, cur)
 	cross join lateral (select * from bins b where b.bin = v.bin and b.currency = v.cur offset 0) b
-	cross join lateral (select * from merchants m where m.id = v.m offset 0) m
+	cross join lateral ` + merchant.Probe(merchant.ProbeCurrencies, "v.m") + ` m
 	left join lateral (select * from merchant_bins mb
 	                   where mb.merchant_id = v.m and mb.bin = v.bin and mb.currency = v.cur offset 0) mb on true`)
 

@@ -8,9 +8,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/paygate/gateway/internal/fx"
+	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -72,8 +72,8 @@ func limitFor(ctx context.Context, db bun.IDB, m int64, tier, currency string) (
 // limitOutside reads the tier and the limit in currency of merchant m, one
 // the batch did not read with its head.
 func limitOutside(ctx context.Context, db bun.IDB, m int64, currency string) (*Limit, error) {
-	var tier string
-	if err := db.NewRaw(`select kyb_tier from merchants where id = ?`, m).Scan(ctx, &tier); err != nil {
+	tier, err := merchant.KYBTier(ctx, db, m)
+	if err != nil {
 		return nil, ledger.MapError(err)
 	}
 	return limitFor(ctx, db, m, tier, currency)
@@ -146,7 +146,7 @@ func resetLimits(ctx context.Context, db bun.IDB, merchant int64, tier string, c
 var stmtLoadLimits = ledger.NewStmt(`
 	select m.id, m.kyb_tier, l.currency, l.card_balance_max, l.daily_card_issue_max, l.remittance_max
 	from unnest($1::bigint[]) as v(m)
-	cross join lateral (select m.id, m.kyb_tier from merchants m where m.id = v.m offset 0) m
+	cross join lateral ` + merchant.Probe(merchant.ProbeTier, "v.m") + ` m
 	left join lateral (select * from merchant_limits l where l.merchant_id = v.m offset 0) l on true`)
 
 // queueLimits queues the read of the merchants' tiers and limits in every
@@ -212,19 +212,17 @@ func LimitOf(tx *ledger.Tx, m *ledger.Merchant, currency string) (*Limit, error)
 
 // SetKYBTier sets a merchant's KYB tier and resets its limits in every
 // currency to the tier's defaults.
-func (s *Service) SetKYBTier(ctx context.Context, merchant int64, tier string) error {
+func (s *Service) SetKYBTier(ctx context.Context, id int64, tier string) error {
 	if _, ok := tierLimitsUSD[tier]; !ok {
 		return postings.FieldErrorf("tier", "must be one of TIER_1, TIER_2, TIER_3")
 	}
-	defer s.merchants.MerchantChanged(merchant)
+	defer s.merchants.MerchantChanged(id)
 	return s.l.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var currencies []string
-		err := tx.NewRaw(`update merchants set kyb_tier = ? where id = ? returning currencies`, tier, merchant).
-			Scan(ctx, pgdialect.Array(&currencies))
+		currencies, err := merchant.SetKYBTier(ctx, tx, id, tier)
 		if err != nil {
 			return ledger.MapError(err)
 		}
-		return resetLimits(ctx, tx, merchant, tier, currencies)
+		return resetLimits(ctx, tx, id, tier, currencies)
 	})
 }
 

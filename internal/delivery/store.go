@@ -94,44 +94,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		WSPrev      []byte          `bun:"ws_prev_sealed"`
 		WSPrevUntil *time.Time      `bun:"ws_prev_until"`
 	}
-	err := s.l.DB().NewRaw(`
-		with due as (
-			select d.merchant_id, d.event_seq, d.endpoint_no from deliveries d
-			where d.status = 'PENDING' and d.next_attempt_at <= ?
-			  -- The first pending delivery of its subject: a correlated min
-			  -- over deliveries_subject_idx, one index probe per candidate
-			  -- whatever the statistics say (an anti-join planned on stale
-			  -- statistics stalled a sudden backlog for 30 s). The order is
-			  -- per endpoint: a slow endpoint holds back no other.
-			  and d.event_seq = (
-				select min(p.event_seq) from deliveries p
-				where p.merchant_id = d.merchant_id and p.endpoint_no = d.endpoint_no and p.subject = d.subject
-				  and p.status = 'PENDING')
-			order by d.next_attempt_at
-			limit ?
-			for update of d skip locked
-		), claimed as (
-			update deliveries d set attempts = d.attempts + 1, next_attempt_at = ?
-			from due where d.merchant_id = due.merchant_id and d.event_seq = due.event_seq and d.endpoint_no = due.endpoint_no
-			returning d.merchant_id, d.event_seq, d.endpoint_no, d.url, d.attempts, d.window_start
-		)
-		select c.*, e.event_id, e.event_type, e.payload::text as payload, m.shop_no, m.private_key_sealed,
-		       m.private_key_prev_sealed, m.private_key_prev_until,
-		       -- The endpoint's secret row, in this statement: secretsInForce
-		       -- opens it only when its roll is not in the cache. Endpoint
-		       -- one's is webhook_secrets, another's its endpoint row.
-		       coalesce(ws.rolled_at, we.rolled_at) as ws_rolled_at, coalesce(ws.secret_sealed, we.secret_sealed) as ws_sealed,
-		       coalesce(ws.secret_prev_sealed, we.secret_prev_sealed) as ws_prev_sealed,
-		       coalesce(ws.secret_prev_until, we.secret_prev_until) as ws_prev_until
-		from claimed c
-		join events e on e.merchant_id = c.merchant_id and e.event_seq = c.event_seq
-		-- The merchants' shop numbers and sealed signing keys in the same
-		-- statement, though internal/merchant owns the table: the claim is
-		-- the callback path's one round trip per batch (bench row 6a;
-		-- internal/archtest tables_test.go names this read).
-		join merchants m on m.id = c.merchant_id
-		left join webhook_secrets ws on c.endpoint_no = 1 and ws.merchant_id = c.merchant_id
-		left join webhook_endpoints we on c.endpoint_no > 1 and we.merchant_id = c.merchant_id and we.endpoint_no = c.endpoint_no`,
+	err := s.l.DB().NewRaw(claimSQL,
 		now, limit, now.Add(lease)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, ledger.MapError(err)

@@ -1,0 +1,4 @@
+package delivery
+
+// ClaimSQL is the claim's statement, for the plan test (claim_plan_test.go).
+const ClaimSQL = claimSQL
