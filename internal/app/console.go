@@ -33,8 +33,8 @@ func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.C
 	s := a.Services
 	h, err := console.New(console.Config{DB: s.DB().DB, Sealer: sealer, Log: a.log, Ledger: s.Ledger, Merchants: s.Merchants, Bills: s.Bills, Audit: audit.New(s.Ledger),
 		Cards: s.Cards, Deliveries: s.Deliveries, Rates: s.FX, Remittances: s.Remit, Holds: s.Network, Settlements: s.Settlements(), Rail: s.RailEntries(),
-		IdleTimeout: a.cfg.ConsoleIdleTimeout, SessionMax: a.cfg.ConsoleSessionMax, LockoutFailures: a.cfg.ConsoleLockoutTries,
-		LockoutFor: a.cfg.ConsoleLockoutFor, AddressFailures: a.cfg.ConsoleAddressTries,
+		Refunds: s.Refunds(), IdleTimeout: a.cfg.ConsoleIdleTimeout, SessionMax: a.cfg.ConsoleSessionMax,
+		LockoutFailures: a.cfg.ConsoleLockoutTries, LockoutFor: a.cfg.ConsoleLockoutFor, AddressFailures: a.cfg.ConsoleAddressTries,
 		CallbackAllow: a.cfg.CallbackAllow})
 	if err != nil {
 		return err

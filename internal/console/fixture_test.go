@@ -110,7 +110,7 @@ func newFixtureWith(t *testing.T, configure func(*console.Config), wrap ...func(
 	}
 	f.audit = &gatedAudit{Service: audit.New(g.Ledger)}
 	cfg := console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Merchants: g.Merchants, Bills: g.Bills, Audit: f.audit, Cards: g.Cards,
-		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Holds: g.Network, Settlements: g.Settlements(), Rail: g.RailEntries(), Now: f.clock.Now, LockoutFailures: f.lockFailures}
+		Deliveries: g.Deliveries, Rates: g.FX, Remittances: g.Remit, Holds: g.Network, Settlements: g.Settlements(), Rail: g.RailEntries(), Refunds: g.Refunds(), Now: f.clock.Now, LockoutFailures: f.lockFailures}
 	if configure != nil {
 		configure(&cfg)
 	}

@@ -82,5 +82,6 @@ func (s *Server) register() error {
 		return err
 	}
 	return books.Register(h, books.Deps{DB: c.DB, Log: c.Log, Ledger: c.Ledger, Merchants: c.Merchants, Bills: c.Bills,
-		Audit: c.Audit, Adjustments: c.Adjustments, Settlements: c.Settlements, Rail: c.Rail, Trail: s.store})
+		Audit: c.Audit, Adjustments: c.Adjustments, Settlements: c.Settlements, Rail: c.Rail, Refunds: c.Refunds,
+		Trail: s.store})
 }

@@ -49,6 +49,9 @@ type Config struct {
 	// reconciliation reads (*network.Service), as reconcile declares them.
 	Settlements reconcile.SettlementSource
 	Rail        reconcile.RailSource // the remittances' ends the rail report page reads (internal/console/books); nil: no page
+	// Refunds are the network's refunds the refund file page reads
+	// (internal/console/books); nil: the page fails.
+	Refunds reconcile.RefundSource
 	// Sanctions loads the sanctions list (the CLI's sanctions load); nil:
 	// Remittances, when it is the remittance service, which does both.
 	Sanctions Sanctions

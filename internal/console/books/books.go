@@ -1,10 +1,10 @@
 // Package books is the console's pages of the books (docs/console.md): the
-// three reconciliations from an uploaded file (the card network's
-// settlement, the bank statement, the rail's report), the corrections
-// (adjustments: propose, approve, reject), the balance report, the signed
-// checkpoints and the closed periods, the journal entry by entry and audit
-// verify run from the page. Each runs the function the CLI runs. The
-// console serves them through host.Host: its guard (role and CSRF), its
+// four reconciliations from an uploaded file (the card network's
+// settlement and refund files, the bank statement, the rail's report), the
+// corrections (adjustments: propose, approve, reject), the balance report,
+// the signed checkpoints and the closed periods, the journal entry by entry
+// and audit verify run from the page. Each runs the function the CLI runs.
+// The console serves them through host.Host: its guard (role and CSRF), its
 // layout, its error page and its audit trail.
 package books
 
@@ -34,7 +34,8 @@ type Deps struct {
 	// Settlements are the network's clearings that settlement
 	// reconciliation reads, as reconcile declares them.
 	Settlements reconcile.SettlementSource
-	Rail        reconcile.RailSource // the remittances' ends the rail report page reads; nil: the page fails
+	Rail        reconcile.RailSource   // the remittances' ends the rail report page reads; nil: the page fails
+	Refunds     reconcile.RefundSource // the network's refunds the refund file page reads; nil: the page fails
 	Trail       Trail
 }
 
@@ -66,7 +67,8 @@ func Register(h host.Host, d Deps) error {
 	h.Handle("POST "+settlementPath, host.PermAudit, s.settlement)
 	h.Handle(bankStatementPath, host.PermAudit, s.bankStatement)
 	h.Handle(railReportPath, host.PermAudit, s.railReport)
-	for _, p := range []string{settlementPath, bankStatementPath, railReportPath} {
+	h.Handle(refundReportPath, host.PermAudit, s.refundReport)
+	for _, p := range []string{settlementPath, bankStatementPath, railReportPath, refundReportPath} {
 		h.LimitBody(p, uploadMax) // a file, not a form
 	}
 	h.Handle("GET /audit/checkpoints", host.PermAudit, s.checkpoints) // records.go

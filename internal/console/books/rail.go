@@ -1,7 +1,6 @@
 package books
 
 import (
-	"errors"
 	"mime/multipart"
 	"net/http"
 
@@ -16,37 +15,15 @@ import (
 // railReportPath is the page; its POST takes a file (Register's bound).
 const railReportPath = "/audit/rail"
 
-type railReportData struct {
-	File    string
-	Report  *reconcile.RailReport
-	Items   []reconcile.RailItem
-	Hidden  int64
-	Verdict *reconcile.Verdict
-}
-
 func (s *pages) railReport(w http.ResponseWriter, r *http.Request, u *host.User) {
-	run := func(f multipart.File, name string, period reconcile.Period, actor string) (uploadResult, error) {
-		if s.d.Rail == nil {
-			return uploadResult{}, errNoRailSource
-		}
-		rep, err := reconcile.Rail(r.Context(), s.d.Rail, reconcile.NewRecords(s.d.DB), reconcile.RailInput{
-			File: f, Name: name, Period: period, Actor: actor})
-		if err != nil {
-			return uploadResult{}, err
-		}
-		return uploadResult{rows: rep.Rows, matched: rep.Counts.Matched, toAct: rep.Counts.ToAct(), verdict: rep.Verdict, report: rep}, nil
-	}
-	show := func(name string, res uploadResult, v reconcile.Verdict) any {
-		d := railReportData{File: name, Verdict: &v}
-		if rep, ok := res.report.(*reconcile.RailReport); ok {
-			d.Report = rep
-			d.Items, d.Hidden = shownItems(rep.Items, rep.ItemsOmitted)
-		}
-		return d
-	}
-	s.reconcile(w, r, u, uploadPage{page: "rail_report", title: "Rail report reconciliation", action: "rail.reconcile",
-		fileMissing: fileMissing, empty: railReportData{}, run: run, show: show})
+	s.reconcile(w, r, u, houseFile(uploadPage{page: "rail_report", title: "Rail report reconciliation", action: "rail.reconcile",
+		fileMissing: fileMissing}, s.d.Rail != nil,
+		func(f multipart.File, name string, period reconcile.Period, actor string) (*reconcile.RailReport, error) {
+			return reconcile.Rail(r.Context(), s.d.Rail, reconcile.NewRecords(s.d.DB), reconcile.RailInput{
+				File: f, Name: name, Period: period, Actor: actor})
+		},
+		func(rep *reconcile.RailReport) (uploadResult, []reconcile.RailItem, int64) {
+			return uploadResult{rows: rep.Rows, matched: rep.Counts.Matched, toAct: rep.Counts.ToAct(), verdict: rep.Verdict},
+				rep.Items, rep.ItemsOmitted
+		}))
 }
-
-// errNoRailSource: a console built without the remittances' reads.
-var errNoRailSource = errors.New("console: no rail source configured")

@@ -9,15 +9,15 @@ import (
 	"github.com/paygate/gateway/reconcile"
 )
 
-// The three reconciliation pages (the card network's settlement file, the
-// bank statement, the rail's report) are one handler, reconcile: GET shows
-// the form, POST reconciles the uploaded file with the CLI's function and
-// shows its report, verdict and exit status; each upload is a row of the
-// audit trail under the page's action. A page says only what differs: its
-// template, its action's name, what it reconciles and how its report is
-// shown (settlement.go, bank.go, rail.go). So the three answer a missing
-// file, a bad period, an unusable file and a report alike, and record
-// alike.
+// The four reconciliation pages (the card network's settlement and refund
+// files, the bank statement, the rail's report) are one handler,
+// reconcile: GET shows the form, POST reconciles the uploaded file with the
+// CLI's function and shows its report, verdict and exit status; each upload
+// is a row of the audit trail under the page's action. A page says only
+// what differs: its template, its action's name, what it reconciles and how
+// its report is shown (settlement.go, bank.go, rail.go, refunds.go). So the
+// four answer a missing file, a bad period, an unusable file and a report
+// alike, and record alike.
 
 const (
 	// uploadMax bounds the file from a page (about 100,000 rows); a bigger
@@ -99,5 +99,6 @@ func shownItems[T any](items []T, omitted int64) ([]T, int64) {
 	return shown, int64(len(items)-len(shown)) + omitted
 }
 
-// fileMissing is the refusal of a bank or rail page's POST without a file.
+// fileMissing is the refusal of a bank, rail or refund page's POST without
+// a file.
 const fileMissing = "file: choose the file to reconcile (CSV)"

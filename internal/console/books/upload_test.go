@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// The three reconciliation pages (settlement, bank statement, rail report)
-// are one handler (upload.go): a page that read its own file, period or
+// The four reconciliation pages (settlement, refund file, bank statement,
+// rail report) are one handler (upload.go): a page that read its own file, period or
 // verdict would answer and record apart from the others, as the settlement
 // page once did beside the bank's and the rail's shared one. So each call
 // that does is in one file of the console's code, whatever its package.
