@@ -22,10 +22,14 @@ const (
 	OwnerRole   = "gateway_owner"
 	AppRole     = "gateway_app"
 	AuditorRole = "gateway_auditor"
+	// MoverRole is sql/0035's: the one role past the journal's guard,
+	// for moving a merchant between cells (internal/cellmove), taken with
+	// SET LOCAL ROLE by the operator's session. It logs in never.
+	MoverRole = "gateway_mover"
 )
 
 // EnsureRoles makes OwnerRole and AppRole login roles with their generated
-// passwords (Password), and AuditorRole without login, and sets each
+// passwords (Password), and AuditorRole and MoverRole without login, and sets each
 // password again when it exists already (a secrets file restored from
 // elsewhere wins over the cluster's copy).
 func (c *Cluster) EnsureRoles(ctx context.Context) error {
@@ -34,9 +38,9 @@ func (c *Cluster) EnsureRoles(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	for _, role := range []string{OwnerRole, AppRole, AuditorRole} {
+	for _, role := range []string{OwnerRole, AppRole, AuditorRole, MoverRole} {
 		attrs := "nologin"
-		if role != AuditorRole {
+		if role != AuditorRole && role != MoverRole {
 			pw, err := c.Password(role)
 			if err != nil {
 				return err
