@@ -24,7 +24,16 @@ create table network_refunds (
 -- The refund reconciliation's ledger side is every CARD_REFUND entry of a
 -- period (those from before this migration too): a range of this index,
 -- as entries_card_settle_idx is for the clearings.
-create index entries_card_refund_day_idx on entries (created_at, id) where kind = 'CARD_REFUND';
+-- The date in its predicate is there for the writer's prepared statements:
+-- the card's refund sum (internal/network bounds.go) states kind =
+-- 'CARD_REFUND' and the card, so without it this index qualifies for that
+-- statement too, and a connection that plans it on a young database (empty
+-- tables: ledger/plans_test.go) may pick a whole scan of this index over a
+-- probe of entries_card_refund_idx and keep that plan while refunds grow.
+-- The period read states its dates as literals (bun formats them), which
+-- imply this one; no entry is older (RefundsBetween clamps its start).
+create index entries_card_refund_day_idx on entries (created_at, id)
+    where kind = 'CARD_REFUND' and created_at >= '2000-01-01 00:00:00+00';
 
 -- A matched refund file records its refunds as kind 'network_refund'
 -- (reconcile/records.go): a refund is reconciled at most once.

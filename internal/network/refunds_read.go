@@ -55,6 +55,11 @@ const refundsByMessageSQL = `
 	) x on true
 	order by u.n`
 
+// refundIndexFrom is the date in entries_card_refund_day_idx's predicate
+// (sql/, "network refunds"): a period read that starts before it could not
+// use the index, and no entry is that old.
+var refundIndexFrom = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // refundsBetweenSQL: a range of entries_card_refund_day_idx, then the
 // message id of each (network_refunds_entry_key), none for a refund from
 // before message ids were kept.
@@ -111,6 +116,9 @@ func (s *Service) RefundsByMessage(ctx context.Context, messageIDs []string) ([]
 // cursor: at most limit (capped at SettlementBatchMax). The last one's
 // CreatedAt and EntryID are the next cursor.
 func (s *Service) RefundsBetween(ctx context.Context, from, to time.Time, after SettlementCursor, limit int) ([]RefundEntry, error) {
+	if from.Before(refundIndexFrom) {
+		from = refundIndexFrom // nothing is older, and the index starts here
+	}
 	return pageLive(limit, after, func(after SettlementCursor, want int) ([]RefundEntry, error) {
 		var rows []refundRead
 		err := s.l.DB().NewRaw(refundsBetweenSQL, from.UTC(), to.UTC(), after.CreatedAt.UTC(), after.EntryID, want).Scan(ctx, &rows)
