@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,7 +82,8 @@ func openRestore(dir string) (*verifiedRestore, error) {
 // not be mixed with the new formation's.
 func refuseExistingFormation(dir string) error {
 	if _, err := pgha.OpenFormation(dir); err == nil {
-		return usageError{fmt.Sprintf("-dir %s already holds a formation; a formation from a restore is made in a new directory", dir)}
+		return usageError{fmt.Sprintf("-dir %s already holds a formation: a formation from a restore is made in a new directory "+
+			"(one made from a restore before runs again with ha run -dir %s, without -from-restore)", dir, dir)}
 	}
 	return nil
 }
@@ -95,7 +96,7 @@ func (r *verifiedRestore) carryKey(gwDir string) error {
 	}
 	path := filepath.Join(gwDir, "data.key")
 	if old, err := readKeyFile(path); err == nil {
-		if !bytes.Equal(old, r.key) {
+		if subtle.ConstantTimeCompare(old, r.key) != 1 { // a secret: compared in constant time
 			return fmt.Errorf("%s holds another data key than the restore's %s: use a new gateway directory (GATEWAY_DATA_DIR)", path, r.keyFile)
 		}
 		return nil

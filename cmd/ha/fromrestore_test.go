@@ -179,6 +179,15 @@ func TestFormationFromRestore(t *testing.T) {
 		t.Fatalf("restore: %v\n%s", err, rout.String())
 	}
 	old.stop() // two formations at once are too much for the machine
+	oldRepo, err := pgha.OpenRepo(filepath.Join(oldF.Dir(), "backup"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldList, err := oldRepo.Backups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldBackups := len(oldList)
 
 	// The refusals, before anything is made. An unfinished restore: one
 	// with its cluster and key but without the mark of audit verify's pass.
@@ -237,11 +246,28 @@ func TestFormationFromRestore(t *testing.T) {
 	if err := ndb.QueryRowContext(ctx, "show archive_command").Scan(&archive); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(archive, f.Dir()) || strings.Contains(archive, oldF.Dir()) {
+	if !strings.Contains(archive, f.Dir()+"/backup/") || strings.Contains(archive, oldF.Dir()+"/") {
 		t.Errorf("the new primary archives with %q, want the new formation's repository (%s)", archive, f.Dir())
 	}
 	if err := pgha.SwitchAndArchive(ctx, f.URL("postgres")); err != nil {
 		t.Errorf("the new formation's WAL is not archived into its repository: %v", err)
+	}
+	// Its first backup (the schedule's, at once) goes there too, and the
+	// old repository holds what it held.
+	waitUntil(ctx, t, nf.done, "the new formation's scheduled full backup", func() bool {
+		return strings.Contains(nf.out.String(), "ha: scheduled full backup done")
+	})
+	for _, r := range []struct {
+		dir  string
+		want int
+	}{{f.Dir(), 1}, {oldF.Dir(), oldBackups}} {
+		repo, err := pgha.OpenRepo(filepath.Join(r.dir, "backup"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := repo.Backups(ctx); err != nil || len(b) != r.want {
+			t.Errorf("the repository of %s holds %d backups (%v), want %d", r.dir, len(b), err, r.want)
+		}
 	}
 
 	// The primary's PostgreSQL killed: the standby, cloned from the
