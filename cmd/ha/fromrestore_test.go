@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/pgha"
-	"github.com/paygate/gateway/internal/pgha/pghatest"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
 
@@ -102,24 +101,11 @@ func portsFlag(t *testing.T) string {
 // A -dir that holds a formation and a directory that is not a verified
 // restore are refused first.
 func TestFormationFromRestore(t *testing.T) {
-	if os.Getenv(formationEnv) == "" {
-		t.Skipf("set %s=1 (make test-ha) to run the pg_auto_failover formation", formationEnv)
-	}
-	pghatest.NeedTool(t, pgha.FindPgAutoctl)
-	pghatest.NeedTool(t, pgha.FindPgBackRest)
-	root := pghatest.Dir(t)
-	bin := filepath.Join(root, "gateway")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/paygate/gateway/cmd/gateway").CombinedOutput(); err != nil {
-		t.Fatalf("building the gateway: %v\n%s", err, out)
-	}
+	root, bin := formationTest(t)
 	oldDir, oldGW := filepath.Join(root, "ha"), filepath.Join(root, "gw")
 	newDir, newGW := filepath.Join(root, "ha2"), filepath.Join(root, "gw2")
 	into := filepath.Join(root, "restored")
-	for k, v := range map[string]string{"GATEWAY_ADDR": "127.0.0.1:0", "GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
-		"GATEWAY_CONSOLE_ADDR": "off", "GATEWAY_DATA_DIR": oldGW, "GATEWAY_DATA_KEY": "", "GATEWAY_LOG_LEVEL": "warn"} {
-		t.Setenv(k, v)
-	}
-	os.Unsetenv("GATEWAY_DATA_KEY")
+	gatewayTestEnv(t, oldGW)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 
