@@ -110,3 +110,36 @@ func TestCarryKey(t *testing.T) {
 		})
 	}
 }
+
+// `ha run -from-restore` refuses before it makes anything: the new -dir
+// does not exist after a refusal.
+func TestRunFromRestoreRefusesBeforeMaking(t *testing.T) {
+	marker := `{"target":"2026-11-25T10:00:00Z","formation":"/var/ha","verified":"2026-11-25T11:00:00Z"}`
+	for _, tc := range []struct {
+		name    string
+		restore map[string]string
+		gwKey   string
+		refuse  string
+	}{
+		{"not a verified restore", map[string]string{"data.key": keyA, "pg/data/PG_VERSION": "15\n"}, "", "is not a finished, verified restore"},
+		{"another key in the gateway's directory", map[string]string{restoreMarker: marker, "data.key": keyA, "pg/data/PG_VERSION": "15\n"}, keyB, "holds another data key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			restored, gw, dir := filepath.Join(root, "restored"), filepath.Join(root, "gw"), filepath.Join(root, "ha-new")
+			writeFiles(t, restored, tc.restore)
+			if tc.gwKey != "" {
+				writeFiles(t, gw, map[string]string{"data.key": tc.gwKey})
+			}
+			t.Setenv("GATEWAY_DATA_DIR", gw)
+			var out lockedBuffer
+			err := run(t.Context(), []string{"run", "-dir", dir, "-from-restore", restored, "-nodes", "2"}, &out, &out)
+			if err == nil || !strings.Contains(err.Error(), tc.refuse) {
+				t.Errorf("ha run -from-restore: %v, want %q\n%s", err, tc.refuse, out.String())
+			}
+			if _, err := os.Stat(dir); err == nil {
+				t.Errorf("the refused run made %s", dir)
+			}
+		})
+	}
+}

@@ -58,6 +58,17 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 			return err
 		}
 	}
+	gwDir := os.Getenv("GATEWAY_DATA_DIR")
+	if gwDir == "" {
+		gwDir = filepath.Join(*dir, "gateway")
+	}
+	if seed != nil {
+		// The restored database's key, before anything is made: a
+		// different one in the gateway's directory is refused.
+		if err := seed.carryKey(gwDir); err != nil {
+			return err
+		}
+	}
 	real, err := pgcluster.PrepareDir(*dir, stdout)
 	if err != nil {
 		return err
@@ -103,15 +114,6 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 		pgha.Stanza, repo.Config(), encryption(repo), *backupEvery)
 	fmt.Fprintf(stdout, "ha:   DATABASE_URL=%s\n", url)
 
-	gwDir := os.Getenv("GATEWAY_DATA_DIR")
-	if gwDir == "" {
-		gwDir = filepath.Join(*dir, "gateway")
-	}
-	if seed != nil {
-		if err := seed.carryKey(gwDir); err != nil {
-			return err
-		}
-	}
 	// Least privilege: migrated as the owner, served as gateway_app.
 	appURL, err := serveURL(ctx, f, *gatewayBin, secretsDir(real), stdout)
 	if err != nil {
