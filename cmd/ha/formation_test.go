@@ -34,26 +34,13 @@ const formationEnv = "GATEWAY_TEST_FORMATION"
 // works; the schedule takes its first backup at once, into an encrypted
 // repository; Ctrl-C (the context's end) leaves no server listening.
 func TestSuperviseRestoreAndStop(t *testing.T) {
-	if os.Getenv(formationEnv) == "" {
-		t.Skipf("set %s=1 (make test-ha) to run the pg_auto_failover formation", formationEnv)
-	}
-	pghatest.NeedTool(t, pgha.FindPgAutoctl)
-	pghatest.NeedTool(t, pgha.FindPgBackRest)
-	root := pghatest.Dir(t)
-	bin := filepath.Join(root, "gateway")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/paygate/gateway/cmd/gateway").CombinedOutput(); err != nil {
-		t.Fatalf("building the gateway: %v\n%s", err, out)
-	}
+	root, bin := formationTest(t)
 	dir, gwDir := filepath.Join(root, "ha"), filepath.Join(root, "gw")
 	ports, err := pgha.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[string]string{"GATEWAY_ADDR": "127.0.0.1:0", "GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
-		"GATEWAY_CONSOLE_ADDR": "off", "GATEWAY_DATA_DIR": gwDir, "GATEWAY_DATA_KEY": "", "GATEWAY_LOG_LEVEL": "warn"} {
-		t.Setenv(k, v)
-	}
-	os.Unsetenv("GATEWAY_DATA_KEY")
+	gatewayTestEnv(t, gwDir)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)
@@ -251,6 +238,35 @@ func TestSuperviseRestoreAndStop(t *testing.T) {
 			t.Errorf("the keeper of %s still runs", n.Name)
 		}
 	}
+}
+
+// formationTest skips t unless formationEnv is set and the tools are
+// installed, and returns its directory and a gateway binary built there.
+func formationTest(t *testing.T) (root, bin string) {
+	t.Helper()
+	if os.Getenv(formationEnv) == "" {
+		t.Skipf("set %s=1 (make test-ha) to run the pg_auto_failover formation", formationEnv)
+	}
+	pghatest.NeedTool(t, pgha.FindPgAutoctl)
+	pghatest.NeedTool(t, pgha.FindPgBackRest)
+	root = pghatest.Dir(t)
+	bin = filepath.Join(root, "gateway")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/paygate/gateway/cmd/gateway").CombinedOutput(); err != nil {
+		t.Fatalf("building the gateway: %v\n%s", err, out)
+	}
+	return root, bin
+}
+
+// gatewayTestEnv is the environment of the gateways ha run starts in a
+// test: loopback on free ports, no console, the data directory gwDir and
+// its key (never one the shell holds).
+func gatewayTestEnv(t *testing.T, gwDir string) {
+	t.Helper()
+	for k, v := range map[string]string{"GATEWAY_ADDR": "127.0.0.1:0", "GATEWAY_INTERNAL_ADDR": "127.0.0.1:0",
+		"GATEWAY_CONSOLE_ADDR": "off", "GATEWAY_DATA_DIR": gwDir, "GATEWAY_DATA_KEY": "", "GATEWAY_LOG_LEVEL": "warn"} {
+		t.Setenv(k, v)
+	}
+	os.Unsetenv("GATEWAY_DATA_KEY")
 }
 
 // keeperPID is the pid of the keeper of pgdata in the formation of dir

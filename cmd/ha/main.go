@@ -2,7 +2,7 @@
 // machine, for development and the failover tests (docs/ha.md), and gives
 // the operator's backup commands for it (docs/operations.md):
 //
-//	ha run      [-dir var/ha] [-nodes 3|2] [-ports 25430,25431,25432[,25433]] [-gateway bin/gateway] [-- serve flags]
+//	ha run      [-dir var/ha] [-nodes 3|2] [-ports 25430,25431,25432[,25433]] [-gateway bin/gateway] [-from-restore DIR] [-- serve flags]
 //	ha state    [-dir var/ha]
 //	ha failover [-dir var/ha]
 //	ha backup   [-dir var/ha] [-type full|diff|incr]
@@ -47,7 +47,8 @@ func (u usageError) Error() string { return u.msg }
 const usage = `usage: ha <command> [flags]
 
   run       start the formation (a monitor and three PostgreSQL nodes) and the
-            gateway on it; Ctrl-C stops everything
+            gateway on it; Ctrl-C stops everything. -from-restore DIR makes a
+            new formation in -dir from a verified restore
   state     the monitor's view of the nodes
   failover  a controlled failover (pg_autoctl perform failover)
   backup    a pgBackRest backup of the primary

@@ -130,7 +130,13 @@ func restore(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, 
 	if err := auditVerify(ctx, *gatewayBin, c.URL("gateway"), *into, *keyFlag, stdout, stderr); err != nil {
 		return err
 	}
+	// Last: the mark of a finished, verified restore, which `ha run
+	// -from-restore` requires.
+	if err := writeRestoreRecord(*into, restoreRecord{Target: target.UTC(), Set: *set, Formation: f.Dir(), Verified: time.Now().UTC()}); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "ha: serve it with: GATEWAY_DATA_DIR=%s %s serve\n", *into, *gatewayBin)
+	fmt.Fprintf(stdout, "ha: or make it a new HA formation: ha run -dir NEWDIR -from-restore %s\n", *into)
 	return nil
 }
 

@@ -72,7 +72,7 @@ func claimInto(into string) (func(), error) {
 		return func() { _ = os.RemoveAll(into) }, nil
 	}
 	return func() {
-		for _, n := range []string{"pg", "data.key"} {
+		for _, n := range []string{"pg", "data.key", restoreMarker} {
 			_ = os.RemoveAll(into + "/" + n)
 		}
 	}, nil

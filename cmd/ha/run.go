@@ -30,6 +30,7 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 	// two copies of every acknowledged write; two stay available.
 	nodes := fs.Int("nodes", 3, "data nodes, 3 or 2 (3: number_sync_standbys 1, a lost node leaves two copies of each write; used when the formation is created)")
 	gatewayBin := fs.String("gateway", "bin/gateway", "the gateway binary")
+	fromRestore := fs.String("from-restore", "", "a new formation in -dir (which must not hold one) from the verified `ha restore` in this directory: its first node a copy of the restored cluster, the others cloned from it, a new backup repository, the restore's data key")
 	backupEvery := fs.Duration("backup-every", 24*time.Hour, "a scheduled pgBackRest backup this often: a full one every 7, a differential between (schedule.go); 0: none")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -47,6 +48,27 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 			fmt.Fprintf(stdout, "ha: port %d is in the ephemeral range (%d-60999): a server restarted on it can find it held by a client socket in TIME-WAIT (docs/ha.md)\n", p, ephemeralMin)
 		}
 	}
+	var seed *verifiedRestore
+	if *fromRestore != "" {
+		// Both refusals before anything is made (fromrestore.go).
+		if err := refuseExistingFormation(*dir); err != nil {
+			return err
+		}
+		if seed, err = openRestore(*fromRestore); err != nil {
+			return err
+		}
+	}
+	gwDir := os.Getenv("GATEWAY_DATA_DIR")
+	if gwDir == "" {
+		gwDir = filepath.Join(*dir, "gateway")
+	}
+	if seed != nil {
+		// The restored database's key, before anything is made: a
+		// different one in the gateway's directory is refused.
+		if err := seed.carryKey(gwDir); err != nil {
+			return err
+		}
+	}
 	real, err := pgcluster.PrepareDir(*dir, stdout)
 	if err != nil {
 		return err
@@ -57,7 +79,13 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 	}
 	started := time.Now()
 	fmt.Fprintf(stdout, "ha: starting the pg_auto_failover formation in %s (the first time takes about a minute)\n", *dir)
-	f, err := pgha.StartFormation(ctx, pgha.FormationOptions{Dir: *dir, Ports: ports, Repo: repo, Log: stdout})
+	opts := pgha.FormationOptions{Dir: *dir, Ports: ports, Repo: repo, Log: stdout}
+	if seed != nil {
+		opts.Seed = seed.pgData
+		fmt.Fprintf(stdout, "ha: the first node is a copy of the restore %s (to %s, verified %s)\n",
+			seed.dir, seed.record.Target.Format(time.RFC3339Nano), seed.record.Verified.Format(time.RFC3339))
+	}
+	f, err := pgha.StartFormation(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -86,14 +114,18 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 		pgha.Stanza, repo.Config(), encryption(repo), *backupEvery)
 	fmt.Fprintf(stdout, "ha:   DATABASE_URL=%s\n", url)
 
-	gwDir := os.Getenv("GATEWAY_DATA_DIR")
-	if gwDir == "" {
-		gwDir = filepath.Join(*dir, "gateway")
-	}
 	// Least privilege: migrated as the owner, served as gateway_app.
 	appURL, err := serveURL(ctx, f, *gatewayBin, secretsDir(real), stdout)
 	if err != nil {
 		return err
+	}
+	if seed != nil {
+		// The new primary holds the restored journal, checked as the
+		// restore was, with its key, before anything is served from it.
+		if err := auditVerify(ctx, *gatewayBin, f.URL("gateway"), gwDir, seed.keyFile, stdout, os.Stderr); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "ha: gateway audit verify passed on the new primary, with the restore's data key")
 	}
 	cmd := exec.Command(*gatewayBin, append([]string{"serve"}, serveArgs...)...) //nolint:gosec // the operator's binary and flags
 	cmd.Env = gatewayEnv(os.Environ(), appURL, gwDir, filepath.Join(real, "backup"))

@@ -45,6 +45,10 @@ type FormationOptions struct {
 	Timings *Timings
 	// Repo, when set, archives every node's WAL into it (pgBackRest).
 	Repo *Repo
+	// Seed, when set, is the data directory of a stopped, promoted
+	// cluster (a verified restore) that the first node is a copy of
+	// (formation_seed.go); a formation that exists already is refused.
+	Seed string
 	// Log receives progress lines meant for a person.
 	Log io.Writer
 }
@@ -186,6 +190,9 @@ func StartFormation(ctx context.Context, opts FormationOptions) (*Formation, err
 		return nil, err
 	}
 	f := &Formation{opts: opts, dir: dir, pgctl: bin.Program("pg_ctl"), autoctl: autoctl}
+	if opts.Seed != "" && exists(filepath.Join(dir, "formation.json")) {
+		return nil, fmt.Errorf("pgha: %s already holds a formation: a formation from a restore is made in a new directory", opts.Dir)
+	}
 	ff, err := f.loadOrPickPorts()
 	if err != nil {
 		return nil, err
@@ -473,6 +480,12 @@ func (f *Formation) startNode(ctx context.Context, n *Keeper, first bool) error 
 		args := append([]string{"create", "postgres", "--pgdata", n.PGData, "--pgport", strconv.Itoa(n.Port),
 			"--listen", "127.0.0.1", "--hostname", "127.0.0.1", "--name", n.Name, "--dbname", f.opts.DBName,
 			"--monitor", f.MonitorURL(), "--pgctl", f.pgctl}, append(f.authArgs(), tlsArgs...)...)
+		if first && f.opts.Seed != "" {
+			fmt.Fprintf(f.opts.Log, "pgha: %s is a copy of %s\n", n.Name, f.opts.Seed)
+			if err := f.seedNode(n, f.opts.Seed); err != nil {
+				return err
+			}
+		}
 		if first {
 			// Created without running, so that the archive settings are in
 			// its postgresql.conf before it starts; the standby's base
@@ -578,7 +591,7 @@ func (f *Formation) writeNodeSettings(n *Keeper) error {
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	b.WriteString("\n# The gateway's settings (internal/pgha, docs/ha.md)\n")
+	b.WriteString(gatewaySettingsMarker)
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s = '%s'\n", k, strings.ReplaceAll(settings[k], "'", "''"))
 	}
