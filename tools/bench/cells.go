@@ -93,7 +93,7 @@ func scenarioCells(b *bench) ([]row, error) {
 	r1.Target = fmt.Sprintf("≥ %.1f× one cell", targetCellsRatio)
 	r1.Measured = fmt.Sprintf("%.2f×", r1.Ratio)
 	r1.Verdict = verdict(r1.Ratio >= targetCellsRatio)
-	r1.Note = joinNotes(fmt.Sprintf("ceiling column: the one-cell gateway (row 1's, no GATEWAY_CELLS); runs one, two, two, one: one cell %s ops/s, two cells %s ops/s; both cells are databases of the bench's one PostgreSQL",
+	r1.Note = joinNotes(fmt.Sprintf("ceiling column: the one-cell gateway (row 1's, no GATEWAY_CELLS); latencies and CPU: the first two-cell run; runs one, two, two, one: one cell %s ops/s, two cells %s ops/s; both cells are databases of the bench's one PostgreSQL",
 		opsList(oneRes), opsList(twoRes)), twoRes[0].errorNote(), twoRes[1].errorNote())
 
 	// C2: cell a alone, beside cell b, alone.
@@ -127,12 +127,20 @@ func scenarioCells(b *bench) ([]row, error) {
 		}
 	}
 	r2 := gatewayRow(fmt.Sprintf("C2 cell a1's transfers while b2 is loaded, %d + %d clients", half, half), beside, nil)
+	// The processes' CPU in that window served both cells: per operation
+	// of either (a1's alone would count b2's work twice).
+	if both := float64(beside.n + other.n); both > 0 {
+		share := float64(beside.n) / both
+		r2.GatewayCPUPerOpMs *= share
+		r2.PgCPUPerOpMs *= share
+		r2.BenchCPUPerOpMs *= share
+	}
 	r2.CeilingOps = meanOps(alone) // cell a alone, in the ceiling column
 	r2.Ratio = beside.opsPerSec / r2.CeilingOps
 	r2.Target = "n/a on 2 shared cores"
 	r2.Measured = fmt.Sprintf("%.2f× alone", r2.Ratio)
 	r2.Verdict = "n/a"
-	r2.Note = joinNotes(fmt.Sprintf("ceiling column: cell a1 alone (runs %s ops/s, p99 %s and %s ms); beside it cell b2 did %.0f ops/s (p99 %s ms), the two %.0f; the cells share this machine's two cores and one PostgreSQL, so a1 alone gets the CPU b2 leaves idle",
+	r2.Note = joinNotes(fmt.Sprintf("ceiling column: cell a1 alone (runs %s ops/s, p99 %s and %s ms); beside it cell b2 did %.0f ops/s (p99 %s ms), the two %.0f; CPU per operation of either cell; the cells share this machine's two cores and one PostgreSQL, so a1 alone gets the CPU b2 leaves idle",
 		opsList(alone), fmtMs(alone[0].p99()), fmtMs(alone[1].p99()), other.opsPerSec, fmtMs(other.p99()), beside.opsPerSec+other.opsPerSec),
 		beside.errorNote(), other.errorNote())
 	return []row{r1, r2}, nil

@@ -9,9 +9,13 @@ import (
 
 // cellWatch watches the cell that is not failed (cells.go): every attempt
 // of its merchants, whether it got a 2xx answer, and its latency before
-// the fault and after it (until the failed cell's load ended).
+// the fault and after it (until the failed cell's load ended). Attempts
+// begun before warm are errors if they fail but no latency: the first
+// seconds open every connection (TLS, PostgreSQL sessions, cold caches)
+// and would flatter "before".
 type cellWatch struct {
 	mu            sync.Mutex
+	warm          time.Time
 	fault, end    time.Time
 	before, after []time.Duration
 	errors        int
@@ -41,6 +45,7 @@ func (w *cellWatch) observe(a attempt) {
 		return
 	}
 	switch {
+	case a.start.Before(w.warm):
 	case w.fault.IsZero() || a.end.Before(w.fault):
 		w.before = append(w.before, a.end.Sub(a.start))
 	case !a.start.Before(w.fault) && (w.end.IsZero() || !a.end.After(w.end)):
