@@ -94,7 +94,13 @@ func scenarioCells(b *bench) ([]row, error) {
 	r1.Measured = fmt.Sprintf("%.2f×", r1.Ratio)
 	r1.Verdict = verdict(r1.Ratio >= targetCellsRatio)
 	r1.Note = joinNotes(fmt.Sprintf("ceiling column: the one-cell gateway (row 1's, no GATEWAY_CELLS); latencies and CPU: the first two-cell run; runs one, two, two, one: one cell %s ops/s, two cells %s ops/s; both cells are databases of the bench's one PostgreSQL",
-		opsList(oneRes), opsList(twoRes)), twoRes[0].errorNote(), twoRes[1].errorNote())
+		opsList(oneRes), opsList(twoRes)),
+		// CPU per operation moves less with the machine's load than
+		// throughput does: the router's cost, if any, would show here.
+		fmt.Sprintf("gateway CPU ms/op, mean of the runs: one cell %.3f, two cells %.3f; postgres %.3f and %.3f",
+			meanOf(oneRes, func(r *runResult) float64 { return r.cpuPerOpMs }), meanOf(twoRes, func(r *runResult) float64 { return r.cpuPerOpMs }),
+			meanOf(oneRes, func(r *runResult) float64 { return r.pgCPUPerOpMs }), meanOf(twoRes, func(r *runResult) float64 { return r.pgCPUPerOpMs })),
+		twoRes[0].errorNote(), twoRes[1].errorNote())
 
 	// C2: cell a alone, beside cell b, alone.
 	half := max(1, b.o.concurrency/2)
@@ -147,9 +153,13 @@ func scenarioCells(b *bench) ([]row, error) {
 }
 
 func meanOps(rs []*runResult) float64 {
+	return meanOf(rs, func(r *runResult) float64 { return r.opsPerSec })
+}
+
+func meanOf(rs []*runResult, f func(*runResult) float64) float64 {
 	sum := 0.0
 	for _, r := range rs {
-		sum += r.opsPerSec
+		sum += f(r)
 	}
 	return sum / float64(len(rs))
 }
