@@ -25,7 +25,7 @@ PG_LIB ?= /usr/lib/postgresql
 # sudo only when we are not root and it exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || ! command -v sudo >/dev/null 2>&1 || echo sudo)
 
-.PHONY: build image pg pg-ha chromium stdwebhooks run run-ha backup-ha restore-ha test test-short test-ha bench chaos chaos-ha lint lint-openapi fmt vet clean clean-data
+.PHONY: build image pg pg-ha chromium stdwebhooks run run-ha backup-ha restore-ha test test-short test-ha bench chaos chaos-ha chaos-cells lint lint-openapi fmt vet clean clean-data
 
 # COMMIT is stamped into bin/gateway for `gateway version` where the go
 # command does not record vcs.revision itself (git worktrees, -buildvcs=false).
@@ -190,13 +190,17 @@ bench: pg
 # pg_auto_failover formation on $(HA_PORTS): the primary lost, the standby
 # lost, a restore from backup (docs/ha.md). Several minutes; exit status 1
 # on any violation. make chaos CHAOS_ARGS='-seeds 42'. chaos-ha runs the
-# HA scenarios alone.
+# HA scenarios alone; chaos-cells the cells scenario alone (two formations on
+# free ports, one cell's primary lost under load on both: docs/ha.md).
 CHAOS_ARGS ?=
 chaos: pg pg-ha
 	$(GO) run ./tools/chaos -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
 
 chaos-ha: pg pg-ha
 	$(GO) run ./tools/chaos -only primary,frozen,standby,restore,standby3,primary3 -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
+
+chaos-cells: pg pg-ha
+	$(GO) run ./tools/chaos -only cells $(CHAOS_ARGS)
 
 lint: vet lint-openapi
 	@lint=$$(command -v golangci-lint || echo "$(CURDIR)/bin/golangci-lint"); \

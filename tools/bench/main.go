@@ -153,7 +153,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.billCallers, "entries-callers", 64, "concurrent ledger.Append callers making the bill merchant's entries")
 	fs.IntVar(&o.authLowConc, "auth-low-concurrency", 4, "scenario 3: also measure authorizations at this lower concurrency (0: not)")
 	fs.IntVar(&o.billConc, "bill-concurrency", 4, "scenarios 5 and 8: concurrent clients reading bill pages")
-	fs.StringVar(&o.only, "only", "", "comma-separated scenario prefixes to run (1,2,3,4,5,6,7,8,H,S,L,U); setup runs as needed")
+	fs.StringVar(&o.only, "only", "", "comma-separated scenario prefixes to run (1,2,3,4,5,6,7,8,C,H,S,L,U); setup runs as needed")
 	fs.StringVar(&o.skip, "skip", "", "comma-separated scenario prefixes to skip")
 	fs.StringVar(&o.out, "out", "bench-results/latest.json", "where to write the JSON report (empty: nowhere)")
 	fs.StringVar(&o.gatewayBin, "gateway", "", "a gateway binary to run instead of building ./cmd/gateway")

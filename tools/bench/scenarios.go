@@ -27,6 +27,7 @@ func scenarios() []scenario {
 		{"6", "callback delivery", scenarioCallbacks},
 		{"7", "gateway audit verify", scenarioVerify},
 		{"8", "filtered bill, page 1 against page 1,000", scenarioBillFilter},
+		{"C", "transfers on one cell against two (issue 33)", scenarioCells},
 		{"H", "transfers with a synchronous standby, an asynchronous one, none", scenarioStandby},
 		{"L", "ledger.Append in process (no HTTP)", scenarioLedger},
 		{"S", "one merchant against sixteen (issue 20)", scenarioSpread},
@@ -125,9 +126,14 @@ func scenarioTransfers(b *bench) ([]row, error) {
 // driveTransfers is scenario 1's timed run: transfers of one cent IN or OUT
 // of cards of s drawn at random, each with its own key (prefix keys).
 func (b *bench) driveTransfers(s *spreadSetup, profile, keys string) (*runResult, error) {
-	conc := b.o.concurrency
+	return b.driveTransfersN(s, b.o.concurrency, true, profile, keys)
+}
+
+// driveTransfersN is driveTransfers with conc clients; gateway: measure
+// the gateway process (off for a second run beside one that does).
+func (b *bench) driveTransfersN(s *spreadSetup, conc int, gateway bool, profile, keys string) (*runResult, error) {
 	rngs := newRngs(conc, 1)
-	return b.drive(driveSpec{concurrency: conc, duration: b.o.duration, warmup: b.o.warmup, profile: profile, gateway: true,
+	return b.drive(driveSpec{concurrency: conc, duration: b.o.duration, warmup: b.o.warmup, profile: profile, gateway: gateway,
 		op: func(w, i int) error {
 			rng := rngs[w]
 			c := s.cards[rng.IntN(len(s.cards))]

@@ -186,7 +186,7 @@ func newBench(ctx context.Context, o options, log io.Writer) (_ *bench, err erro
 // needsGateway: every scenario but the in-process ledger rows drives it
 // (S: spread.go; 8: the filtered bill; U: sanctions_load.go).
 func (o *options) needsGateway() bool {
-	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "H", "S", "U"} {
+	for _, id := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "C", "H", "S", "U"} {
 		if o.selected(id) {
 			return true
 		}
@@ -249,7 +249,8 @@ func startGateway(ctx context.Context, bin string, b *bench, log io.Writer) (*ga
 
 // startGatewayOn starts a gateway on dbURL with its data in b.dir/data
 // and its log in b.dir/logName.
-func startGatewayOn(ctx context.Context, bin string, b *bench, dbURL, data, logName string, log io.Writer) (*gateway, error) {
+// extra settings go before -gateway-env's (which win).
+func startGatewayOn(ctx context.Context, bin string, b *bench, dbURL, data, logName string, log io.Writer, extra ...string) (*gateway, error) {
 	tok := make([]byte, 24)
 	_, _ = rand.Read(tok)
 	g := &gateway{}
@@ -258,7 +259,7 @@ func startGatewayOn(ctx context.Context, bin string, b *bench, dbURL, data, logN
 		DataDir: filepath.Join(b.dir, data), LogPath: filepath.Join(b.dir, logName),
 		DataKey: b.dataKey, InternalToken: hex.EncodeToString(tok),
 		BaseEnv:      os.Environ(),
-		Env:          b.o.gatewayEnv, // -gateway-env: last wins
+		Env:          append(append([]string(nil), extra...), b.o.gatewayEnv...), // -gateway-env: last wins
 		IdleConnsMax: b.o.concurrency,
 		OnStart: func(pid int) {
 			g.rss = &rssSampler{pid: pid}

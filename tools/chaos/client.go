@@ -273,6 +273,13 @@ func (s spread) RoundTrip(req *http.Request) (*http.Response, error) {
 // run sends ops from `clients` goroutines and returns when every one is
 // answered (or given up after r.giveUp).
 func (r *runner) run(ctx context.Context, rng *rand.Rand, ops []*shopOp, clients int) {
+	r.runUntil(ctx, rng, ops, clients, nil)
+}
+
+// runUntil is run that stops sending new operations once stop is closed
+// (nil: never) and returns how many it sent, the first ones of ops: each
+// of them answered (or given up) when it returns.
+func (r *runner) runUntil(ctx context.Context, rng *rand.Rand, ops []*shopOp, clients int, stop <-chan struct{}) int {
 	ch := make(chan *shopOp)
 	var wg sync.WaitGroup
 	for c := 0; c < clients; c++ {
@@ -286,14 +293,20 @@ func (r *runner) run(ctx context.Context, rng *rand.Rand, ops []*shopOp, clients
 			}
 		}()
 	}
+	sent := 0
+feed:
 	for _, o := range ops {
 		select {
 		case ch <- o:
+			sent++
+		case <-stop:
+			break feed
 		case <-ctx.Done():
 		}
 	}
 	close(ch)
 	wg.Wait()
+	return sent
 }
 
 func (r *runner) do(ctx context.Context, rng *rand.Rand, o *shopOp) {

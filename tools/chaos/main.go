@@ -19,7 +19,9 @@
 //     restore from backup to a moment;
 //   - standby3, primary3: the same losses on a formation of three data
 //     nodes (ha_three.go), with the single-copy window measured
-//     (ha_copies.go).
+//     (ha_copies.go);
+//   - cells: two cells, each a formation, one gateway over both; one
+//     cell's primary lost under load on both (cells.go).
 //
 // It prints what it did and what it found, and exits 1 on any violation.
 // docs/reliability.md describes each fault and the observed results.
@@ -51,8 +53,8 @@ func main() {
 
 func run() int {
 	fs := flag.NewFlagSet("chaos", flag.ExitOnError)
-	only := fs.String("only", "crash,outage,multi,primary,frozen,standby,restore,standby3,primary3",
-		"scenarios to run, comma-separated: crash, outage, multi; primary, frozen, standby, restore, standby3, primary3 (the HA scenarios, `make chaos-ha`; the last two on a formation of three data nodes)")
+	only := fs.String("only", "crash,outage,multi,primary,frozen,standby,restore,standby3,primary3,cells",
+		"scenarios to run, comma-separated: crash, outage, multi; primary, frozen, standby, restore, standby3, primary3 (the HA scenarios, `make chaos-ha`; the last two on a formation of three data nodes); cells (two formations, `make chaos-cells`)")
 	seedsFlag := fs.String("seeds", "", "comma-separated seeds of the crash runs (default: -runs fresh seeds); the outage and multi scenarios use the first")
 	runs := fs.Int("runs", 3, "crash runs (seeds) when -seeds is not given")
 	ops := fs.Int("ops", 1200, "money operations per crash run and per outage run")
@@ -193,6 +195,12 @@ func run() int {
 			fmt.Fprintln(os.Stderr, "chaos:", err)
 			return 1
 		}
+	}
+	if want["cells"] && ctx.Err() == nil {
+		// After the HA scenarios have stopped their formations: the machine
+		// runs the two cells' formations alone.
+		e.logf("cells: seed %d: %d operations on cell b2 from %d clients, as many clients on cell a1", seeds[0], *haOps, max(1, *haClients/2))
+		report(runCellsScenario(ctx, e, seeds[0], cellsOptions{ops: *haOps, clients: max(1, *haClients/2)}))
 	}
 
 	fmt.Println()
