@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/uptrace/bun"
-
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/cellmove"
-	"github.com/paygate/gateway/internal/cells"
-	"github.com/paygate/gateway/internal/database"
+	"github.com/paygate/gateway/internal/config"
 )
 
 // cmdCellsMove moves one merchant from one cell's database to another's
@@ -44,7 +42,11 @@ func cmdCellsMove(ctx context.Context, e *env, args []string) error {
 		err   error
 	)
 	if !strings.Contains(*to, "://") {
-		mv, close, err = directoryMover(ctx, e, *shopNo, *from, *to)
+		var cfg *config.Config
+		if cfg, err = cellsConfig(e); err != nil {
+			return err
+		}
+		mv, close, err = app.DirectoryMover(ctx, cfg, *shopNo, *from, *to)
 	} else {
 		mv, close, err = urlMover(ctx, *from, *to, *fromName, *toName)
 	}
@@ -74,73 +76,10 @@ func urlMover(ctx context.Context, from, to, fromName, toName string) (*cellmove
 	if from == "" {
 		return nil, nil, usageError("--from is required with a --to URL (or set GATEWAY_CELLS and name the target cell)")
 	}
-	dbs, close, err := openMoveDBs(ctx, map[string]string{"--from": from, "--to": to})
+	dbs, close, err := app.OpenMoveDBs(ctx, map[string]string{"--from": from, "--to": to})
 	if err != nil {
 		return nil, nil, err
 	}
 	return &cellmove.Mover{From: cellmove.Cell{Name: fromName, DB: dbs["--from"]}, To: cellmove.Cell{Name: toName, DB: dbs["--to"]},
 		Dir: cellmove.NewLocalDirectory()}, close, nil
-}
-
-// directoryMover is a mover between two cells of GATEWAY_CELLS driven by
-// the directory: the source is where the directory places the merchant,
-// or from when the operator names it (a move resumed after its switch,
-// when the directory already places the merchant in the target).
-func directoryMover(ctx context.Context, e *env, shopNo, from, to string) (*cellmove.Mover, func(), error) {
-	cfg, err := cellsConfig(e)
-	if err != nil {
-		return nil, nil, err
-	}
-	urls := map[string]string{}
-	for _, c := range cfg.Cells {
-		urls[c.Name] = c.URL
-	}
-	for flag, name := range map[string]string{"--to": to, "--from": from} {
-		if name != "" && urls[name] == "" {
-			return nil, nil, usageError(fmt.Sprintf("%s: %q is not a cell of GATEWAY_CELLS", flag, name))
-		}
-	}
-	dbs, close, err := openMoveDBs(ctx, urls)
-	if err != nil {
-		return nil, nil, err
-	}
-	dir := cells.NewDirectory(dbs[cfg.HomeCell().Name])
-	ent, found, err := dir.Lookup(ctx, shopNo)
-	if err == nil && !found {
-		err = &exitError{code: 1, msg: "merchant not found"}
-	}
-	if err == nil && from == "" && ent.Cell == to {
-		err = fmt.Errorf("the directory places %s in cell %s already: to resume a move switched there, name its source with --from", shopNo, to)
-	}
-	if from == "" {
-		from = ent.Cell
-	}
-	if err == nil && urls[from] == "" {
-		err = fmt.Errorf("the directory places %s in cell %s, which GATEWAY_CELLS does not name", shopNo, ent.Cell)
-	}
-	if err != nil {
-		close()
-		return nil, nil, err
-	}
-	return &cellmove.Mover{From: cellmove.Cell{Name: from, DB: dbs[from]}, To: cellmove.Cell{Name: to, DB: dbs[to]},
-		Dir: cells.NewMoveDirectory(dir)}, close, nil
-}
-
-// openMoveDBs opens each named URL; the function returned closes them all.
-func openMoveDBs(ctx context.Context, urls map[string]string) (map[string]*bun.DB, func(), error) {
-	dbs := map[string]*bun.DB{}
-	close := func() {
-		for _, db := range dbs {
-			_ = db.Close()
-		}
-	}
-	for name, url := range urls {
-		db, err := database.OpenDB(ctx, url, database.DBOptions{ConnsMax: 4})
-		if err != nil {
-			close()
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
-		}
-		dbs[name] = db
-	}
-	return dbs, close, nil
 }
