@@ -58,9 +58,9 @@ func (s *chainStream) wantKind(l billLine, legacy bool) string {
 	return string(s.rec.Kind) // no such posting: reported as such by the caller
 }
 
-const loadLegacySQL = `select merchant_id, last_seq from bill_rules_legacy where $1 = 0 or merchant_id = $1`
+const loadLegacySQL = `select merchant_id, last_seq from bill_rules_legacy where $1::bigint = 0 or merchant_id = $1::bigint`
 
-const loadOpeningsSQL = `select account_id, balance from bill_openings where $1 = 0 or merchant_id = $1`
+const loadOpeningsSQL = `select account_id, balance from bill_openings where $1::bigint = 0 or merchant_id = $1::bigint`
 
 // loadBillPosition reads both tables in the verify snapshot.
 func loadBillPosition(ctx context.Context, conn *pgx.Conn, merchant int64) (billPosition, error) {
