@@ -260,13 +260,5 @@ func TestMoveOverCells(t *testing.T) {
 		t.Errorf("the earlier hold is not in b2 alone")
 	}
 	s.mustStop()
-	for _, url := range []string{dbA, dbB} {
-		one := &gateway{t: t, env: map[string]string{}}
-		for k, v := range g.env {
-			one.env[k] = v
-		}
-		delete(one.env, "GATEWAY_CELLS")
-		one.env["DATABASE_URL"] = url
-		one.auditOK()
-	}
+	auditEachCell(g, dbA, dbB)
 }
