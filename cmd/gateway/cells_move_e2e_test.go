@@ -261,4 +261,13 @@ func TestMoveOverCells(t *testing.T) {
 	}
 	s.mustStop()
 	auditEachCell(g, dbA, dbB)
+	// The directory refuses what contradicts it, before anything moves.
+	for _, tc := range []struct{ to, errHas string }{
+		{"b2", "places " + mA.ShopNo + " in cell b2 already"},
+		{"zz", `"zz" is not a cell of GATEWAY_CELLS`},
+	} {
+		if r := g.run("cells", "move", "--shop-no", mA.ShopNo, "--to", tc.to); r.err == nil || !strings.Contains(r.err.Error(), tc.errHas) {
+			t.Errorf("cells move --to %s: %v, want %q", tc.to, r.err, tc.errHas)
+		}
+	}
 }
