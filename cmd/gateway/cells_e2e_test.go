@@ -235,10 +235,15 @@ func TestServeOverCells(t *testing.T) {
 	// The cells' URLs swapped: serve stops at start, naming the cell.
 	g.env["GATEWAY_CELLS"] = "a1=" + dbB + ",b2=" + dbA
 	g.mustFail("cell a1: its database is cell b2", "serve")
-	// Each cell's journal verifies, with the command run as docs/scaling.md
-	// says: that cell's DATABASE_URL, GATEWAY_CELLS unset.
-	for _, url := range []string{dbA, dbB} {
-		one := &gateway{t: t, env: map[string]string{}}
+	auditEachCell(g, dbA, dbB)
+}
+
+// auditEachCell verifies each cell's journal, with the command run as
+// docs/scaling.md says: that cell's DATABASE_URL, GATEWAY_CELLS unset.
+func auditEachCell(g *gateway, urls ...string) {
+	g.t.Helper()
+	for _, url := range urls {
+		one := &gateway{t: g.t, env: map[string]string{}}
 		for k, v := range g.env {
 			one.env[k] = v
 		}

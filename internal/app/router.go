@@ -87,39 +87,72 @@ const routedBodyBytesMax = 64 << 10
 // routeInternal is the internal listener over cells: a network message
 // goes to the cell its authorization id or card number carries
 // (crd_<cell>…, auth_<cell>…), read from the path, the query or the JSON
-// body, without a lookup. An id of no configured cell goes to the home
-// cell, which answers it as an unknown card or authorization. The rail's
-// reports name remittances, whose ids do not carry a cell yet: they go to
-// the home cell (docs/scaling.md, "What is not built yet").
+// body, unless that cell forwards the id (its merchant moved away:
+// forwarder). An id of a merchant in a move's pause is not served: an
+// authorization is declined 91, any other message answered 503 with
+// Retry-After (held: the network repeats it). An id of no configured cell
+// goes to the home cell, which answers it as an unknown card or
+// authorization. The rail's reports name remittances, whose ids do not
+// carry a cell yet: they go to the home cell (docs/scaling.md, "What is
+// not built yet").
 func (a *App) routeInternal(partnerOf func(*Services) http.Handler) http.Handler {
 	byCell := map[string]http.Handler{}
+	dbs := map[string]bun.IDB{}
 	for _, c := range a.cells {
 		byCell[c.id.Name] = partnerOf(c.services)
+		dbs[c.id.Name] = c.store.DB
 	}
+	fwd := newForwarder(dbs)
 	home := byCell[a.cells[0].id.Name]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h := byCell[messageCell(r)]; h != nil {
-			h.ServeHTTP(w, r)
+		m := readMessage(r)
+		if byCell[m.cell] == nil {
+			home.ServeHTTP(w, r)
 			return
 		}
-		home.ServeHTTP(w, r)
+		cell, paused := fwd.resolve(r.Context(), m.cell, m.id)
+		switch {
+		case paused && m.authorize != nil:
+			declineMoving(w, m.authorize)
+		case paused:
+			unavailable(w, "the card's merchant is moving between cells; retry after the number of seconds in Retry-After")
+		case byCell[cell] != nil:
+			byCell[cell].ServeHTTP(w, r)
+		default:
+			home.ServeHTTP(w, r)
+		}
 	})
 }
 
-// messageCell is the cell a network message's ids name, "" for none. It
-// puts back the body it reads.
-func messageCell(r *http.Request) string {
+// message is what the router reads of a network message: the cell its id
+// names and the id, and an authorization's own fields (nil for any other
+// message), for a decline the router answers itself.
+type message struct {
+	cell, id  string
+	authorize *authorizeFields
+}
+
+type authorizeFields struct {
+	CardNo   string          `json:"cardNo"`
+	Amount   json.RawMessage `json:"amount"`
+	Currency string          `json:"currency"`
+}
+
+// readMessage reads a network message's ids. It puts back the body it
+// reads.
+func readMessage(r *http.Request) message {
 	if !strings.HasPrefix(r.URL.Path, "/network/") {
-		return ""
+		return message{}
 	}
 	if id, ok := strings.CutPrefix(r.URL.Path, "/network/authorizations/"); ok {
-		return idCell(id)
+		return message{cell: idCell(id), id: id}
 	}
 	if r.Method == http.MethodGet {
-		return idCell(r.URL.Query().Get("cardNo"))
+		id := r.URL.Query().Get("cardNo")
+		return message{cell: idCell(id), id: id}
 	}
 	if r.Body == nil {
-		return ""
+		return message{}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, routedBodyBytesMax+1))
 	// The handler reads the same bytes, then whatever was not read.
@@ -128,21 +161,26 @@ func messageCell(r *http.Request) string {
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	if err != nil || len(body) > routedBodyBytesMax {
-		return ""
+		return message{}
 	}
 	var ids struct {
 		AuthID any `json:"authId"`
 		CardNo any `json:"cardNo"`
 	}
 	if json.Unmarshal(body, &ids) != nil {
-		return ""
+		return message{}
 	}
 	for _, v := range []any{ids.AuthID, ids.CardNo} {
 		if s, ok := v.(string); ok && idCell(s) != "" {
-			return idCell(s)
+			m := message{cell: idCell(s), id: s}
+			var f authorizeFields
+			if r.URL.Path == "/network/authorize" && json.Unmarshal(body, &f) == nil {
+				m.authorize = &f
+			}
+			return m
 		}
 	}
-	return ""
+	return message{}
 }
 
 func idCell(id string) string {

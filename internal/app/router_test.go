@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// messageCell finds a network message's cell in its path, query or body,
-// and leaves the body whole for the handler.
-func TestMessageCell(t *testing.T) {
+// readMessage finds a network message's cell and id in its path, query or
+// body, an authorization's fields for the router's own decline, and
+// leaves the body whole for the handler.
+func TestReadMessage(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		method, target, body, want string
@@ -27,8 +28,12 @@ func TestMessageCell(t *testing.T) {
 		{"GET", "/healthz", "", ""},
 	} {
 		r := httptest.NewRequest(tc.method, tc.target, strings.NewReader(tc.body))
-		if got := messageCell(r); got != tc.want {
-			t.Errorf("%s %s %.40s: cell %q, want %q", tc.method, tc.target, tc.body, got, tc.want)
+		m := readMessage(r)
+		if m.cell != tc.want || (m.cell != "" && !strings.Contains(tc.target+tc.body, m.id)) {
+			t.Errorf("%s %s %.40s: cell %q id %q, want %q", tc.method, tc.target, tc.body, m.cell, m.id, tc.want)
+		}
+		if isAuth := tc.target == "/network/authorize" && m.cell != ""; (m.authorize != nil) != isAuth {
+			t.Errorf("%s %s: authorization fields %+v", tc.method, tc.target, m.authorize)
 		}
 		if b, _ := io.ReadAll(r.Body); string(b) != tc.body {
 			t.Errorf("%s %s: the handler would read %.40q, not the body sent", tc.method, tc.target, b)
@@ -36,13 +41,22 @@ func TestMessageCell(t *testing.T) {
 	}
 }
 
-func FuzzMessageCell(f *testing.F) {
+func TestReadMessageAuthorize(t *testing.T) {
+	t.Parallel()
+	r := httptest.NewRequest("POST", "/network/authorize", strings.NewReader(`{"messageId":"m","cardNo":"crd_b2xxxxxxxxxxxxxxxxxx","amount":"1.50","currency":"USD"}`))
+	m := readMessage(r)
+	if m.authorize == nil || m.authorize.CardNo != m.id || string(m.authorize.Amount) != `"1.50"` || m.authorize.Currency != "USD" {
+		t.Errorf("authorization fields %+v", m.authorize)
+	}
+}
+
+func FuzzReadMessage(f *testing.F) {
 	f.Add("/network/clear", `{"authId":"auth_a1xxxxxxxxxxxxxxxxxx"}`)
 	f.Add("/network/authorizations/crd_", `{"cardNo":null}`)
 	f.Fuzz(func(t *testing.T, path, body string) {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
 		r.URL.Path = path
-		cell := messageCell(r)
+		cell := readMessage(r).cell
 		if cell != "" && len(cell) != 2 {
 			t.Fatalf("cell %q", cell)
 		}

@@ -94,6 +94,8 @@ var tableOwners = map[string]string{
 	// sql/0032: a merchant's moves between cells, at the source and the
 	// target, and the tombstones the source keeps (internal/cellmove).
 	"cellmove_moves": "internal/cellmove", "cellmove_tombstones": "internal/cellmove", "cellmove_arrivals": "internal/cellmove",
+	// sql/, "cellmove forwards": where a moved merchant's network ids went.
+	"cellmove_forwards": "internal/cellmove",
 }
 
 // cellmoveReason is why the merchant mover names other packages' tables.
@@ -117,6 +119,8 @@ var tableAllowed = map[string]string{
 	"internal/cellmove data_key_binding":  cellmoveReason,
 	"internal/cellmove data_key_versions": cellmoveReason,
 	"internal/cellmove reconciled_items":  cellmoveReason,
+	"internal/cellmove cards":             cellmoveReason,
+	"internal/cellmove authorizations":    cellmoveReason,
 	// The delivery claim reads the merchants' shop numbers and sealed
 	// signing keys in its one statement per batch (the callback path's
 	// latency, bench row 6a); the endpoints' reads join for the default

@@ -267,11 +267,11 @@ var balanceCheck = sqlCheck{name: "balance", check: CheckBalance, sql: `
 				select a.id as account_id, true as is_account, b.balance, b.balance is not null as has_balance, 0::bigint as delta
 				from accounts a
 				left join lateral (select balance from balances where account_id = a.id offset 0) b on true
-				where $1 = 0 or a.merchant_id = $1
+				where $1::bigint = 0 or a.merchant_id = $1
 				union all
-				select source_id, false, null, false, -amount from postings where $1 = 0 or merchant_id = $1
+				select source_id, false, null, false, -amount from postings where $1::bigint = 0 or merchant_id = $1
 				union all
-				select destination_id, false, null, false, amount from postings where $1 = 0 or merchant_id = $1
+				select destination_id, false, null, false, amount from postings where $1::bigint = 0 or merchant_id = $1
 			) m
 			group by m.account_id
 		), problems as materialized (

@@ -211,7 +211,7 @@ var billChainCheck = sqlCheck{name: "billChain", check: CheckBillChain, sql: `
 			       lead(b.bill_seq) over w is null as last
 			from bill_lines b
 			left join lateral (select balance from bill_openings where account_id = b.account_id offset 0) o on true
-			where $1 = 0 or b.merchant_id = $1
+			where $1::bigint = 0 or b.merchant_id = $1
 			window w as (partition by b.account_id order by b.bill_seq)
 		), suspects as materialized (
 			select * from chained where last or before + amount <> balance_after

@@ -45,14 +45,14 @@ var verifyChecks = []sqlCheck{
 		         format('account %s: the address is not its identity''s, %s', a.id,
 		                'm:' || a.merchant_id || ':' || a.type || ':' || a.currency || coalesce(':' || a.card_no, '')) as detail
 		  from accounts a
-		  where ($1 = 0 or a.merchant_id = $1)
+		  where ($1::bigint = 0 or a.merchant_id = $1)
 		    and a.address <> 'm:' || a.merchant_id || ':' || a.type || ':' || a.currency || coalesce(':' || a.card_no, '')
 		  union all
 		  select a.merchant_id, min(a.address), min(a.id),
 		         format('%s accounts (ids %s) have one identity: %s %s %s', count(*), string_agg(a.id::text, ', ' order by a.id),
 		                a.type, a.currency, coalesce(a.card_no, ''))
 		  from accounts a
-		  where ($1 = 0 or a.merchant_id = $1)
+		  where ($1::bigint = 0 or a.merchant_id = $1)
 		  group by a.merchant_id, a.type, a.currency, a.card_no
 		  having count(*) > 1
 		  union all
@@ -60,7 +60,7 @@ var verifyChecks = []sqlCheck{
 		         format('account %s: its balance row says merchant %s and %s', a.id, b.merchant_id, b.currency)
 		  from accounts a
 		  cross join lateral (select merchant_id, currency from balances where account_id = a.id offset 0) b
-		  where ($1 = 0 or a.merchant_id = $1)
+		  where ($1::bigint = 0 or a.merchant_id = $1)
 		    and (b.merchant_id <> a.merchant_id or b.currency <> a.currency)
 		) x
 		order by x.merchant_id, x.id, x.detail
@@ -87,7 +87,7 @@ var verifyChecks = []sqlCheck{
 		cross join lateral (select coalesce(sum(held) filter (where status = 'OPEN'), 0) as held,
 		                           count(*) filter (where status = 'OPEN') as n
 		                    from (select held, status from authorizations where card_no = c.card_no offset 0) x) h
-		where ($1 = 0 or c.merchant_id = $1)
+		where ($1::bigint = 0 or c.merchant_id = $1)
 		  and ((a.id is null and h.n > 0) or (a.id is not null and coalesce(b.balance, 0) <> h.held))
 		limit 1000`},
 	// The counts the filtered bill pages by (bill_blocks, sql/0010) are
@@ -103,7 +103,7 @@ var verifyChecks = []sqlCheck{
 		from (
 		  select l.merchant_id, l.kind, l.currency, l.block, l.n as lines, coalesce(b.n, 0) as counted
 		  from (select merchant_id, kind, currency, (bill_seq - 1) / 1024 as block, count(*) as n
-		        from bill_lines where ($1 = 0 or merchant_id = $1) group by 1, 2, 3, 4) l
+		        from bill_lines where ($1::bigint = 0 or merchant_id = $1) group by 1, 2, 3, 4) l
 		  left join lateral (select n from bill_blocks b
 		                     where b.merchant_id = l.merchant_id and b.kind = l.kind and b.currency = l.currency
 		                       and b.block = l.block offset 0) b on true
@@ -111,7 +111,7 @@ var verifyChecks = []sqlCheck{
 		  union all
 		  select b.merchant_id, b.kind, b.currency, b.block, 0, b.n
 		  from bill_blocks b
-		  where ($1 = 0 or b.merchant_id = $1)
+		  where ($1::bigint = 0 or b.merchant_id = $1)
 		    and not (select exists (select 1 from bill_lines l
 		                            where l.merchant_id = b.merchant_id
 		                              and l.bill_seq between b.block * 1024 + 1 and b.block * 1024 + 1024

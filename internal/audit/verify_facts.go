@@ -143,6 +143,6 @@ var holdAuthCheck = sqlCheck{name: "hold authorizations", check: CheckHoldAuth, 
 	    when j.facts_differ then format('the facts of the CARD_AUTH of authorization %s (amount, currency, rate, fee) are not the authorization''s', a.auth_id)
 	    when j.net_held <> a.held then format('the entries naming authorization %s leave %s held, the authorization holds %s', a.auth_id, j.net_held, a.held)
 	  end as detail) x
-	where ($1 = 0 or c.merchant_id = $1) and x.detail is not null
+	where ($1::bigint = 0 or c.merchant_id = $1) and x.detail is not null
 	order by a.merchant_id, a.auth_id
 	limit 1000`}

@@ -58,9 +58,9 @@ func (s *chainStream) wantKind(l billLine, legacy bool) string {
 	return string(s.rec.Kind) // no such posting: reported as such by the caller
 }
 
-const loadLegacySQL = `select merchant_id, last_seq from bill_rules_legacy where $1 = 0 or merchant_id = $1`
+const loadLegacySQL = `select merchant_id, last_seq from bill_rules_legacy where $1::bigint = 0 or merchant_id = $1::bigint`
 
-const loadOpeningsSQL = `select account_id, balance from bill_openings where $1 = 0 or merchant_id = $1`
+const loadOpeningsSQL = `select account_id, balance from bill_openings where $1::bigint = 0 or merchant_id = $1::bigint`
 
 // loadBillPosition reads both tables in the verify snapshot.
 func loadBillPosition(ctx context.Context, conn *pgx.Conn, merchant int64) (billPosition, error) {
@@ -109,7 +109,7 @@ var feesCheck = sqlCheck{name: "fees", check: CheckFees, cost: 40, sql: `
 		  select b.merchant_id, b.currency, b.amount as line, 0::bigint as fee
 		  from bill_lines b
 		  left join lateral (select last_seq from bill_rules_legacy g where g.merchant_id = b.merchant_id offset 0) g on true
-		  where ($1 = 0 or b.merchant_id = $1) and b.kind = 'FEE' and b.merchant_seq > coalesce(g.last_seq, 0)
+		  where ($1::bigint = 0 or b.merchant_id = $1) and b.kind = 'FEE' and b.merchant_seq > coalesce(g.last_seq, 0)
 		  union all
 		  select a.merchant_id, a.currency, 0::bigint, p.amount
 		  from accounts a
@@ -118,7 +118,7 @@ var feesCheck = sqlCheck{name: "fees", check: CheckFees, cost: 40, sql: `
 		                      where p.destination_id = a.id and p.merchant_seq > coalesce(g.last_seq, 0) offset 0) p
 		  cross join lateral (select kind from entries e
 		                      where e.merchant_id = a.merchant_id and e.merchant_seq = p.merchant_seq offset 0) e
-		  where ($1 = 0 or a.merchant_id = $1) and a.type = 'fee_revenue' and e.kind <> 'ADJUSTMENT'
+		  where ($1::bigint = 0 or a.merchant_id = $1) and a.type = 'fee_revenue' and e.kind <> 'ADJUSTMENT'
 		) x
 		group by x.merchant_id, x.currency
 		having -sum(x.line) <> sum(x.fee)

@@ -25,8 +25,13 @@ func (mv *Mover) switchOver(ctx context.Context, r *record, pauseStart time.Time
 			return 0, err
 		}
 	}
-	if _, err := mv.To.DB.NewRaw(`update cellmove_arrivals set state = 'arrived', finished_at = now()
-		where merchant_id = ? and state = 'copying'`, r.Merchant).Exec(ctx); err != nil {
+	if err := mv.To.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewRaw(`update cellmove_arrivals set state = 'arrived', finished_at = now()
+			where merchant_id = ? and state = 'copying'`, r.Merchant).Exec(ctx); err != nil {
+			return err
+		}
+		return unforwardArrived(ctx, tx, r.Merchant)
+	}); err != nil {
 		return 0, fmt.Errorf("cellmove: recording the arrival: %w", err)
 	}
 	mv.at("tombstone")
@@ -35,6 +40,9 @@ func (mv *Mover) switchOver(ctx context.Context, r *record, pauseStart time.Time
 			select ?, ?, merchant_id, last_seq, last_hash, ?, now() from ledger_heads where merchant_id = ?`,
 			r.ID, r.ShopNo, r.To, r.Merchant).Exec(ctx); err != nil {
 			return fmt.Errorf("cellmove: the tombstone: %w", err)
+		}
+		if err := forwardAll(ctx, tx, r); err != nil {
+			return fmt.Errorf("cellmove: forwarding the ids: %w", err)
 		}
 		if _, err := tx.NewRaw("update cellmove_moves set switched_at = now(), pause_ms = ? where id = ?", pause.Milliseconds(), r.ID).Exec(ctx); err != nil {
 			return err
@@ -109,5 +117,10 @@ func (mv *Mover) Rollback(ctx context.Context, shopNo string) error {
 	if err := mv.Dir.Resume(ctx, shopNo, r.From); err != nil {
 		return fmt.Errorf("cellmove: directory: %w", err)
 	}
-	return advance(ctx, mv.From.DB, r, StateRolledBack)
+	return mv.From.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := unforwardMove(ctx, tx, r); err != nil {
+			return err
+		}
+		return advance(ctx, tx, r, StateRolledBack)
+	})
 }

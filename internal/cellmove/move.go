@@ -199,6 +199,9 @@ func (mv *Mover) pause(ctx context.Context, r *record) error {
 		if err := tx.NewRaw("select last_seq from ledger_heads where merchant_id = ? for update", r.Merchant).Scan(ctx, &seq); err != nil {
 			return fmt.Errorf("cellmove: locking the head: %w", err)
 		}
+		if err := forwardCards(ctx, tx, r); err != nil {
+			return fmt.Errorf("cellmove: forwarding the cards: %w", err)
+		}
 		return advance(ctx, tx, r, StatePaused)
 	})
 }

@@ -102,6 +102,14 @@ func TestCellMintsItsIds(t *testing.T) {
 			if tc.cell.Number > 0 && (len(pan) != 16 || pan[6] != byte('0'+tc.cell.Number)) {
 				t.Errorf("PAN %s…: not from cell %d's range of 453201", pan[:7], tc.cell.Number)
 			}
+			// The rows' own ids too (entries here): a move keeps them.
+			var entry int64
+			if err := db.NewRaw("select min(id) from entries").Scan(ctx, &entry); err != nil {
+				t.Fatal(err)
+			}
+			if entry < tc.idRange[0] || entry >= tc.idRange[1] {
+				t.Errorf("entry id %d: want one in %v", entry, tc.idRange)
+			}
 			gatewaytest.Verify(t, g.Ledger)
 		})
 	}

@@ -52,9 +52,13 @@ func Init(ctx context.Context, db *bun.DB, id Identity) error {
 			if have != id {
 				return fmt.Errorf("this database is already cell %s (number %d), not %s (number %d)", have.Name, have.Number, id.Name, id.Number)
 			}
-			return nil
+			// Again: a cell made before its row ids had ranges gets them.
+			return startRowIDs(ctx, tx, id.Number)
 		}
 		if err := merchant.StartIDsInCell(ctx, tx, id.Number); err != nil {
+			return fmt.Errorf("cell %s: %w", id.Name, err)
+		}
+		if err := startRowIDs(ctx, tx, id.Number); err != nil {
 			return fmt.Errorf("cell %s: %w", id.Name, err)
 		}
 		_, err = tx.NewRaw("insert into cell_identity (name, number) values (?, ?)", id.Name, id.Number).Exec(ctx)
@@ -79,4 +83,27 @@ func Check(ctx context.Context, db bun.IDB, name string) (Identity, error) {
 		return id, fmt.Errorf("cell %s: %w", name, err)
 	}
 	return id, nil
+}
+
+// startRowIDs starts every identity column of the schema (entries,
+// postings, bill lines, events, …; merchants' is merchant.StartIDsInCell's)
+// at the cell's range, number × merchant.CellIDSpan, unless it is there
+// already. A move copies a merchant's rows with their ids unchanged
+// (internal/cellmove), so the rows one cell mints must never meet
+// another's: without this, every cell's entries start at 1 and the first
+// move into a cell that has entries fails on entries' key. It reads only
+// the catalog and sets sequences (no ALTER TABLE), in Init's transaction.
+func startRowIDs(ctx context.Context, db bun.IDB, number int) error {
+	from := int64(number) * merchant.CellIDSpan
+	_, err := db.NewRaw(`select setval(s.seq, ?, false) from (
+			select pg_get_serial_sequence(format('%I.%I', n.nspname, c.relname), a.attname) as seq
+			from pg_attribute a
+			join pg_class c on c.oid = a.attrelid
+			join pg_namespace n on n.oid = c.relnamespace
+			where n.nspname = current_schema() and c.relkind = 'r' and a.attidentity <> '' and c.relname <> 'merchants'
+		) s where coalesce(pg_sequence_last_value(s.seq::regclass), 0) < ?`, from, from).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("starting the row ids in cell %d's range: %w", number, err)
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package cells
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -58,4 +60,15 @@ func (d *Directory) FinishMove(ctx context.Context, shopNo string, switched bool
 			cell = case when ? then ? else cell end where shop_no = ?`, StateActive, switched, to, shopNo).Exec(ctx)
 		return err
 	})
+}
+
+// OpenMove is the merchant's unfinished move's cells, and false when it
+// has none.
+func (d *Directory) OpenMove(ctx context.Context, shopNo string) (from, to string, open bool, err error) {
+	err = d.db.NewRaw("select from_cell, to_cell from cell_moves where shop_no = ? and finished_at is null", shopNo).
+		Scan(ctx, &from, &to)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", false, nil
+	}
+	return from, to, err == nil, err
 }
