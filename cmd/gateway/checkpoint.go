@@ -85,6 +85,11 @@ func cmdAuditCheckpoint(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if names, err := cellNames(e); err != nil {
+		return err
+	} else if names != nil { // over cells: cells_audit.go
+		return checkpointCells(ctx, e, signer, names, *out)
+	}
 	s, l, err := openLedger(ctx, e)
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ type Cell struct {
 // Problem is one break found across cells, naming the cells concerned.
 type Problem struct {
 	Check  string `json:"check"`
-	Cell   string `json:"cell,omitempty"`  // the cell the problem was found in, when one
+	Cell   string `json:"cell,omitempty"`   // the cell the problem was found in, when one
 	Shop   string `json:"shopNo,omitempty"` // the merchant, when it is about one
 	Table  string `json:"table,omitempty"`  // the operator table, for CheckOperatorData
 	Detail string `json:"detail"`
@@ -42,8 +42,10 @@ func (p Problem) String() string {
 
 // The checks.
 const (
+	CheckIdentity     = "identity"      // a cell's database is not that cell, or holds merchant ids outside its range (cells.Check)
 	CheckOperatorData = "operator_data" // a BIN, rate or sanctions entry differs between cells
 	CheckPlacement    = "placement"     // a merchant not where the directory places it, or unplaced
 	CheckDuplicate    = "duplicate"     // a shop number, merchant id or PAN fingerprint in two cells
 	CheckTombstone    = "tombstone"     // a tombstone's last hash is not its merchant's chain in its new cell
+	CheckCheckpoint   = "checkpoint"    // the checkpoint over cells does not verify, or a cell does not extend its part
 )
