@@ -1,8 +1,8 @@
 package cellaudit
 
 import (
-	"bytes"
 	"context"
+	"crypto/subtle"
 	"database/sql"
 	"encoding/hex"
 	"errors"
@@ -233,7 +233,7 @@ func tombstones(ctx context.Context, byShop map[string]cells.Entry, cs []Cell, r
 			if err != nil {
 				return nil, fmt.Errorf("cell %s: entries: %w", e.Cell, err)
 			}
-			if !bytes.Equal(hash, t.LastHash) {
+			if subtle.ConstantTimeCompare(hash, t.LastHash) != 1 { // no secret, but the rule is one rule
 				bad("the tombstone says merchant %d's entry %d has hash %s; in cell %s it has %s",
 					t.MerchantID, t.LastSeq, short(t.LastHash), e.Cell, short(hash))
 			}
