@@ -5,26 +5,22 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
-	"time"
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/audit"
-	"github.com/paygate/gateway/internal/cells"
 	"github.com/paygate/gateway/internal/cells/cellaudit"
-	"github.com/paygate/gateway/internal/database"
 )
 
 // The operator's commands over every cell (docs/scaling.md): the
-// operator's data written to each (cells.Each), audit verify and
-// checkpoints over all (internal/cells/cellaudit).
+// operator's data written to each, audit verify and checkpoints over all
+// (cellcmd, internal/cells/cellaudit).
 
 // withEveryCell is withLedger for the operator's data (BINs, rates, the
 // sanctions list): with GATEWAY_CELLS, fn runs in every cell.
 func withEveryCell(ctx context.Context, e *env, fs *flag.FlagSet, args []string, fn func(l *app.Services) (any, error)) error {
-	names, err := cellNames(e)
-	if err != nil || names == nil {
+	cfg, err := e.config()
+	if err != nil || len(cfg.Cells) == 0 {
 		return withLedger(ctx, e, fs, args, func(l *app.Services) error {
 			v, err := fn(l)
 			if err != nil {
@@ -36,67 +32,11 @@ func withEveryCell(ctx context.Context, e *env, fs *flag.FlagSet, args []string,
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	out, err := cells.Each(names, func(name string) (any, error) {
-		cs, closeAll, err := openCells(ctx, e, []string{name})
-		if err != nil {
-			return nil, err
-		}
-		defer closeAll()
-		return fn(cs[0].services)
-	})
+	out, err := cellEnv(e, cfg).Each(ctx, fn)
 	if len(out) > 0 {
 		_ = printJSON(e, map[string]any{"cells": out})
 	}
 	return cliError(err)
-}
-
-// cellNames are GATEWAY_CELLS' names; nil without cells.
-func cellNames(e *env) ([]string, error) {
-	cfg, err := e.config()
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, c := range cfg.Cells {
-		names = append(names, c.Name)
-	}
-	return names, nil
-}
-
-// auditCell is one cell opened: its services, reads on its standby
-// where GATEWAY_CELLS_READ_URLS names one (attachReadRoute).
-type auditCell struct {
-	cellaudit.Verifier
-	store    *app.Store
-	services *app.Services
-}
-
-// openCells opens the cells named; the function returned closes them.
-func openCells(ctx context.Context, e *env, names []string) ([]auditCell, func(), error) {
-	var out []auditCell
-	var closers []func()
-	closeAll := func() {
-		for _, c := range closers {
-			c()
-		}
-	}
-	defer func(prev string) { e.cell = prev }(e.cell)
-	for _, name := range names {
-		e.cell = name
-		s, l, err := openLedger(ctx, e)
-		if err == nil {
-			closers = append(closers, s.Close, l.Close)
-			var closeReads func()
-			closeReads, err = attachReadRoute(e, l.Ledger, database.DBOptions{ConnsMax: 8}, readWaitOperatorMs*time.Millisecond)
-			closers = append(closers, closeReads)
-		}
-		if err != nil {
-			closeAll()
-			return nil, nil, fmt.Errorf("cell %s: %w", name, err)
-		}
-		out = append(out, auditCell{cellaudit.Verifier{Cell: cellaudit.Cell{Name: name, DB: s.DB}, Audit: audit.New(l.Ledger)}, s, l})
-	}
-	return out, closeAll, nil
 }
 
 // auditVerifyOverCells is audit verify when --cells or GATEWAY_CELLS
@@ -112,12 +52,11 @@ func auditVerifyOverCells(ctx context.Context, e *env, list, shopNo string, asJS
 			return getenv(k)
 		}
 	}
-	names, err := cellNames(e)
-	if err != nil || names == nil {
+	cfg, err := e.config()
+	if err != nil || len(cfg.Cells) == 0 {
 		return err != nil, err
 	}
 	if shopNo != "" {
-		cfg, _ := e.config()
 		e.cell, err = cellOfShop(ctx, e, cfg, shopNo)
 		return err != nil, err
 	}
@@ -125,21 +64,8 @@ func auditVerifyOverCells(ctx context.Context, e *env, list, shopNo string, asJS
 	if err != nil {
 		return true, err
 	}
-	e.verifying = true
-	cs, closeAll, err := openCells(ctx, e, names)
-	if err != nil {
-		return true, err
-	}
-	defer closeAll()
-	vs := make([]cellaudit.Verifier, len(cs))
-	for i, c := range cs {
-		vs[i] = c.Verifier
-	}
-	rep, err := cellaudit.Verify(ctx, cells.NewDirectory(cs[0].store.DB), vs, cp, pub)
-	if err == nil {
-		err = rep.Print(e.stdout, asJSON)
-	}
-	if err == nil && !rep.OK {
+	ok, err := cellEnv(e, cfg).Verify(ctx, cp, pub, e.stdout, asJSON)
+	if err == nil && !ok {
 		err = &exitError{code: 1, msg: "the cells do not verify"}
 	}
 	return true, err
@@ -160,33 +86,18 @@ func cellsCheckpointFile(e *env, file, publicKey string) (*cellaudit.CellsCheckp
 	if err != nil {
 		return nil, nil, &exitError{code: 2, msg: "--checkpoint: " + err.Error()}
 	}
-	if publicKey != "" {
-		pub, err := readPublicKey(publicKey)
-		return cp, pub, err
-	}
-	if e.getenv(checkpointKeyVar) == "" {
-		return nil, nil, usageError("--checkpoint needs --public-key (or " + checkpointKeyVar + ")")
-	}
-	signer, err := checkpointSigner(e, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	return cp, signer.Public(), nil
+	pub, err := checkpointPublicKey(e, publicKey)
+	return cp, pub, err
 }
 
 // checkpointCells is audit checkpoint over cells: each cell's stored
 // checkpoint and the signed root over them, as one file.
-func checkpointCells(ctx context.Context, e *env, signer *audit.Signer, names []string, out string) error {
-	cs, closeAll, err := openCells(ctx, e, names)
+func checkpointCells(ctx context.Context, e *env, signer *audit.Signer, out string) error {
+	cfg, err := e.config()
 	if err != nil {
 		return err
 	}
-	defer closeAll()
-	vs := make([]cellaudit.Verifier, len(cs))
-	for i, c := range cs {
-		vs[i] = c.Verifier
-	}
-	c, err := cellaudit.Checkpoint(ctx, vs, signer)
+	c, err := cellEnv(e, cfg).Checkpoint(ctx, signer)
 	if err != nil {
 		return err
 	}

@@ -30,9 +30,6 @@ type env struct {
 	// chooser, when set, chooses the cell before the command opens its
 	// database (chooseCell); nil: the command needs no cell of its own.
 	chooser func(ctx context.Context, cfg *config.Config) (string, error)
-	// verifying: audit verify over cells, which reports a cell's failed
-	// cells.Check as a break rather than stopping (cells_audit.go).
-	verifying bool
 }
 
 // chooseCell sets e.cell with the command's chooser when GATEWAY_CELLS is
