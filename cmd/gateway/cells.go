@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/paygate/gateway/cmd/gateway/cellcmd"
+	"github.com/paygate/gateway/cmd/gateway/internal/cellcmd"
 	"github.com/paygate/gateway/internal/config"
 )
 

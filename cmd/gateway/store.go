@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/paygate/gateway/cmd/gateway/cellcmd"
+	"github.com/paygate/gateway/cmd/gateway/internal/cellcmd"
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/database"
 )
