@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,6 +179,26 @@ func TestAuditVerifyOverCells(t *testing.T) {
 			t.Errorf("%s, undone: audit verify still fails:\n%s", tc.name, out)
 		}
 	}
+
+	// b2 unreachable: the rate reaches a1 only, the command says so and
+	// exits 1; verify names the difference; the same command again, b2
+	// back, levels them.
+	cellsEnv := g.env["GATEWAY_CELLS"]
+	gone, err := url.Parse(dbB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone.Path += "_gone" // a database that does not exist
+	g.env["GATEWAY_CELLS"] = "a1=" + dbA + ",b2=" + gone.String()
+	g.mustFail("written in cells a1; NOT in b2", "fx", "set", "--pair", "USD/EUR", "--rate", "0.94")
+	g.env["GATEWAY_CELLS"] = cellsEnv
+	if out := verifyBreaks(t, g); !strings.Contains(out, "USD/EUR (a1 0.94 50bps operator, b2 0.9312 50bps operator)") {
+		t.Errorf("a rate written in a1 only:\n%s", out)
+	}
+	g.mustRun("fx", "set", "--pair", "USD/EUR", "--rate", "0.94")
+	if out := verifyBreaks(t, g); out != "" {
+		t.Errorf("the rate set again in every cell:\n%s", out)
+	}
 }
 
 // The checkpoint over cells: each cell's own checkpoint and one signed
@@ -239,18 +260,7 @@ func TestCheckpointOverCells(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	l := gatewaytest.New(t, db, gatewaytest.Options{})
-	if _, err := l.DB().Exec(`do $$ declare r record; begin for r in select conrelid::regclass::text as t, conname from pg_constraint where contype = 'f' and confrelid in ('entries'::regclass, 'postings'::regclass, 'bill_lines'::regclass) loop execute format('alter table %s drop constraint %I', r.t, r.conname); end loop; end $$;`); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`delete from bill_lines where merchant_seq = 2`, `delete from postings where merchant_seq = 2`,
-		`delete from entries where merchant_seq = 2`,
-	} {
-		tamper(t, l, q)
-	}
-	if _, err := l.DB().Exec(`update ledger_heads set last_seq = 1, last_hash = (select hash from entries where merchant_seq = 1)`); err != nil {
-		t.Fatal(err)
-	}
+	rollBackSecondEntry(t, l)
 	out := verifyBreaks(t, g, "--checkpoint", file, "--public-key", key+".pub")
 	if !strings.Contains(out, "BREAK cell=b2 checkpoint_rollback") || strings.Contains(out, "BREAK cell=a1") {
 		t.Errorf("a rolled-back tail in b2:\n%s", out)
