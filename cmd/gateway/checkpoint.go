@@ -85,6 +85,11 @@ func cmdAuditCheckpoint(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if cfg, err := e.config(); err != nil {
+		return err
+	} else if len(cfg.Cells) > 0 { // over cells: cells_audit.go
+		return checkpointCells(ctx, e, signer, *out)
+	}
 	s, l, err := openLedger(ctx, e)
 	if err != nil {
 		return err
@@ -129,18 +134,24 @@ func verifyCheckpoint(e *env, file, publicKey string) (*audit.Checkpoint, ed2551
 	if err != nil {
 		return nil, nil, &exitError{code: 2, msg: "--checkpoint: " + err.Error()}
 	}
-	if publicKey == "" {
-		if e.getenv(checkpointKeyVar) == "" {
-			return nil, nil, usageError("--checkpoint needs --public-key (or " + checkpointKeyVar + ")")
-		}
-		s, err := checkpointSigner(e, "")
-		if err != nil {
-			return nil, nil, err
-		}
-		return c, s.Public(), nil
-	}
-	pub, err := readPublicKey(publicKey)
+	pub, err := checkpointPublicKey(e, publicKey)
 	return c, pub, err
+}
+
+// checkpointPublicKey is --public-key, or the public half of the signing
+// key of the variable.
+func checkpointPublicKey(e *env, publicKey string) (ed25519.PublicKey, error) {
+	if publicKey != "" {
+		return readPublicKey(publicKey)
+	}
+	if e.getenv(checkpointKeyVar) == "" {
+		return nil, usageError("--checkpoint needs --public-key (or " + checkpointKeyVar + ")")
+	}
+	s, err := checkpointSigner(e, "")
+	if err != nil {
+		return nil, err
+	}
+	return s.Public(), nil
 }
 
 // readPublicKey reads --public-key.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/gatewaytest"
 )
 
 // The auditor's round trip through the commands: a key pair, a checkpoint
@@ -62,19 +63,7 @@ func TestAuditCheckpointCommands(t *testing.T) {
 
 	// The last entry removed and the head rewound.
 	l := g.openTestLedger()
-	// What points at the entry goes first, as an attacker would do.
-	if _, err := l.DB().Exec(`do $$ declare r record; begin for r in select conrelid::regclass::text as t, conname from pg_constraint where contype = 'f' and confrelid in ('entries'::regclass, 'postings'::regclass, 'bill_lines'::regclass) loop execute format('alter table %s drop constraint %I', r.t, r.conname); end loop; end $$;`); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`delete from bill_lines where merchant_seq = 2`, `delete from postings where merchant_seq = 2`,
-		`delete from entries where merchant_seq = 2`,
-	} {
-		tamper(t, l, q)
-	}
-	if _, err := l.DB().Exec(`update ledger_heads set last_seq = 1, last_hash = (select hash from entries where merchant_seq = 1)`); err != nil {
-		t.Fatal(err)
-	}
+	rollBackSecondEntry(t, l)
 	r = g.run("audit", "verify", "--checkpoint", file, "--public-key", key+".pub")
 	if r.code() != 1 || !strings.Contains(r.stdout, "BREAK checkpoint_rollback") {
 		t.Errorf("a rolled-back journal: exit %d:\n%s", r.code(), r.stdout)
@@ -115,5 +104,24 @@ func TestServeWritesCheckpoints(t *testing.T) {
 	pub, err := audit.ParsePublicKey(pem)
 	if err != nil || !ed25519.Verify(pub, signed, sig) || !strings.HasPrefix(string(signed), audit.PurposeCheckpoint+"\ntime ") {
 		t.Errorf("the stored checkpoint does not verify (%v): %q", err, signed)
+	}
+}
+
+// rollBackSecondEntry removes the one merchant's second entry of l's
+// database and rewinds its head, as an attacker would: what points at the
+// entry goes first.
+func rollBackSecondEntry(t *testing.T, l *gatewaytest.Gateway) {
+	t.Helper()
+	if _, err := l.DB().Exec(`do $$ declare r record; begin for r in select conrelid::regclass::text as t, conname from pg_constraint where contype = 'f' and confrelid in ('entries'::regclass, 'postings'::regclass, 'bill_lines'::regclass) loop execute format('alter table %s drop constraint %I', r.t, r.conname); end loop; end $$;`); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`delete from bill_lines where merchant_seq = 2`, `delete from postings where merchant_seq = 2`,
+		`delete from entries where merchant_seq = 2`,
+	} {
+		tamper(t, l, q)
+	}
+	if _, err := l.DB().Exec(`update ledger_heads set last_seq = 1, last_hash = (select hash from entries where merchant_seq = 1)`); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -126,7 +126,11 @@ func cmdAuditVerify(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	cpFile := fs.String("checkpoint", "", "a checkpoint file: the journal must extend it (docs/audit.md#checkpoints)")
 	pubFile := fs.String("public-key", "", "the checkpoint key's public half (default: that of $"+checkpointKeyVar+"); alone, it checks the period closes' signatures")
+	cellsList := fs.String("cells", "", "verify over these cells, name=postgres://…,… as GATEWAY_CELLS (default: $GATEWAY_CELLS; docs/scaling.md)")
 	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if done, err := auditVerifyOverCells(ctx, e, *cellsList, *shopNo, *asJSON, *cpFile, *pubFile); done {
 		return err
 	}
 	cp, pub, err := verifyCheckpoint(e, *cpFile, *pubFile)

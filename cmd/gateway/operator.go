@@ -199,13 +199,7 @@ func cmdMerchantLimits(ctx context.Context, e *env, args []string) error {
 
 func cmdBINList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bin list", "List the BIN catalogue.")
-	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
-		bins, err := l.Cards.BINs(ctx)
-		if err != nil {
-			return err
-		}
-		return printJSON(e, bins)
-	})
+	return withEveryCell(ctx, e, fs, args, func(l *app.Services) (any, error) { return l.Cards.BINs(ctx) })
 }
 
 func cmdBINAdd(ctx context.Context, e *env, args []string) error {
@@ -214,12 +208,10 @@ func cmdBINAdd(ctx context.Context, e *env, args []string) error {
 	currency := fs.String("currency", "", "ISO 4217 code (required)")
 	network := fs.String("network", "", "VISA or MASTERCARD (required)")
 	disabled := fs.Bool("disabled", false, "add it disabled (closed to every merchant)")
-	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
+	// Every cell's catalogue (cells_operator.go).
+	return withEveryCell(ctx, e, fs, args, func(l *app.Services) (any, error) {
 		b := cards.BIN{Bin: *bin, Currency: strings.ToUpper(*currency), Network: strings.ToUpper(*network), Type: "VIRTUAL", Enabled: !*disabled}
-		if err := l.Cards.UpsertBIN(ctx, b); err != nil {
-			return err
-		}
-		return printJSON(e, b)
+		return b, l.Cards.UpsertBIN(ctx, b)
 	})
 }
 
@@ -258,26 +250,17 @@ func cmdFXSet(ctx context.Context, e *env, args []string) error {
 	pair := fs.String("pair", "", "BASE/QUOTE, e.g. USD/EUR (required)")
 	rate := fs.String("rate", "", "mid-market rate, a decimal such as 0.92 (required)")
 	spread := fs.Int64("spread-bps", 50, "spread taken off the rate in the gateway's favour, in basis points")
-	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
+	// Every cell's rates (cells_operator.go).
+	return withEveryCell(ctx, e, fs, args, func(l *app.Services) (any, error) {
 		base, quote, ok := strings.Cut(strings.ToUpper(*pair), "/")
 		if !ok {
-			return usageError("--pair must be BASE/QUOTE, e.g. USD/EUR")
+			return nil, usageError("--pair must be BASE/QUOTE, e.g. USD/EUR")
 		}
-		r, err := l.FX.Set(ctx, base, quote, *rate, *spread)
-		if err != nil {
-			return err
-		}
-		return printJSON(e, r)
+		return l.FX.Set(ctx, base, quote, *rate, *spread)
 	})
 }
 
 func cmdFXList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "fx list", "List the FX rates.")
-	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
-		rates, err := l.FX.List(ctx)
-		if err != nil {
-			return err
-		}
-		return printJSON(e, rates)
-	})
+	return withEveryCell(ctx, e, fs, args, func(l *app.Services) (any, error) { return l.FX.List(ctx) })
 }

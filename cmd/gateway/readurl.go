@@ -26,6 +26,9 @@ const readWaitOperatorMs = 5_000
 // defaultWait is the wait when DATABASE_READ_WAIT_MS is not set.
 func attachReadRoute(e *env, l *ledger.Ledger, o database.DBOptions, defaultWait time.Duration) (func(), error) {
 	u := strings.TrimSpace(e.getenv("DATABASE_READ_URL"))
+	if cfg, err := e.config(); err == nil && e.cell != "" {
+		u = cfg.ReadURL // the cell's standby (GATEWAY_CELLS_READ_URLS)
+	}
 	if u == "" {
 		return func() {}, nil
 	}

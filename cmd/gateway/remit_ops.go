@@ -16,19 +16,20 @@ import (
 func cmdSanctionsLoad(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "sanctions load", "Replace the sanctions list (CSV: name,country[,list,id] with a header line).")
 	file := fs.String("file", "", "the CSV file (required)")
-	return withLedger(ctx, e, fs, args, func(l *app.Services) error {
+	// Every cell's list (cells_operator.go): the file is read again for each.
+	return withEveryCell(ctx, e, fs, args, func(l *app.Services) (any, error) {
 		f, err := os.Open(*file)
 		if err != nil {
-			return usageError(err.Error())
+			return nil, usageError(err.Error())
 		}
 		defer f.Close()
 		// Read as a stream and inserted as read, one transaction: memory
 		// holds a batch, not the list (docs/remittances.md).
 		version, n, err := l.Remit.LoadSanctions(ctx, f)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return printJSON(e, map[string]any{"entries": n, "version": version})
+		return map[string]any{"entries": n, "version": version}, nil
 	})
 }
 

@@ -103,6 +103,9 @@ var allowed = map[string][]string{
 	// The cells: each cell's identity, the directory, the ids' cells
 	// (docs/scaling.md); a merchant's id range is internal/merchant's SQL.
 	"internal/cells": {"internal/merchant"},
+	// Verify and checkpoints over cells: each cell's audit, the directory,
+	// the checkpoint's tree and signature.
+	"internal/cells/cellaudit": {"internal/cells", "internal/audit", "internal/audit/seal"},
 	"internal/app": {"api", "api/partner", "ledger", "internal/database", "internal/audit", "internal/bill", "internal/merchant", "internal/domains", "ledger/pgcluster", "postings",
 		"internal/config", "internal/httplimits", "internal/httpserve", "internal/app/services", "internal/cards", "internal/delivery",
 		"internal/fx", "internal/network", "internal/railsim", "internal/remittance", "internal/workers", "internal/console", "internal/testclock",

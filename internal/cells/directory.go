@@ -130,3 +130,11 @@ func (d *Directory) PlaceMissing(ctx context.Context, name string, db bun.IDB) (
 	}
 	return placed, nil
 }
+
+// All is every merchant's place, by shop number: what verify over cells
+// (internal/cells/cellaudit) compares with the cells' own merchants.
+func (d *Directory) All(ctx context.Context) ([]Entry, error) {
+	var out []Entry
+	err := d.db.NewRaw("select shop_no, merchant_id, cell, state from cell_directory order by shop_no").Scan(ctx, &out)
+	return out, err
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/paygate/gateway/internal/cells"
@@ -75,10 +76,18 @@ func maskCells(v string) string {
 // cells, each cell's URL is its DATABASE_URL, and no one URL applies.
 func (c *Config) checkCells() error {
 	if len(c.Cells) == 0 {
+		if len(c.CellsRead) > 0 {
+			return c.errorOf("GATEWAY_CELLS_READ_URLS", "names standbys of cells, and GATEWAY_CELLS is not set")
+		}
 		return nil
 	}
 	if c.Demo {
 		return c.errorOf("GATEWAY_DEMO", "the demo merchant is made in one database: not with GATEWAY_CELLS")
+	}
+	for _, r := range c.CellsRead {
+		if !slices.ContainsFunc(c.Cells, func(cell Cell) bool { return cell.Name == r.Name }) {
+			return c.errorOf("GATEWAY_CELLS_READ_URLS", "cell "+r.Name+" is not one of GATEWAY_CELLS")
+		}
 	}
 	for _, env := range []string{"DATABASE_URL", "DATABASE_READ_URL"} {
 		if c.Source(env) != SourceDefault {
@@ -98,6 +107,12 @@ func (c *Config) HomeCell() Cell { return c.Cells[0] }
 func (c *Config) ForCell(cell Cell) *Config {
 	cc := *c
 	cc.DatabaseURL = cell.URL
-	cc.Cells = nil
+	cc.ReadURL = ""
+	for _, r := range c.CellsRead {
+		if r.Name == cell.Name {
+			cc.ReadURL = r.URL // the cell's standby (GATEWAY_CELLS_READ_URLS)
+		}
+	}
+	cc.Cells, cc.CellsRead = nil, nil
 	return &cc
 }

@@ -27,6 +27,12 @@ func TestCellsRefused(t *testing.T) {
 			"GATEWAY_CELLS: set GATEWAY_CELLS or DATABASE_URL, not both"},
 		{"with DATABASE_READ_URL", map[string]string{"GATEWAY_CELLS": "a1=postgres://h/x", "DATABASE_READ_URL": "postgres://h/y"},
 			"GATEWAY_CELLS: set GATEWAY_CELLS or DATABASE_READ_URL, not both"},
+		{"a standby of no cell", map[string]string{"GATEWAY_CELLS": "a1=postgres://h/x", "GATEWAY_CELLS_READ_URLS": "b2=postgres://u:hunter2@s/x"},
+			"GATEWAY_CELLS_READ_URLS: cell b2 is not one of GATEWAY_CELLS"},
+		{"standbys without cells", map[string]string{"GATEWAY_CELLS_READ_URLS": "a1=postgres://s/x"},
+			"GATEWAY_CELLS_READ_URLS: names standbys of cells"},
+		{"a bad standby URL", map[string]string{"GATEWAY_CELLS": "a1=postgres://h/x", "GATEWAY_CELLS_READ_URLS": "a1=postgres://u:hunter2@h:notaport/db"},
+			"GATEWAY_CELLS_READ_URLS: cell a1: is not a PostgreSQL URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := load(nil, tc.env)
@@ -94,4 +100,25 @@ func FuzzParseCells(f *testing.F) {
 			seen[c.Name] = true
 		}
 	})
+}
+
+// Each cell reads from its own standby where GATEWAY_CELLS_READ_URLS
+// names one, and from its primary where it does not: ForCell gives the
+// cell's standby as its DATABASE_READ_URL, as one database has it.
+func TestCellsReadURLs(t *testing.T) {
+	t.Parallel()
+	c, err := load(nil, map[string]string{"GATEWAY_CELLS": "a1=postgres://h/a,b2=postgres://h/b",
+		"GATEWAY_CELLS_READ_URLS": "b2=postgres://standby/b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cell, read string }{{"a1", ""}, {"b2", "postgres://standby/b"}} {
+		for _, cell := range c.Cells {
+			if cell.Name == tc.cell {
+				if got := c.ForCell(cell); got.ReadURL != tc.read || got.CellsRead != nil {
+					t.Errorf("cell %s reads from %q, want %q", tc.cell, got.ReadURL, tc.read)
+				}
+			}
+		}
+	}
 }

@@ -31,6 +31,9 @@ type Config struct {
 	// Cells are GATEWAY_CELLS (docs/scaling.md, "Cells"); nil: one
 	// implicit cell, DATABASE_URL or the embedded cluster, as always.
 	Cells []Cell
+	// CellsRead are GATEWAY_CELLS_READ_URLS: a standby per cell, by name,
+	// which ForCell gives each cell as its ReadURL.
+	CellsRead []Cell
 
 	// Reads from a hot standby (docs/ha.md, "Reads from the standby").
 	ReadURL    string // DATABASE_READ_URL; "": every read on the primary

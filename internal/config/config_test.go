@@ -38,6 +38,7 @@ var malformed = []struct {
 	{env: "DATABASE_READ_URL", value: "postgres://u:hunter2@db:notaport/gateway", want: "DATABASE_READ_URL: is not a PostgreSQL URL"},
 	{env: "DATABASE_READ_WAIT_MS", value: "10001", want: "DATABASE_READ_WAIT_MS"},
 	{env: "GATEWAY_CELLS", value: "a1=postgres://u:hunter2@db:notaport/gateway", want: "GATEWAY_CELLS: cell a1: is not a PostgreSQL URL"},
+	{env: "GATEWAY_CELLS_READ_URLS", value: "a1=postgres://u:hunter2@db:notaport/gateway", want: "GATEWAY_CELLS_READ_URLS: cell a1: is not a PostgreSQL URL"},
 	{env: "DATABASE_READ_WAIT_MS", value: "-1", want: "DATABASE_READ_WAIT_MS"},
 	{env: "DATABASE_READ_WAIT_MS", value: "250ms", want: "DATABASE_READ_WAIT_MS"},
 	{env: "GATEWAY_DATA_DIR", args: []string{"--data-dir", ""}, want: "--data-dir (GATEWAY_DATA_DIR): must not be empty"},
@@ -297,7 +298,7 @@ func TestFlagNames(t *testing.T) {
 			t.Errorf("--%s exists", secret)
 		}
 	}
-	if n != len(Variables())-9 { // the four secrets, GOGC, GOMEMLIMIT, DATABASE_READ_URL and _WAIT_MS, GATEWAY_CELLS (its URLs hold passwords)
+	if n != len(Variables())-10 { // the four secrets, GOGC, GOMEMLIMIT, DATABASE_READ_URL and _WAIT_MS, GATEWAY_CELLS and _READ_URLS (their URLs hold passwords)
 		t.Errorf("%d flags for %d variables", n, len(Variables()))
 	}
 }

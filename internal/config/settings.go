@@ -57,6 +57,11 @@ func (c *Config) settings() []*setting {
 				c.Cells, err = parseCells(v)
 				return err
 			}).noFlag().mask(maskCells),
+		text(nil, "GATEWAY_CELLS_READ_URLS", "", "each cell's hot standby, name=postgres://…,…, as DATABASE_READ_URL is for one database; a cell not named reads its primary",
+			func(v string) (err error) {
+				c.CellsRead, err = parseCells(v)
+				return err
+			}).noFlag().mask(maskCells),
 		integer(&c.ReadWaitMs, "DATABASE_READ_WAIT_MS", "250",
 			"how long such a read waits for the standby to replay what it must see, in ms; past it, the primary", 0, ReadWaitMsMax).noFlag(),
 		text(&c.DataDir, "GATEWAY_DATA_DIR", DataDirDefault, "the data directory: data key, TLS certificate, embedded PostgreSQL", nonEmpty),
