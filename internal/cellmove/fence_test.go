@@ -76,9 +76,9 @@ func TestFenceRunsOnlyForAFencedHead(t *testing.T) {
 	c := newTwoCells(t)
 	business(t, c.g, c.m.ID)
 	cases := []struct {
-		name     string
-		fenced   bool
-		calls    int64
+		name    string
+		fenced  bool
+		calls   int64
 		refused bool
 	}{
 		{"unfenced", false, 0, false},
