@@ -41,7 +41,8 @@ type table struct {
 	// local are columns of the source cell's own state, not the
 	// merchant's, each with the value the copy reads instead, so that
 	// the target's row starts from it: the head's fence (sql/0035's
-	// trigger) holds the merchant at the source only.
+	// trigger) holds the merchant at the source only. Read where a
+	// table is staged: not for appendOnly tables.
 	local map[string]string
 }
 
