@@ -119,6 +119,19 @@ func (sh shape) list() string {
 	return strings.Join(q, ", ")
 }
 
+// read is the select list of the table's rows at the source: its columns,
+// the local ones replaced by their values.
+func (sh shape) read(t table) string {
+	q := make([]string, len(sh.cols))
+	for i, c := range sh.cols {
+		q[i] = quoteIdent(c)
+		if v, ok := t.local[c]; ok {
+			q[i] = v + " as " + q[i]
+		}
+	}
+	return strings.Join(q, ", ")
+}
+
 // pipe streams the rows of query on src into table (with cols) on dst in
 // COPY's binary format, and returns how many rows arrived.
 func pipe(ctx context.Context, src, dst *pgx.Conn, query, into, cols string) (int64, error) {
@@ -187,7 +200,7 @@ func round(ctx context.Context, src, dst *side, cache *[]shape, at func(string))
 		if t.mode == appendOnly {
 			continue
 		}
-		query := "select " + sh.list() + " from " + quoteIdent(t.name) + " where " + t.where
+		query := "select " + sh.read(t) + " from " + quoteIdent(t.name) + " where " + t.where
 		if _, err := pipe(ctx, src.conn, dst.conn, query, stageName(t.name), sh.list()); err != nil {
 			return 0, fmt.Errorf("cellmove: staging %s: %w", t.name, err)
 		}

@@ -117,7 +117,13 @@ func (mv *Mover) Rollback(ctx context.Context, shopNo string) error {
 	if err := mv.Dir.Resume(ctx, shopNo, r.From); err != nil {
 		return fmt.Errorf("cellmove: directory: %w", err)
 	}
+	// The fence is lifted, and the forwarding rows removed, with the record
+	// of the roll-back: a mover killed between them finds the move open and
+	// rolls it back again.
 	return mv.From.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := setFence(ctx, tx, r.Merchant, false); err != nil {
+			return err
+		}
 		if err := unforwardMove(ctx, tx, r); err != nil {
 			return err
 		}

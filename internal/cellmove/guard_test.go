@@ -7,14 +7,11 @@ import (
 	"testing"
 
 	"github.com/uptrace/bun"
-
-	"github.com/paygate/gateway/postings"
 )
 
 // The journal's guard lets only gateway_mover delete, only a merchant
 // whose tombstone exists (not yet removed) or whose arrival is still being
-// copied, and never update; the fence refuses a paused merchant's batches
-// at the source as EUNAVAILABLE.
+// copied, and never update (the fence: fence_test.go).
 func TestOnlyTheMoverPassesTheGuard(t *testing.T) {
 	c := newTwoCells(t)
 	business(t, c.g, c.m.ID)
@@ -70,16 +67,6 @@ func TestOnlyTheMoverPassesTheGuard(t *testing.T) {
 				t.Errorf("refused with %v, not by the guard", err)
 			}
 		})
-	}
-	// The fence: once the move is paused, the merchant's next batch at
-	// the source is refused as unavailable (503), nothing written.
-	if _, err := c.src.ExecContext(ctx, "insert into cellmove_moves (merchant_id, shop_no, from_cell, to_cell, state) values (?, ?, 'a', 'b', 'paused')",
-		c.m.ID, c.m.ShopNo); err != nil {
-		t.Fatal(err)
-	}
-	_, err := c.g.Deposit(ctx, c.m.ID, "USD", 1_00, idem("ledger"))
-	if postings.ErrorCode(err) != postings.EUNAVAILABLE {
-		t.Errorf("a deposit of a paused merchant: %v, want EUNAVAILABLE", err)
 	}
 }
 

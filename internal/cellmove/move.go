@@ -189,21 +189,34 @@ func (mv *Mover) background(ctx context.Context, r *record) (int64, error) {
 	return total, nil
 }
 
-// pause takes the merchant's head at the source FOR UPDATE, which waits
-// for the batches that hold it, and records the pause in the same
-// transaction: from its commit the fence (sql/0032) refuses any later
-// batch of the merchant at the source.
+// pause sets the fence on the merchant's head at the source, which waits
+// for the batches that hold the row, and records the pause in the same
+// transaction: from its commit the fence's trigger (sql/0035, made free
+// for the unfenced by the cellmove_fenced column) refuses any later batch
+// of the merchant at the source.
 func (mv *Mover) pause(ctx context.Context, r *record) error {
 	return mv.From.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var seq int64
-		if err := tx.NewRaw("select last_seq from ledger_heads where merchant_id = ? for update", r.Merchant).Scan(ctx, &seq); err != nil {
-			return fmt.Errorf("cellmove: locking the head: %w", err)
+		if err := setFence(ctx, tx, r.Merchant, true); err != nil {
+			return err
 		}
 		if err := forwardCards(ctx, tx, r); err != nil {
 			return fmt.Errorf("cellmove: forwarding the cards: %w", err)
 		}
 		return advance(ctx, tx, r, StatePaused)
 	})
+}
+
+// setFence sets or clears the fence column of the merchant's head. The
+// trigger's WHEN needs old and new fenced, so neither change fires it.
+func setFence(ctx context.Context, tx bun.Tx, merchant int64, on bool) error {
+	res, err := tx.NewRaw("update ledger_heads set cellmove_fenced = ? where merchant_id = ?", on, merchant).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("cellmove: the head's fence: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("cellmove: merchant %d has no head", merchant)
+	}
+	return nil
 }
 
 // copyRound runs one round between the two cells' connections.

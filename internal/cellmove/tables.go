@@ -38,6 +38,12 @@ type table struct {
 	where string
 	// seq is an appendOnly table's sequence column.
 	seq string
+	// local are columns of the source cell's own state, not the
+	// merchant's, each with the value the copy reads instead, so that
+	// the target's row starts from it: the head's fence (sql/0035's
+	// trigger) holds the merchant at the source only. Read where a
+	// table is staged: not for appendOnly tables.
+	local map[string]string
 }
 
 const (
@@ -57,7 +63,7 @@ const (
 // deliveries' own round then makes exactly the source's.
 var tables = []table{
 	{name: "merchants", mode: replace, where: byMerchantID},
-	{name: "ledger_heads", mode: replace, where: byMerchant},
+	{name: "ledger_heads", mode: replace, where: byMerchant, local: map[string]string{"cellmove_fenced": "false"}},
 	{name: "accounts", mode: insertNew, where: byMerchant},
 	{name: "entries", mode: appendOnly, where: byMerchant, seq: "merchant_seq"},
 	{name: "postings", mode: appendOnly, where: byMerchant, seq: "merchant_seq"},
