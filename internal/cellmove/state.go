@@ -10,11 +10,11 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// moverRole is the dedicated role of sql/0032: the only one past the
+// moverRole is the dedicated role of sql/0035 (cellmove): the only one past the
 // journal's guard, for a merchant being moved.
 const moverRole = "gateway_mover"
 
-// The states of a move, in order (sql/0032's cellmove_moves).
+// The states of a move, in order (sql/0035's cellmove_moves).
 const (
 	StateCopying    = "copying"
 	StatePaused     = "paused"
