@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // loopbackListener accepts and closes connections on 127.0.0.1, counting
@@ -33,6 +34,19 @@ func loopbackListener(t *testing.T) (netip.AddrPort, *atomic.Int32) {
 	return netip.MustParseAddrPort(ln.Addr().String()), &accepted
 }
 
+// waitAccepted waits until the listener has counted n connections: a dial
+// returns once the kernel completed the handshake, before the accept loop
+// counts it, so a count read right after an allowed dial may still miss it
+// and blame the next, refused, dial for it (seen on a loaded machine).
+func waitAccepted(t *testing.T, accepted *atomic.Int32, n int32) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); accepted.Load() < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the listener counted %d connections, want %d", accepted.Load(), n)
+		}
+	}
+}
+
 // The dialer judges every address a name resolves to before dialling any:
 // one refused answer refuses the name, in whichever order it comes, so a
 // failing first address cannot make it fall back to a refused one. Only
@@ -42,6 +56,7 @@ func TestDialerJudgesEveryAnswer(t *testing.T) {
 	target, accepted := loopbackListener(t)
 	allow := AllowList{Prefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
 	ok, other := target.Addr(), netip.MustParseAddr("127.0.0.2")
+	var dialled int32 // connections the allowed cases made
 	for _, c := range []struct {
 		name    string
 		answer  []netip.Addr
@@ -52,6 +67,7 @@ func TestDialerJudgesEveryAnswer(t *testing.T) {
 		{"refused, then allowed", []netip.Addr{other, ok}, true},
 		{"IPv4-mapped form of the allowed one", []netip.Addr{netip.AddrFrom16(ok.As16())}, false},
 	} {
+		waitAccepted(t, accepted, dialled)
 		before := accepted.Load()
 		d := NewDialer(allow, nil, func(context.Context, string) ([]netip.Addr, error) { return c.answer, nil })
 		conn, err := d.DialContext(context.Background(), "tcp", "receiver.shop-test.com:"+itoa(target.Port()))
@@ -63,6 +79,7 @@ func TestDialerJudgesEveryAnswer(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 		}
 		if conn != nil {
+			dialled++
 			conn.Close()
 		}
 		if c.refused && accepted.Load() != before {
@@ -78,6 +95,7 @@ func TestDialerLoopbackForDevelopment(t *testing.T) {
 	target, accepted := loopbackListener(t)
 	port := itoa(target.Port())
 	loop := func(context.Context, string) ([]netip.Addr, error) { return []netip.Addr{target.Addr()}, nil }
+	var dialled int32
 	for _, host := range []string{"receiver.shop-test.com", "localhost", "127.0.0.1"} {
 		conn, err := NewDialer(AllowList{AllowPrivate: true}, nil, loop).DialContext(context.Background(), "tcp", net.JoinHostPort(host, port))
 		if err != nil {
@@ -85,6 +103,8 @@ func TestDialerLoopbackForDevelopment(t *testing.T) {
 			continue
 		}
 		conn.Close()
+		dialled++
+		waitAccepted(t, accepted, dialled)
 		before := accepted.Load()
 		if _, err := NewDialer(AllowList{}, nil, loop).DialContext(context.Background(), "tcp", net.JoinHostPort(host, port)); err == nil || !containsLoopback(err) {
 			t.Errorf("%s without an allow list: %v, want a loopback refusal", host, err)
