@@ -125,6 +125,10 @@ type HoldEventData struct {
 
 // RefundEventData is the data of card.refunded.
 type RefundEventData struct {
+	// MessageID is the network's id of the refund: the bill line's txId
+	// and what the refund reconciliation matches (client 1.2.0; absent
+	// from events sent before it).
+	MessageID string    `json:"messageId,omitempty"`
 	CardNo    string    `json:"cardNo"`
 	Amount    Decimal   `json:"amount"`
 	Currency  string    `json:"currency"`

@@ -137,6 +137,9 @@ type HoldResult struct {
 
 // RefundResult is what a refund did.
 type RefundResult struct {
+	// MessageID is the network's id of the refund, the entry's txId and
+	// what a refund file names (omitted in an answer stored before it).
+	MessageID string    `json:"messageId,omitempty"`
 	CardNo    string    `json:"cardNo"`
 	Amount    int64     `json:"amount"`
 	Currency  string    `json:"currency"`

@@ -66,7 +66,7 @@ func (s *Service) refund(tx *ledger.Tx, m *ledger.Merchant, req RefundRequest) (
 		return nil, err
 	}
 	batchOf.Of(tx).addRefund(tx, refundRow{MessageID: req.MessageID, MerchantID: m.ID, MerchantSeq: entry.Seq, CreatedAt: tx.Now()})
-	res := &RefundResult{CardNo: c.No(), Amount: req.Amount, Currency: c.Currency(), Credited: "card", CreatedAt: tx.Now()}
+	res := &RefundResult{MessageID: req.MessageID, CardNo: c.No(), Amount: req.Amount, Currency: c.Currency(), Credited: "card", CreatedAt: tx.Now()}
 	if c.Status() == cards.CardCancelled {
 		res.Credited = "funding"
 	}
@@ -82,7 +82,8 @@ func errCardNotFound() error {
 
 func refundEventData(r *RefundResult) map[string]any {
 	return map[string]any{
-		"cardNo": r.CardNo, "amount": money(r.Amount, r.Currency), "currency": r.Currency,
+		"messageId": r.MessageID,
+		"cardNo":    r.CardNo, "amount": money(r.Amount, r.Currency), "currency": r.Currency,
 		"credited": r.Credited, "available": money(r.Available, r.Currency),
 		"createdAt": r.CreatedAt.UTC().Format(time.RFC3339),
 	}

@@ -28,9 +28,23 @@ func TestRefundKeepsTheNetworksMessageID(t *testing.T) {
 		return f.l.Network.Refund(ctx, network.RefundRequest{MessageID: id, CardNo: f.card.CardNo, Amount: 5_00, Currency: "USD"})
 	}
 	for _, id := range []string{"net-refund-1", "net-refund-2"} {
-		if _, err := refund(id); err != nil {
+		r, err := refund(id)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if r.MessageID != id {
+			t.Errorf("refund %s answered messageId %q", id, r.MessageID)
+		}
+	}
+	// The card.refunded callbacks name the message id too, so a merchant
+	// can match them to the bill's txId.
+	var eventIDs []string
+	if err := f.l.DB().NewRaw(`select payload #>> '{data,messageId}' from events where event_type = ? order by event_seq`,
+		network.EventCardRefund).Scan(ctx, &eventIDs); err != nil {
+		t.Fatal(err)
+	}
+	if len(eventIDs) != 2 || eventIDs[0] != "net-refund-1" || eventIDs[1] != "net-refund-2" {
+		t.Errorf("card.refunded events' messageId %q, want [net-refund-1 net-refund-2]", eventIDs)
 	}
 	// A replay inside the TTL answers the first refund and books nothing.
 	if r, err := refund("net-refund-1"); err != nil || r.Available != 75_00 {
