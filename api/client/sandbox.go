@@ -95,6 +95,9 @@ type SandboxRefundRequest struct {
 // SandboxRefund is what a refund did: Credited "card", or "funding" for a
 // cancelled card.
 type SandboxRefund struct {
+	// MessageID is the refund's network message id, the bill line's txId
+	// (client 1.2.0).
+	MessageID string    `json:"messageId,omitempty"`
 	CardNo    string    `json:"cardNo"`
 	Amount    Decimal   `json:"amount"`
 	Currency  string    `json:"currency"`
