@@ -327,6 +327,21 @@ func newShopNo(cell int) string {
 	return fmt.Sprintf("SH%010d", n.Int64()+1_000_000_000)
 }
 
+// IsShopNo says whether s has the shape newShopNo draws: "SH" and ten
+// digits. A value of another shape names no merchant, so a caller may
+// answer it without a query (the cells' router: docs/scaling.md).
+func IsShopNo(s string) bool {
+	if len(s) != 12 || s[:2] != "SH" {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // randomToken returns n random bytes, base64url without padding.
 func randomToken(n int) string {
 	b := make([]byte, n)
