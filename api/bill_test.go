@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -288,6 +289,8 @@ func errExpected(err error) bool {
 // to the change of the merchant's funding and card balances; each account's
 // balanceAfter follows from its amounts and ends at its balance; the CSV
 // holds the same rows as the JSON.
+var billSeed = flag.Int64("bill.seed", 0, "seed of TestBillSumsToBalances's workload (0: the clock)")
+
 func TestBillSumsToBalances(t *testing.T) {
 	t.Parallel()
 	now, today := todayClock()
@@ -301,8 +304,11 @@ func TestBillSumsToBalances(t *testing.T) {
 	}
 	sh := s.newShop(merchant.Spec{Currencies: []string{"USD", "EUR"}})
 	other := s.fundedShop() // its lines must not appear
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
+	seed := *billSeed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	t.Logf("seed %d (reproduce: go test ./api -run 'TestBillSumsToBalances$' -args -bill.seed=%d)", seed, seed)
 	rnd := rand.New(rand.NewPCG(uint64(seed), 7))
 	curs := []string{"USD", "EUR"}
 	bins := map[string]string{"USD": "453201", "EUR": "522302"}
@@ -346,6 +352,12 @@ func TestBillSumsToBalances(t *testing.T) {
 				Currency: cur, Direction: dir}, nil)
 			if cur != card.Currency {
 				dir += " across currencies"
+				// One cent at 0.91 is less than one cent of the card's
+				// currency: a real refusal, named by its field, not a
+				// fault of the workload (seed 1795800053981817929 drew it).
+				if postings.ErrorCode(err) == postings.EINVALID && strings.Contains(err.Error(), "less than one minor unit") {
+					break
+				}
 			}
 			check("transfer "+dir, err)
 		case op <= 5:
