@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -104,4 +106,29 @@ func (r *verifiedRestore) carryKey(gwDir string) error {
 		return err
 	}
 	return os.WriteFile(path, r.key, 0o600)
+}
+
+// absentOrEmpty reports whether dir does not exist or holds nothing: the
+// only -dir that a failed -from-restore may remove again.
+func absentOrEmpty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return errors.Is(err, fs.ErrNotExist) || (err == nil && len(entries) == 0)
+}
+
+// undoHalfMade removes what a -from-restore that failed before its new
+// primary was verified made in a new -dir (and the cluster directory it
+// links to, when the servers' user could not reach -dir): nothing of it is
+// served or backed up yet, the restore itself is untouched, and the same
+// command may be run again. Called after the formation's servers stopped.
+func undoHalfMade(stdout io.Writer, dir, real string) {
+	for _, d := range []string{real, dir} {
+		if d == "" {
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil {
+			fmt.Fprintf(stdout, "ha: could not remove the unfinished formation in %s: %v; remove it before running again\n", d, err)
+			continue
+		}
+	}
+	fmt.Fprintf(stdout, "ha: the formation from the restore did not finish; %s was removed, the restore is untouched: run the same command again\n", dir)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/pgha"
+	"github.com/paygate/gateway/internal/pgha/pghatest"
 	"github.com/paygate/gateway/ledger/pgcluster"
 )
 
@@ -294,4 +295,33 @@ func must2(b []byte, err error) string {
 		return "error: " + err.Error()
 	}
 	return string(b)
+}
+
+// A -from-restore that fails after it began making the formation (here the
+// restored cluster is not one PostgreSQL can start: the copy's node never
+// comes up) leaves no -dir behind, so the same command can run again; the
+// restore is untouched.
+func TestRunFromRestoreRemovesAnUnfinishedFormation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a pg_auto_failover monitor")
+	}
+	pghatest.NeedTool(t, pgha.FindPgAutoctl)
+	root := pghatest.Dir(t)
+	restored, dir := filepath.Join(root, "restored"), filepath.Join(root, "ha-new")
+	marker := `{"target":"2026-11-25T10:00:00Z","formation":"/var/ha","verified":"2026-11-25T11:00:00Z"}`
+	writeFiles(t, restored, map[string]string{restoreMarker: marker, "data.key": keyA, "pg/data/PG_VERSION": "15\n"})
+	t.Setenv("GATEWAY_DATA_DIR", filepath.Join(root, "gw"))
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	var out lockedBuffer
+	err := run(ctx, []string{"run", "-dir", dir, "-from-restore", restored, "-nodes", "2", "-ports", portsFlag(t)}, &out, &out)
+	if err == nil {
+		t.Fatalf("ha run -from-restore of a cluster that cannot start succeeded\n%s", out.String())
+	}
+	if _, serr := os.Stat(dir); serr == nil {
+		t.Errorf("the failed run (%v) left %s behind; the retry would be refused\n%s", err, dir, out.String())
+	}
+	if b, rerr := os.ReadFile(filepath.Join(restored, "pg", "data", "PG_VERSION")); rerr != nil || string(b) != "15\n" {
+		t.Errorf("the restore was touched: %q, %v", b, rerr)
+	}
 }

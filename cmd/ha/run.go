@@ -69,7 +69,20 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 			return err
 		}
 	}
+	// A formation -from-restore begins in a new -dir and does not finish
+	// (verified, serving) is removed again: the retry would otherwise be
+	// refused as "already holds a formation" (fromrestore.go).
+	fresh := seed != nil && absentOrEmpty(*dir)
+	verified := false
 	real, err := pgcluster.PrepareDir(*dir, stdout)
+	if fresh {
+		// Registered before the formation's Stop, so it runs after it.
+		defer func() {
+			if !verified {
+				undoHalfMade(stdout, *dir, real)
+			}
+		}()
+	}
 	if err != nil {
 		return err
 	}
@@ -126,6 +139,7 @@ func runFormation(ctx context.Context, fs *flag.FlagSet, dir *string, args []str
 			return err
 		}
 		fmt.Fprintln(stdout, "ha: gateway audit verify passed on the new primary, with the restore's data key")
+		verified = true
 	}
 	cmd := exec.Command(*gatewayBin, append([]string{"serve"}, serveArgs...)...) //nolint:gosec // the operator's binary and flags
 	cmd.Env = gatewayEnv(os.Environ(), appURL, gwDir, filepath.Join(real, "backup"))
