@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -128,10 +129,21 @@ func cmdAdjustmentDecide(approve bool) func(ctx context.Context, e *env, args []
 
 func cmdAdjustmentList(ctx context.Context, e *env, args []string) error {
 	var limit *int
-	return withMerchant(ctx, e, "adjustment list", "List a merchant's adjustments, newest first, with their status (EXPIRED: undecided in time).", args,
-		func(fs *flag.FlagSet) { limit = fs.Int("limit", 100, "at most this many") },
+	var before *int64
+	return withMerchant(ctx, e, "adjustment list", "List a merchant's adjustments, newest first, with their status (EXPIRED: undecided in time); "+
+		"--before the last id listed gives the next page.", args,
+		func(fs *flag.FlagSet) {
+			limit = fs.Int("limit", 100, "at most this many (1 to 500)")
+			before = fs.Int64("before", 0, "only adjustments with a smaller id: the last id of the page before (0: the newest)")
+		},
 		func(l *app.Services, m *merchant.Merchant) error {
-			ps, err := adjustment.New(l.Ledger).List(ctx, m.ID, *limit)
+			if *limit < 1 || *limit > adjustment.ListMax {
+				return usageError(fmt.Sprintf("--limit must be from 1 to %d", adjustment.ListMax))
+			}
+			if *before < 0 {
+				return usageError("--before must be an adjustment id (1 or more), or 0 for the newest")
+			}
+			ps, err := adjustment.New(l.Ledger).List(ctx, m.ID, *before, *limit)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package adjustment_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -234,3 +235,52 @@ func TestProposeRefusals(t *testing.T) {
 }
 
 func itoa(n int64) string { return postings.FormatMinor(n, postings.Currency{}) }
+
+// The list pages by id, newest first: pages of two walk every proposal of
+// the merchant once, with another merchant's and one proposed between two
+// pages neither repeated nor shown; a negative cursor is refused naming
+// the field.
+func TestListPages(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	m := gatewaytest.Merchant(t, f.g.Merchants, "USD")
+	other := gatewaytest.Merchant(t, f.g.Merchants, "USD")
+	propose := func(mid int64, ref string) int64 {
+		t.Helper()
+		p, err := f.s.Propose(ctx, f.maker, adjustment.ProposeInput{Merchant: mid, House: "fee_revenue", Direction: "credit",
+			Amount: 1_00, Currency: "USD", Reason: "goodwill", Reference: ref})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ID
+	}
+	var want []int64
+	for i := range 5 {
+		want = append([]int64{propose(m.ID, "REF-"+itoa(int64(i)))}, want...)
+		propose(other.ID, "OTHER-"+itoa(int64(i)))
+	}
+	var got []int64
+	before := int64(0)
+	for page := 0; ; page++ {
+		ps, err := f.s.List(ctx, m.ID, before, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) == 0 {
+			break
+		}
+		for _, p := range ps {
+			got = append(got, p.ID)
+		}
+		before = ps[len(ps)-1].ID
+		if page == 0 {
+			propose(m.ID, "MEANWHILE") // newer than the cursor: on the first page only
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pages listed %v, want %v", got, want)
+	}
+	if _, err := f.s.List(ctx, m.ID, -1, 2); postings.AsError(err).Field != "before" {
+		t.Errorf("List before -1: %v, want a refusal naming before", err)
+	}
+}

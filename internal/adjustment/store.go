@@ -97,13 +97,22 @@ func (s *Service) Get(ctx context.Context, merchant, id int64) (*Proposal, error
 	return r.proposal(s.l.Now()), nil
 }
 
-// List is the newest adjustments, of one merchant or (merchant 0) all,
-// with their shop's id; status filters ("" every one; EXPIRED is derived).
-func (s *Service) List(ctx context.Context, merchant int64, limit int) ([]*Proposal, error) {
+// List is a page of adjustments, newest first, of one merchant or
+// (merchant 0) all: those with an id below before (0: from the newest), at
+// most limit (1 to ListMax). The next page passes the last id listed as
+// before: keyset paging on the primary key, so a page costs the same at
+// any depth and a proposal made meanwhile neither repeats nor hides one.
+func (s *Service) List(ctx context.Context, merchant, before int64, limit int) ([]*Proposal, error) {
+	if before < 0 {
+		return nil, postings.FieldErrorf("before", "must be an adjustment id (1 or more), or 0 for the newest")
+	}
 	var rows []row
 	q := s.db.NewSelect().Model(&rows).OrderExpr("a.id desc").Limit(min(max(limit, 1), ListMax))
 	if merchant != 0 {
 		q = q.Where("a.merchant_id = ?", merchant)
+	}
+	if before != 0 {
+		q = q.Where("a.id < ?", before)
 	}
 	if err := q.Scan(ctx); err != nil {
 		return nil, ledger.MapError(err)

@@ -139,6 +139,17 @@ func TestHouseAdjustments(t *testing.T) {
 	if status, page := aldo.get(t, "/house/adjustments"); status != 200 || !strings.Contains(page, `data-id="`+id+`"`) || strings.Contains(page, `id="propose"`) {
 		t.Errorf("the auditor's list: %d", status)
 	}
+	// Pages by id, newest first: before the reversal's id, the first
+	// proposal alone and a way back to the newest; a bad cursor is a 400.
+	if status, page := aldo.get(t, "/house/adjustments?shopNo="+f.a.ShopNo+"&before="+rid); status != 200 ||
+		!strings.Contains(page, `data-id="`+id+`"`) || strings.Contains(page, `data-id="`+rid+`"`) || !strings.Contains(page, `id="newest"`) || strings.Contains(page, `id="next"`) {
+		t.Errorf("the page before %s: %d\n%s", rid, status, page)
+	}
+	for _, bad := range []string{"-1", "0", "x", "01", "99999999999999999999"} {
+		if status, _ := aldo.get(t, "/house/adjustments?before="+bad); status != http.StatusBadRequest {
+			t.Errorf("before=%s: %d, want 400", bad, status)
+		}
+	}
 	if status, _ := aldo.post(t, "/house/adjustments", free); status != http.StatusForbidden {
 		t.Errorf("the auditor proposing: %d", status)
 	}

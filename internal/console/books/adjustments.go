@@ -33,6 +33,8 @@ const adjustmentListMax = 100
 
 type adjustmentsData struct {
 	ShopNo string // the list's filter (empty: every merchant's)
+	Before int64  // the page: ids below it (0: from the newest)
+	Next   string // the next, older page's link ("" on the last page)
 	Rows   []adjustmentRow
 	CanAct bool
 	Notice string
@@ -50,8 +52,14 @@ type adjustmentRow struct {
 
 func (s *pages) adjustments(w http.ResponseWriter, r *http.Request, u *host.User) {
 	d := adjustmentsData{ShopNo: r.URL.Query().Get("shopNo")}
+	before, err := host.QueryInt(r, "before", 1, 1<<62, 0)
+	if err != nil {
+		s.h.DomainError(w, r, err)
+		return
+	}
+	d.Before = int64(before)
 	// The notice of the redirect after a step; the id shown only as a number.
-	id, err := strconv.ParseInt(r.URL.Query().Get("id"), 10, 64)
+	id, err := strconv.ParseInt(r.URL.Query().Get("id"), 10, 64) // only for the notice: a bad one shows none
 	switch done := r.URL.Query().Get("done"); {
 	case err == nil && id > 0 && (done == "propose" || done == "approve" || done == "reject"):
 		d.Notice = "Adjustment " + strconv.FormatInt(id, 10) + ": " + map[string]string{"propose": "proposed; another house user approves or rejects it.",
@@ -83,10 +91,17 @@ func (s *pages) renderAdjustments(w http.ResponseWriter, r *http.Request, u *hos
 		id = m.ID
 	}
 	if status == http.StatusOK || m != nil {
-		ps, err := s.d.Adjustments.List(r.Context(), id, adjustmentListMax)
+		ps, err := s.d.Adjustments.List(r.Context(), id, d.Before, adjustmentListMax)
 		if err != nil {
 			s.h.DomainError(w, r, err)
 			return
+		}
+		if len(ps) == adjustmentListMax {
+			v := url.Values{"before": {strconv.FormatInt(ps[len(ps)-1].ID, 10)}}
+			if d.ShopNo != "" {
+				v.Set("shopNo", d.ShopNo)
+			}
+			d.Next = adjustmentsPath + "?" + v.Encode()
 		}
 		shops := shopNames{s: s, r: r}
 		for _, p := range ps {

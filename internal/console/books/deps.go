@@ -50,7 +50,7 @@ type Adjustments interface {
 	Propose(ctx context.Context, actor adjustment.Actor, in adjustment.ProposeInput) (*adjustment.Proposal, error)
 	Approve(ctx context.Context, actor adjustment.Actor, merchant, id int64) (*adjustment.Proposal, error)
 	Reject(ctx context.Context, actor adjustment.Actor, merchant, id int64) (*adjustment.Proposal, error)
-	List(ctx context.Context, merchant int64, limit int) ([]*adjustment.Proposal, error)
+	List(ctx context.Context, merchant, before int64, limit int) ([]*adjustment.Proposal, error)
 }
 
 // Trail is the console's audit trail (*store.Store), for the row of a

@@ -42,14 +42,17 @@ func ParseDays(r *http.Request, now time.Time, def int) (start, end time.Time, e
 	return start, end, nil
 }
 
-// QueryInt reads an optional decimal integer in [lo, hi].
+// QueryInt reads an optional decimal integer in [lo, hi], written the one
+// way the console writes it: digits only, no sign, no leading zero. Up to
+// 19 digits, so that ids of a cell (n × 10¹², docs/scaling.md) page as
+// well as today's.
 func QueryInt(r *http.Request, name string, lo, hi, def int) (int, error) {
 	s := r.URL.Query().Get(name)
 	if s == "" {
 		return def, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || len(s) > 9 || strings.ContainsAny(s, "+-") || n < lo || n > hi {
+	if err != nil || len(s) > 19 || len(s) > 1 && s[0] == '0' || strings.ContainsAny(s, "+-") || n < lo || n > hi {
 		return 0, postings.FieldErrorf(name, "must be an integer from %d to %d", lo, hi)
 	}
 	return n, nil

@@ -84,10 +84,17 @@ func TestQueryIntAndParseDays(t *testing.T) {
 	if s, e, err := ParseDays(r, now, 7); err != nil || e.Format("2006-01-02") != "2026-03-10" || s.Format("2006-01-02") != "2026-03-04" {
 		t.Errorf("ParseDays without dates: %v %v %v, want the last 7 days to 2026-03-10", s, e, err)
 	}
-	for q, want := range map[string]int{"": 5, "n=1": 1, "n=10": 10, "n=0": -1, "n=11": -1, "n=+3": -1, "n=-1": -1, "n=x": -1, "n=0000000003": -1} {
+	for q, want := range map[string]int{"": 5, "n=1": 1, "n=10": 10, "n=0": -1, "n=11": -1, "n=+3": -1, "n=-1": -1, "n=x": -1, "n=0000000003": -1, "n=03": -1} {
 		n, err := QueryInt(httptest.NewRequest(http.MethodGet, "/x?"+q, nil), "n", 1, 10, 5)
 		if want < 0 && (err == nil || postings.AsError(err).Field != "n") || want >= 0 && (err != nil || n != want) {
 			t.Errorf("QueryInt(%q) = %d, %v; want %d", q, n, err, want)
+		}
+	}
+	// An id of a cell (n × 10¹²) pages as well as one of today's.
+	for q, want := range map[string]int{"n=2000000000042": 2000000000042, "n=4611686018427387904": 1 << 62, "n=4611686018427387905": -1, "n=99999999999999999999": -1} {
+		n, err := QueryInt(httptest.NewRequest(http.MethodGet, "/x?"+q, nil), "n", 0, 1<<62, 0)
+		if want < 0 && err == nil || want >= 0 && (err != nil || n != want) {
+			t.Errorf("QueryInt(%q, up to 2^62) = %d, %v; want %d", q, n, err, want)
 		}
 	}
 }

@@ -21,7 +21,7 @@ type merchantsData struct {
 }
 
 func (s *pages) merchantList(w http.ResponseWriter, r *http.Request, u *host.User) {
-	after, err := host.QueryInt(r, "after", 0, 1<<30, 0)
+	after, err := host.QueryInt(r, "after", 0, 1<<62, 0)
 	if err != nil {
 		s.h.DomainError(w, r, err)
 		return
