@@ -76,7 +76,7 @@ func TestPresentationAt1366(t *testing.T) {
 	o := newBrowser(t)
 	o.login(t, f, "olga.operator", f.code(t, "olga.operator"))
 	o.do(t, wide)
-	for _, page := range []string{"/operator/merchants", "/audit/journal?shopNo=" + f.a.ShopNo, "/audit/statement", "/audit/settlement", "/audit/bank", "/audit/rail"} {
+	for _, page := range []string{"/operator/merchants", "/audit/journal?shopNo=" + f.a.ShopNo, "/audit/statement", "/audit/settlement", "/audit/bank", "/audit/rail", "/audit/refunds", "/house/adjustments"} {
 		o.open(t, f.url(page))
 		// Their middles within a few pixels of each other: one line.
 		spread := eval[int](t, o, `(m => Math.max(...m) - Math.min(...m))([...document.querySelectorAll('header .brand, header nav a, #who, #logout')].map(e => e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2)) | 0`)
