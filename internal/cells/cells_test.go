@@ -96,7 +96,7 @@ func TestCellMintsItsIds(t *testing.T) {
 			}
 			rmt, err := g.Remit.CreateRemittance(ctx, m.ID, remittance.RemittanceInput{PayerID: "payer-1",
 				Beneficiary: json.RawMessage(`{"name":"Hans Muster GmbH","country":"DE","bank_swift":"COBADEFFXXX","account_no":"DE89370400440532013000"}`),
-				Amount: 10_00, Currency: "USD", Rail: "SWIFT"}, nil)
+				Amount:      10_00, Currency: "USD", Rail: "SWIFT"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
