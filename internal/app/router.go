@@ -117,7 +117,7 @@ func (a *App) routeInternal(partnerOf func(*Services) http.Handler) http.Handler
 		cell, paused := fwd.resolve(r.Context(), m.cell, m.id)
 		switch {
 		case paused && m.authorize != nil:
-			declineMoving(w, m.authorize)
+			a.declinePaused(w, r, dbs[cell], byCell[cell], m.authorize)
 		case paused:
 			unavailable(w, "the card's merchant is moving between cells; retry after the number of seconds in Retry-After")
 		case byCell[cell] != nil:
@@ -137,9 +137,10 @@ type message struct {
 }
 
 type authorizeFields struct {
-	CardNo   string          `json:"cardNo"`
-	Amount   json.RawMessage `json:"amount"`
-	Currency string          `json:"currency"`
+	MessageID string          `json:"messageId"`
+	CardNo    string          `json:"cardNo"`
+	Amount    json.RawMessage `json:"amount"`
+	Currency  string          `json:"currency"`
 }
 
 // readMessage reads a network message's ids, or a rail report's
