@@ -68,7 +68,7 @@ func cmdCellsMove(ctx context.Context, e *env, args []string) error {
 	return printJSON(e, map[string]any{"shopNo": res.ShopNo, "from": mv.From.Name, "to": mv.To.Name, "merchantId": res.Merchant,
 		"rowsCopied": res.Rows, "pauseMs": res.Pause.Milliseconds(), "pause": res.Pause.String(), "resumed": res.Resumed,
 		"copyMs": res.Copy.Milliseconds(), "tailMs": res.Tail.Milliseconds(), "verifyMs": res.Verify.Milliseconds(), "removeMs": res.Remove.Milliseconds(),
-		"headSeq": res.Head.Seq, "headHash": fmt.Sprintf("%x", res.Head.Hash)})
+		"headSeq": res.Head.Seq, "headHash": fmt.Sprintf("%x", res.Head.Hash), "declined": declineViews(res.Declined)})
 }
 
 // urlMover is a mover between two URLs with a local directory.

@@ -48,11 +48,17 @@ func RecordDecline(ctx context.Context, db bun.IDB, d Decline) (paused bool, err
 // Declines are the declines recorded in db, the oldest first: the
 // merchant's with shopNo, or every merchant's with "".
 func Declines(ctx context.Context, db bun.IDB, shopNo string) ([]Decline, error) {
+	return declines(ctx, db, shopNo, 0)
+}
+
+// declines are db's declines of the merchant with shopNo ("": any) in the
+// move moveID (0: any).
+func declines(ctx context.Context, db bun.IDB, shopNo string, moveID int64) ([]Decline, error) {
 	out := []Decline{}
 	err := db.NewRaw(`select d.move_id, coalesce(m.shop_no, '') as shop_no, d.message_id, d.card_no, d.amount, d.currency, d.code, d.declined_at
 		from cellmove_declines d left join cellmove_moves m on m.id = d.move_id
-		where ?0 = '' or m.shop_no = ?0
-		order by d.declined_at, d.move_id, d.message_id`, shopNo).Scan(ctx, &out)
+		where (?0 = '' or m.shop_no = ?0) and (?1 = 0 or d.move_id = ?1)
+		order by d.declined_at, d.move_id, d.message_id`, shopNo, moveID).Scan(ctx, &out)
 	for i := range out {
 		out[i].DeclinedAt = out[i].DeclinedAt.UTC()
 	}

@@ -38,8 +38,12 @@ func TestDeclinesRecordedInThePause(t *testing.T) {
 		other.CardNo = "crd_nosuchcard000000000"
 		record("another card", other, false)
 	}
-	if _, err := c.mv.Move(ctx, c.m.ShopNo); err != nil {
+	res, err := c.mv.Move(ctx, c.m.ShopNo)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(res.Declined) != 1 || res.Declined[0].MessageID != "net-1" {
+		t.Errorf("the move's result names the declines %+v", res.Declined)
 	}
 	after := decline
 	after.MessageID = "net-2"
