@@ -34,17 +34,7 @@ func TestRailReportsOverCells(t *testing.T) {
 	g.env["GATEWAY_RAIL_MODE"] = "manual" // in flight until the rail reports
 	g.env["GATEWAY_REMIT_SCREENING_DELAY"] = "100ms"
 	g.mustRun("cells", "init")
-	var mA, mB credentials
-	for _, m := range []struct {
-		into *credentials
-		cell string
-	}{{&mA, "a1"}, {&mB, "b2"}} {
-		out := g.mustRun("merchant", "create", "--name", "In "+m.cell, "--currencies", "USD", "--cell", m.cell)
-		if err := json.Unmarshal([]byte(out), m.into); err != nil {
-			t.Fatal(err)
-		}
-		g.deposit(m.into.ShopNo, "USD", "1000.00")
-	}
+	mA, mB := merchantInCell(g, "a1", "1000.00"), merchantInCell(g, "b2", "1000.00")
 	s := g.serve()
 	token, err := os.ReadFile(filepath.Join(g.env["GATEWAY_DATA_DIR"], "internal-token"))
 	if err != nil {
@@ -117,6 +107,17 @@ func TestRailReportsOverCells(t *testing.T) {
 	}
 	s.mustStop()
 	auditEachCell(g, dbA, dbB)
+}
+
+// merchantInCell creates a USD merchant in cell with a deposit.
+func merchantInCell(g *gateway, cell, deposit string) credentials {
+	g.t.Helper()
+	var m credentials
+	if err := json.Unmarshal([]byte(g.mustRun("merchant", "create", "--name", "In "+cell, "--currencies", "USD", "--cell", cell)), &m); err != nil {
+		g.t.Fatal(err)
+	}
+	g.deposit(m.ShopNo, "USD", deposit)
+	return m
 }
 
 // declinedInPause pauses a card of m (a move's record and its card's
