@@ -58,6 +58,7 @@ func TestReadMessageAuthorize(t *testing.T) {
 func FuzzReadMessage(f *testing.F) {
 	f.Add("/network/clear", `{"authId":"auth_a1xxxxxxxxxxxxxxxxxx"}`)
 	f.Add("/network/authorizations/crd_", `{"cardNo":null}`)
+	f.Add("/rail/report", `{"txId":"rmt_b2xxxxxxxxxxxxxxxxxx","cardNo":"crd_a1xxxxxxxxxxxxxxxxxx"}`)
 	f.Fuzz(func(t *testing.T, path, body string) {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
 		r.URL.Path = path
