@@ -94,9 +94,9 @@ func TestCellMintsItsIds(t *testing.T) {
 			if err != nil || !auth.Approved {
 				t.Fatalf("Authorize: %+v %v", auth, err)
 			}
-			rmt, err := g.Remit.CreateRemittance(ctx, m.ID, remittance.RemittanceInput{PayerID: "payer-1",
-				Beneficiary: json.RawMessage(`{"name":"Hans Muster GmbH","country":"DE","bank_swift":"COBADEFFXXX","account_no":"DE89370400440532013000"}`),
-				Amount:      10_00, Currency: "USD", Rail: "SWIFT"}, nil)
+			beneficiary := json.RawMessage(`{"name":"Hans Muster GmbH","country":"DE","bank_swift":"COBADEFFXXX","account_no":"DE89370400440532013000"}`)
+			rmt, err := g.Remit.CreateRemittance(ctx, m.ID, remittance.RemittanceInput{PayerID: "payer-1", Beneficiary: beneficiary,
+				Amount: 10_00, Currency: "USD", Rail: "SWIFT"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
