@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
+	"github.com/paygate/gateway/cmd/gateway/internal/cellcmd"
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/cellmove"
 	"github.com/paygate/gateway/internal/config"
@@ -47,8 +47,10 @@ func cmdCellsMove(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		mv, close, err = app.DirectoryMover(ctx, cfg, *shopNo, *from, *to)
+	} else if *from == "" {
+		return usageError("--from is required with a --to URL (or set GATEWAY_CELLS and name the target cell)")
 	} else {
-		mv, close, err = urlMover(ctx, *from, *to, *fromName, *toName)
+		mv, close, err = cellcmd.URLMover(ctx, *from, *to, *fromName, *toName)
 	}
 	if err != nil {
 		return err
@@ -65,21 +67,5 @@ func cmdCellsMove(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printJSON(e, map[string]any{"shopNo": res.ShopNo, "from": mv.From.Name, "to": mv.To.Name, "merchantId": res.Merchant,
-		"rowsCopied": res.Rows, "pauseMs": res.Pause.Milliseconds(), "pause": res.Pause.String(), "resumed": res.Resumed,
-		"copyMs": res.Copy.Milliseconds(), "tailMs": res.Tail.Milliseconds(), "verifyMs": res.Verify.Milliseconds(), "removeMs": res.Remove.Milliseconds(),
-		"headSeq": res.Head.Seq, "headHash": fmt.Sprintf("%x", res.Head.Hash)})
-}
-
-// urlMover is a mover between two URLs with a local directory.
-func urlMover(ctx context.Context, from, to, fromName, toName string) (*cellmove.Mover, func(), error) {
-	if from == "" {
-		return nil, nil, usageError("--from is required with a --to URL (or set GATEWAY_CELLS and name the target cell)")
-	}
-	dbs, close, err := app.OpenMoveDBs(ctx, map[string]string{"--from": from, "--to": to})
-	if err != nil {
-		return nil, nil, err
-	}
-	return &cellmove.Mover{From: cellmove.Cell{Name: fromName, DB: dbs["--from"]}, To: cellmove.Cell{Name: toName, DB: dbs["--to"]},
-		Dir: cellmove.NewLocalDirectory()}, close, nil
+	return printJSON(e, cellcmd.MoveView(res, mv.From.Name, mv.To.Name))
 }

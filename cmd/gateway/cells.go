@@ -59,11 +59,6 @@ func placeNewMerchant(ctx context.Context, e *env, cfg *config.Config, chosen st
 	return cell, err
 }
 
-// placeCreated records a merchant just created in its cell.
-func placeCreated(ctx context.Context, e *env, cfg *config.Config, cell, shopNo string, id int64) error {
-	return cellEnv(e, cfg).PlaceCreated(ctx, cell, shopNo, id)
-}
-
 // cellOfShop is the cell the directory places shopNo in.
 func cellOfShop(ctx context.Context, e *env, cfg *config.Config, shopNo string) (string, error) {
 	cell, err := cellEnv(e, cfg).CellOfShop(ctx, shopNo)
@@ -71,4 +66,22 @@ func cellOfShop(ctx context.Context, e *env, cfg *config.Config, shopNo string) 
 		return "", &exitError{code: 1, msg: "merchant not found"}
 	}
 	return cell, err
+}
+
+// cmdCellsDeclines prints each cell's log of a move's 91 declines (docs/network.md).
+func cmdCellsDeclines(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "cells declines", "Print the authorizations declined 91 during merchants' moves between cells (each cell's log, by cell).")
+	shopNo := fs.String("shop-no", "", "only this merchant's (default: every merchant's)")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	cfg, err := cellsConfig(e)
+	if err != nil {
+		return err
+	}
+	out, err := cellEnv(e, cfg).Declines(ctx, *shopNo)
+	if err != nil {
+		return err
+	}
+	return printJSON(e, map[string]any{"cells": out})
 }

@@ -66,7 +66,7 @@ func cmdMerchantCreate(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if cfg != nil {
-			if err := placeCreated(ctx, e, cfg, e.cell, creds.ShopNo, m.ID); err != nil {
+			if err := cellEnv(e, cfg).PlaceCreated(ctx, e.cell, creds.ShopNo, m.ID); err != nil {
 				return err
 			}
 		}

@@ -146,6 +146,7 @@ func subcommands() []subcommand {
 		{"datakey rotate", "add a data key version; running gateways re-seal the older values in the background", cmdDataKeyRotate},
 		{"datakey reseal", "re-seal every value under the current key version now and retire the versions none needs", cmdDataKeyReseal},
 		{"cells move", "move a merchant between cells' databases (copy, pause, verify, switch, remove); prints the pause", cmdCellsMove},
+		{"cells declines", "print the authorizations declined 91 during merchants' moves between cells, as each cell logged them", cmdCellsDeclines},
 		{"db url", "print the URL of the gateway's database (the embedded one unless DATABASE_URL is set)", cmdDBURL},
 		{"devdb", "run a command with DATABASE_URL set to a throwaway local PostgreSQL (used by make test)", cmdDevDB},
 	}

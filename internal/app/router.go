@@ -92,14 +92,13 @@ const routedBodyBytesMax = 64 << 10
 // routeInternal is the internal listener over cells: a network message
 // goes to the cell its authorization id or card number carries
 // (crd_<cell>…, auth_<cell>…), read from the path, the query or the JSON
-// body, unless that cell forwards the id (its merchant moved away:
-// forwarder). An id of a merchant in a move's pause is not served: an
-// authorization is declined 91, any other message answered 503 with
-// Retry-After (held: the network repeats it). An id of no configured cell
-// goes to the home cell, which answers it as an unknown card or
-// authorization. The rail's reports name remittances, whose ids do not
-// carry a cell yet: they go to the home cell (docs/scaling.md, "What is
-// not built yet").
+// body, and a rail report to the cell its remittance id carries
+// (rmt_<cell>…, the body's txId), unless that cell forwards the id (its
+// merchant moved away: forwarder). An id of a merchant in a move's pause
+// is not served: an authorization is declined 91, any other message
+// answered 503 with Retry-After (held: the network repeats it). An id of
+// no configured cell goes to the home cell, which answers it as an unknown
+// card, authorization or remittance (docs/scaling.md, "Routing").
 func (a *App) routeInternal(partnerOf func(*Services) http.Handler) http.Handler {
 	byCell := map[string]http.Handler{}
 	dbs := map[string]bun.IDB{}
@@ -118,7 +117,7 @@ func (a *App) routeInternal(partnerOf func(*Services) http.Handler) http.Handler
 		cell, paused := fwd.resolve(r.Context(), m.cell, m.id)
 		switch {
 		case paused && m.authorize != nil:
-			declineMoving(w, m.authorize)
+			a.declinePaused(w, r, dbs[cell], byCell[cell], m.authorize)
 		case paused:
 			unavailable(w, "the card's merchant is moving between cells; retry after the number of seconds in Retry-After")
 		case byCell[cell] != nil:
@@ -138,15 +137,17 @@ type message struct {
 }
 
 type authorizeFields struct {
-	CardNo   string          `json:"cardNo"`
-	Amount   json.RawMessage `json:"amount"`
-	Currency string          `json:"currency"`
+	MessageID string          `json:"messageId"`
+	CardNo    string          `json:"cardNo"`
+	Amount    json.RawMessage `json:"amount"`
+	Currency  string          `json:"currency"`
 }
 
-// readMessage reads a network message's ids. It puts back the body it
-// reads.
+// readMessage reads a network message's ids, or a rail report's
+// remittance id (txId). It puts back the body it reads.
 func readMessage(r *http.Request) message {
-	if !strings.HasPrefix(r.URL.Path, "/network/") {
+	rail := r.URL.Path == "/rail/report" && r.Method == http.MethodPost
+	if !strings.HasPrefix(r.URL.Path, "/network/") && !rail {
 		return message{}
 	}
 	if id, ok := strings.CutPrefix(r.URL.Path, "/network/authorizations/"); ok {
@@ -171,11 +172,18 @@ func readMessage(r *http.Request) message {
 	var ids struct {
 		AuthID any `json:"authId"`
 		CardNo any `json:"cardNo"`
+		TxID   any `json:"txId"`
 	}
 	if json.Unmarshal(body, &ids) != nil {
 		return message{}
 	}
-	for _, v := range []any{ids.AuthID, ids.CardNo} {
+	// Each route by its own id only: a rail report by the remittance it
+	// reports, a network message by its authorization or card.
+	named := []any{ids.AuthID, ids.CardNo}
+	if rail {
+		named = []any{ids.TxID}
+	}
+	for _, v := range named {
 		if s, ok := v.(string); ok && idCell(s) != "" {
 			m := message{cell: idCell(s), id: s}
 			var f authorizeFields

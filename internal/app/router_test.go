@@ -24,7 +24,12 @@ func TestReadMessage(t *testing.T) {
 		{"POST", "/network/authorize", `{"cardNo":"` + strings.Repeat("x", routedBodyBytesMax) + `"}`, ""},
 		{"GET", "/network/authorizations/auth_b2xxxxxxxxxxxxxxxxxx", "", "b2"},
 		{"GET", "/network/authorizations?cardNo=crd_a1xxxxxxxxxxxxxxxxxx&limit=5", "", "a1"},
-		{"POST", "/rail/report", `{"cardNo":"crd_a1xxxxxxxxxxxxxxxxxx"}`, ""},
+		{"POST", "/rail/report", `{"messageId":"r","txId":"rmt_b2xxxxxxxxxxxxxxxxxx","status":"SETTLED"}`, "b2"},
+		{"POST", "/rail/report", `{"txId":"rmt_zzxxxxxxxxxxxxxxxxxx","cardNo":"crd_a1xxxxxxxxxxxxxxxxxx"}`, "zz"},
+		{"POST", "/rail/report", `{"cardNo":"crd_a1xxxxxxxxxxxxxxxxxx"}`, ""}, // a report by its txId only
+		{"POST", "/rail/report", `{"txId":"rmt_1bxxxxxxxxxxxxxxxxxx"}`, ""},
+		{"POST", "/network/clear", `{"txId":"rmt_b2xxxxxxxxxxxxxxxxxx"}`, ""}, // a network message by its own ids only
+		{"GET", "/rail/report?txId=rmt_b2xxxxxxxxxxxxxxxxxx", "", ""},
 		{"GET", "/healthz", "", ""},
 	} {
 		r := httptest.NewRequest(tc.method, tc.target, strings.NewReader(tc.body))
@@ -53,6 +58,7 @@ func TestReadMessageAuthorize(t *testing.T) {
 func FuzzReadMessage(f *testing.F) {
 	f.Add("/network/clear", `{"authId":"auth_a1xxxxxxxxxxxxxxxxxx"}`)
 	f.Add("/network/authorizations/crd_", `{"cardNo":null}`)
+	f.Add("/rail/report", `{"txId":"rmt_b2xxxxxxxxxxxxxxxxxx","cardNo":"crd_a1xxxxxxxxxxxxxxxxxx"}`)
 	f.Fuzz(func(t *testing.T, path, body string) {
 		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
 		r.URL.Path = path

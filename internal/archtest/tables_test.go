@@ -96,6 +96,9 @@ var tableOwners = map[string]string{
 	"cellmove_moves": "internal/cellmove", "cellmove_tombstones": "internal/cellmove", "cellmove_arrivals": "internal/cellmove",
 	// sql/, "cellmove forwards": where a moved merchant's network ids went.
 	"cellmove_forwards": "internal/cellmove",
+	// sql/, "cellmove declines": the authorizations declined 91 in a
+	// move's pause, the issuer's log of them.
+	"cellmove_declines": "internal/cellmove",
 }
 
 // cellmoveReason is why the merchant mover names other packages' tables.

@@ -50,6 +50,9 @@ type Result struct {
 	// The background copy before the pause and the removal after it,
 	// when this run made them.
 	Copy, Remove time.Duration
+	// Declined are the authorizations the router declined 91 during the
+	// move's pause, as the source logged them (RecordDecline).
+	Declined []Decline
 }
 
 func (mv *Mover) log() *slog.Logger {
@@ -147,6 +150,9 @@ func (mv *Mover) Move(ctx context.Context, shopNo string) (*Result, error) {
 			return nil, err
 		}
 		res.Head = h
+	}
+	if res.Declined, err = declines(ctx, mv.From.DB, shopNo, r.ID); err != nil {
+		return nil, fmt.Errorf("cellmove: reading the pause's declines: %w", err)
 	}
 	return res, nil
 }

@@ -35,13 +35,16 @@ func CheckName(name string) error {
 const (
 	CardPrefix = "crd_"
 	AuthPrefix = "auth_"
+	// RemitPrefix is a remittance's (remittance.RemitPrefix): the rail's
+	// reports name only it (txId).
+	RemitPrefix = "rmt_"
 )
 
 // OfID is the cell an id minted in a cell names ("crd_a1…" is a1's), and
-// false when id has neither prefix or is too short to carry a cell. It
+// false when id has none of the prefixes or is too short to carry a cell. It
 // does not say the cell exists: the router checks that.
 func OfID(id string) (string, bool) {
-	for _, p := range []string{CardPrefix, AuthPrefix} {
+	for _, p := range []string{CardPrefix, AuthPrefix, RemitPrefix} {
 		if rest, ok := strings.CutPrefix(id, p); ok && len(rest) > 2 {
 			if name := rest[:2]; CheckName(name) == nil {
 				return name, true

@@ -2,6 +2,7 @@ package cells_test
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
+	"github.com/paygate/gateway/internal/remittance"
 	"github.com/paygate/gateway/ledger/pgtest"
 )
 
@@ -27,6 +29,8 @@ func TestOfID(t *testing.T) {
 		{"auth_eu0000000000000000000", "eu", true},
 		{"crd_1axxxxxxxxxxxxxxxxxx", "", false}, // a name starts with a letter
 		{"crd_a1", "", false},                   // nothing after the cell
+		{"rmt_b2xxxxxxxxxxxxxxxxxx", "b2", true},
+		{"rmt_2bxxxxxxxxxxxxxxxxxx", "", false},
 		{"txn_a1xxxxxxxxxxxxxxxxxx", "", false},
 		{"", "", false},
 	} {
@@ -39,8 +43,9 @@ func TestOfID(t *testing.T) {
 
 // A database made a cell mints what carries the cell: shop numbers whose
 // first digit is its number, merchant ids in its range, card and
-// authorization ids with its name in place of their first two random
-// characters. Without cells, the same services mint as they always did.
+// authorization and remittance ids with its name in place of their first
+// two random characters. Without cells, the same services mint as they
+// always did.
 func TestCellMintsItsIds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -50,11 +55,13 @@ func TestCellMintsItsIds(t *testing.T) {
 		shopRe  string
 		cardRe  string
 		authRe  string
+		remitRe string
 		idRange [2]int64
 	}{
 		{"cell b2", cells.Identity{Name: "b2", Number: 2}, `^SH2\d{9}$`, `^crd_b2[a-z0-9]{18}$`, `^auth_b2[a-z0-9]{18}$`,
-			[2]int64{2 * merchant.CellIDSpan, 3 * merchant.CellIDSpan}},
-		{"no cells", cells.Identity{}, `^SH[1-9]\d{9}$`, `^crd_[a-z0-9]{20}$`, `^auth_[a-z0-9]{20}$`, [2]int64{1, merchant.CellIDSpan}},
+			`^rmt_b2[a-z0-9]{18}$`, [2]int64{2 * merchant.CellIDSpan, 3 * merchant.CellIDSpan}},
+		{"no cells", cells.Identity{}, `^SH[1-9]\d{9}$`, `^crd_[a-z0-9]{20}$`, `^auth_[a-z0-9]{20}$`, `^rmt_[a-z0-9]{20}$`,
+			[2]int64{1, merchant.CellIDSpan}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -87,8 +94,15 @@ func TestCellMintsItsIds(t *testing.T) {
 			if err != nil || !auth.Approved {
 				t.Fatalf("Authorize: %+v %v", auth, err)
 			}
-			if !regexp.MustCompile(tc.cardRe).MatchString(card.CardNo) || !regexp.MustCompile(tc.authRe).MatchString(auth.AuthID) {
-				t.Errorf("card %s, authorization %s; want %s, %s", card.CardNo, auth.AuthID, tc.cardRe, tc.authRe)
+			beneficiary := json.RawMessage(`{"name":"Hans Muster GmbH","country":"DE","bank_swift":"COBADEFFXXX","account_no":"DE89370400440532013000"}`)
+			rmt, err := g.Remit.CreateRemittance(ctx, m.ID, remittance.RemittanceInput{PayerID: "payer-1", Beneficiary: beneficiary,
+				Amount: 10_00, Currency: "USD", Rail: "SWIFT"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !regexp.MustCompile(tc.cardRe).MatchString(card.CardNo) || !regexp.MustCompile(tc.authRe).MatchString(auth.AuthID) ||
+				!regexp.MustCompile(tc.remitRe).MatchString(rmt.TxID) {
+				t.Errorf("card %s, authorization %s, remittance %s; want %s, %s, %s", card.CardNo, auth.AuthID, rmt.TxID, tc.cardRe, tc.authRe, tc.remitRe)
 			}
 			// The PAN is from the cell's account range: the digit after the BIN.
 			var sealed []byte

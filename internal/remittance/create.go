@@ -26,13 +26,15 @@ func (s *Service) CreateRemittance(ctx context.Context, merchant int64, in Remit
 		Merchant: merchant,
 		Want:     func(tx *ledger.Tx) { tx.WantAccount(cards.FundingAccount(merchant, in.Currency)) },
 		Run: func(tx *ledger.Tx, m *ledger.Merchant) (*Remittance, error) {
-			return create(tx, m, in)
+			return create(tx, m, in, s.cell)
 		},
 	}
 	return ledger.Do(ctx, s.l, idem, in, cmd)
 }
 
-func create(tx *ledger.Tx, m *ledger.Merchant, in RemittanceInput) (*Remittance, error) {
+// create mints the remittance's id in cell ("" without cells: exactly as
+// before cells, rmt_ and 20 random characters).
+func create(tx *ledger.Tx, m *ledger.Merchant, in RemittanceInput, cell string) (*Remittance, error) {
 	if !m.HasCurrency(in.Currency) {
 		return nil, postings.ReasonErrorf(postings.EFORBIDDEN, postings.ReasonCurrency, "%s is not one of the merchant's currencies", in.Currency)
 	}
@@ -61,7 +63,7 @@ func create(tx *ledger.Tx, m *ledger.Merchant, in RemittanceInput) (*Remittance,
 	}
 	now := tx.Now()
 	s := batchOf.Of(tx).add(tx, remitRow{
-		TxID: "rmt_" + database.RandomID(20), MerchantID: m.ID, PayerID: in.PayerID, Beneficiary: in.Beneficiary,
+		TxID: database.CellID(RemitPrefix, cell), MerchantID: m.ID, PayerID: in.PayerID, Beneficiary: in.Beneficiary,
 		Amount: in.Amount, Fee: in.Fee, Currency: in.Currency, Purpose: database.NullString(in.Purpose), Rail: in.Rail,
 		Status: RemitSubmitted, CallbackURL: database.NullString(in.CallbackURL),
 		NextActionAt: bun.NullTime{Time: now}, CreatedAt: now, UpdatedAt: now,

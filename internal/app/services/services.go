@@ -63,13 +63,17 @@ func New(l *ledger.Ledger, sealer *merchant.Sealer, s Settings) *Services {
 		c.InCell(s.CellName, s.CellNumber)
 		s.Network.Cell = s.CellName
 	}
+	remit := remittance.New(l)
+	if s.CellName != "" {
+		remit.InCell(s.CellName)
+	}
 	return &Services{
 		Ledger:     l,
 		Merchants:  ms,
 		FX:         rates,
 		Cards:      c,
 		Network:    network.New(l, c, rates, s.Network),
-		Remit:      remittance.New(l),
+		Remit:      remit,
 		Deliveries: delivery.NewStore(l, sealer),
 		Bills:      bill.New(l),
 	}
