@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/merchant"
 )
 
@@ -17,11 +18,21 @@ import (
 // refused (exit 2) with a key the database does not record.
 
 // withKeyring opens the ledger (which checks the key) and runs do with its
-// database and sealer.
-func withKeyring(ctx context.Context, e *env, name, summary string, args []string, do func(db *bun.DB, s *merchant.Sealer) error) error {
+// database and sealer. With GATEWAY_CELLS it opens every cell (each
+// checked: a cell bound to another key is refused, named) and runs over
+// with their keyrings instead (datakey_cells.go).
+func withKeyring(ctx context.Context, e *env, name, summary string, args []string, do func(db *bun.DB, s *merchant.Sealer) error,
+	over func(ks []app.Keyring) error) error {
 	fs := newFlags(e, name, summary)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	cfg, err := e.config()
+	if err != nil {
+		return err
+	}
+	if len(cfg.Cells) > 0 {
+		return overEveryCell(ctx, e, cfg, over)
 	}
 	st, l, err := openLedger(ctx, e)
 	if err != nil {
@@ -33,8 +44,9 @@ func withKeyring(ctx context.Context, e *env, name, summary string, args []strin
 }
 
 func cmdDataKeyStatus(ctx context.Context, e *env, args []string) error {
-	return withKeyring(ctx, e, "datakey status", "Print the data key's fingerprint (the one the database records) and, for each key version, the sealed values that still need it.", args,
-		func(db *bun.DB, s *merchant.Sealer) error { return printKeyStatus(ctx, e, db, s) })
+	return withKeyring(ctx, e, "datakey status", "Print the data key's fingerprint (the one the database records) and, for each key version, the sealed values that still need it; with GATEWAY_CELLS, each cell's.", args,
+		func(db *bun.DB, s *merchant.Sealer) error { return printKeyStatus(ctx, e, db, s) },
+		func(ks []app.Keyring) error { return printCellsKeyStatus(ctx, e, ks) })
 }
 
 func printKeyStatus(ctx context.Context, e *env, db *bun.DB, s *merchant.Sealer) error {
@@ -66,7 +78,8 @@ func printKeyStatus(ctx context.Context, e *env, db *bun.DB, s *merchant.Sealer)
 }
 
 func cmdDataKeyRotate(ctx context.Context, e *env, args []string) error {
-	return withKeyring(ctx, e, "datakey rotate", "Add a data key version and seal under it from now on; serve re-seals the older values in the background (or: gateway datakey reseal).", args,
+	return withKeyring(ctx, e, "datakey rotate", "Add a data key version and seal under it from now on; serve re-seals the older values in the background (or: gateway datakey reseal).\n"+
+		"With GATEWAY_CELLS: the same version in every cell; run again after a failure part-way to finish it.", args,
 		func(db *bun.DB, s *merchant.Sealer) error {
 			v, err := s.Rotate(ctx, db)
 			if err != nil {
@@ -74,7 +87,7 @@ func cmdDataKeyRotate(ctx context.Context, e *env, args []string) error {
 			}
 			fmt.Fprintf(e.stdout, "data key version %d added; running gateways seal under it within a minute and re-seal the older values\n", v)
 			return printKeyStatus(ctx, e, db, s)
-		})
+		}, func(ks []app.Keyring) error { return rotateCells(ctx, e, ks) })
 }
 
 func cmdDataKeyReseal(ctx context.Context, e *env, args []string) error {
@@ -90,7 +103,7 @@ func cmdDataKeyReseal(ctx context.Context, e *env, args []string) error {
 			}
 			fmt.Fprintf(e.stdout, "re-sealed %d values under version %d; retired versions %v\n", n, s.CurrentVersion(), retired)
 			return printKeyStatus(ctx, e, db, s)
-		})
+		}, func(ks []app.Keyring) error { return resealCells(ctx, e, ks) })
 }
 
 // resealEvery is the background re-seal's period in serve: a new version
