@@ -134,7 +134,9 @@ func TestServeResealsEveryCell(t *testing.T) {
 		g.mustRun("merchant", "create", "--name", "Resealed "+cell, "--currencies", "USD", "--cell", cell)
 	}
 	s := g.serve()
-	if out := g.mustRun("datakey", "rotate"); strings.Count(out, "re-seal: 2 sealed values under an older version") != 2 {
+	// serve may re-seal a cell before rotate prints its status: only
+	// the version is asserted here.
+	if out := g.mustRun("datakey", "rotate"); !strings.Contains(out, "data key version 1 added in every cell") {
 		t.Fatalf("rotate:\n%s", out)
 	}
 	deadline := time.Now().Add(commandTimeout)
