@@ -52,7 +52,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 			if k.Cell != "" {
 				log = log.With("cell", k.Cell)
 			}
-			done.Go(func() { keepResealing(rctx, log, k.DB, k.Sealer, resealEvery) })
+			done.Go(func() { app.KeepResealing(rctx, log, k.DB, k.Sealer, resealEvery) })
 		}
 		defer func() { stop(); done.Wait() }()
 	}
