@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"runtime/debug"
+	"sync"
 
 	"github.com/paygate/gateway/internal/app"
 	"github.com/paygate/gateway/internal/config"
@@ -41,15 +42,19 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if !cfg.NoWorkers {
-		// The data key's re-seal after a rotation, in the background; it
-		// stops before the app closes (defers run in reverse).
+		// The data key's re-seal after a rotation, in the background, in
+		// every cell; it stops before the app closes (defers run in
+		// reverse).
 		rctx, stop := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			keepResealing(rctx, e.log, a.Services.Ledger.DB(), a.Services.Merchants.Sealer(), resealEvery)
-		}()
-		defer func() { stop(); <-done }()
+		var done sync.WaitGroup
+		for _, k := range a.Keyrings() {
+			log := e.log
+			if k.Cell != "" {
+				log = log.With("cell", k.Cell)
+			}
+			done.Go(func() { app.KeepResealing(rctx, log, k.DB, k.Sealer, resealEvery) })
+		}
+		defer func() { stop(); done.Wait() }()
 	}
 	e.log.Info("gateway started", "addr", a.Addr().String(), "internal_addr", a.InternalAddr().String(),
 		"gogc", gogc, "gomemlimit", memLimit)

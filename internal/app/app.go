@@ -111,13 +111,13 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	}
 	// The cells: one per GATEWAY_CELLS, or the one implicit cell. The
 	// home cell (the first) answers what is no merchant's: health, the
-	// metrics' database figures, the operator's console.
+	// operator's console; /metrics has every cell's figures.
 	if err := a.openCells(ctx, cfg, o); err != nil {
 		return a, err
 	}
 	home := a.cells[0]
 	a.store, a.watch, a.Services = home.store, home.watch, home.services
-	sealer, l := home.sealer, home.services.Ledger
+	sealer := home.sealer
 
 	stopPprof, err := startPprof(a.log, cfg.PprofAddr)
 	if err != nil {
@@ -126,16 +126,12 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	a.closers = append(a.closers, stopPprof)
 
 	// One registry for both listeners, exposed on the internal one's
-	// /metrics, with the on-call collectors.
-	ops, err := a.opsCollectors(cfg, a.log)
-	if err != nil {
+	// /metrics, with every cell's database figures and on-call collectors
+	// (opsmetrics.go).
+	metrics := httpserve.NewMetrics(httpserve.MetricsOptions{Build: o.Build})
+	if err := a.registerDatabaseMetrics(cfg, metrics.Registry()); err != nil {
 		return a, err
 	}
-	mo := httpserve.MetricsOptions{Ledger: l, DB: a.store.DB.DB, Build: o.Build, Collectors: ops}
-	if r := l.ReadRoute(); r != nil { // a nil *ReadRoute in the interface would not be nil
-		mo.ReadRoute = r
-	}
-	metrics := httpserve.NewMetrics(mo)
 	handler := a.shopHandler(home.services, metrics)
 	if a.directory != nil {
 		handler = a.routeShop(metrics)

@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -82,4 +84,63 @@ func newDataKeyFile(dir, path string) ([]byte, error) {
 		return nil, err
 	}
 	return key, f.Close()
+}
+
+// KeepResealing is serve's background re-seal: it adopts the newest key
+// version, moves the sealed values to it and retires the versions none
+// needs, every period until ctx ends. Once a version is settled (nothing
+// left under an older one, every older one retired) it only looks for a
+// newer version: the re-seal's reads scan every sealed table. Failures are
+// logged and retried at the next period: nothing depends on it finishing
+// soon.
+func KeepResealing(ctx context.Context, log *slog.Logger, db *bun.DB, s *merchant.Sealer, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	settled := uint16(0) // version 0 has nothing older
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.Refresh(ctx, db); err != nil {
+			log.Warn("data key: loading the key versions", "err", err)
+			continue
+		}
+		cur := s.CurrentVersion()
+		if cur == settled {
+			continue
+		}
+		n, err := s.Reseal(ctx, db)
+		if err != nil {
+			log.Warn("data key: re-seal", "err", err, "resealed", n)
+			continue
+		}
+		retired, err := s.RetireUnused(ctx, db, merchant.RetireAfter)
+		if err != nil {
+			log.Warn("data key: retiring versions", "err", err)
+			continue
+		}
+		if n > 0 || len(retired) > 0 {
+			log.Info("data key: re-sealed", "values", n, "version", cur, "retired", retired)
+		}
+		if done, err := resealDone(ctx, db, s); err == nil && done {
+			settled = cur
+		}
+	}
+}
+
+// resealDone reports whether no sealed value needs an older version than
+// the current one and every older version ≥ 1 is retired.
+func resealDone(ctx context.Context, db *bun.DB, s *merchant.Sealer) (bool, error) {
+	st, err := s.KeyStatus(ctx, db)
+	if err != nil {
+		return false, err
+	}
+	for _, v := range st {
+		if !v.Current && (v.Rows > 0 || (v.Version > 0 && v.RetiredAt == nil)) {
+			return false, nil
+		}
+	}
+	return true, nil
 }

@@ -96,16 +96,27 @@ func NewMetrics(o MetricsOptions) *Metrics {
 		o.Build.gauge(),
 	)
 	m.reg.MustRegister(o.Collectors...)
-	if o.Ledger != nil {
-		m.reg.MustRegister(ledgerCollector{o.Ledger})
-	}
-	if o.DB != nil {
-		m.reg.MustRegister(collectors.NewDBStatsCollector(o.DB, "gateway"))
-	}
-	if o.ReadRoute != nil {
-		m.reg.MustRegister(readRouteCollector{o.ReadRoute})
-	}
+	m.reg.MustRegister(DatabaseCollectors(o.Ledger, o.DB, o.ReadRoute)...)
 	return m
+}
+
+// DatabaseCollectors are one database's figures: its ledger writer's
+// counters, its pool's (go_sql_* with db_name="gateway") and its read
+// route's; a nil one reports nothing. NewMetrics registers those of
+// MetricsOptions; with cells, internal/app registers each cell's under a
+// cell label instead (docs/operations.md, "Metrics").
+func DatabaseCollectors(l WriterStats, db *sql.DB, r ReadRouteStats) []prometheus.Collector {
+	var cs []prometheus.Collector
+	if l != nil {
+		cs = append(cs, ledgerCollector{l})
+	}
+	if db != nil {
+		cs = append(cs, collectors.NewDBStatsCollector(db, "gateway"))
+	}
+	if r != nil {
+		cs = append(cs, readRouteCollector{r})
+	}
+	return cs
 }
 
 // Registry is where the metrics are, for a caller that adds its own.

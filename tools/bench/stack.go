@@ -617,15 +617,18 @@ func (g *gateway) ledgerStats(ctx context.Context) (ledgerStats, bool) {
 		if err != nil {
 			continue
 		}
-		switch f[0] {
+		// Over cells each cell's writer is a series of its own
+		// ({cell="a1"}): the gateway's figure is their sum.
+		name, _, _ := strings.Cut(f[0], "{")
+		switch name {
 		case "gateway_ledger_batches_total":
-			st.batches, found = v, true
+			st.batches, found = st.batches+v, true
 		case "gateway_ledger_commands_total":
-			st.commands = v
+			st.commands += v
 		case "gateway_ledger_splits_total":
-			st.splits = v
+			st.splits += v
 		case "gateway_ledger_retries_total":
-			st.retries = v
+			st.retries += v
 		}
 	}
 	return st, found

@@ -151,51 +151,6 @@ func stray(byShop map[string]cells.Entry, byID map[int64]cells.Entry, cs []Cell,
 	return ps
 }
 
-// card is one card's PAN fingerprint in a cell.
-type card struct {
-	CardNo      string `bun:"card_no"`
-	MerchantID  int64  `bun:"merchant_id"`
-	Fingerprint []byte `bun:"pan_fingerprint"`
-}
-
-// seenCard is where a fingerprint was first seen.
-type seenCard struct {
-	cell   string
-	cardNo string
-	id     int64
-}
-
-// duplicateCards: no PAN fingerprint in two cells, but for a moving
-// merchant's own cards. The fingerprints are held in memory, 32 bytes
-// each and a map's overhead: some hundred bytes a card.
-func duplicateCards(ctx context.Context, byID map[int64]cells.Entry, cs []Cell, rows map[string]cellRows) ([]Problem, error) {
-	seen := map[[32]byte]seenCard{}
-	var ps []Problem
-	for _, c := range cs {
-		var cards []card
-		if err := c.DB.NewRaw("select card_no, merchant_id, pan_fingerprint from cards").Scan(ctx, &cards); err != nil {
-			return nil, fmt.Errorf("cell %s: cards: %w", c.Name, err)
-		}
-		for _, k := range cards {
-			var fp [32]byte
-			copy(fp[:], k.Fingerprint)
-			first, dup := seen[fp]
-			if !dup {
-				seen[fp] = seenCard{cell: c.Name, cardNo: k.CardNo, id: k.MerchantID}
-				continue
-			}
-			if first.id == k.MerchantID && (byID[k.MerchantID].State == cells.StateMoving ||
-				rows[first.cell].mayHold(k.MerchantID) || rows[c.Name].mayHold(k.MerchantID)) {
-				continue // the same card, in both cells while its merchant moves
-			}
-			ps = append(ps, Problem{Check: CheckDuplicate, Cell: c.Name,
-				Detail: fmt.Sprintf("a PAN fingerprint is in two cells: card %s of merchant %d in %s, card %s of merchant %d in %s",
-					first.cardNo, first.id, first.cell, k.CardNo, k.MerchantID, c.Name)})
-		}
-	}
-	return ps, nil
-}
-
 // tombstones: every tombstone's last hash is, at its sequence, the hash of
 // its merchant's chain in the cell the directory places it in now (its new
 // cell, or one it moved on to: the chain goes with it).
