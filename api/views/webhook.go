@@ -2,7 +2,6 @@ package views
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/paygate/gateway/internal/delivery"
 )
@@ -39,7 +38,7 @@ type Event struct {
 func NewEvent(d *delivery.DeliveryInfo) Event {
 	v := Event{EventID: d.EventID, EventType: d.EventType, Sequence: d.EventSeq, CreatedAt: Timestamp(d.CreatedAt),
 		Status: d.Status, URL: stringOrNil(d.URL),
-		DeliveryState: newDeliveryState(d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.LastStatus, d.LastError, d.DeliveredAt),
+		DeliveryState: newDeliveryState(d.Progress),
 		Deliveries:    make([]EventDeliverySummary, len(d.Deliveries))}
 	for i := range d.Deliveries {
 		v.Deliveries[i] = newDeliverySummary(&d.Deliveries[i])
@@ -103,15 +102,15 @@ type DeliveryState struct {
 	DeliveredAt    *string `json:"deliveredAt"`
 }
 
-func newDeliveryState(attempts int, next, last *time.Time, status *int, lastErr *string, delivered *time.Time) DeliveryState {
-	return DeliveryState{Attempts: attempts, NextAttemptAt: TimestampOrNil(next), LastAttemptAt: TimestampOrNil(last),
-		LastHTTPStatus: status, LastError: lastErr, DeliveredAt: TimestampOrNil(delivered)}
+func newDeliveryState(p delivery.Progress) DeliveryState {
+	return DeliveryState{Attempts: p.Attempts, NextAttemptAt: TimestampOrNil(p.NextAttemptAt), LastAttemptAt: TimestampOrNil(p.LastAttemptAt),
+		LastHTTPStatus: p.LastStatus, LastError: p.LastError, DeliveredAt: TimestampOrNil(p.DeliveredAt)}
 }
 
 // newDeliverySummary is an event's delivery to one endpoint, as listed.
 func newDeliverySummary(ed *delivery.EndpointDelivery) EventDeliverySummary {
 	return EventDeliverySummary{EndpointID: ed.EndpointID, URL: ed.URL, Status: ed.Status,
-		DeliveryState: newDeliveryState(ed.Attempts, ed.NextAttemptAt, ed.LastAttemptAt, ed.LastStatus, ed.LastError, ed.DeliveredAt)}
+		DeliveryState: newDeliveryState(ed.Progress)}
 }
 
 // EventAttempt is one attempt of a delivery.
