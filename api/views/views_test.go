@@ -54,8 +54,8 @@ func TestShapes(t *testing.T) {
 				`"status":"FAILED","attempts":1,"nextAttemptAt":null,"lastAttemptAt":null,"lastHttpStatus":null,"lastError":null,` +
 				`"deliveredAt":null,"attemptList":[` + attemptJSON + `]}]}`},
 		{"an event's deliveries per endpoint", NewEventDetail(&delivery.EventDetail{DeliveryInfo: sent, Payload: json.RawMessage(`{}`),
-			Endpoints: []delivery.EndpointDelivery{{EndpointID: "we_2", URL: "https://b.example", Status: "DELIVERED", Attempts: 1,
-				DeliveredAt: &at, AttemptList: []delivery.Attempt{attempt}}}}).Deliveries,
+			Endpoints: []delivery.EndpointDelivery{{EndpointID: "we_2", URL: "https://b.example", Status: "DELIVERED",
+				Progress: delivery.Progress{Attempts: 1, DeliveredAt: &at}, AttemptList: []delivery.Attempt{attempt}}}}).Deliveries,
 			`[{"endpointId":"we_2","url":"https://b.example","status":"DELIVERED","attempts":1,"nextAttemptAt":null,` +
 				`"lastAttemptAt":null,"lastHttpStatus":null,"lastError":null,"deliveredAt":"2026-03-01T09:00:00Z","attemptList":[` +
 				attemptJSON + `]}]`},

@@ -20,18 +20,13 @@ func NewWebhook(url string) Webhook { return Webhook{CallbackURL: stringOrNil(ur
 
 // Event is one event with its delivery.
 type Event struct {
-	EventID        string  `json:"eventId"`
-	EventType      string  `json:"eventType"`
-	Sequence       int64   `json:"sequence"`
-	CreatedAt      string  `json:"createdAt"`
-	Status         string  `json:"status"` // PENDING, DELIVERED, FAILED, NOT_SENT
-	URL            *string `json:"url"`
-	Attempts       int     `json:"attempts"`
-	NextAttemptAt  *string `json:"nextAttemptAt"`
-	LastAttemptAt  *string `json:"lastAttemptAt"`
-	LastHTTPStatus *int    `json:"lastHttpStatus"`
-	LastError      *string `json:"lastError"`
-	DeliveredAt    *string `json:"deliveredAt"`
+	EventID   string  `json:"eventId"`
+	EventType string  `json:"eventType"`
+	Sequence  int64   `json:"sequence"`
+	CreatedAt string  `json:"createdAt"`
+	Status    string  `json:"status"` // PENDING, DELIVERED, FAILED, NOT_SENT
+	URL       *string `json:"url"`
+	DeliveryState
 	// Deliveries are the event's deliveries by endpoint, endpoint one
 	// first, without their attempts (EventDetail's have them); Status is
 	// the worst over the enabled endpoints' (docs/api.md, "Webhooks"), the
@@ -42,9 +37,9 @@ type Event struct {
 // NewEvent is d as the listing and a replay answer it.
 func NewEvent(d *delivery.DeliveryInfo) Event {
 	v := Event{EventID: d.EventID, EventType: d.EventType, Sequence: d.EventSeq, CreatedAt: Timestamp(d.CreatedAt),
-		Status: d.Status, URL: stringOrNil(d.URL), Attempts: d.Attempts, NextAttemptAt: TimestampOrNil(d.NextAttemptAt),
-		LastAttemptAt: TimestampOrNil(d.LastAttemptAt), LastHTTPStatus: d.LastStatus, LastError: d.LastError,
-		DeliveredAt: TimestampOrNil(d.DeliveredAt), Deliveries: make([]EventDeliverySummary, len(d.Deliveries))}
+		Status: d.Status, URL: stringOrNil(d.URL),
+		DeliveryState: newDeliveryState(d.Progress),
+		Deliveries:    make([]EventDeliverySummary, len(d.Deliveries))}
 	for i := range d.Deliveries {
 		v.Deliveries[i] = newDeliverySummary(&d.Deliveries[i])
 	}
@@ -89,9 +84,16 @@ type EventDelivery struct {
 // EventDeliverySummary is one delivery of an event as the listing shows
 // it: its endpoint, target and state, without the attempts.
 type EventDeliverySummary struct {
-	EndpointID     string  `json:"endpointId,omitempty"`
-	URL            string  `json:"url"`
-	Status         string  `json:"status"`
+	EndpointID string `json:"endpointId,omitempty"`
+	URL        string `json:"url"`
+	Status     string `json:"status"`
+	DeliveryState
+}
+
+// DeliveryState is a delivery's attempts so far and their outcome: the
+// same fields, in the same order, on an event (its endpoint one's) and on
+// each of its deliveries.
+type DeliveryState struct {
 	Attempts       int     `json:"attempts"`
 	NextAttemptAt  *string `json:"nextAttemptAt"`
 	LastAttemptAt  *string `json:"lastAttemptAt"`
@@ -100,11 +102,15 @@ type EventDeliverySummary struct {
 	DeliveredAt    *string `json:"deliveredAt"`
 }
 
+func newDeliveryState(p delivery.Progress) DeliveryState {
+	return DeliveryState{Attempts: p.Attempts, NextAttemptAt: TimestampOrNil(p.NextAttemptAt), LastAttemptAt: TimestampOrNil(p.LastAttemptAt),
+		LastHTTPStatus: p.LastStatus, LastError: p.LastError, DeliveredAt: TimestampOrNil(p.DeliveredAt)}
+}
+
 // newDeliverySummary is an event's delivery to one endpoint, as listed.
 func newDeliverySummary(ed *delivery.EndpointDelivery) EventDeliverySummary {
-	return EventDeliverySummary{EndpointID: ed.EndpointID, URL: ed.URL, Status: ed.Status, Attempts: ed.Attempts,
-		NextAttemptAt: TimestampOrNil(ed.NextAttemptAt), LastAttemptAt: TimestampOrNil(ed.LastAttemptAt),
-		LastHTTPStatus: ed.LastStatus, LastError: ed.LastError, DeliveredAt: TimestampOrNil(ed.DeliveredAt)}
+	return EventDeliverySummary{EndpointID: ed.EndpointID, URL: ed.URL, Status: ed.Status,
+		DeliveryState: newDeliveryState(ed.Progress)}
 }
 
 // EventAttempt is one attempt of a delivery.
@@ -140,8 +146,7 @@ func NewEventDetail(d *delivery.EventDetail) EventDetail {
 	}
 	if len(d.Endpoints) == 0 {
 		v.Deliveries = append(v.Deliveries, EventDelivery{EventDeliverySummary: EventDeliverySummary{URL: d.URL, Status: ev.Status,
-			Attempts: ev.Attempts, NextAttemptAt: ev.NextAttemptAt, LastAttemptAt: ev.LastAttemptAt, LastHTTPStatus: ev.LastHTTPStatus,
-			LastError: ev.LastError, DeliveredAt: ev.DeliveredAt}, AttemptList: newAttempts(d.Attempts)})
+			DeliveryState: ev.DeliveryState}, AttemptList: newAttempts(d.Attempts)})
 		return v
 	}
 	for i := range d.Endpoints {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/paygate/gateway/ledger/pgtest"
 )
 
 // The cache answers from memory for CacheTTL, then asks the directory
@@ -14,16 +12,7 @@ import (
 func TestCacheForgetsAfterTTL(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := pgtest.NewDB(t)
-	d := NewDirectory(db)
-	for _, n := range []string{"a1", "b2"} {
-		if _, err := d.Register(ctx, n, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := d.Place(ctx, Entry{ShopNo: "SH1000000001", MerchantID: 1_000_000_000_001, Cell: "a1"}); err != nil {
-		t.Fatal(err)
-	}
+	db, d := PlacedDirectoryForTest(t, "a1", "b2")
 	now := time.Now()
 	c := NewCache(d)
 	c.now = func() time.Time { return now }

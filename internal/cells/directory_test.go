@@ -76,17 +76,8 @@ func TestDirectory(t *testing.T) {
 func TestMoveRecords(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := pgtest.NewDB(t)
-	d := cells.NewDirectory(db)
-	for _, n := range []string{"a1", "b2"} {
-		if _, err := d.Register(ctx, n, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const shop = "SH1000000001"
-	if err := d.Place(ctx, cells.Entry{ShopNo: shop, MerchantID: 1_000_000_000_001, Cell: "a1"}); err != nil {
-		t.Fatal(err)
-	}
+	db, d := cells.PlacedDirectoryForTest(t, "a1", "b2")
+	const shop = cells.TestShopNo
 	where := func() (string, string) {
 		t.Helper()
 		e, _, err := d.Lookup(ctx, shop)

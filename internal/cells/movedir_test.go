@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/paygate/gateway/internal/cells"
-	"github.com/paygate/gateway/ledger/pgtest"
 )
 
 // The mover's directory: each call repeated changes nothing (a resumed
@@ -17,16 +16,8 @@ import (
 func TestMoveDirectory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d := cells.NewDirectory(pgtest.NewDB(t))
-	for _, n := range []string{"a1", "b2", "c3"} {
-		if _, err := d.Register(ctx, n, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const shop = "SH1000000001"
-	if err := d.Place(ctx, cells.Entry{ShopNo: shop, MerchantID: 1_000_000_000_001, Cell: "a1"}); err != nil {
-		t.Fatal(err)
-	}
+	_, d := cells.PlacedDirectoryForTest(t, "a1", "b2", "c3")
+	const shop = cells.TestShopNo
 	if cells.NewMoveDirectory(d).Settle <= cells.CacheTTL {
 		t.Errorf("the default settle does not outlast the routers' cache")
 	}

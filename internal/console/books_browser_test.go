@@ -1,8 +1,6 @@
 package console_test
 
 import (
-	"context"
-	"crypto/ed25519"
 	"strings"
 	"testing"
 
@@ -19,23 +17,8 @@ import (
 // docs/console.md are taken here.
 func TestBooksAndAdjustmentsInTheBrowser(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
-	_, key, _ := ed25519.GenerateKey(nil)
-	signer := audit.NewSigner(key)
-	books := audit.New(f.g.Ledger)
-	if _, err := books.Checkpoint(ctx, signer); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []int64{f.a.ID, f.b.ID} {
-		if _, err := books.ClosePeriod(ctx, signer, m, audit.PeriodMonth, "2020-01"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cr, err := console.CreateUser(ctx, f.g.DB(), f.g.Sealer(), console.NewUser{Login: "otto.operator", Role: console.RoleOperator, Password: password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.secrets["otto.operator"] = cr.TOTPSecret
+	f.signBooks(t, bookClose{f.a.ID, audit.PeriodMonth, "2020-01"}, bookClose{f.b.ID, audit.PeriodMonth, "2020-01"})
+	f.addUser(t, console.NewUser{Login: "otto.operator", Role: console.RoleOperator})
 
 	b := newBrowser(t)
 	b.login(t, f, "olga.operator", f.code(t, "olga.operator"))

@@ -16,8 +16,18 @@ import (
 // audit verify --checkpoint checks it; the closed periods, every merchant's
 // for the house and a merchant's own for its admin and finance users, with
 // the shop filter's and the cursor's refusals; and who may open what.
-func TestBooksPages(t *testing.T) {
-	f := newFixture(t)
+// bookClose is a merchant's period to close: kind audit.PeriodDay or
+// audit.PeriodMonth.
+type bookClose struct {
+	merchant     int64
+	kind, period string
+}
+
+// signBooks signs, with a new key, a checkpoint of every merchant's journal
+// head and then the closes, as the CLI's audit checkpoint and close do; it
+// answers the checkpoint and the key's public half.
+func (f *fixture) signBooks(t *testing.T, closes ...bookClose) (*audit.Checkpoint, ed25519.PublicKey) {
+	t.Helper()
 	ctx := context.Background()
 	pub, key, err := ed25519.GenerateKey(nil)
 	if err != nil {
@@ -29,12 +39,17 @@ func TestBooksPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := books.ClosePeriod(ctx, signer, f.a.ID, audit.PeriodDay, "2020-01-01"); err != nil {
-		t.Fatal(err)
+	for _, c := range closes {
+		if _, err := books.ClosePeriod(ctx, signer, c.merchant, c.kind, c.period); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := books.ClosePeriod(ctx, signer, f.b.ID, audit.PeriodMonth, "2020-02"); err != nil {
-		t.Fatal(err)
-	}
+	return cp, pub
+}
+
+func TestBooksPages(t *testing.T) {
+	f := newFixture(t)
+	cp, pub := f.signBooks(t, bookClose{f.a.ID, audit.PeriodDay, "2020-01-01"}, bookClose{f.b.ID, audit.PeriodMonth, "2020-02"})
 	id := f.column(t, `select id::text from audit_checkpoints`)[0]
 
 	users := map[string]*webUser{} // one session per login: a TOTP code is accepted once
@@ -89,7 +104,7 @@ func TestBooksPages(t *testing.T) {
 		{"bob.admin", "/closes", false, true},
 	} {
 		status, page := as(tc.login).get(t, tc.path)
-		if got := closes(page); status != 200 || got["A"] != tc.a || got["B"] != tc.b || !strings.Contains(page, signer.KeyID()) {
+		if got := closes(page); status != 200 || got["A"] != tc.a || got["B"] != tc.b || !strings.Contains(page, cp.KeyID) {
 			t.Errorf("%s %s: %d, shows %v, want A %v B %v", tc.login, tc.path, status, got, tc.a, tc.b)
 		}
 	}

@@ -101,12 +101,7 @@ func newFixtureWith(t *testing.T, configure func(*console.Config), wrap ...func(
 		{Login: "aldo.auditor", Role: console.RoleAuditor},
 	}
 	for _, u := range users {
-		u.Password = password
-		cr, err := console.CreateUser(ctx, g.DB(), g.Sealer(), u)
-		if err != nil {
-			t.Fatalf("CreateUser %s: %v", u.Login, err)
-		}
-		f.secrets[u.Login] = cr.TOTPSecret
+		f.addUser(t, u)
 	}
 	f.audit = &gatedAudit{Service: audit.New(g.Ledger)}
 	cfg := console.Config{DB: db, Sealer: g.Sealer(), Ledger: g.Ledger, Merchants: g.Merchants, Bills: g.Bills, Audit: f.audit, Cards: g.Cards,
@@ -126,6 +121,19 @@ func newFixtureWith(t *testing.T, configure func(*console.Config), wrap ...func(
 	f.srv = httptest.NewTLSServer(served)
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// addUser creates the console user u with the fixture's password and keeps
+// its TOTP secret (f.code): the fixture's users, and a test's second
+// operator for maker–checker.
+func (f *fixture) addUser(t *testing.T, u console.NewUser) {
+	t.Helper()
+	u.Password = password
+	cr, err := console.CreateUser(context.Background(), f.g.DB(), f.g.Sealer(), u)
+	if err != nil {
+		t.Fatalf("CreateUser %s: %v", u.Login, err)
+	}
+	f.secrets[u.Login] = cr.TOTPSecret
 }
 
 // code is the user's current TOTP code by the fixture's clock.

@@ -21,11 +21,7 @@ import (
 func TestHouseAdjustments(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	cr, err := console.CreateUser(ctx, f.g.DB(), f.g.Sealer(), console.NewUser{Login: "otto.operator", Role: console.RoleOperator, Password: password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.secrets["otto.operator"] = cr.TOTPSecret
+	f.addUser(t, console.NewUser{Login: "otto.operator", Role: console.RoleOperator})
 	olga, otto := newWebUser(t, f, "olga.operator"), newWebUser(t, f, "otto.operator")
 	funding := func() int64 {
 		b, err := f.g.Ledger.Balance(ctx, postings.MerchantAccount(f.a.ID, postings.AccountFunding, "USD"))

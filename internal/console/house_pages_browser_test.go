@@ -297,12 +297,7 @@ func TestSanctionsLoadPage(t *testing.T) {
 	}
 	// Another operator's confirmation of this upload: the key is the
 	// uploader's only.
-	cr, err := console.CreateUser(context.Background(), f.g.DB(), f.g.Sealer(), console.NewUser{Login: "oscar.operator",
-		Role: console.RoleOperator, Password: password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.secrets["oscar.operator"] = cr.TOTPSecret
+	f.addUser(t, console.NewUser{Login: "oscar.operator", Role: console.RoleOperator})
 	other := newBrowser(t)
 	other.login(t, f, "oscar.operator", f.code(t, "oscar.operator"))
 	other.open(t, f.url("/operator/sanctions"))

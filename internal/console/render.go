@@ -89,6 +89,12 @@ func (p *pages) add(fsys fs.FS) error {
 	if err != nil {
 		return err
 	}
+	// templates/partials/*.html are no pages: the pieces a package's pages
+	// share, parsed into each of them (books' four reconciliation pages).
+	partials, err := fs.Glob(fsys, "templates/partials/*.html")
+	if err != nil {
+		return err
+	}
 	for _, n := range names {
 		if n == "templates/layout.html" {
 			continue
@@ -97,7 +103,7 @@ func (p *pages) add(fsys fs.FS) error {
 		if _, taken := p.set[name]; taken {
 			return fmt.Errorf("console: two pages named %s", name)
 		}
-		t, err := template.Must(p.base.Clone()).ParseFS(fsys, n)
+		t, err := template.Must(p.base.Clone()).ParseFS(fsys, append(partials[:len(partials):len(partials)], n)...)
 		if err != nil {
 			return err
 		}

@@ -10,19 +10,26 @@ import (
 // EndpointDelivery is an event's delivery to one of the merchant's webhook
 // endpoints, with its attempts (the event's GET shows one per endpoint).
 type EndpointDelivery struct {
-	EndpointID    string     `json:"endpointId" bun:"endpoint_id"`
-	EndpointNo    int        `json:"endpointNo" bun:"endpoint_no"`
-	URL           string     `json:"url" bun:"url"`
-	Status        string     `json:"status" bun:"status"`
+	EndpointID string `json:"endpointId" bun:"endpoint_id"`
+	EndpointNo int    `json:"endpointNo" bun:"endpoint_no"`
+	URL        string `json:"url" bun:"url"`
+	Status     string `json:"status" bun:"status"`
+	Progress
+	// AttemptList is the delivery's newest attempts (at most AttemptsMax),
+	// oldest first.
+	AttemptList []Attempt `json:"attemptList,omitempty" bun:"-"`
+}
+
+// Progress is a delivery's attempts so far and their outcome: the same
+// columns of deliveries, encoded alike, on an event's delivery as listed
+// (DeliveryInfo: endpoint one's) and on each endpoint's (EndpointDelivery).
+type Progress struct {
 	Attempts      int        `json:"attempts" bun:"attempts"`
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty" bun:"next_attempt_at"`
 	LastAttemptAt *time.Time `json:"lastAttemptAt,omitempty" bun:"last_attempt_at"`
 	LastStatus    *int       `json:"lastStatus,omitempty" bun:"last_status"`
 	LastError     *string    `json:"lastError,omitempty" bun:"last_error"`
 	DeliveredAt   *time.Time `json:"deliveredAt,omitempty" bun:"delivered_at"`
-	// AttemptList is the delivery's newest attempts (at most AttemptsMax),
-	// oldest first.
-	AttemptList []Attempt `json:"attemptList,omitempty" bun:"-"`
 }
 
 // endpointDeliveryColumns are an EndpointDelivery's, from deliveries d and

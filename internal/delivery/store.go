@@ -223,20 +223,15 @@ func (s *Store) RecordDeliveries(ctx context.Context, recs []DeliveryRecord) err
 
 // DeliveryInfo is a delivery as operators list it.
 type DeliveryInfo struct {
-	ShopNo        string     `json:"shopNo" bun:"-"` // the merchant's (withShop)
-	EventSeq      int64      `json:"eventSeq" bun:"event_seq"`
-	EventID       string     `json:"eventId" bun:"event_id"`
-	EventType     string     `json:"eventType" bun:"event_type"`
-	Subject       string     `json:"subject" bun:"subject"`
-	URL           string     `json:"url" bun:"url"`
-	Status        string     `json:"status" bun:"status"`
-	Attempts      int        `json:"attempts" bun:"attempts"`
-	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty" bun:"next_attempt_at"`
-	LastAttemptAt *time.Time `json:"lastAttemptAt,omitempty" bun:"last_attempt_at"`
-	LastStatus    *int       `json:"lastStatus,omitempty" bun:"last_status"`
-	LastError     *string    `json:"lastError,omitempty" bun:"last_error"`
-	DeliveredAt   *time.Time `json:"deliveredAt,omitempty" bun:"delivered_at"`
-	CreatedAt     time.Time  `json:"createdAt" bun:"created_at"`
+	ShopNo    string `json:"shopNo" bun:"-"` // the merchant's (withShop)
+	EventSeq  int64  `json:"eventSeq" bun:"event_seq"`
+	EventID   string `json:"eventId" bun:"event_id"`
+	EventType string `json:"eventType" bun:"event_type"`
+	Subject   string `json:"subject" bun:"subject"`
+	URL       string `json:"url" bun:"url"`
+	Status    string `json:"status" bun:"status"`
+	Progress
+	CreatedAt time.Time `json:"createdAt" bun:"created_at"`
 	// Deliveries are the event's deliveries by endpoint, endpoint one
 	// first, without their attempts (event_status.go): Status is the worst
 	// of them; the fields above are endpoint one's.

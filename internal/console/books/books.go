@@ -18,7 +18,7 @@ import (
 	"github.com/paygate/gateway/reconcile"
 )
 
-//go:embed templates/*.html
+//go:embed templates/*.html templates/partials/*.html
 var templateFS embed.FS
 
 // Deps are the domains the pages run on, each behind the small interface

@@ -36,23 +36,21 @@ func (s *pages) beforeCursor(w http.ResponseWriter, r *http.Request) (before int
 	return n, true
 }
 
-// nextBefore is the cursor of the page after one of n rows whose last id
-// is last: 0 (no further page) when the page was not full.
-func nextBefore(n int, last int64) int64 {
-	if n < booksPage {
-		return 0
-	}
-	return last
-}
-
-type checkpointsData struct {
-	Rows []checkpointRow
+// listPage is a page of either list: its rows and the cursor of the page
+// after it, 0 when there is none.
+type listPage[T any] struct {
+	Rows []T
 	Next int64
 }
 
-type checkpointRow struct {
-	audit.StoredCheckpoint
-	RootShort, SigShort string
+// add appends the row of id, the last so far of a page read n rows long:
+// the next page starts before it unless the page was not full.
+func (p *listPage[T]) add(row T, n int, id int64) {
+	p.Rows = append(p.Rows, row)
+	p.Next = 0
+	if n >= booksPage {
+		p.Next = id
+	}
 }
 
 func (s *pages) checkpoints(w http.ResponseWriter, r *http.Request, u *host.User) {
@@ -65,12 +63,17 @@ func (s *pages) checkpoints(w http.ResponseWriter, r *http.Request, u *host.User
 		s.h.DomainError(w, r, err)
 		return
 	}
-	d := checkpointsData{Rows: make([]checkpointRow, len(cps))}
-	for i, c := range cps {
-		d.Rows[i] = checkpointRow{StoredCheckpoint: c, RootShort: shortHex(c.Root), SigShort: shortHex(c.Signature)}
-		d.Next = nextBefore(len(cps), c.ID)
+	var d listPage[checkpointRow]
+	for _, c := range cps {
+		d.add(checkpointRow{StoredCheckpoint: c, RootShort: shortHex(c.Root), SigShort: shortHex(c.Signature)}, len(cps), c.ID)
 	}
 	s.h.Render(w, r, http.StatusOK, "checkpoints", "Checkpoints", d)
+}
+
+// checkpointRow is a checkpoint as the page lists it.
+type checkpointRow struct {
+	audit.StoredCheckpoint
+	RootShort, SigShort string
 }
 
 // shortHex is a hash or a signature in short form: its first 8 and last 4
@@ -115,13 +118,7 @@ type closesData struct {
 	House  bool   // the house's view: every merchant's, with a filter
 	ShopNo string // the filter as typed
 	Error  string
-	Rows   []closeRow
-	Next   int64
-}
-
-type closeRow struct {
-	audit.StoredClose
-	ShopNo, HashShort string
+	listPage[closeRow]
 }
 
 // closes lists the closed periods: a merchant's admin and finance users
@@ -162,10 +159,15 @@ func (s *pages) closes(w http.ResponseWriter, r *http.Request, u *host.User) {
 			s.h.DomainError(w, r, err)
 			return
 		}
-		d.Rows = append(d.Rows, closeRow{StoredClose: c, ShopNo: shop, HashShort: shortHex(c.HeadHash)})
-		d.Next = nextBefore(len(cs), c.ID)
+		d.add(closeRow{StoredClose: c, ShopNo: shop, HashShort: shortHex(c.HeadHash)}, len(cs), c.ID)
 	}
 	s.h.Render(w, r, http.StatusOK, "closes", "Closed periods", d)
+}
+
+// closeRow is a closed period as the page lists it.
+type closeRow struct {
+	audit.StoredClose
+	ShopNo, HashShort string
 }
 
 // shopFilter reads a house page's shopNo filter: the merchant, or the

@@ -1,6 +1,7 @@
 package house
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -74,19 +75,7 @@ func (s *pages) binUpsert(w http.ResponseWriter, r *http.Request, u *host.User) 
 	if !b.Enabled {
 		state = "disabled"
 	}
-	a, ok := s.h.Begin(w, r, 0, "bin.upsert", b.Bin+"/"+b.Currency, b.Network+" "+state) // audit_intent.go
-	if !ok {
-		return
-	}
-	err := s.d.Cards.UpsertBIN(r.Context(), b)
-	a.Finish(err, 0, "", "")
-	if err != nil {
-		if postings.ErrorCode(err) == postings.EINVALID {
-			refuse(postings.AsError(err).Error())
-			return
-		}
-		s.h.DomainError(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/operator/bins?saved=1", http.StatusSeeOther)
+	s.command(w, r, 0, "bin.upsert", b.Bin+"/"+b.Currency, b.Network+" "+state, "/operator/bins?saved=1",
+		func(ctx context.Context) error { return s.d.Cards.UpsertBIN(ctx, b) },
+		func(pe *postings.Error) { refuse(pe.Error()) })
 }

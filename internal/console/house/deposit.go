@@ -65,16 +65,25 @@ func depositInput(r *http.Request, m *merchant.Merchant) (cur postings.Currency,
 	return c, minor, value, ""
 }
 
-// depositConfirm checks the form and shows what the deposit will do, with
-// a form that confirms it.
-func (s *pages) depositConfirm(w http.ResponseWriter, r *http.Request, u *host.User) {
-	m := s.operatorMerchant(w, r)
-	if m == nil {
-		return
+// depositForm reads the deposit form of the page's merchant, as both of
+// its steps (confirm, run) check it; ok is false after answering.
+func (s *pages) depositForm(w http.ResponseWriter, r *http.Request) (m *merchant.Merchant, cur postings.Currency, minor int64, value map[string]string, ok bool) {
+	if m = s.operatorMerchant(w, r); m == nil {
+		return nil, cur, 0, nil, false
 	}
 	cur, minor, value, msg := depositInput(r, m)
 	if msg != "" {
 		s.refuse(w, r, m, "deposit", msg, value)
+		return nil, cur, 0, nil, false
+	}
+	return m, cur, minor, value, true
+}
+
+// depositConfirm checks the form and shows what the deposit will do, with
+// a form that confirms it.
+func (s *pages) depositConfirm(w http.ResponseWriter, r *http.Request, u *host.User) {
+	m, cur, minor, value, ok := s.depositForm(w, r)
+	if !ok {
 		return
 	}
 	bal, err := s.d.Ledger.Balance(r.Context(), postings.MerchantAccount(m.ID, postings.AccountFunding, cur.Code))
@@ -94,13 +103,8 @@ func (s *pages) depositConfirm(w http.ResponseWriter, r *http.Request, u *host.U
 
 // deposit runs the confirmed deposit.
 func (s *pages) deposit(w http.ResponseWriter, r *http.Request, u *host.User) {
-	m := s.operatorMerchant(w, r)
-	if m == nil {
-		return
-	}
-	cur, minor, value, msg := depositInput(r, m)
-	if msg != "" {
-		s.refuse(w, r, m, "deposit", msg, value)
+	m, cur, minor, value, ok := s.depositForm(w, r)
+	if !ok {
 		return
 	}
 	key := r.PostFormValue("idempotencyKey")

@@ -162,7 +162,12 @@ func (s *pages) refuse(w http.ResponseWriter, r *http.Request, m *merchant.Merch
 // changed sends the browser back to the page after a change (its row
 // resolved by the handler, internal/console/audit_intent.go).
 func (s *pages) changed(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form string) {
-	http.Redirect(w, r, "/operator/merchants/"+m.ShopNo+"?saved="+form, http.StatusSeeOther)
+	http.Redirect(w, r, savedPath(m, form), http.StatusSeeOther)
+}
+
+// savedPath is the merchant page saying form was saved.
+func savedPath(m *merchant.Merchant, form string) string {
+	return "/operator/merchants/" + m.ShopNo + "?saved=" + form
 }
 
 // merchantCommand runs one of the merchant page's domain commands between
@@ -170,17 +175,8 @@ func (s *pages) changed(w http.ResponseWriter, r *http.Request, m *merchant.Merc
 // answers: back to the page, or the command's refusal.
 func (s *pages) merchantCommand(w http.ResponseWriter, r *http.Request, m *merchant.Merchant, form string,
 	value map[string]string, detail string, run func(context.Context) error) {
-	a, ok := s.h.Begin(w, r, m.ID, "merchant."+form, m.ShopNo, host.Clip(detail, 500))
-	if !ok {
-		return
-	}
-	err := run(r.Context())
-	a.Finish(err, 0, "", "")
-	if err != nil {
-		s.commandError(w, r, m, form, value, err)
-		return
-	}
-	s.changed(w, r, m, form)
+	s.command(w, r, m.ID, "merchant."+form, m.ShopNo, host.Clip(detail, 500), savedPath(m, form), run,
+		func(pe *postings.Error) { s.refuse(w, r, m, form, pe.Error(), value) })
 }
 
 // commandError answers a domain command's refusal: the user's mistake

@@ -1,6 +1,7 @@
 package house
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -93,23 +94,16 @@ func (s *pages) rateSet(w http.ResponseWriter, r *http.Request, u *host.User) {
 		refuse("spreadBps: a whole number of basis points from 0 to 9999")
 		return
 	}
-	a, ok := s.h.Begin(w, r, 0, "fx.set", base+"/"+quote, "rate "+v["rate"]+", spread "+sp+" bps") // audit_intent.go
-	if !ok {
-		return
-	}
-	_, err = s.d.Rates.Set(r.Context(), base, quote, v["rate"], spread)
-	a.Finish(err, 0, "", "")
-	if err != nil {
-		if pe := postings.AsError(err); pe.Code == postings.EINVALID {
+	s.command(w, r, 0, "fx.set", base+"/"+quote, "rate "+v["rate"]+", spread "+sp+" bps", "/operator/rates?saved=1",
+		func(ctx context.Context) error {
+			_, err := s.d.Rates.Set(ctx, base, quote, v["rate"], spread)
+			return err
+		},
+		func(pe *postings.Error) {
 			field := rateFieldOf[pe.Field]
 			if field == "" {
 				field = "rate"
 			}
 			refuse(field + ": " + pe.Message)
-			return
-		}
-		s.h.DomainError(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/operator/rates?saved=1", http.StatusSeeOther)
+		})
 }
