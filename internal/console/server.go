@@ -27,7 +27,17 @@ import (
 // Config is what the console is built from. The zero durations and counts
 // take the defaults of docs/console.md.
 type Config struct {
-	DB          *sql.DB
+	DB *sql.DB
+	// Users is the database of the console's own tables (users, sessions,
+	// login attempts, the audit trail); nil: DB. Over cells the house's
+	// users are the home cell's, while a cell's pages read that cell's DB
+	// (docs/scaling.md, "The console over cells").
+	Users *sql.DB
+	// HouseOnly serves the house's users only: a merchant's user's
+	// session is as none. A cell's pages for the home cell's operators
+	// are such a console: its Users are the home cell's, whose merchants'
+	// users must not reach another cell's data through it.
+	HouseOnly bool
 	Sealer      *merchant.Sealer // opens the TOTP secrets
 	Log         *slog.Logger
 	Ledger      Ledger
@@ -131,7 +141,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.DB, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
+	if cfg.Users == nil {
+		cfg.Users = cfg.DB
+	}
+	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.Users, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
 		hashSlots: make(chan struct{}, cfg.HashConcurrency), bodyLimits: map[string]int64{}}
 	s.checker = s.newChecker()
 	s.routes()
@@ -172,7 +185,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
-	s.mux.ServeHTTP(w, r)
+	s.mux.ServeHTTP(w, withCellsDown(r)) // cells.go
 }
 
 // guard wraps a page: the request needs a live session whose role has p,
