@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/gateway/internal/console"
+)
+
+// consoleUser creates a console user with the CLI in the database at
+// dbURL (with GATEWAY_CELLS unset: a house user in the home cell, a
+// merchant's user in its merchant's cell, docs/scaling.md) and returns its
+// password and TOTP secret.
+func (g *gateway) consoleUser(dbURL, login, role, shopNo string) (pw, totp string) {
+	g.t.Helper()
+	pw = "a long enough password " + login
+	file := filepath.Join(g.t.TempDir(), "pw")
+	if err := os.WriteFile(file, []byte(pw), 0o600); err != nil {
+		g.t.Fatal(err)
+	}
+	cellsEnv := g.env["GATEWAY_CELLS"]
+	delete(g.env, "GATEWAY_CELLS")
+	g.env["DATABASE_URL"] = dbURL
+	defer func() { g.env["GATEWAY_CELLS"] = cellsEnv; delete(g.env, "DATABASE_URL") }()
+	args := []string{"console", "user", "create", "--login", login, "--role", role, "--password-file", file}
+	if shopNo != "" {
+		args = append(args, "--shop-no", shopNo)
+	}
+	var c console.Created
+	if err := json.Unmarshal([]byte(g.mustRun(args...)), &c); err != nil {
+		g.t.Fatal(err)
+	}
+	return pw, c.TOTPSecret
+}
+
+// consoleSession is a browser of the console: its cookies, and the pages
+// it gets.
+type consoleSession struct {
+	t    *testing.T
+	base string
+	c    *http.Client
+}
+
+func (g *gateway) consoleSession(s *server) *consoleSession {
+	g.t.Helper()
+	m := consoleRe.FindStringSubmatch(s.stdout.String())
+	if m == nil {
+		g.t.Fatalf("serve printed no console address:\n%s\n%s", s.stdout, s.stderr)
+	}
+	jar, _ := cookiejar.New(nil)
+	return &consoleSession{t: g.t, base: m[1] + "://" + m[2],
+		c: &http.Client{Timeout: 30 * time.Second, Jar: jar, Transport: &http.Transport{TLSClientConfig: g.pinnedTLS(s)}}}
+}
+
+// do sends a GET (form nil) or a POST of form, and answers the final
+// status, the page and where it ended.
+func (cs *consoleSession) do(path string, form url.Values) (int, string, *http.Response) {
+	cs.t.Helper()
+	var res *http.Response
+	var err error
+	if form == nil {
+		res, err = cs.c.Get(cs.base + path)
+	} else {
+		res, err = cs.c.PostForm(cs.base+path, form)
+	}
+	if err != nil {
+		cs.t.Fatalf("%s: %v", path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b), res
+}
+
+// csrf is the CSRF token of the form on the page at path.
+func (cs *consoleSession) csrf(path string) string {
+	cs.t.Helper()
+	status, body, _ := cs.do(path, nil)
+	tok := csrfRe.FindStringSubmatch(body)
+	if status != 200 || tok == nil {
+		cs.t.Fatalf("%s: %d, no CSRF field:\n%s", path, status, body)
+	}
+	return tok[1]
+}
+
+// signIn signs in and returns the page it lands on.
+func (cs *consoleSession) signIn(shop, login, pw, totpSecret string) string {
+	cs.t.Helper()
+	code := ""
+	if totpSecret != "" {
+		var err error
+		if code, err = console.TOTPCode(totpSecret, time.Now()); err != nil {
+			cs.t.Fatal(err)
+		}
+	}
+	status, body, res := cs.do("/login", url.Values{"csrf": {cs.csrf("/login")}, "shopNo": {shop}, "login": {login}, "password": {pw}, "totp": {code}})
+	if status != 200 {
+		cs.t.Fatalf("%s signed in to %d:\n%s", login, status, body)
+	}
+	return res.Request.URL.Path
+}
+
+// query is one value read in the database at dbURL.
+func query(t *testing.T, dbURL, q string, args ...any) string {
+	t.Helper()
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v sql.NullString
+	if err := db.QueryRowContext(context.Background(), q, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return v.String
+}
+
+// TestConsoleOverCells serves the console over two cells (docs/scaling.md,
+// "The console over cells"): an operator of the home cell signs in once,
+// lists the merchants of both cells, opens one of cell b2 and changes it
+// (CSRF included), the change landing in b2's database; a merchant's admin
+// of b2 signs in with its shop number, sees its cards and freezes one in
+// b2; a merchant the directory marks moving answers the moving page to
+// both, and is served again once active.
+func TestConsoleOverCells(t *testing.T) {
+	t.Parallel()
+	g, dbA, dbB := cellsGateway(t)
+	g.mustRun("cells", "init")
+	var mA, mB credentials
+	for _, m := range []struct {
+		c    *credentials
+		name string
+		cell string
+	}{{&mA, "Console a1", "a1"}, {&mB, "Console b2", "b2"}} {
+		if err := json.Unmarshal([]byte(g.mustRun("merchant", "create", "--name", m.name, "--currencies", "USD", "--cell", m.cell)), m.c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g.deposit(mB.ShopNo, "USD", "200.00")
+	opPw, opTOTP := g.consoleUser(dbA, "ops.one", "operator", "")
+	adminPw, _ := g.consoleUser(dbB, "adm.b", "admin", mB.ShopNo)
+
+	s := g.serve()
+	status, v := s.shopCall("POST", "/shop/card/create", mB.ShopNo, mB.PublicKey, `{"bin":"453201","currency":"USD","amount":"10.00"}`)
+	data, _ := v["data"].(map[string]any)
+	cardB, _ := data["cardNo"].(string)
+	if status != 200 || !strings.HasPrefix(cardB, "crd_b2") {
+		t.Fatalf("card create: %d %v", status, v)
+	}
+
+	// The operator: one sign-in (the home cell's), both cells' merchants.
+	op := g.consoleSession(s)
+	if landed := op.signIn("", "ops.one", opPw, opTOTP); landed != "/operator/merchants" {
+		t.Fatalf("operator landed on %s", landed)
+	}
+	if status, body, _ := op.do("/operator/merchants", nil); status != 200 || !strings.Contains(body, mA.ShopNo) ||
+		!strings.Contains(body, mB.ShopNo) || strings.Contains(body, `id="cells-down"`) {
+		t.Errorf("merchants over cells: %d, want both %s and %s:\n%s", status, mA.ShopNo, mB.ShopNo, body)
+	}
+	page := "/operator/merchants/" + mB.ShopNo
+	if status, body, _ := op.do(page, nil); status != 200 || !strings.Contains(body, "Console b2") || !strings.Contains(body, "190.00") {
+		t.Fatalf("merchant of b2: %d, want its name and funding balance 190.00:\n%s", status, body)
+	}
+	// A change without the CSRF token is refused, with it lands in b2.
+	if status, _, _ := op.do(page+"/whitelist", url.Values{"ipWhitelist": {"203.0.113.7"}}); status != 403 {
+		t.Errorf("whitelist without CSRF: %d, want 403", status)
+	}
+	if status, body, res := op.do(page+"/whitelist", url.Values{"csrf": {op.csrf(page)}, "ipWhitelist": {"203.0.113.7"}}); status != 200 ||
+		res.Request.URL.Query().Get("saved") != "whitelist" {
+		t.Fatalf("whitelist: %d %s:\n%s", status, res.Request.URL, body)
+	}
+	if got := query(t, dbB, "select array_to_string(ip_whitelist, ',') from merchants where shop_no = $1", mB.ShopNo); got != "203.0.113.7/32" {
+		t.Errorf("b2's whitelist of %s: %q", mB.ShopNo, got)
+	}
+	// The operator's audit row is the home cell's trail.
+	if n := query(t, dbA, "select count(*) from console_audit where action = 'merchant.whitelist' and outcome = 'ok' and target = $1", mB.ShopNo); n != "1" {
+		t.Errorf("audit rows of the whitelist in a1: %s", n)
+	}
+
+	// The merchant's admin of b2: signs in with its shop number, sees its
+	// card, freezes it in b2.
+	adm := g.consoleSession(s)
+	if landed := adm.signIn(mB.ShopNo, "adm.b", adminPw, ""); landed != "/balances" {
+		t.Fatalf("admin landed on %s", landed)
+	}
+	if status, body, _ := adm.do("/cards", nil); status != 200 || !strings.Contains(body, cardB) {
+		t.Errorf("cards of b2's admin: %d, want %s:\n%s", status, cardB, body)
+	}
+	confirm := "/cards/" + cardB + "/freeze"
+	if status, body, _ := adm.do(confirm, url.Values{"csrf": {adm.csrf(confirm)}, "reason": {"lost"}}); status != 200 {
+		t.Errorf("freeze: %d:\n%s", status, body)
+	}
+	if got := query(t, dbB, "select status from cards where card_no = $1", cardB); got != "FROZEN" {
+		t.Errorf("card %s in b2: %q, want FROZEN", cardB, got)
+	}
+
+	// Moving: both answer the moving page (503, Retry-After) once the
+	// router's cache has expired; the list of merchants is still served.
+	setState := func(state string) {
+		t.Helper()
+		db, err := sql.Open("pgx", dbA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec("update cell_directory set state = $1 where shop_no = $2", state, mB.ShopNo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitStatus := func(cs *consoleSession, path string, want int) (string, *http.Response) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			status, body, res := cs.do(path, nil)
+			if status == want {
+				return body, res
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d, want %d within a minute:\n%s", path, status, want, body)
+			}
+			time.Sleep(100 * time.Millisecond) // polling the router's cache expiry, not synchronising
+		}
+	}
+	setState("moving")
+	for _, c := range []struct {
+		cs   *consoleSession
+		path string
+	}{{op, page}, {adm, "/cards"}} {
+		body, res := waitStatus(c.cs, c.path, 503)
+		if res.Header.Get("Retry-After") == "" || !strings.Contains(body, "moving between cells") {
+			t.Errorf("%s of a moving merchant: Retry-After %q:\n%s", c.path, res.Header.Get("Retry-After"), body)
+		}
+	}
+	if status, body, _ := op.do("/operator/merchants", nil); status != 200 || !strings.Contains(body, mA.ShopNo) {
+		t.Errorf("merchants while one moves: %d:\n%s", status, body)
+	}
+	setState("active")
+	waitStatus(op, page, 200)
+	waitStatus(adm, "/cards", 200)
+}
