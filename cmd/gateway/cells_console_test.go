@@ -247,3 +247,101 @@ func TestConsoleOverCells(t *testing.T) {
 	waitStatus(op, page, 200)
 	waitStatus(adm, "/cards", 200)
 }
+
+// TestConsoleOverCellsOperatorData: the operator's pages that are no one
+// merchant's, over two cells. A BIN and an FX rate set from the console
+// reach both cells (cells.Each, as the CLI's one command); a merchant
+// created from the console goes to the emptiest cell and into the
+// directory. With cell b2 unreachable, the list of merchants names b2 and
+// shows a1's, and a BIN saved is 503 naming b2, written in a1 (the same
+// form again brings b2 level).
+func TestConsoleOverCellsOperatorData(t *testing.T) {
+	t.Parallel()
+	g, dbA, dbB := cellsGateway(t)
+	g.mustRun("cells", "init")
+	var mA credentials
+	if err := json.Unmarshal([]byte(g.mustRun("merchant", "create", "--name", "Console a1", "--currencies", "USD", "--cell", "a1")), &mA); err != nil {
+		t.Fatal(err)
+	}
+	opPw, opTOTP := g.consoleUser(dbA, "ops.one", "operator", "")
+	s := g.serve()
+	op := g.consoleSession(s)
+	op.signIn("", "ops.one", opPw, opTOTP)
+
+	post := func(path string, form url.Values) (int, string) {
+		t.Helper()
+		form.Set("csrf", op.csrf(path))
+		status, body, _ := op.do(path, form)
+		return status, body
+	}
+	if status, body := post("/operator/bins", url.Values{"bin": {"55443322"}, "currency": {"USD"}, "network": {"MASTERCARD"}, "enabled": {"on"}}); status != 200 {
+		t.Fatalf("bin: %d:\n%s", status, body)
+	}
+	if status, body := post("/operator/rates", url.Values{"pair": {"USD/JPY"}, "rate": {"151.5"}, "spreadBps": {"25"}}); status != 200 {
+		t.Fatalf("rate: %d:\n%s", status, body)
+	}
+	for _, db := range []string{dbA, dbB} {
+		if n := query(t, db, "select count(*) from bins where bin = '55443322'"); n != "1" {
+			t.Errorf("the BIN is in %s %s times", db, n)
+		}
+		if r := query(t, db, "select mid_rate::text from fx_rates where base = 'USD' and quote = 'JPY'"); r != "151.5" {
+			t.Errorf("USD/JPY in %s: %q", db, r)
+		}
+	}
+	if status, body := post("/operator/merchants", url.Values{"name": {"Made in console"}, "currencies": {"USD"}}); status != 200 {
+		t.Fatalf("merchant create: %d:\n%s", status, body)
+	}
+	shop := query(t, dbB, "select shop_no from merchants where name = 'Made in console'")
+	if !strings.HasPrefix(shop, "SH2") || query(t, dbA, "select cell from cell_directory where shop_no = $1", shop) != "b2" {
+		t.Errorf("the console's merchant %q is not placed in b2 (the emptiest)", shop)
+	}
+
+	// b2 unreachable: no new connection, the open ones ended.
+	name := dbName(t, dbB)
+	setConnections(t, dbA, name, false)
+	t.Cleanup(func() { setConnections(t, dbA, name, true) })
+	status, body, _ := op.do("/operator/merchants", nil)
+	if status != 200 || !strings.Contains(body, mA.ShopNo) || strings.Contains(body, shop) ||
+		!strings.Contains(body, `id="cells-down"`) || !strings.Contains(body, "cell b2") {
+		t.Errorf("merchants with b2 down: %d, want a1's listed and b2 named:\n%s", status, body)
+	}
+	status, body = post("/operator/bins", url.Values{"bin": {"55443323"}, "currency": {"USD"}, "network": {"MASTERCARD"}, "enabled": {"on"}})
+	if status != 503 || !strings.Contains(body, "cell b2") || query(t, dbA, "select count(*) from bins where bin = '55443323'") != "1" {
+		t.Errorf("a BIN with b2 down: %d, want 503 naming b2, written in a1:\n%s", status, body)
+	}
+}
+
+// dbName is the database of a URL.
+func dbName(t *testing.T, dbURL string) string {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
+
+// setConnections lets the database name take connections or not, through
+// the superuser at adminURL; refusing them also ends the open ones.
+func setConnections(t *testing.T, adminURL, name string, allow bool) {
+	t.Helper()
+	db, err := sql.Open("pgx", adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	// A name is not a bind parameter: quoted as an identifier by the server.
+	var stmt string
+	if err := db.QueryRowContext(ctx, "select format('alter database %I allow_connections '||$2, $1::text)", name, map[bool]string{true: "true", false: "false"}[allow]).Scan(&stmt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, stmt); err != nil {
+		t.Fatal(err)
+	}
+	if !allow {
+		if _, err := db.ExecContext(ctx, "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
