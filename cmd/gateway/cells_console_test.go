@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -109,21 +108,6 @@ func (cs *consoleSession) signIn(shop, login, pw, totpSecret string) string {
 	return res.Request.URL.Path
 }
 
-// query is one value read in the database at dbURL.
-func query(t *testing.T, dbURL, q string, args ...any) string {
-	t.Helper()
-	db, err := sql.Open("pgx", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var v sql.NullString
-	if err := db.QueryRowContext(context.Background(), q, args...).Scan(&v); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	return v.String
-}
-
 // TestConsoleOverCells serves the console over two cells (docs/scaling.md,
 // "The console over cells"): an operator of the home cell signs in once,
 // lists the merchants of both cells, opens one of cell b2 and changes it
@@ -178,11 +162,11 @@ func TestConsoleOverCells(t *testing.T) {
 		res.Request.URL.Query().Get("saved") != "whitelist" {
 		t.Fatalf("whitelist: %d %s:\n%s", status, res.Request.URL, body)
 	}
-	if got := query(t, dbB, "select array_to_string(ip_whitelist, ',') from merchants where shop_no = $1", mB.ShopNo); got != "203.0.113.7/32" {
+	if got := queryIn(t, dbB, "select array_to_string(ip_whitelist, ',') from merchants where shop_no = $1", mB.ShopNo); got != "203.0.113.7/32" {
 		t.Errorf("b2's whitelist of %s: %q", mB.ShopNo, got)
 	}
 	// The operator's audit row is the home cell's trail.
-	if n := query(t, dbA, "select count(*) from console_audit where action = 'merchant.whitelist' and outcome = 'ok' and target = $1", mB.ShopNo); n != "1" {
+	if n := queryIn(t, dbA, "select count(*) from console_audit where action = 'merchant.whitelist' and outcome = 'ok' and target = $1", mB.ShopNo); n != "1" {
 		t.Errorf("audit rows of the whitelist in a1: %s", n)
 	}
 
@@ -199,22 +183,32 @@ func TestConsoleOverCells(t *testing.T) {
 	if status, body, _ := adm.do(confirm, url.Values{"csrf": {adm.csrf(confirm)}, "reason": {"lost"}}); status != 200 {
 		t.Errorf("freeze: %d:\n%s", status, body)
 	}
-	if got := query(t, dbB, "select status from cards where card_no = $1", cardB); got != "FROZEN" {
+	if got := queryIn(t, dbB, "select status from cards where card_no = $1", cardB); got != "FROZEN" {
 		t.Errorf("card %s in b2: %q, want FROZEN", cardB, got)
+	}
+
+	// The router's shop cookie is a hint, not a credential: the admin
+	// is refused the operator's page of a merchant of the other cell, and
+	// the operator's session, sent with the cookie naming b2's merchant,
+	// finds no session in b2 (the login page), then works again without it.
+	if status, _, _ := adm.do("/operator/merchants/"+mA.ShopNo, nil); status != 403 {
+		t.Errorf("b2's admin on a1's operator page: %d, want 403", status)
+	}
+	base, _ := url.Parse(op.base)
+	op.c.Jar.SetCookies(base, []*http.Cookie{{Name: "__Host-console-shop", Value: mB.ShopNo, Path: "/", Secure: true}})
+	if _, _, res := op.do("/operator/merchants", nil); res.Request.URL.Path != "/login" {
+		t.Errorf("the operator with b2's shop cookie reached %s, want /login", res.Request.URL.Path)
+	}
+	op.c.Jar.SetCookies(base, []*http.Cookie{{Name: "__Host-console-shop", Value: "", Path: "/", Secure: true, MaxAge: -1}})
+	if status, _, res := op.do("/operator/merchants", nil); status != 200 || res.Request.URL.Path != "/operator/merchants" {
+		t.Errorf("the operator without the cookie: %d %s", status, res.Request.URL.Path)
 	}
 
 	// Moving: both answer the moving page (503, Retry-After) once the
 	// router's cache has expired; the list of merchants is still served.
 	setState := func(state string) {
 		t.Helper()
-		db, err := sql.Open("pgx", dbA)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Exec("update cell_directory set state = $1 where shop_no = $2", state, mB.ShopNo); err != nil {
-			t.Fatal(err)
-		}
+		sqlIn(t, dbA, "update cell_directory set state = $1 where shop_no = $2", state, mB.ShopNo)
 	}
 	waitStatus := func(cs *consoleSession, path string, want int) (string, *http.Response) {
 		t.Helper()
@@ -281,18 +275,18 @@ func TestConsoleOverCellsOperatorData(t *testing.T) {
 		t.Fatalf("rate: %d:\n%s", status, body)
 	}
 	for _, db := range []string{dbA, dbB} {
-		if n := query(t, db, "select count(*) from bins where bin = '55443322'"); n != "1" {
+		if n := queryIn(t, db, "select count(*) from bins where bin = '55443322'"); n != "1" {
 			t.Errorf("the BIN is in %s %s times", db, n)
 		}
-		if r := query(t, db, "select mid_rate::text from fx_rates where base = 'USD' and quote = 'JPY'"); r != "151.5" {
+		if r := queryIn(t, db, "select mid_rate::text from fx_rates where base = 'USD' and quote = 'JPY'"); r != "151.5" {
 			t.Errorf("USD/JPY in %s: %q", db, r)
 		}
 	}
 	if status, body := post("/operator/merchants", url.Values{"name": {"Made in console"}, "currencies": {"USD"}}); status != 200 {
 		t.Fatalf("merchant create: %d:\n%s", status, body)
 	}
-	shop := query(t, dbB, "select shop_no from merchants where name = 'Made in console'")
-	if !strings.HasPrefix(shop, "SH2") || query(t, dbA, "select cell from cell_directory where shop_no = $1", shop) != "b2" {
+	shop := queryIn(t, dbB, "select shop_no from merchants where name = 'Made in console'")
+	if !strings.HasPrefix(shop, "SH2") || queryIn(t, dbA, "select cell from cell_directory where shop_no = $1", shop) != "b2" {
 		t.Errorf("the console's merchant %q is not placed in b2 (the emptiest)", shop)
 	}
 
@@ -306,7 +300,7 @@ func TestConsoleOverCellsOperatorData(t *testing.T) {
 		t.Errorf("merchants with b2 down: %d, want a1's listed and b2 named:\n%s", status, body)
 	}
 	status, body = post("/operator/bins", url.Values{"bin": {"55443323"}, "currency": {"USD"}, "network": {"MASTERCARD"}, "enabled": {"on"}})
-	if status != 503 || !strings.Contains(body, "cell b2") || query(t, dbA, "select count(*) from bins where bin = '55443323'") != "1" {
+	if status != 503 || !strings.Contains(body, "cell b2") || queryIn(t, dbA, "select count(*) from bins where bin = '55443323'") != "1" {
 		t.Errorf("a BIN with b2 down: %d, want 503 naming b2, written in a1:\n%s", status, body)
 	}
 }
@@ -325,23 +319,10 @@ func dbName(t *testing.T, dbURL string) string {
 // the superuser at adminURL; refusing them also ends the open ones.
 func setConnections(t *testing.T, adminURL, name string, allow bool) {
 	t.Helper()
-	db, err := sql.Open("pgx", adminURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
 	// A name is not a bind parameter: quoted as an identifier by the server.
-	var stmt string
-	if err := db.QueryRowContext(ctx, "select format('alter database %I allow_connections '||$2, $1::text)", name, map[bool]string{true: "true", false: "false"}[allow]).Scan(&stmt); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, stmt); err != nil {
-		t.Fatal(err)
-	}
+	stmt := queryIn(t, adminURL, "select format('alter database %I allow_connections '||$2, $1::text)", name, strconv.FormatBool(allow))
+	sqlIn(t, adminURL, stmt)
 	if !allow {
-		if _, err := db.ExecContext(ctx, "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", name); err != nil {
-			t.Fatal(err)
-		}
+		sqlIn(t, adminURL, "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", name)
 	}
 }
