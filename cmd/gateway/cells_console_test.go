@@ -42,6 +42,16 @@ func (g *gateway) consoleUser(dbURL, login, role, shopNo string) (pw, totp strin
 	return pw, c.TOTPSecret
 }
 
+// merchantIn creates a merchant named name in cell.
+func (g *gateway) merchantIn(cell, name string) credentials {
+	g.t.Helper()
+	var c credentials
+	if err := json.Unmarshal([]byte(g.mustRun("merchant", "create", "--name", name, "--currencies", "USD", "--cell", cell)), &c); err != nil {
+		g.t.Fatal(err)
+	}
+	return c
+}
+
 // consoleSession is a browser of the console: its cookies, and the pages
 // it gets.
 type consoleSession struct {
@@ -119,16 +129,7 @@ func TestConsoleOverCells(t *testing.T) {
 	t.Parallel()
 	g, dbA, dbB := cellsGateway(t)
 	g.mustRun("cells", "init")
-	var mA, mB credentials
-	for _, m := range []struct {
-		c    *credentials
-		name string
-		cell string
-	}{{&mA, "Console a1", "a1"}, {&mB, "Console b2", "b2"}} {
-		if err := json.Unmarshal([]byte(g.mustRun("merchant", "create", "--name", m.name, "--currencies", "USD", "--cell", m.cell)), m.c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mA, mB := g.merchantIn("a1", "Console a1"), g.merchantIn("b2", "Console b2")
 	g.deposit(mB.ShopNo, "USD", "200.00")
 	opPw, opTOTP := g.consoleUser(dbA, "ops.one", "operator", "")
 	adminPw, _ := g.consoleUser(dbB, "adm.b", "admin", mB.ShopNo)
@@ -253,10 +254,7 @@ func TestConsoleOverCellsOperatorData(t *testing.T) {
 	t.Parallel()
 	g, dbA, dbB := cellsGateway(t)
 	g.mustRun("cells", "init")
-	var mA credentials
-	if err := json.Unmarshal([]byte(g.mustRun("merchant", "create", "--name", "Console a1", "--currencies", "USD", "--cell", "a1")), &mA); err != nil {
-		t.Fatal(err)
-	}
+	mA := g.merchantIn("a1", "Console a1")
 	opPw, opTOTP := g.consoleUser(dbA, "ops.one", "operator", "")
 	s := g.serve()
 	op := g.consoleSession(s)

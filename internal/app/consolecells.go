@@ -1,8 +1,6 @@
 package app
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -148,12 +146,8 @@ func loginShop(r *http.Request) string {
 	if r.Body == nil {
 		return ""
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, loginFormBytesMax+1))
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-	if err != nil || len(body) > loginFormBytesMax {
+	body, ok := peekBody(r, loginFormBytesMax) // router.go
+	if !ok {
 		return ""
 	}
 	v, err := url.ParseQuery(string(body))

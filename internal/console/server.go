@@ -37,7 +37,7 @@ type Config struct {
 	// session is as none. A cell's pages for the home cell's operators
 	// are such a console: its Users are the home cell's, whose merchants'
 	// users must not reach another cell's data through it.
-	HouseOnly bool
+	HouseOnly   bool
 	Sealer      *merchant.Sealer // opens the TOTP secrets
 	Log         *slog.Logger
 	Ledger      Ledger
