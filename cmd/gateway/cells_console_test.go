@@ -130,16 +130,33 @@ func TestConsoleOverCells(t *testing.T) {
 	g, dbA, dbB := cellsGateway(t)
 	g.mustRun("cells", "init")
 	mA, mB := g.merchantIn("a1", "Console a1"), g.merchantIn("b2", "Console b2")
+	g.deposit(mA.ShopNo, "USD", "100.00")
 	g.deposit(mB.ShopNo, "USD", "200.00")
 	opPw, opTOTP := g.consoleUser(dbA, "ops.one", "operator", "")
 	adminPw, _ := g.consoleUser(dbB, "adm.b", "admin", mB.ShopNo)
 
 	s := g.serve()
-	status, v := s.shopCall("POST", "/shop/card/create", mB.ShopNo, mB.PublicKey, `{"bin":"453201","currency":"USD","amount":"10.00"}`)
-	data, _ := v["data"].(map[string]any)
-	cardB, _ := data["cardNo"].(string)
-	if status != 200 || !strings.HasPrefix(cardB, "crd_b2") {
-		t.Fatalf("card create: %d %v", status, v)
+	// A card and an open hold in each cell.
+	holds, cardOf := map[string]string{}, map[string]string{}
+	for _, m := range []credentials{mA, mB} {
+		status, v := s.shopCall("POST", "/shop/card/create", m.ShopNo, m.PublicKey, `{"bin":"453201","currency":"USD","amount":"10.00"}`)
+		data, _ := v["data"].(map[string]any)
+		cardNo, _ := data["cardNo"].(string)
+		if status != 200 || cardNo == "" {
+			t.Fatalf("card create: %d %v", status, v)
+		}
+		var a struct {
+			AuthID string `json:"authId"`
+		}
+		out := g.mustRun("network", "authorize", "--card-no", cardNo, "--amount", "1.00", "--currency", "USD", "--addr", s.internalAddr())
+		if err := json.Unmarshal([]byte(out), &a); err != nil || a.AuthID == "" {
+			t.Fatalf("authorize %s: %s %v", cardNo, out, err)
+		}
+		holds[m.ShopNo], cardOf[m.ShopNo] = a.AuthID, cardNo
+	}
+	cardB := cardOf[mB.ShopNo]
+	if !strings.HasPrefix(cardB, "crd_b2") {
+		t.Fatalf("b2's card %s", cardB)
 	}
 
 	// The operator: one sign-in (the home cell's), both cells' merchants.
@@ -150,6 +167,11 @@ func TestConsoleOverCells(t *testing.T) {
 	if status, body, _ := op.do("/operator/merchants", nil); status != 200 || !strings.Contains(body, mA.ShopNo) ||
 		!strings.Contains(body, mB.ShopNo) || strings.Contains(body, `id="cells-down"`) {
 		t.Errorf("merchants over cells: %d, want both %s and %s:\n%s", status, mA.ShopNo, mB.ShopNo, body)
+	}
+	// The holds near expiry of both cells, on one page.
+	if status, body, _ := op.do("/operator/holds?within=7d", nil); status != 200 || !strings.Contains(body, holds[mA.ShopNo]) ||
+		!strings.Contains(body, holds[mB.ShopNo]) {
+		t.Errorf("holds over cells: %d, want %v:\n%s", status, holds, body)
 	}
 	page := "/operator/merchants/" + mB.ShopNo
 	if status, body, _ := op.do(page, nil); status != 200 || !strings.Contains(body, "Console b2") || !strings.Contains(body, "190.00") {

@@ -2,12 +2,9 @@ package app
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"io"
-	"slices"
-	"sync"
 
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/cells"
@@ -20,64 +17,22 @@ import (
 // The home cell's console over cells (docs/scaling.md, "The console over
 // cells"): the operator's pages that are no one merchant's are served by
 // the home cell's console, whose domains are here given what crosses cells.
-// The list of merchants reads every cell; a new merchant goes to a cell
-// and into the directory as `merchant create` puts it; the operator's data
-// (BINs, FX rates, the sanctions list) is written to every cell by the
-// CLI's one command (cells.Each). Everything else is the home cell's own.
+// The lists across merchants read every cell (consolelists.go); a new
+// merchant goes to a cell and into the directory as `merchant create` puts
+// it; the operator's data (BINs, FX rates, the sanctions list) is written
+// to every cell by the CLI's one command (cells.Each). Everything else is
+// the home cell's own.
 
 // overCells gives cfg, the home cell's console, the domains over cells.
 func (a *App) overCells(cfg *console.Config) {
 	home := a.cells[0].services
 	cfg.Merchants = cellsMerchants{Service: home.Merchants, a: a}
+	cfg.Deliveries = cellsDeliveries{Store: home.Deliveries, a: a} // consolelists.go
+	cfg.Remittances = cellsRemittances{Service: home.Remit, a: a}
+	cfg.Holds = cellsHolds{a: a}
 	cfg.Cards = everyCellCards{Service: home.Cards, a: a}
 	cfg.Rates = everyCellRates{Service: home.FX, a: a}
 	cfg.Sanctions = everyCellSanctions{a: a}
-}
-
-// cellsMerchants are the home cell's merchants, with the list and the
-// creation over every cell.
-type cellsMerchants struct {
-	*merchant.Service
-	a *App
-}
-
-// List is every cell's merchants after id after, by id, limit at most: a
-// merchant's id carries its cell's range, so the order is the one of a
-// single database, and the page's cursor works unchanged. A cell that
-// cannot be read is named on the page (console.NoteCellDown), the others'
-// shown; every cell down is the error.
-func (m cellsMerchants) List(ctx context.Context, after int64, limit int) ([]merchant.Merchant, error) {
-	type result struct {
-		ms  []merchant.Merchant
-		err error
-	}
-	res := make([]result, len(m.a.cells))
-	var wg sync.WaitGroup
-	for i, c := range m.a.cells {
-		wg.Go(func() {
-			ms, err := c.services.Merchants.List(ctx, after, limit)
-			res[i] = result{ms, err}
-		})
-	}
-	wg.Wait()
-	var all []merchant.Merchant
-	var firstErr error
-	for i, r := range res {
-		if r.err != nil {
-			m.a.log.Warn("console: a cell's merchants could not be read", "cell", m.a.cells[i].id.Name, "error", r.err.Error())
-			console.NoteCellDown(ctx, m.a.cells[i].id.Name)
-			if firstErr == nil {
-				firstErr = r.err
-			}
-			continue
-		}
-		all = append(all, r.ms...)
-	}
-	if all == nil && firstErr != nil {
-		return nil, firstErr
-	}
-	slices.SortFunc(all, func(x, y merchant.Merchant) int { return cmp.Compare(x.ID, y.ID) })
-	return all[:min(len(all), limit)], nil
 }
 
 // CreateMerchant creates the merchant in the cell with the fewest
