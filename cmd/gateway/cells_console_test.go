@@ -173,6 +173,13 @@ func TestConsoleOverCells(t *testing.T) {
 		!strings.Contains(body, holds[mB.ShopNo]) {
 		t.Errorf("holds over cells: %d, want %v:\n%s", status, holds, body)
 	}
+	// b2's merchant's journal, and its first entry recomputed.
+	if status, body, _ := op.do("/audit/journal?shopNo="+mB.ShopNo, nil); status != 200 || !strings.Contains(body, "DEPOSIT") {
+		t.Errorf("journal of b2's merchant: %d:\n%s", status, body)
+	}
+	if status, body, _ := op.do("/audit/journal/"+mB.ShopNo+"/1", nil); status != 200 || !strings.Contains(body, "DEPOSIT") {
+		t.Errorf("entry 1 of b2's merchant: %d:\n%s", status, body)
+	}
 	page := "/operator/merchants/" + mB.ShopNo
 	if status, body, _ := op.do(page, nil); status != 200 || !strings.Contains(body, "Console b2") || !strings.Contains(body, "190.00") {
 		t.Fatalf("merchant of b2: %d, want its name and funding balance 190.00:\n%s", status, body)
