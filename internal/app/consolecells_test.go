@@ -1,0 +1,58 @@
+package app
+
+import (
+	"io"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// pageShop finds the merchant of an operator's or auditor's page in its
+// URL, and none in a page of no one merchant.
+func TestPageShop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ target, want string }{
+		{"/operator/merchants/SH2000000001", "SH2000000001"},
+		{"/operator/merchants/SH2000000001/whitelist", "SH2000000001"},
+		{"/operator/merchants/SH2000000001/deposit/confirm", "SH2000000001"},
+		{"/audit/journal/SH2000000001/7", "SH2000000001"},
+		{"/audit/journal?shopNo=SH2000000001&from=51", "SH2000000001"},
+		{"/operator/merchants", ""},
+		{"/operator/merchants?after=5", ""},
+		{"/operator/merchants/", ""},
+		{"/audit/journal", ""},
+		{"/operator/holds?shopNo=SH2000000001", ""}, // no page of one merchant
+		{"/balances", ""},
+	} {
+		if got := pageShop(httptest.NewRequest("GET", tc.target, nil)); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.target, got, tc.want)
+		}
+	}
+}
+
+// FuzzLoginShop: whatever the sign-in's body, the router's reading of its
+// shop number never fails, and the console then reads the body whole.
+func FuzzLoginShop(f *testing.F) {
+	f.Add(url.Values{"csrf": {"x"}, "shopNo": {" SH2000000001 "}, "login": {"adm"}}.Encode())
+	f.Add("shopNo=%zz&shopNo=SH1")
+	f.Add(strings.Repeat("a", loginFormBytesMax+10))
+	f.Add("")
+	f.Fuzz(func(t *testing.T, body string) {
+		r := httptest.NewRequest("POST", "/login", strings.NewReader(body))
+		shop := loginShop(r)
+		got, err := io.ReadAll(r.Body)
+		if err != nil || string(got) != body {
+			t.Fatalf("the body read again: %v, %d bytes of %d", err, len(got), len(body))
+		}
+		if len(body) > loginFormBytesMax && shop != "" {
+			t.Fatalf("a body past the bound gave a shop number %q", shop)
+		}
+		// The shop number the console reads from the same form.
+		c := httptest.NewRequest("POST", "/login", strings.NewReader(body))
+		c.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if want := strings.TrimSpace(c.PostFormValue("shopNo")); len(body) <= loginFormBytesMax && shop != want {
+			t.Fatalf("shop %q, the console reads %q", shop, want)
+		}
+	})
+}
