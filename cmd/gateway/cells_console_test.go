@@ -180,6 +180,11 @@ func TestConsoleOverCells(t *testing.T) {
 	if status, body, _ := op.do("/audit/journal/"+mB.ShopNo+"/1", nil); status != 200 || !strings.Contains(body, "DEPOSIT") {
 		t.Errorf("entry 1 of b2's merchant: %d:\n%s", status, body)
 	}
+	today := time.Now().UTC().Format("2006-01-02")
+	if status, body, _ := op.do("/audit/statement?shopNo="+mB.ShopNo+"&startDate="+today+"&endDate="+today, nil); status != 200 ||
+		!strings.Contains(body, "190.00") {
+		t.Errorf("statement of b2's merchant: %d, want its funding closing at 190.00:\n%s", status, body)
+	}
 	page := "/operator/merchants/" + mB.ShopNo
 	if status, body, _ := op.do(page, nil); status != 200 || !strings.Contains(body, "Console b2") || !strings.Contains(body, "190.00") {
 		t.Fatalf("merchant of b2: %d, want its name and funding balance 190.00:\n%s", status, body)

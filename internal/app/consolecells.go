@@ -25,8 +25,9 @@ import (
 //     looked up in the cell it leads to, so a changed cookie leads to a
 //     cell that has no such session, and to the login page);
 //   - an operator's page of one merchant (/operator/merchants/{shopNo}/…,
-//     /audit/journal/{shopNo}/…, /audit/journal?shopNo=) to that merchant's
-//     cell, to a console whose users are the home cell's (HouseOnly);
+//     /audit/journal/{shopNo}/…, /audit/journal?shopNo=, /audit/statement?shopNo=)
+//     to that merchant's cell, to a console whose users are the home
+//     cell's (HouseOnly);
 //   - anything else to the home cell's console, whose operator's lists and
 //     data pages cover every cell (consoledata.go).
 //
@@ -134,7 +135,9 @@ func pageShop(r *http.Request) string {
 			return shop
 		}
 	}
-	if r.URL.Path == "/audit/journal" {
+	// The auditor's pages of one merchant named in the query: its journal
+	// and its statement.
+	if r.URL.Path == "/audit/journal" || r.URL.Path == "/audit/statement" {
 		return r.URL.Query().Get("shopNo")
 	}
 	return ""

@@ -18,6 +18,7 @@ func TestPageShop(t *testing.T) {
 		{"/operator/merchants/SH2000000001/deposit/confirm", "SH2000000001"},
 		{"/audit/journal/SH2000000001/7", "SH2000000001"},
 		{"/audit/journal?shopNo=SH2000000001&from=51", "SH2000000001"},
+		{"/audit/statement?shopNo=SH2000000001&startDate=2026-01-01&endDate=2026-01-31", "SH2000000001"},
 		{"/operator/merchants", ""},
 		{"/operator/merchants?after=5", ""},
 		{"/operator/merchants/", ""},
