@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -101,6 +103,28 @@ func (cs *consoleSession) csrf(path string) string {
 	return tok[1]
 }
 
+// upload posts a file (and fields) to a reconciliation page, as its form
+// does, with the page's CSRF token.
+func (cs *consoleSession) upload(path string, fields map[string]string, file string) (int, string) {
+	cs.t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	_ = mw.WriteField("csrf", cs.csrf(path))
+	for k, v := range fields {
+		_ = mw.WriteField(k, v)
+	}
+	fw, _ := mw.CreateFormFile("file", "statement.csv")
+	_, _ = fw.Write([]byte(file))
+	_ = mw.Close()
+	res, err := cs.c.Post(cs.base+path, mw.FormDataContentType(), &buf)
+	if err != nil {
+		cs.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
 // signIn signs in and returns the page it lands on.
 func (cs *consoleSession) signIn(shop, login, pw, totpSecret string) string {
 	cs.t.Helper()
@@ -131,7 +155,7 @@ func TestConsoleOverCells(t *testing.T) {
 	g.mustRun("cells", "init")
 	mA, mB := g.merchantIn("a1", "Console a1"), g.merchantIn("b2", "Console b2")
 	g.deposit(mA.ShopNo, "USD", "100.00")
-	g.deposit(mB.ShopNo, "USD", "200.00")
+	g.deposit(mB.ShopNo, "USD", "200.00", "--bank-reference", "SEPA-B2-1")
 	opPw, opTOTP := g.consoleUser(dbA, "ops.one", "operator", "")
 	adminPw, _ := g.consoleUser(dbB, "adm.b", "admin", mB.ShopNo)
 
@@ -184,6 +208,15 @@ func TestConsoleOverCells(t *testing.T) {
 	if status, body, _ := op.do("/audit/statement?shopNo="+mB.ShopNo+"&startDate="+today+"&endDate="+today, nil); status != 200 ||
 		!strings.Contains(body, "190.00") {
 		t.Errorf("statement of b2's merchant: %d, want its funding closing at 190.00:\n%s", status, body)
+	}
+	// The bank statement of b2's merchant is reconciled, and recorded, in b2.
+	statement := "# period: " + today + "\nvalue_date,amount,currency,reference\n" + today + ",200.00,USD,SEPA-B2-1\n"
+	if status, body := op.upload("/audit/bank", map[string]string{"shopNo": mB.ShopNo}, statement); status != 200 ||
+		!strings.Contains(body, `data-exit-status="0"`) {
+		t.Errorf("bank statement of b2's merchant: %d:\n%s", status, body)
+	}
+	if n := queryIn(t, dbB, "select count(*) from reconciliation_runs"); n != "1" {
+		t.Errorf("b2 holds %s reconciliation runs, want 1", n)
 	}
 	page := "/operator/merchants/" + mB.ShopNo
 	if status, body, _ := op.do(page, nil); status != 200 || !strings.Contains(body, "Console b2") || !strings.Contains(body, "190.00") {

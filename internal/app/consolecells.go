@@ -27,7 +27,8 @@ import (
 //   - an operator's page of one merchant (/operator/merchants/{shopNo}/…,
 //     /audit/journal/{shopNo}/…, /audit/journal?shopNo=, /audit/statement?shopNo=)
 //     to that merchant's cell, to a console whose users are the home
-//     cell's (HouseOnly);
+//     cell's (HouseOnly); so is a bank statement's reconciliation
+//     (POST /audit/bank), by the shop number of its upload;
 //   - anything else to the home cell's console, whose operator's lists and
 //     data pages cover every cell (consoledata.go).
 //
@@ -97,6 +98,14 @@ func (cr *consoleRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if c, err := r.Cookie(shopCookie); err == nil && merchant.IsShopNo(c.Value) {
 		cr.toCell(w, r, c.Value, cr.own)
+		return
+	}
+	if r.Method == http.MethodPost && r.URL.Path == bankStatementPath {
+		shop := uploadShop(r) // consoleupload.go
+		if shop == "" {       // the console's FormValue reads the query after the body
+			shop = r.URL.Query().Get("shopNo")
+		}
+		cr.toCell(w, r, shop, cr.house)
 		return
 	}
 	if shop := pageShop(r); shop != "" {

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"bytes"
 	"io"
+	"mime/multipart"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -54,6 +56,34 @@ func FuzzLoginShop(f *testing.F) {
 		c.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		if want := strings.TrimSpace(c.PostFormValue("shopNo")); len(body) <= loginFormBytesMax && shop != want {
 			t.Fatalf("shop %q, the console reads %q", shop, want)
+		}
+	})
+}
+
+// FuzzUploadShop: whatever an upload's body, the router's reading of its
+// shopNo field never fails, the console then reads the body whole, and a
+// well-formed upload's field is found.
+func FuzzUploadShop(f *testing.F) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	_ = mw.WriteField("csrf", "x")
+	_ = mw.WriteField("shopNo", " SH2000000001 ")
+	fw, _ := mw.CreateFormFile("file", "s.csv")
+	_, _ = fw.Write([]byte("value_date,amount,currency,reference\n"))
+	_ = mw.Close()
+	f.Add(buf.String(), mw.FormDataContentType())
+	f.Add("--b\r\nContent-Disposition: form-data; name=\"shopNo\"\r\n\r\nSH1", "multipart/form-data; boundary=b")
+	f.Add("shopNo=SH1", "application/x-www-form-urlencoded")
+	f.Fuzz(func(t *testing.T, body, contentType string) {
+		r := httptest.NewRequest("POST", "/audit/bank", strings.NewReader(body))
+		r.Header.Set("Content-Type", contentType)
+		shop := uploadShop(r)
+		got, err := io.ReadAll(r.Body)
+		if err != nil || string(got) != body {
+			t.Fatalf("the body read again: %v, %d bytes of %d", err, len(got), len(body))
+		}
+		if body == buf.String() && shop != "SH2000000001" {
+			t.Fatalf("the seed's shop number: %q", shop)
 		}
 	})
 }
