@@ -101,8 +101,9 @@ func (cr *consoleRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPost && r.URL.Path == bankStatementPath {
+		// The console's FormValue reads the query after the body.
 		shop := uploadShop(r) // consoleupload.go
-		if shop == "" {       // the console's FormValue reads the query after the body
+		if shop == "" {
 			shop = r.URL.Query().Get("shopNo")
 		}
 		cr.toCell(w, r, shop, cr.house)
