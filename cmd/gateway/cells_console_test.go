@@ -218,6 +218,13 @@ func TestConsoleOverCells(t *testing.T) {
 	if n := queryIn(t, dbB, "select count(*) from reconciliation_runs"); n != "1" {
 		t.Errorf("b2 holds %s reconciliation runs, want 1", n)
 	}
+	// Adjustments stay the home cell's (docs/scaling.md): b2's merchant is
+	// to them an unknown shop number, a 400, nothing written anywhere.
+	if status, body, _ := op.do("/house/adjustments", url.Values{"csrf": {op.csrf("/house/adjustments")}, "shopNo": {mB.ShopNo},
+		"mode": {"reversal"}, "reverses": {"1"}, "reason": {"a test"}, "reference": {"T-1"}}); status != 400 ||
+		queryIn(t, dbB, "select count(*) from adjustments") != "0" || queryIn(t, dbA, "select count(*) from adjustments") != "0" {
+		t.Errorf("an adjustment of b2's merchant: %d, want 400:\n%s", status, body)
+	}
 	page := "/operator/merchants/" + mB.ShopNo
 	if status, body, _ := op.do(page, nil); status != 200 || !strings.Contains(body, "Console b2") || !strings.Contains(body, "190.00") {
 		t.Fatalf("merchant of b2: %d, want its name and funding balance 190.00:\n%s", status, body)
