@@ -218,16 +218,31 @@ func TestConsoleOverCells(t *testing.T) {
 	if n := queryIn(t, dbB, "select count(*) from reconciliation_runs"); n != "1" {
 		t.Errorf("b2 holds %s reconciliation runs, want 1", n)
 	}
-	// Adjustments stay the home cell's (docs/scaling.md): b2's merchant is
-	// to them an unknown shop number, a 400, nothing written anywhere.
-	if status, body, _ := op.do("/house/adjustments", url.Values{"csrf": {op.csrf("/house/adjustments")}, "shopNo": {mB.ShopNo},
-		"mode": {"reversal"}, "reverses": {"1"}, "reason": {"a test"}, "reference": {"T-1"}}); status != 400 ||
-		queryIn(t, dbB, "select count(*) from adjustments") != "0" || queryIn(t, dbA, "select count(*) from adjustments") != "0" {
-		t.Errorf("an adjustment of b2's merchant: %d, want 400:\n%s", status, body)
+	// An adjustment of b2's merchant: proposed by one operator and approved
+	// by another (maker-checker), both of the home cell, in b2, where each
+	// operator's disabled, secretless mirror is made for its foreign keys.
+	propose := url.Values{"csrf": {op.csrf("/house/adjustments")}, "shopNo": {mB.ShopNo}, "mode": {"free"}, "houseAccount": {"world"},
+		"direction": {"credit"}, "amount": {"5.00"}, "currency": {"USD"}, "reason": {"a goodwill credit"}, "reference": {"T-1"}}
+	if status, body, res := op.do("/house/adjustments", propose); status != 200 || res.Request.URL.Query().Get("done") == "" {
+		t.Fatalf("an adjustment of b2's merchant: %d %s:\n%s", status, res.Request.URL, body)
+	}
+	id := queryIn(t, dbB, "select id::text from adjustments where status = 'PROPOSED'")
+	op2Pw, op2TOTP := g.consoleUser(dbA, "ops.two", "operator", "")
+	op2 := g.consoleSession(s)
+	op2.signIn("", "ops.two", op2Pw, op2TOTP)
+	list := "/house/adjustments?shopNo=" + mB.ShopNo
+	if status, body, res := op2.do("/house/adjustments/"+id+"/approve", url.Values{"csrf": {op2.csrf(list)}, "shopNo": {mB.ShopNo}}); status != 200 ||
+		res.Request.URL.Query().Get("done") == "" {
+		t.Fatalf("approval: %d %s:\n%s", status, res.Request.URL, body)
+	}
+	if got := queryIn(t, dbB, "select status from adjustments where id = $1::bigint", id); got != "APPROVED" ||
+		queryIn(t, dbA, "select count(*) from adjustments") != "0" ||
+		queryIn(t, dbB, "select count(*) from console_users where merchant_id is null and disabled and login in ('ops.one', 'ops.two')") != "2" {
+		t.Errorf("the adjustment in b2: %q; a1's adjustments or b2's mirrors wrong", got)
 	}
 	page := "/operator/merchants/" + mB.ShopNo
-	if status, body, _ := op.do(page, nil); status != 200 || !strings.Contains(body, "Console b2") || !strings.Contains(body, "190.00") {
-		t.Fatalf("merchant of b2: %d, want its name and funding balance 190.00:\n%s", status, body)
+	if status, body, _ := op.do(page, nil); status != 200 || !strings.Contains(body, "Console b2") || !strings.Contains(body, "195.00") {
+		t.Fatalf("merchant of b2: %d, want its name and funding balance 195.00:\n%s", status, body)
 	}
 	// A change without the CSRF token is refused, with it lands in b2.
 	if status, _, _ := op.do(page+"/whitelist", url.Values{"ipWhitelist": {"203.0.113.7"}}); status != 403 {

@@ -27,8 +27,10 @@ import (
 //   - an operator's page of one merchant (/operator/merchants/{shopNo}/…,
 //     /audit/journal/{shopNo}/…, /audit/journal?shopNo=, /audit/statement?shopNo=)
 //     to that merchant's cell, to a console whose users are the home
-//     cell's (HouseOnly); so is a bank statement's reconciliation
-//     (POST /audit/bank), by the shop number of its upload;
+//     cell's (HouseOnly); so are a merchant's adjustments
+//     (/house/adjustments?shopNo=, a proposal's and a decision's form) and
+//     a bank statement's reconciliation (POST /audit/bank, by the shop
+//     number of its upload);
 //   - anything else to the home cell's console, whose operator's lists and
 //     data pages cover every cell (consoledata.go).
 //
@@ -43,14 +45,17 @@ type consoleRouter struct {
 	own, house map[string]*console.Server
 }
 
+// adjustmentsPath is internal/console/books' adjustments page.
+const adjustmentsPath = "/house/adjustments"
+
 // shopCookie is the router's routing hint for a merchant's user: the shop
 // number signed in to. Host-only, Secure, HttpOnly, SameSite=Strict as the
 // session's (internal/console/session.go).
 const shopCookie = "__Host-console-shop"
 
-// loginFormBytesMax bounds what the router reads of a sign-in form to find
-// its shop number (the console's own bound of a form).
-const loginFormBytesMax = 64 << 10
+// formBytesMax bounds what the router reads of a form to find its shop
+// number (the console's own bound of a form).
+const formBytesMax = 64 << 10
 
 // consoleOverCells builds every cell's console and the router in front.
 func (a *App) consoleOverCells() (http.Handler, error) {
@@ -82,7 +87,7 @@ func (a *App) consoleOverCells() (http.Handler, error) {
 
 func (cr *consoleRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && r.URL.Path == "/login" {
-		shop := loginShop(r)
+		shop := formShop(r)
 		if !merchant.IsShopNo(shop) {
 			// The house's sign-in (or a shop number of no shape, which
 			// the home cell refuses as one console does).
@@ -98,6 +103,11 @@ func (cr *consoleRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if c, err := r.Cookie(shopCookie); err == nil && merchant.IsShopNo(c.Value) {
 		cr.toCell(w, r, c.Value, cr.own)
+		return
+	}
+	if r.Method == http.MethodPost && (r.URL.Path == adjustmentsPath || strings.HasPrefix(r.URL.Path, adjustmentsPath+"/")) {
+		// A proposal names its merchant, a decision carries it hidden.
+		cr.toCell(w, r, formShop(r), cr.house)
 		return
 	}
 	if r.Method == http.MethodPost && r.URL.Path == bankStatementPath {
@@ -147,19 +157,19 @@ func pageShop(r *http.Request) string {
 	}
 	// The auditor's pages of one merchant named in the query: its journal
 	// and its statement.
-	if r.URL.Path == "/audit/journal" || r.URL.Path == "/audit/statement" {
+	if r.URL.Path == "/audit/journal" || r.URL.Path == "/audit/statement" || r.URL.Path == adjustmentsPath {
 		return r.URL.Query().Get("shopNo")
 	}
 	return ""
 }
 
-// loginShop is the shop number of a sign-in form, trimmed as the console
-// trims it. It puts back the body it reads.
-func loginShop(r *http.Request) string {
+// formShop is the shop number of a form (a sign-in's, an adjustment's),
+// trimmed as the console trims it. It puts back the body it reads.
+func formShop(r *http.Request) string {
 	if r.Body == nil {
 		return ""
 	}
-	body, ok := peekBody(r, loginFormBytesMax) // router.go
+	body, ok := peekBody(r, formBytesMax) // router.go
 	if !ok {
 		return ""
 	}

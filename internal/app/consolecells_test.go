@@ -21,6 +21,8 @@ func TestPageShop(t *testing.T) {
 		{"/audit/journal/SH2000000001/7", "SH2000000001"},
 		{"/audit/journal?shopNo=SH2000000001&from=51", "SH2000000001"},
 		{"/audit/statement?shopNo=SH2000000001&startDate=2026-01-01&endDate=2026-01-31", "SH2000000001"},
+		{"/house/adjustments?shopNo=SH2000000001&done=proposed", "SH2000000001"},
+		{"/house/adjustments", ""},
 		{"/operator/merchants", ""},
 		{"/operator/merchants?after=5", ""},
 		{"/operator/merchants/", ""},
@@ -34,27 +36,27 @@ func TestPageShop(t *testing.T) {
 	}
 }
 
-// FuzzLoginShop: whatever the sign-in's body, the router's reading of its
+// FuzzFormShop: whatever the sign-in's body, the router's reading of its
 // shop number never fails, and the console then reads the body whole.
-func FuzzLoginShop(f *testing.F) {
+func FuzzFormShop(f *testing.F) {
 	f.Add(url.Values{"csrf": {"x"}, "shopNo": {" SH2000000001 "}, "login": {"adm"}}.Encode())
 	f.Add("shopNo=%zz&shopNo=SH1")
-	f.Add(strings.Repeat("a", loginFormBytesMax+10))
+	f.Add(strings.Repeat("a", formBytesMax+10))
 	f.Add("")
 	f.Fuzz(func(t *testing.T, body string) {
 		r := httptest.NewRequest("POST", "/login", strings.NewReader(body))
-		shop := loginShop(r)
+		shop := formShop(r)
 		got, err := io.ReadAll(r.Body)
 		if err != nil || string(got) != body {
 			t.Fatalf("the body read again: %v, %d bytes of %d", err, len(got), len(body))
 		}
-		if len(body) > loginFormBytesMax && shop != "" {
+		if len(body) > formBytesMax && shop != "" {
 			t.Fatalf("a body past the bound gave a shop number %q", shop)
 		}
 		// The shop number the console reads from the same form.
 		c := httptest.NewRequest("POST", "/login", strings.NewReader(body))
 		c.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		if want := strings.TrimSpace(c.PostFormValue("shopNo")); len(body) <= loginFormBytesMax && shop != want {
+		if want := strings.TrimSpace(c.PostFormValue("shopNo")); len(body) <= formBytesMax && shop != want {
 			t.Fatalf("shop %q, the console reads %q", shop, want)
 		}
 	})

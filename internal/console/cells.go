@@ -7,6 +7,11 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/paygate/gateway/internal/adjustment"
+	"github.com/paygate/gateway/internal/console/store"
 )
 
 // The console over cells (docs/scaling.md, "The console over cells"): the
@@ -72,4 +77,35 @@ func (s *Server) DirectoryDown(w http.ResponseWriter, r *http.Request, retryAfte
 func (s *Server) unavailable(w http.ResponseWriter, r *http.Request, retryAfter time.Duration, msg string) {
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(retryAfter.Seconds()))))
 	s.fail(w, r, http.StatusServiceUnavailable, msg)
+}
+
+// cellAdjustments are a cell's adjustments as the home cell's house users
+// propose and decide them (a HouseOnly console over another cell): the
+// acting user's mirror is made in the cell first, for the adjustment's
+// foreign keys to it (store.MirrorHouseUser).
+type cellAdjustments struct {
+	Adjustments
+	home *store.Store
+	cell bun.IDB
+}
+
+func (a cellAdjustments) Propose(ctx context.Context, actor adjustment.Actor, in adjustment.ProposeInput) (*adjustment.Proposal, error) {
+	if err := a.home.MirrorHouseUser(ctx, a.cell, actor.UserID); err != nil {
+		return nil, err
+	}
+	return a.Adjustments.Propose(ctx, actor, in)
+}
+
+func (a cellAdjustments) Approve(ctx context.Context, actor adjustment.Actor, merchant, id int64) (*adjustment.Proposal, error) {
+	if err := a.home.MirrorHouseUser(ctx, a.cell, actor.UserID); err != nil {
+		return nil, err
+	}
+	return a.Adjustments.Approve(ctx, actor, merchant, id)
+}
+
+func (a cellAdjustments) Reject(ctx context.Context, actor adjustment.Actor, merchant, id int64) (*adjustment.Proposal, error) {
+	if err := a.home.MirrorHouseUser(ctx, a.cell, actor.UserID); err != nil {
+		return nil, err
+	}
+	return a.Adjustments.Reject(ctx, actor, merchant, id)
 }

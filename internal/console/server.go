@@ -146,6 +146,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.Users, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
 		hashSlots: make(chan struct{}, cfg.HashConcurrency), bodyLimits: map[string]int64{}}
+	if cfg.HouseOnly && cfg.Adjustments != nil { // cells.go
+		s.cfg.Adjustments = cellAdjustments{Adjustments: cfg.Adjustments, home: s.store.Store, cell: bun.NewDB(cfg.DB, pgdialect.New())}
+	}
 	s.checker = s.newChecker()
 	s.routes()
 	if err := s.register(); err != nil { // pagehost.go
