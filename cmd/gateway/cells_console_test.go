@@ -327,6 +327,12 @@ func TestConsoleOverCells(t *testing.T) {
 	if status, body, _ := op.do("/operator/merchants", nil); status != 200 || !strings.Contains(body, mA.ShopNo) {
 		t.Errorf("merchants while one moves: %d:\n%s", status, body)
 	}
+	// Signing in to a moving merchant is the moving page too.
+	fresh := g.consoleSession(s)
+	if status, body, _ := fresh.do("/login", url.Values{"csrf": {fresh.csrf("/login")}, "shopNo": {mB.ShopNo}, "login": {"adm.b"},
+		"password": {adminPw}}); status != 503 || !strings.Contains(body, "moving between cells") {
+		t.Errorf("sign-in to a moving merchant: %d:\n%s", status, body)
+	}
 	setState("active")
 	waitStatus(op, page, 200)
 	waitStatus(adm, "/cards", 200)
