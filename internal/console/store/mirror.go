@@ -16,9 +16,9 @@ import (
 // the id, login and role; it is disabled and holds no secret (a hash no
 // password matches, an empty TOTP seal), so it never signs in anywhere.
 
-// mirrorPasswordHash is the mirror's: of the argon2id form the table
+// mirrorHashOfNone is the mirror's: of the argon2id form the table
 // requires, and the hash of no password.
-const mirrorPasswordHash = "$argon2id$mirror-of-a-home-cell-user"
+const mirrorHashOfNone = "$argon2id$mirror-of-a-home-cell-user"
 
 // MirrorHouseUser makes sure the house's user id of this store (the home
 // cell's) has its mirror in the cell's database: inserted when missing,
@@ -39,6 +39,6 @@ func (s *Store) MirrorHouseUser(ctx context.Context, cell bun.IDB, id int64) err
 	_, err = cell.NewRaw(`insert into console_users (id, login, merchant_id, role, password_hash, totp_sealed, disabled)
 		values (?, ?, null, ?, ?, '\x'::bytea, true)
 		on conflict (id) do update set login = excluded.login, role = excluded.role
-		where console_users.merchant_id is null`, id, u.Login, u.Role, mirrorPasswordHash).Exec(ctx)
+		where console_users.merchant_id is null`, id, u.Login, u.Role, mirrorHashOfNone).Exec(ctx)
 	return err
 }
