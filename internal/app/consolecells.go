@@ -3,6 +3,7 @@ package app
 import (
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 
 	"github.com/paygate/gateway/internal/cells"
@@ -61,8 +62,12 @@ const formBytesMax = 64 << 10
 func (a *App) consoleOverCells() (http.Handler, error) {
 	cr := &consoleRouter{dir: a.directory, own: map[string]*console.Server{}, house: map[string]*console.Server{}}
 	home := a.cells[0]
+	// One bound of the argon2 hashes at once for the process, as one
+	// console has: not one per cell's console.
+	slots := make(chan struct{}, runtime.NumCPU())
 	for i, c := range a.cells {
 		cfg := a.consoleConfig(c.services, c.sealer)
+		cfg.HashSlots = slots
 		if i == 0 {
 			a.overCells(&cfg) // consoledata.go
 		}

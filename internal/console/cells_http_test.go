@@ -51,3 +51,21 @@ func TestCellsPages(t *testing.T) {
 	// NoteCellDown outside a console request is ignored (no panic).
 	console.NoteCellDown(context.Background(), "b2")
 }
+
+// Consoles given one HashSlots share the bound of the hashes at once (over
+// cells every cell's console, so that the bound stays the process's): a
+// place taken by another console is not this one's to use.
+func TestSharedHashSlots(t *testing.T) {
+	slots := make(chan struct{}, 1)
+	slots <- struct{}{} // another console's hash, running
+	f := newFixtureWith(t, func(c *console.Config) { c.HashSlots = slots })
+	c := f.clientFrom(t, "127.0.0.1")
+	a, err := f.post(c, "/login", "/login", f.loginForm(t, "ann.admin", password, ""))
+	if err != nil || a.status != http.StatusServiceUnavailable {
+		t.Fatalf("a sign-in while the shared place is taken: %d %v, want 503", a.status, err)
+	}
+	<-slots
+	if a, err = f.post(c, "/login", "/login", f.loginForm(t, "ann.admin", password, "")); err != nil || a.status != http.StatusSeeOther {
+		t.Fatalf("a sign-in once it is free: %d %v, want 303", a.status, err)
+	}
+}

@@ -79,6 +79,10 @@ type Config struct {
 	// HashConcurrency bounds the password checks hashing at once (lockout.go);
 	// 0: one per CPU.
 	HashConcurrency int
+	// HashSlots, when set, are those places shared with other consoles of
+	// the process (over cells, every cell's console: the bound is the
+	// process's, not a cell's); nil: the console's own, HashConcurrency.
+	HashSlots chan struct{}
 }
 
 // The defaults (docs/console.md).
@@ -145,7 +149,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.Users = cfg.DB
 	}
 	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.Users, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
-		hashSlots: make(chan struct{}, cfg.HashConcurrency), bodyLimits: map[string]int64{}}
+		hashSlots: cfg.HashSlots, bodyLimits: map[string]int64{}}
+	if s.hashSlots == nil {
+		s.hashSlots = make(chan struct{}, cfg.HashConcurrency)
+	}
 	if cfg.HouseOnly && cfg.Adjustments != nil { // cells.go
 		s.cfg.Adjustments = cellAdjustments{Adjustments: cfg.Adjustments, home: s.store.Store, cell: bun.NewDB(cfg.DB, pgdialect.New())}
 	}
