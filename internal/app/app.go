@@ -164,12 +164,8 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (a *App, err erro
 	if err := a.listenInternal(o.Stdout, tlsCfg, metrics); err != nil {
 		return a, err
 	}
-	// The web console, with the same TLS (docs/console.md). Over cells
-	// it is not served yet: its pages read one database (docs/scaling.md).
-	if a.directory != nil {
-		a.log.Warn("the web console is not served with GATEWAY_CELLS")
-		return a, nil
-	}
+	// The web console, with the same TLS (docs/console.md); over cells
+	// each page goes to its merchant's cell (docs/scaling.md).
 	if err := a.listenConsole(ctx, o.Stdout, tlsCfg, sealer); err != nil {
 		return a, err
 	}

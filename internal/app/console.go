@@ -31,11 +31,14 @@ func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.C
 		return nil
 	}
 	s := a.Services
-	h, err := console.New(console.Config{DB: s.DB().DB, Sealer: sealer, Log: a.log, Ledger: s.Ledger, Merchants: s.Merchants, Bills: s.Bills, Audit: audit.New(s.Ledger),
-		Cards: s.Cards, Deliveries: s.Deliveries, Rates: s.FX, Remittances: s.Remit, Holds: s.Network, Settlements: s.Settlements(), Rail: s.RailEntries(),
-		Refunds: s.Refunds(), IdleTimeout: a.cfg.ConsoleIdleTimeout, SessionMax: a.cfg.ConsoleSessionMax,
-		LockoutFailures: a.cfg.ConsoleLockoutTries, LockoutFor: a.cfg.ConsoleLockoutFor, AddressFailures: a.cfg.ConsoleAddressTries,
-		CallbackAllow: a.cfg.CallbackAllow})
+	// Over cells, a router in front of every cell's console (consolecells.go).
+	var h http.Handler
+	var err error
+	if a.directory != nil {
+		h, err = a.consoleOverCells()
+	} else {
+		h, err = console.New(a.consoleConfig(s, sealer))
+	}
 	if err != nil {
 		return err
 	}
@@ -66,6 +69,16 @@ func (a *App) listenConsole(ctx context.Context, stdout io.Writer, tlsCfg *tls.C
 		}
 	}
 	return nil
+}
+
+// consoleConfig is the console of one cell's services (the one database
+// without cells), sealer opening its users' TOTP secrets.
+func (a *App) consoleConfig(s *Services, sealer *merchant.Sealer) console.Config {
+	return console.Config{DB: s.DB().DB, Sealer: sealer, Log: a.log, Ledger: s.Ledger, Merchants: s.Merchants, Bills: s.Bills, Audit: audit.New(s.Ledger),
+		Cards: s.Cards, Deliveries: s.Deliveries, Rates: s.FX, Remittances: s.Remit, Holds: s.Network, Settlements: s.Settlements(), Rail: s.RailEntries(),
+		Refunds: s.Refunds(), IdleTimeout: a.cfg.ConsoleIdleTimeout, SessionMax: a.cfg.ConsoleSessionMax,
+		LockoutFailures: a.cfg.ConsoleLockoutTries, LockoutFor: a.cfg.ConsoleLockoutFor, AddressFailures: a.cfg.ConsoleAddressTries,
+		CallbackAllow: a.cfg.CallbackAllow}
 }
 
 // demoConsoleFile keeps the demo console users' passwords and the

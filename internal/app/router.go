@@ -160,13 +160,8 @@ func readMessage(r *http.Request) message {
 	if r.Body == nil {
 		return message{}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, routedBodyBytesMax+1))
-	// The handler reads the same bytes, then whatever was not read.
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-	if err != nil || len(body) > routedBodyBytesMax {
+	body, ok := peekBody(r, routedBodyBytesMax)
+	if !ok {
 		return message{}
 	}
 	var ids struct {
@@ -194,6 +189,18 @@ func readMessage(r *http.Request) message {
 		}
 	}
 	return message{}
+}
+
+// peekBody reads up to max bytes of r's body to route it, and puts them
+// back: the handler reads the same bytes, then whatever was not read;
+// false when the body is longer than limit or could not be read.
+func peekBody(r *http.Request, limit int64) ([]byte, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	return body, err == nil && int64(len(body)) <= limit
 }
 
 func idCell(id string) string {

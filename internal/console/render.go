@@ -123,6 +123,9 @@ type view struct {
 	// without JavaScript (a <meta> inside <noscript>: with JavaScript htmx
 	// polls instead).
 	Refresh int
+	// CellsDown are the cells a page over cells could not read or write
+	// (cells.go): named above the page, which shows the rest.
+	CellsDown []string
 }
 
 // render writes a page through a buffer, so that a template error is a
@@ -133,7 +136,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 		s.internal(w, r, fmt.Errorf("console: no page %s", page))
 		return
 	}
-	v := view{Title: title, Data: data, Nav: page}
+	v := view{Title: title, Data: data, Nav: page, CellsDown: cellsDown(r.Context())}
 	if rf, ok := data.(host.Refresher); ok {
 		v.Refresh = rf.RefreshSeconds()
 	}

@@ -27,7 +27,17 @@ import (
 // Config is what the console is built from. The zero durations and counts
 // take the defaults of docs/console.md.
 type Config struct {
-	DB          *sql.DB
+	DB *sql.DB
+	// Users is the database of the console's own tables (users, sessions,
+	// login attempts, the audit trail); nil: DB. Over cells the house's
+	// users are the home cell's, while a cell's pages read that cell's DB
+	// (docs/scaling.md, "The console over cells").
+	Users *sql.DB
+	// HouseOnly serves the house's users only: a merchant's user's
+	// session is as none. A cell's pages for the home cell's operators
+	// are such a console: its Users are the home cell's, whose merchants'
+	// users must not reach another cell's data through it.
+	HouseOnly   bool
 	Sealer      *merchant.Sealer // opens the TOTP secrets
 	Log         *slog.Logger
 	Ledger      Ledger
@@ -69,6 +79,10 @@ type Config struct {
 	// HashConcurrency bounds the password checks hashing at once (lockout.go);
 	// 0: one per CPU.
 	HashConcurrency int
+	// HashSlots, when set, are those places shared with other consoles of
+	// the process (over cells, every cell's console: the bound is the
+	// process's, not a cell's); nil: the console's own, HashConcurrency.
+	HashSlots chan struct{}
 }
 
 // The defaults (docs/console.md).
@@ -131,8 +145,17 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.DB, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
-		hashSlots: make(chan struct{}, cfg.HashConcurrency), bodyLimits: map[string]int64{}}
+	if cfg.Users == nil {
+		cfg.Users = cfg.DB
+	}
+	s := &Server{cfg: cfg, store: &consoleStore{Store: store.New(bun.NewDB(cfg.Users, pgdialect.New())), merchants: cfg.Merchants}, mux: newRouteMux(), pages: p,
+		hashSlots: cfg.HashSlots, bodyLimits: map[string]int64{}}
+	if s.hashSlots == nil {
+		s.hashSlots = make(chan struct{}, cfg.HashConcurrency)
+	}
+	if cfg.HouseOnly && cfg.Adjustments != nil { // cells.go
+		s.cfg.Adjustments = cellAdjustments{Adjustments: cfg.Adjustments, home: s.store.Store, cell: bun.NewDB(cfg.DB, pgdialect.New())}
+	}
 	s.checker = s.newChecker()
 	s.routes()
 	if err := s.register(); err != nil { // pagehost.go
@@ -172,7 +195,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
-	s.mux.ServeHTTP(w, r)
+	s.mux.ServeHTTP(w, withCellsDown(r)) // cells.go
 }
 
 // guard wraps a page: the request needs a live session whose role has p,

@@ -65,7 +65,7 @@ func (s *Server) loadSession(r *http.Request) (*session, error) {
 		return nil, nil
 	}
 	u, err := s.store.touchSession(r.Context(), auth.TokenHash(tok), s.now(), s.cfg.IdleTimeout)
-	if err != nil || u == nil {
+	if err != nil || u == nil || (s.cfg.HouseOnly && u.Role.merchantRole()) {
 		return nil, err
 	}
 	return &session{user: u, csrf: auth.CSRFToken(tok)}, nil
