@@ -42,25 +42,9 @@ type BankInput struct {
 type BankReport struct {
 	File   SettlementFile `json:"file"`
 	ShopNo string         `json:"shopNo"`
-	Rows   int64          `json:"rows"`
-	From   string         `json:"from"`
-	To     string         `json:"to"`
-	currencyTotals
-	Counts          BankCounts `json:"counts"`
-	Items           []BankItem `json:"items"`
-	ItemsOmitted    int64      `json:"itemsOmitted"`
-	Recorded        *Run       `json:"recorded"`
-	AlreadyRecorded bool       `json:"alreadyRecorded"`
-	Verdict         Verdict    `json:"verdict"`
-
-	matched []matchedItem // what a run records
-}
-
-// matchedItem is a matched line or row, kept for the run that records it
-// (and, should another run take it meanwhile, for its amount).
-type matchedItem struct {
-	RecordedItem
-	amount postings.Money
+	fileSide
+	Counts BankCounts `json:"counts"`
+	fileRecord[BankItem]
 }
 
 // BankCounts counts the lines and deposits of each category.
@@ -78,11 +62,16 @@ type BankCounts struct {
 	EmptyFile         int64 `json:"empty_file"`
 }
 
-// ToAct is every count but matched.
-func (c BankCounts) ToAct() int64 {
-	return c.AmountDiffers + c.CurrencyDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled +
-		c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow + c.EmptyFile
+func (c *BankCounts) categories() []categoryCount {
+	return []categoryCount{{CategoryMatched, &c.Matched}, {CategoryAmountDiffers, &c.AmountDiffers},
+		{CategoryCurrencyDiffers, &c.CurrencyDiffers}, {CategoryDateDiffers, &c.DateDiffers}, {CategoryOutsidePeriod, &c.OutsidePeriod},
+		{CategoryAlreadyReconciled, &c.AlreadyReconciled}, {CategoryMissingInLedger, &c.MissingInLedger},
+		{CategoryMissingInFile, &c.MissingInFile}, {CategoryDuplicateInFile, &c.DuplicateInFile}, {CategoryInvalidRow, &c.InvalidRow},
+		{CategoryEmptyFile, &c.EmptyFile}}
 }
+
+// ToAct is every count but matched.
+func (c BankCounts) ToAct() int64 { return toAct(c.categories()) }
 
 // BankItem is one bank line or deposit that did not match.
 type BankItem struct {
@@ -125,16 +114,12 @@ func bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*Ban
 		return nil, err
 	}
 	rep := &BankReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, ShopNo: in.ShopNo,
-		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
-		Items: []BankItem{}, currencyTotals: newCurrencyTotals()}
+		fileSide: newFileSide(period), fileRecord: newFileRecord[BankItem]()}
 	m := &bankMatcher{rep: rep, src: src, rec: rec, period: period, merchant: in.Merchant,
 		named: map[string]int64{}, namedEntries: map[int64]bool{}, invalidRefs: map[string]bool{}}
-	var record func(context.Context) error
-	if rec != nil {
-		if m.sameRun, err = rec.RunByFile(ctx, KindBankDeposit, sum); err != nil {
-			return nil, err
-		}
-		record = func(ctx context.Context) error { return m.record(ctx, in, sum) }
+	record, err := recorder(ctx, rec, KindBankDeposit, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	if err != nil {
+		return nil, err
 	}
 	if err := reconcileLines(ctx, p, &rep.Rows, parseBankRow, m, rep, record); err != nil {
 		return nil, err

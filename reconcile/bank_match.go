@@ -32,7 +32,7 @@ func bankKey(cur, ref string) string { return cur + ":" + ref }
 // screen decides what the file alone decides about a line: invalid,
 // duplicate, value date outside the period. It reports whether the line
 // goes on to the ledger.
-func (m *bankMatcher) screen(row bankRow, problem string) bool {
+func (m *bankMatcher) screen(row *bankRow, problem string) bool {
 	item := BankItem{Line: row.line, ValueDate: row.valueDate, Reference: row.reference}
 	if problem != "" {
 		if row.reference != "" {
@@ -104,9 +104,8 @@ func (m *bankMatcher) match(ctx context.Context, rows []bankRow) error {
 			m.rep.add(item)
 			continue
 		}
-		m.rep.Counts.Matched++
-		m.rep.sum(row.amount).addMatched(row.amount.Minor)
-		m.rep.matched = append(m.rep.matched, matchedItem{RecordedItem{EntryID: d.EntryID, Line: row.line}, row.amount})
+		m.rep.matchedRow(&m.rep.fileSide, &m.rep.Counts.Matched, matchedItem{RecordedItem: RecordedItem{EntryID: d.EntryID, Line: row.line},
+			amount: row.amount})
 	}
 	return nil
 }
@@ -158,40 +157,33 @@ func (it *BankItem) describe(d *LedgerDeposit) {
 // ledger's side of the totals and reports each deposit no line named. A
 // file without lines while the ledger has deposits is empty_file too.
 func (m *bankMatcher) missingInFile(ctx context.Context) error {
-	var cursor SettlementCursor
-	var deposits int64
-	for {
-		page, err := m.src.DepositsBetween(ctx, m.merchant, m.period.From, m.period.end(), cursor, settlementBatch)
-		if err != nil {
-			return err
+	read := func(ctx context.Context, from, to time.Time, after SettlementCursor, limit int) ([]LedgerDeposit, error) {
+		return m.src.DepositsBetween(ctx, m.merchant, from, to, after, limit)
+	}
+	deposits, err := eachInPeriod(ctx, m.period, read, (*LedgerDeposit).cursor, func(d *LedgerDeposit) {
+		item := BankItem{Category: CategoryMissingInFile, Reference: d.Reference}
+		item.describe(d)
+		if item.LedgerAmount != nil {
+			m.rep.sum(*item.LedgerAmount).addLedger(d.Amount)
 		}
-		for i := range page {
-			d := &page[i]
-			deposits++
-			item := BankItem{Category: CategoryMissingInFile, Reference: d.Reference}
-			item.describe(d)
-			if item.LedgerAmount != nil {
-				m.rep.sum(*item.LedgerAmount).addLedger(d.Amount)
-			}
-			if m.named[bankKey(d.Currency, d.Reference)] != 0 || m.namedEntries[d.EntryID] || m.invalidRefs[d.Reference] {
-				continue
-			}
-			item.Detail = fmt.Sprintf("deposited on %s; the statement has no line for it", d.CreatedAt.UTC().Format(time.DateOnly))
-			if d.Reference == "" {
-				item.Detail += " (a deposit without a bank reference, from before references: it cannot be matched)"
-			}
-			m.rep.add(item)
+		if m.named[bankKey(d.Currency, d.Reference)] != 0 || m.namedEntries[d.EntryID] || m.invalidRefs[d.Reference] {
+			return
 		}
-		if len(page) < settlementBatch {
-			break
+		item.Detail = fmt.Sprintf("deposited on %s; the statement has no line for it", d.CreatedAt.UTC().Format(time.DateOnly))
+		if d.Reference == "" {
+			item.Detail += " (a deposit without a bank reference, from before references: it cannot be matched)"
 		}
-		last := page[len(page)-1]
-		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+		m.rep.add(item)
+	})
+	if err != nil {
+		return err
 	}
 	if m.rep.Rows == 0 && deposits > 0 {
-		m.rep.add(BankItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
-			"the statement has no lines, but the ledger has %d deposits in the period %s (each missing_in_file): a truncated export?",
-			deposits, m.period)})
+		m.rep.add(BankItem{Category: CategoryEmptyFile, Detail: emptyFileDetail("statement has no lines", deposits, "deposits", m.period)})
 	}
 	return nil
+}
+
+func (d *LedgerDeposit) cursor() SettlementCursor {
+	return SettlementCursor{CreatedAt: d.CreatedAt, EntryID: d.EntryID}
 }

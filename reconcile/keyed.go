@@ -10,7 +10,8 @@ import (
 )
 
 // What the reconciliations of files keyed by one id per row share (the
-// rail report by remittance, the refund file by message id): the screen
+// settlement file by authorization, the rail report by remittance, the
+// refund file by message id): the screen
 // of a row, the ledger's answer for a batch, the earlier runs' claims,
 // the records of a run, and the cells every such file has.
 
@@ -32,17 +33,20 @@ func newKeyedScreen(period Period, totals *currencyTotals, file, what string) ke
 // ledger). An invalid row still claims its id, so that the ledger's item
 // of the id is not also missing_in_file; a readable row counts in the
 // file's totals.
-func (s *keyedScreen) screen(id string, line int64, problem string, amount postings.Money, day time.Time, date string) (category, detail string) {
+func (s *keyedScreen) screen(id *string, line int64, problem string, amount postings.Money, day time.Time, date string) (category, detail string) {
+	// A clone: the id shares its memory with the whole line; the row
+	// keeps the seen map's copy.
 	claim := func() {
-		if id != "" && s.seen[id] == 0 {
-			s.seen[strings.Clone(id)] = line
+		if *id != "" && s.seen[*id] == 0 {
+			*id = strings.Clone(*id)
+			s.seen[*id] = line
 		}
 	}
 	if problem != "" {
 		claim()
 		return CategoryInvalidRow, problem
 	}
-	if prev := s.seen[id]; prev != 0 {
+	if prev := s.seen[*id]; prev != 0 {
 		return CategoryDuplicateInFile, fmt.Sprintf("%s already on line %d; this row is not matched", s.what, prev)
 	}
 	claim()
@@ -116,25 +120,26 @@ func trimCells(rec []string, readErr error, header []string) string {
 }
 
 // moneyCells reads the amount and currency cells (> 0, in the currency's
-// decimals); problem names the cell, its text escaped and cut short.
-func moneyCells(amount, currency string) (m postings.Money, problem string) {
+// decimals); problem names the cell, its text escaped and cut short (and
+// an amount's problem ends with note).
+func moneyCells(amount, currency, note string) (m postings.Money, problem string) {
 	cur, err := postings.LookupCurrency(currency)
 	if err != nil {
 		return m, fmt.Sprintf("currency %q: %s", truncateText(currency, 8), postings.AsError(err).Message)
 	}
 	minor, err := postings.ParseAmount(amount, cur)
 	if err != nil {
-		return m, fmt.Sprintf("amount %q: %s", truncateText(amount, 40), postings.AsError(err).Message)
+		return m, fmt.Sprintf("amount %q: %s%s", truncateText(amount, 40), postings.AsError(err).Message, note)
 	}
 	return money(minor, cur), ""
 }
 
-// dateCell reads the date cell: a day in range before it reaches SQL or
-// the period's comparison (postings.ParseDay).
-func dateCell(text string) (time.Time, string) {
-	day, err := postings.ParseDay("date", text)
+// dateCell reads a date cell (field: its column): a day in range before
+// it reaches SQL or the period's comparison (postings.ParseDay).
+func dateCell(field, text string) (time.Time, string) {
+	day, err := postings.ParseDay(field, text)
 	if err != nil {
-		return day, fmt.Sprintf("date %q: %s", truncateText(text, 40), postings.AsError(err).Message)
+		return day, fmt.Sprintf("%s %q: %s", field, truncateText(text, 40), postings.AsError(err).Message)
 	}
 	return day, ""
 }

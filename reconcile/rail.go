@@ -73,18 +73,9 @@ type RailInput struct {
 // RailReport is what a rail report reconciliation found.
 type RailReport struct {
 	File SettlementFile `json:"file"`
-	Rows int64          `json:"rows"`
-	From string         `json:"from"`
-	To   string         `json:"to"`
-	currencyTotals
-	Counts          RailCounts `json:"counts"`
-	Items           []RailItem `json:"items"`
-	ItemsOmitted    int64      `json:"itemsOmitted"`
-	Recorded        *Run       `json:"recorded"`
-	AlreadyRecorded bool       `json:"alreadyRecorded"`
-	Verdict         Verdict    `json:"verdict"`
-
-	matched []matchedItem
+	fileSide
+	Counts RailCounts `json:"counts"`
+	fileRecord[RailItem]
 }
 
 // RailCounts counts the rows and entries of each category.
@@ -103,11 +94,16 @@ type RailCounts struct {
 	EmptyFile         int64 `json:"empty_file"`
 }
 
-// ToAct is every count but matched.
-func (c RailCounts) ToAct() int64 {
-	return c.StatusDiffers + c.AmountDiffers + c.FeeDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled +
-		c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow + c.EmptyFile
+func (c *RailCounts) categories() []categoryCount {
+	return []categoryCount{{CategoryMatched, &c.Matched}, {CategoryStatusDiffers, &c.StatusDiffers}, {CategoryAmountDiffers, &c.AmountDiffers},
+		{CategoryFeeDiffers, &c.FeeDiffers}, {CategoryDateDiffers, &c.DateDiffers}, {CategoryOutsidePeriod, &c.OutsidePeriod},
+		{CategoryAlreadyReconciled, &c.AlreadyReconciled}, {CategoryMissingInLedger, &c.MissingInLedger},
+		{CategoryMissingInFile, &c.MissingInFile}, {CategoryDuplicateInFile, &c.DuplicateInFile}, {CategoryInvalidRow, &c.InvalidRow},
+		{CategoryEmptyFile, &c.EmptyFile}}
 }
+
+// ToAct is every count but matched.
+func (c RailCounts) ToAct() int64 { return toAct(c.categories()) }
 
 // RailItem is one row or entry that did not match.
 type RailItem struct {
@@ -150,9 +146,8 @@ func rail(ctx context.Context, src RailSource, rec *Records, in RailInput) (*Rai
 	if err != nil {
 		return nil, err
 	}
-	rep := &RailReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
-		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
-		Items: []RailItem{}, currencyTotals: newCurrencyTotals()}
+	rep := &RailReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileSide: newFileSide(period),
+		fileRecord: newFileRecord[RailItem]()}
 	m := &railMatcher{rep: rep, src: src, rec: rec, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "report", "remittance")}
 	record, err := recorder(ctx, rec, KindRailRemittance, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
 	if err != nil {
@@ -176,7 +171,7 @@ func parseRailRow(line int64, rec []string, readErr error) (row railRow, problem
 		return row, "status: must be SETTLED or RETURNED"
 	}
 	row.status = rec[1]
-	if row.amount, problem = moneyCells(rec[2], rec[4]); problem != "" {
+	if row.amount, problem = moneyCells(rec[2], rec[4], ""); problem != "" {
 		return row, problem
 	}
 	fee, err := postings.ParseSignedAmount(rec[3], row.amount.Currency)
@@ -184,7 +179,7 @@ func parseRailRow(line int64, rec []string, readErr error) (row railRow, problem
 		return row, fmt.Sprintf("fee %q: must be a decimal of at least 0 in the currency's decimals", truncateText(rec[3], 40))
 	}
 	row.fee = money(fee, row.amount.Currency)
-	row.day, problem = dateCell(rec[5])
+	row.day, problem = dateCell("date", rec[5])
 	row.date = rec[5]
 	return row, problem
 }

@@ -18,8 +18,8 @@ type railMatcher struct {
 }
 
 // screen decides what the file alone decides about a row.
-func (m *railMatcher) screen(row railRow, problem string) bool {
-	category, detail := m.keyedScreen.screen(row.txID, row.line, problem, row.amount, row.day, row.date)
+func (m *railMatcher) screen(row *railRow, problem string) bool {
+	category, detail := m.keyedScreen.screen(&row.txID, row.line, problem, row.amount, row.day, row.date)
 	if category == "" {
 		return true
 	}
@@ -55,9 +55,8 @@ func (m *railMatcher) match(ctx context.Context, rows []railRow) error {
 			m.rep.add(item)
 			continue
 		}
-		m.rep.Counts.Matched++
-		m.rep.sum(row.amount).addMatched(row.amount.Minor)
-		m.rep.matched = append(m.rep.matched, matchedItem{RecordedItem{EntryID: e.EntryID, Line: row.line}, row.amount})
+		m.rep.matchedRow(&m.rep.fileSide, &m.rep.Counts.Matched, matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line},
+			amount: row.amount})
 	}
 	return nil
 }
@@ -110,37 +109,27 @@ func (it *RailItem) describe(e *RailEntry) {
 
 // missingInFile pages through every entry of the period.
 func (m *railMatcher) missingInFile(ctx context.Context) error {
-	var cursor SettlementCursor
-	var entries int64
-	for {
-		page, err := m.src.RailEntriesBetween(ctx, m.period.From, m.period.end(), cursor, settlementBatch)
-		if err != nil {
-			return err
+	entries, err := eachInPeriod(ctx, m.period, m.src.RailEntriesBetween, (*RailEntry).cursor, func(e *RailEntry) {
+		item := RailItem{Category: CategoryMissingInFile, TxID: e.TxID}
+		item.describe(e)
+		if item.LedgerAmount != nil {
+			m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
 		}
-		for i := range page {
-			e := &page[i]
-			entries++
-			item := RailItem{Category: CategoryMissingInFile, TxID: e.TxID}
-			item.describe(e)
-			if item.LedgerAmount != nil {
-				m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
-			}
-			if m.seen[e.TxID] != 0 {
-				continue
-			}
-			item.Detail = fmt.Sprintf("%s booked on %s; the rail's report has no row for it", e.Kind, e.CreatedAt.UTC().Format(time.DateOnly))
-			m.rep.add(item)
+		if m.seen[e.TxID] != 0 {
+			return
 		}
-		if len(page) < settlementBatch {
-			break
-		}
-		last := page[len(page)-1]
-		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+		item.Detail = fmt.Sprintf("%s booked on %s; the rail's report has no row for it", e.Kind, e.CreatedAt.UTC().Format(time.DateOnly))
+		m.rep.add(item)
+	})
+	if err != nil {
+		return err
 	}
 	if m.rep.Rows == 0 && entries > 0 {
-		m.rep.add(RailItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
-			"the report has no rows, but the ledger has %d settlements and returns in the period %s (each missing_in_file): a truncated export?",
-			entries, m.period)})
+		m.rep.add(RailItem{Category: CategoryEmptyFile, Detail: emptyFileDetail("report has no rows", entries, "settlements and returns", m.period)})
 	}
 	return nil
+}
+
+func (e *RailEntry) cursor() SettlementCursor {
+	return SettlementCursor{CreatedAt: e.CreatedAt, EntryID: e.EntryID}
 }

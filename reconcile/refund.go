@@ -66,18 +66,9 @@ type RefundInput struct {
 // RefundReport is what a refund file reconciliation found.
 type RefundReport struct {
 	File SettlementFile `json:"file"`
-	Rows int64          `json:"rows"`
-	From string         `json:"from"`
-	To   string         `json:"to"`
-	currencyTotals
-	Counts          RefundCounts `json:"counts"`
-	Items           []RefundItem `json:"items"`
-	ItemsOmitted    int64        `json:"itemsOmitted"`
-	Recorded        *Run         `json:"recorded"`
-	AlreadyRecorded bool         `json:"alreadyRecorded"`
-	Verdict         Verdict      `json:"verdict"`
-
-	matched []matchedItem
+	fileSide
+	Counts RefundCounts `json:"counts"`
+	fileRecord[RefundItem]
 }
 
 // RefundCounts counts the rows and entries of each category.
@@ -96,11 +87,15 @@ type RefundCounts struct {
 	EmptyFile         int64 `json:"empty_file"`
 }
 
-// ToAct is every count but matched.
-func (c RefundCounts) ToAct() int64 {
-	return c.AmountDiffers + c.CardDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled + c.TestMerchant +
-		c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow + c.EmptyFile
+func (c *RefundCounts) categories() []categoryCount {
+	return []categoryCount{{CategoryMatched, &c.Matched}, {CategoryAmountDiffers, &c.AmountDiffers}, {CategoryCardDiffers, &c.CardDiffers},
+		{CategoryDateDiffers, &c.DateDiffers}, {CategoryOutsidePeriod, &c.OutsidePeriod}, {CategoryAlreadyReconciled, &c.AlreadyReconciled},
+		{CategoryTestMerchant, &c.TestMerchant}, {CategoryMissingInLedger, &c.MissingInLedger}, {CategoryMissingInFile, &c.MissingInFile},
+		{CategoryDuplicateInFile, &c.DuplicateInFile}, {CategoryInvalidRow, &c.InvalidRow}, {CategoryEmptyFile, &c.EmptyFile}}
 }
+
+// ToAct is every count but matched.
+func (c RefundCounts) ToAct() int64 { return toAct(c.categories()) }
 
 // RefundItem is one row or refund that did not match.
 type RefundItem struct {
@@ -142,9 +137,8 @@ func refunds(ctx context.Context, src RefundSource, rec *Records, in RefundInput
 	if err != nil {
 		return nil, err
 	}
-	rep := &RefundReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
-		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
-		Items: []RefundItem{}, currencyTotals: newCurrencyTotals()}
+	rep := &RefundReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileSide: newFileSide(period),
+		fileRecord: newFileRecord[RefundItem]()}
 	m := &refundMatcher{rep: rep, src: src, rec: rec,
 		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "refund message")}
 	record, err := recorder(ctx, rec, KindNetworkRefund, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
@@ -169,10 +163,10 @@ func parseRefundRow(line int64, rec []string, readErr error) (row refundRow, pro
 		return row, "card_no: must be 1 to 64 characters of [A-Za-z0-9_.:-] (the card's cardNo)"
 	}
 	row.cardNo = rec[1]
-	if row.amount, problem = moneyCells(rec[2], rec[3]); problem != "" {
+	if row.amount, problem = moneyCells(rec[2], rec[3], ""); problem != "" {
 		return row, problem
 	}
-	row.day, problem = dateCell(rec[4])
+	row.day, problem = dateCell("date", rec[4])
 	row.date = rec[4]
 	return row, problem
 }

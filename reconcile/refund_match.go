@@ -18,8 +18,8 @@ type refundMatcher struct {
 }
 
 // screen decides what the file alone decides about a row.
-func (m *refundMatcher) screen(row refundRow, problem string) bool {
-	category, detail := m.keyedScreen.screen(row.messageID, row.line, problem, row.amount, row.day, row.date)
+func (m *refundMatcher) screen(row *refundRow, problem string) bool {
+	category, detail := m.keyedScreen.screen(&row.messageID, row.line, problem, row.amount, row.day, row.date)
 	if category == "" {
 		return true
 	}
@@ -55,9 +55,8 @@ func (m *refundMatcher) match(ctx context.Context, rows []refundRow) error {
 			m.rep.add(item)
 			continue
 		}
-		m.rep.Counts.Matched++
-		m.rep.sum(row.amount).addMatched(row.amount.Minor)
-		m.rep.matched = append(m.rep.matched, matchedItem{RecordedItem{EntryID: e.EntryID, Line: row.line}, row.amount})
+		m.rep.matchedRow(&m.rep.fileSide, &m.rep.Counts.Matched, matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line},
+			amount: row.amount})
 	}
 	return nil
 }
@@ -115,42 +114,32 @@ func (it *RefundItem) describe(e *RefundEntry) {
 // refund booked before refunds kept their message id cannot be named by
 // any row, and says so.
 func (m *refundMatcher) missingInFile(ctx context.Context) error {
-	var cursor SettlementCursor
-	var refunds int64
-	for {
-		page, err := m.src.RefundsBetween(ctx, m.period.From, m.period.end(), cursor, settlementBatch)
-		if err != nil {
-			return err
+	refunds, err := eachInPeriod(ctx, m.period, m.src.RefundsBetween, (*RefundEntry).cursor, func(e *RefundEntry) {
+		item := RefundItem{Category: CategoryMissingInFile, MessageID: e.MessageID}
+		item.describe(e)
+		if item.LedgerAmount != nil {
+			m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
 		}
-		for i := range page {
-			e := &page[i]
-			refunds++
-			item := RefundItem{Category: CategoryMissingInFile, MessageID: e.MessageID}
-			item.describe(e)
-			if item.LedgerAmount != nil {
-				m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
-			}
-			booked := e.CreatedAt.UTC().Format(time.DateOnly)
-			switch {
-			case e.MessageID == "":
-				item.Detail = fmt.Sprintf("booked on %s, before refunds kept the network's message id: no row can name it", booked)
-			case m.seen[e.MessageID] != 0:
-				continue
-			default:
-				item.Detail = fmt.Sprintf("refunded in the ledger on %s; the file has no row for it", booked)
-			}
-			m.rep.add(item)
+		booked := e.CreatedAt.UTC().Format(time.DateOnly)
+		switch {
+		case e.MessageID == "":
+			item.Detail = fmt.Sprintf("booked on %s, before refunds kept the network's message id: no row can name it", booked)
+		case m.seen[e.MessageID] != 0:
+			return
+		default:
+			item.Detail = fmt.Sprintf("refunded in the ledger on %s; the file has no row for it", booked)
 		}
-		if len(page) < settlementBatch {
-			break
-		}
-		last := page[len(page)-1]
-		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+		m.rep.add(item)
+	})
+	if err != nil {
+		return err
 	}
 	if m.rep.Rows == 0 && refunds > 0 {
-		m.rep.add(RefundItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
-			"the file has no rows, but the ledger has %d refunds in the period %s (each missing_in_file): a truncated export?",
-			refunds, m.period)})
+		m.rep.add(RefundItem{Category: CategoryEmptyFile, Detail: emptyFileDetail("file has no rows", refunds, "refunds", m.period)})
 	}
 	return nil
+}
+
+func (e *RefundEntry) cursor() SettlementCursor {
+	return SettlementCursor{CreatedAt: e.CreatedAt, EntryID: e.EntryID}
 }

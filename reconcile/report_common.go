@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"sort"
-
-	"github.com/paygate/gateway/postings"
 )
 
-// What the bank statement's and the rail report's reconciliations share
-// beyond the settlement file's parser, totals and records.
+// What the file reconciliations share in reading a file and driving a
+// matcher (report_parts.go: what their reports share).
 
 // listItem counts nothing: it lists it while there is room, else counts
 // it as omitted (a report lists at most settlementItemsMax).
@@ -45,32 +43,6 @@ func linesVerdict(toAct, checked, rows int64, period, file, items string) Verdic
 		items, period, file))
 }
 
-// recordMatchedItems records matched (recordMatched). An item another run
-// took meanwhile is no longer matched: it leaves the matched count and
-// totals and is handed to taken (line, amount, the claim's detail) to be
-// listed as already_reconciled.
-func recordMatchedItems(ctx context.Context, rec *Records, sameRun *Run, run Run, sum []byte, matched []matchedItem,
-	totals *currencyTotals, matchedCount *int64, taken func(line int64, amount *postings.Money, detail string)) (*Run, bool, error) {
-	items := make([]RecordedItem, len(matched))
-	for i, mr := range matched {
-		items[i] = mr.RecordedItem
-	}
-	recorded, already, claims, err := recordMatched(ctx, rec, sameRun, run, sum, items)
-	if err != nil {
-		return nil, false, err
-	}
-	for _, it := range matched {
-		if c, ok := claims[it.EntryID]; ok {
-			amount := it.amount
-			*matchedCount--
-			totals.totals[amount.Currency.Code].subMatched(amount.Minor)
-			taken(it.Line, &amount, claimedDetail(c))
-		}
-	}
-	totals.finishTotals()
-	return recorded, already, nil
-}
-
 // openFile hashes a reconciliation file (its SHA-256 names the run),
 // rewinds it, reads its period line and header, and resolves the period
 // with the caller's.
@@ -91,7 +63,7 @@ func openFile(f io.ReadSeeker, header []string, given Period) ([]byte, *csvParse
 // settlementRowsMax), parses it, lets screen decide what the file alone
 // decides, and hands the rest to match settlementBatch at a time.
 func readLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func(int64, []string, error) (T, string),
-	screen func(T, string) bool, match func(context.Context, []T) error) error {
+	screen func(*T, string) bool, match func(context.Context, []T) error) error {
 	var pending []T
 	for {
 		line, rec, readErr, err := p.record()
@@ -105,7 +77,7 @@ func readLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func
 			return &FileError{Line: line, Msg: fmt.Sprintf("more than %d rows: split the file", settlementRowsMax)}
 		}
 		row, problem := parse(line, rec, readErr)
-		if !screen(row, problem) {
+		if !screen(&row, problem) {
 			continue
 		}
 		if pending = append(pending, row); len(pending) == settlementBatch {
@@ -145,10 +117,12 @@ func writeVerdict(w io.Writer, counts, recorded string, v Verdict) error {
 	return err
 }
 
-// lineMatcher and lineReport are what reconcileLines drives: a bank
-// statement's or a rail report's matcher and report.
+// lineMatcher and lineReport are what reconcileLines drives: a
+// settlement file's, a bank statement's, a rail report's or a refund
+// file's matcher and report. screen may rewrite the row (its id, cloned
+// out of the line's memory).
 type lineMatcher[T any] interface {
-	screen(T, string) bool
+	screen(*T, string) bool
 	match(context.Context, []T) error
 	missingInFile(context.Context) error
 }
@@ -180,17 +154,6 @@ func reconcileLines[T any](ctx context.Context, p *csvParser, rows *int64, parse
 	rep.sortItems()
 	rep.finish()
 	return nil
-}
-
-// countItem counts an item under its category (counters: an unknown one
-// is a bug) and lists it while there is room.
-func countItem[T any](counters map[string]*int64, category string, items *[]T, omitted *int64, it T) {
-	n, ok := counters[category]
-	if !ok {
-		panic("reconcile: unknown category " + category)
-	}
-	*n++
-	listItem(items, omitted, it)
 }
 
 // sortByRank orders a report's items by their category's rank (the file
