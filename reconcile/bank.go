@@ -115,9 +115,9 @@ func bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*Ban
 	}
 	rep := &BankReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, ShopNo: in.ShopNo,
 		fileSide: newFileSide(period), fileRecord: newFileRecord[BankItem]()}
-	m := &bankMatcher{rep: rep, src: src, rec: rec, period: period, merchant: in.Merchant,
+	m := &bankMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, period: period, merchant: in.Merchant,
 		named: map[string]int64{}, namedEntries: map[int64]bool{}, invalidRefs: map[string]bool{}}
-	record, err := recorder(ctx, rec, KindBankDeposit, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	record, err := m.recorder(ctx, KindBankDeposit, sum, func(ctx context.Context) error { return m.record(ctx, in, sum) })
 	if err != nil {
 		return nil, err
 	}

@@ -11,9 +11,9 @@ import (
 // bankMatcher is one bank reconciliation's state between the file and the
 // ledger.
 type bankMatcher struct {
+	fileRun
 	rep      *BankReport
 	src      BankSource
-	rec      *Records
 	period   Period
 	merchant int64
 	// named: "CUR:REF" → the first line that named it (a second is
@@ -24,7 +24,6 @@ type bankMatcher struct {
 	named        map[string]int64
 	namedEntries map[int64]bool
 	invalidRefs  map[string]bool
-	sameRun      *Run
 }
 
 func bankKey(cur, ref string) string { return cur + ":" + ref }
@@ -127,7 +126,7 @@ func (m *bankMatcher) unmatched(row bankRow, other *LedgerDeposit, item *BankIte
 // a second claim first (the bank line or the deposit counted twice), then
 // the amount, then the day the deposit was booked.
 func (m *bankMatcher) classify(row bankRow, d *LedgerDeposit, claims map[int64]Claim) (string, string) {
-	if c, ok := claims[d.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+	if c, ok := m.claimedBefore(claims, d.EntryID); ok {
 		return CategoryAlreadyReconciled, claimedDetail(c)
 	}
 	if d.Amount != row.amount.Minor {

@@ -29,7 +29,7 @@ func (r *BankReport) finish() {
 // already_reconciled, and nothing is recorded.
 func (m *bankMatcher) record(ctx context.Context, in BankInput, sum []byte) error {
 	rep := m.rep
-	return rep.record(ctx, m.rec, m.sameRun, &rep.fileSide, &rep.Counts.Matched, KindBankDeposit, sum, in.Name, in.Actor,
+	return rep.record(ctx, &m.fileRun, &rep.fileSide, &rep.Counts.Matched, KindBankDeposit, sum, in.Name, in.Actor,
 		func(it matchedItem, detail string) {
 			rep.add(BankItem{Category: CategoryAlreadyReconciled, Line: it.Line, FileAmount: &it.amount, Detail: detail})
 		})

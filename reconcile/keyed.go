@@ -91,19 +91,33 @@ func claimsOf[E any](ctx context.Context, rec *Records, kind string, found []E, 
 	return rec.Claims(ctx, kind, entries)
 }
 
+// fileRun is a reconciliation's records: rec (nil: no claims are read
+// and nothing is recorded) and sameRun, the run that recorded this very
+// file before, if any: its claims are the file's own, not a second claim.
+type fileRun struct {
+	rec     *Records
+	sameRun *Run
+}
+
+// claimedBefore is the claim another run made on entry, if any.
+func (r *fileRun) claimedBefore(claims map[int64]Claim, entry int64) (Claim, bool) {
+	c, ok := claims[entry]
+	return c, ok && (r.sameRun == nil || c.Run.ID != r.sameRun.ID)
+}
+
 // recorder is the record step of a file of kind with this SHA-256: nil
-// when rec is nil (nothing recorded), else record, after setting sameRun
-// to the run that recorded the very same file before, if any.
-func recorder(ctx context.Context, rec *Records, kind string, sum []byte, sameRun **Run,
+// when there are no records (nothing recorded), else record, after
+// finding the run that recorded the very same file before, if any.
+func (r *fileRun) recorder(ctx context.Context, kind string, sum []byte,
 	record func(context.Context) error) (func(context.Context) error, error) {
-	if rec == nil {
+	if r.rec == nil {
 		return nil, nil
 	}
-	run, err := rec.RunByFile(ctx, kind, sum)
+	run, err := r.rec.RunByFile(ctx, kind, sum)
 	if err != nil {
 		return nil, err
 	}
-	*sameRun = run
+	r.sameRun = run
 	return record, nil
 }
 

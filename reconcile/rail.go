@@ -148,8 +148,8 @@ func rail(ctx context.Context, src RailSource, rec *Records, in RailInput) (*Rai
 	}
 	rep := &RailReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileSide: newFileSide(period),
 		fileRecord: newFileRecord[RailItem]()}
-	m := &railMatcher{rep: rep, src: src, rec: rec, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "report", "remittance")}
-	record, err := recorder(ctx, rec, KindRailRemittance, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	m := &railMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "report", "remittance")}
+	record, err := m.recorder(ctx, KindRailRemittance, sum, func(ctx context.Context) error { return m.record(ctx, in, sum) })
 	if err != nil {
 		return nil, err
 	}

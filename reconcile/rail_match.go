@@ -11,25 +11,28 @@ import (
 // railMatcher is one rail report reconciliation's state.
 type railMatcher struct {
 	keyedScreen // seen: tx id → the line that named it first
-	rep         *RailReport
-	src         RailSource
-	rec         *Records
-	sameRun     *Run
+	fileRun
+	rep *RailReport
+	src RailSource
 }
 
 // screen decides what the file alone decides about a row.
 func (m *railMatcher) screen(row *railRow, problem string) bool {
 	category, detail := m.keyedScreen.screen(&row.txID, row.line, problem, row.amount, row.day, row.date)
-	if category == "" {
-		return true
+	if category != "" {
+		m.rep.add(row.item(category, detail, problem == ""))
 	}
-	item := RailItem{Category: category, Line: row.line, TxID: row.txID, Status: row.status, Date: row.date, Detail: detail}
-	if problem == "" {
+	return category == ""
+}
+
+// item is the row as an item of the report (valid: its amounts were read).
+func (row *railRow) item(category, detail string, valid bool) RailItem {
+	it := RailItem{Category: category, Line: row.line, TxID: row.txID, Status: row.status, Date: row.date, Detail: detail}
+	if valid {
 		amount, fee := row.amount, row.fee
-		item.FileAmount, item.FileFee = &amount, &fee
+		it.FileAmount, it.FileFee = &amount, &fee
 	}
-	m.rep.add(item)
-	return false
+	return it
 }
 
 // match compares a batch of rows with their entries and earlier runs.
@@ -47,8 +50,7 @@ func (m *railMatcher) match(ctx context.Context, rows []railRow) error {
 	}
 	for i, row := range rows {
 		e := &found[i]
-		amount, fee := row.amount, row.fee
-		item := RailItem{Line: row.line, TxID: row.txID, Status: row.status, Date: row.date, FileAmount: &amount, FileFee: &fee}
+		item := row.item("", "", true)
 		item.describe(e)
 		if category, detail := m.classify(row, e, claims); category != CategoryMatched {
 			item.Category, item.Detail = category, detail
@@ -72,7 +74,7 @@ func (m *railMatcher) classify(row railRow, e *RailEntry, claims map[int64]Claim
 	case !e.Found:
 		return CategoryMissingInLedger, fmt.Sprintf("the remittance is %s: the ledger has no settlement or return for it", e.Status)
 	}
-	if c, ok := claims[e.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+	if c, ok := m.claimedBefore(claims, e.EntryID); ok {
 		return CategoryAlreadyReconciled, claimedDetail(c)
 	}
 	cur, _ := postings.LookupCurrency(e.Currency)

@@ -25,7 +25,7 @@ func (r *RailReport) finish() {
 // record records a report that matched completely (kind rail_remittance).
 func (m *railMatcher) record(ctx context.Context, in RailInput, sum []byte) error {
 	rep := m.rep
-	return rep.record(ctx, m.rec, m.sameRun, &rep.fileSide, &rep.Counts.Matched, KindRailRemittance, sum, in.Name, in.Actor,
+	return rep.record(ctx, &m.fileRun, &rep.fileSide, &rep.Counts.Matched, KindRailRemittance, sum, in.Name, in.Actor,
 		func(it matchedItem, detail string) {
 			rep.add(RailItem{Category: CategoryAlreadyReconciled, Line: it.Line, FileAmount: &it.amount, Detail: detail})
 		})

@@ -139,9 +139,9 @@ func refunds(ctx context.Context, src RefundSource, rec *Records, in RefundInput
 	}
 	rep := &RefundReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileSide: newFileSide(period),
 		fileRecord: newFileRecord[RefundItem]()}
-	m := &refundMatcher{rep: rep, src: src, rec: rec,
+	m := &refundMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec},
 		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "refund message")}
-	record, err := recorder(ctx, rec, KindNetworkRefund, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	record, err := m.recorder(ctx, KindNetworkRefund, sum, func(ctx context.Context) error { return m.record(ctx, in, sum) })
 	if err != nil {
 		return nil, err
 	}

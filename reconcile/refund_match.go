@@ -11,25 +11,28 @@ import (
 // refundMatcher is one refund file reconciliation's state.
 type refundMatcher struct {
 	keyedScreen // seen: message id → the line that named it first
-	rep         *RefundReport
-	src         RefundSource
-	rec         *Records
-	sameRun     *Run
+	fileRun
+	rep *RefundReport
+	src RefundSource
 }
 
 // screen decides what the file alone decides about a row.
 func (m *refundMatcher) screen(row *refundRow, problem string) bool {
 	category, detail := m.keyedScreen.screen(&row.messageID, row.line, problem, row.amount, row.day, row.date)
-	if category == "" {
-		return true
+	if category != "" {
+		m.rep.add(row.item(category, detail, problem == ""))
 	}
-	item := RefundItem{Category: category, Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, Detail: detail}
-	if problem == "" {
+	return category == ""
+}
+
+// item is the row as an item of the report (valid: its amount was read).
+func (row *refundRow) item(category, detail string, valid bool) RefundItem {
+	it := RefundItem{Category: category, Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, Detail: detail}
+	if valid {
 		amount := row.amount
-		item.FileAmount = &amount
+		it.FileAmount = &amount
 	}
-	m.rep.add(item)
-	return false
+	return it
 }
 
 // match compares a batch of rows with their refunds and earlier runs.
@@ -47,8 +50,7 @@ func (m *refundMatcher) match(ctx context.Context, rows []refundRow) error {
 	}
 	for i, row := range rows {
 		e := &found[i]
-		amount := row.amount
-		item := RefundItem{Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, FileAmount: &amount}
+		item := row.item("", "", true)
 		item.describe(e)
 		if category, detail := m.classify(row, e, claims); category != CategoryMatched {
 			item.Category, item.Detail = category, detail
@@ -72,7 +74,7 @@ func (m *refundMatcher) classify(row refundRow, e *RefundEntry, claims map[int64
 		return CategoryTestMerchant, fmt.Sprintf("a test merchant's refund (shop %s): its refunds come from the sandbox, "+
 			"never from the card network", e.ShopNo)
 	}
-	if c, ok := claims[e.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+	if c, ok := m.claimedBefore(claims, e.EntryID); ok {
 		return CategoryAlreadyReconciled, claimedDetail(c)
 	}
 	cur, _ := postings.LookupCurrency(e.Currency)

@@ -26,7 +26,7 @@ func (r *RefundReport) finish() {
 // already_reconciled, and nothing is recorded.
 func (m *refundMatcher) record(ctx context.Context, in RefundInput, sum []byte) error {
 	rep := m.rep
-	return rep.record(ctx, m.rec, m.sameRun, &rep.fileSide, &rep.Counts.Matched, KindNetworkRefund, sum, in.Name, in.Actor,
+	return rep.record(ctx, &m.fileRun, &rep.fileSide, &rep.Counts.Matched, KindNetworkRefund, sum, in.Name, in.Actor,
 		func(it matchedItem, detail string) {
 			rep.add(RefundItem{Category: CategoryAlreadyReconciled, Line: it.Line, FileAmount: &it.amount, Detail: detail})
 		})

@@ -107,13 +107,13 @@ func (l *fileRecord[I]) matchedRow(side *fileSide, matched *int64, it matchedIte
 }
 
 // record records a file that matched completely as a run of kind (nothing
-// when rec is nil; the earlier run when sameRun recorded this very file).
+// without records; the earlier run when it recorded this very file).
 // An entry another run recorded meanwhile is no longer matched: it leaves
 // the matched count and totals and is handed to taken, with the claim's
 // detail, to be listed as already_reconciled; nothing is recorded then.
-func (l *fileRecord[I]) record(ctx context.Context, rec *Records, sameRun *Run, side *fileSide, matched *int64,
+func (l *fileRecord[I]) record(ctx context.Context, r *fileRun, side *fileSide, matched *int64,
 	kind string, sum []byte, name, actor string, taken func(it matchedItem, detail string)) error {
-	if rec == nil {
+	if r.rec == nil {
 		return nil
 	}
 	items := make([]RecordedItem, len(l.matched))
@@ -121,7 +121,7 @@ func (l *fileRecord[I]) record(ctx context.Context, rec *Records, sameRun *Run, 
 		items[i] = mr.RecordedItem
 	}
 	run := Run{Kind: kind, FileName: name, From: side.From, To: side.To, Actor: actor, Rows: side.Rows}
-	recorded, already, claims, err := recordMatched(ctx, rec, sameRun, run, sum, items)
+	recorded, already, claims, err := recordMatched(ctx, r.rec, r.sameRun, run, sum, items)
 	if err != nil {
 		return err
 	}

@@ -188,8 +188,8 @@ func Settlement(ctx context.Context, src SettlementSource, rec *Records, in Sett
 	}
 	rep := &SettlementReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileSide: newFileSide(period),
 		fileRecord: newFileRecord[SettlementItem]()}
-	m := &matcher{rep: rep, src: src, rec: rec, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "authorization")}
-	record, err := recorder(ctx, rec, KindCardClearing, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	m := &matcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "authorization")}
+	record, err := m.recorder(ctx, KindCardClearing, sum, func(ctx context.Context) error { return m.record(ctx, in, sum) })
 	if err != nil {
 		return nil, err
 	}
@@ -216,14 +216,18 @@ func fileSHA256(f io.ReadSeeker) ([]byte, error) {
 // on to the ledger, with its authorization id the seen map's copy.
 func (m *matcher) screen(row *settlementRow, problem string) bool {
 	category, detail := m.keyedScreen.screen(&row.authID, row.line, problem, row.amount, row.day, row.date)
-	if category == "" {
-		return true
+	if category != "" {
+		m.rep.add(row.item(category, detail, problem == ""))
 	}
-	item := SettlementItem{Category: category, Line: row.line, MessageID: row.messageID, AuthID: row.authID, Date: row.date, Detail: detail}
-	if problem == "" {
+	return category == ""
+}
+
+// item is the row as an item of the report (valid: its amount was read).
+func (row *settlementRow) item(category, detail string, valid bool) SettlementItem {
+	it := SettlementItem{Category: category, Line: row.line, MessageID: row.messageID, AuthID: row.authID, Date: row.date, Detail: detail}
+	if valid {
 		amount := row.amount
-		item.FileAmount, item.FileCurrency = &amount, amount.Currency.Code
+		it.FileAmount, it.FileCurrency = &amount, amount.Currency.Code
 	}
-	m.rep.add(item)
-	return false
+	return it
 }

@@ -13,12 +13,9 @@ import (
 // matcher is one reconciliation's state between the file and the ledger.
 type matcher struct {
 	keyedScreen // seen: authorization id → the line that named it first
-	rep         *SettlementReport
-	src         SettlementSource
-	rec         *Records // nil: no claims are read and nothing is recorded
-	// sameRun is the run that recorded this very file before, if any: its
-	// claims are this file's own, not a second claim.
-	sameRun *Run
+	fileRun
+	rep *SettlementReport
+	src SettlementSource
 }
 
 // match compares a batch of rows with their CARD_SETTLE entries and with
@@ -37,8 +34,7 @@ func (m *matcher) match(ctx context.Context, rows []settlementRow) error {
 	}
 	for i, row := range rows {
 		s := &found[i]
-		item := SettlementItem{Line: row.line, MessageID: row.messageID, AuthID: row.authID, Date: row.date,
-			FileAmount: &row.amount, FileCurrency: row.amount.Currency.Code}
+		item := row.item("", "", true)
 		if s.Found {
 			item.describeEntry(s)
 		} else {
@@ -67,7 +63,7 @@ func (m *matcher) classify(row settlementRow, s *LedgerSettlement, claims map[in
 	case !s.Found:
 		return CategoryMissingInLedger, notSettledDetail(s.AuthStatus)
 	}
-	if c, ok := claims[s.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+	if c, ok := m.claimedBefore(claims, s.EntryID); ok {
 		return CategoryAlreadyReconciled, claimedDetail(c)
 	}
 	ledgerAmount, detail := compareSettlement(row.amount, s)

@@ -20,7 +20,7 @@ const recordNameMax = 200
 
 func (m *matcher) record(ctx context.Context, in SettlementInput, sum []byte) error {
 	rep := m.rep
-	return rep.record(ctx, m.rec, m.sameRun, &rep.fileSide, &rep.Counts.Matched, KindCardClearing, sum, in.Name, in.Actor,
+	return rep.record(ctx, &m.fileRun, &rep.fileSide, &rep.Counts.Matched, KindCardClearing, sum, in.Name, in.Actor,
 		func(it matchedItem, detail string) {
 			rep.add(SettlementItem{Category: CategoryAlreadyReconciled, Line: it.Line, AuthID: it.id,
 				FileAmount: &it.amount, FileCurrency: it.amount.Currency.Code, Detail: detail})
