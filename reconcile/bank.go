@@ -42,9 +42,7 @@ type BankInput struct {
 type BankReport struct {
 	File   SettlementFile `json:"file"`
 	ShopNo string         `json:"shopNo"`
-	fileSide
-	Counts BankCounts `json:"counts"`
-	fileRecord[BankItem]
+	fileReport[BankItem, BankCounts, *BankCounts]
 }
 
 // BankCounts counts the lines and deposits of each category.
@@ -87,9 +85,6 @@ type BankItem struct {
 	Detail   string     `json:"detail"`
 }
 
-// OK reports whether every line matched and the ledger lacks nothing.
-func (r *BankReport) OK() bool { return r.Counts.ToAct() == 0 }
-
 // bankRow is one readable line of the statement.
 type bankRow struct {
 	line      int64
@@ -114,10 +109,10 @@ func bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*Ban
 		return nil, err
 	}
 	rep := &BankReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, ShopNo: in.ShopNo,
-		fileSide: newFileSide(period), fileRecord: newFileRecord[BankItem]()}
+		fileReport: newFileReport[BankItem, BankCounts](period, &bankSpec)}
 	m := &bankMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, period: period, merchant: in.Merchant,
 		named: map[string]int64{}, namedEntries: map[int64]bool{}, invalidRefs: map[string]bool{}}
-	record, err := m.recorder(ctx, KindBankDeposit, sum, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	record, err := m.recorder(ctx, KindBankDeposit, sum, func(ctx context.Context) error { return rep.record(ctx, &m.fileRun, sum, in.Name, in.Actor) })
 	if err != nil {
 		return nil, err
 	}

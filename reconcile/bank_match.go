@@ -103,7 +103,7 @@ func (m *bankMatcher) match(ctx context.Context, rows []bankRow) error {
 			m.rep.add(item)
 			continue
 		}
-		m.rep.matchedRow(&m.rep.fileSide, &m.rep.Counts.Matched, matchedItem{RecordedItem: RecordedItem{EntryID: d.EntryID, Line: row.line},
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: d.EntryID, Line: row.line},
 			amount: row.amount})
 	}
 	return nil

@@ -73,9 +73,7 @@ type RailInput struct {
 // RailReport is what a rail report reconciliation found.
 type RailReport struct {
 	File SettlementFile `json:"file"`
-	fileSide
-	Counts RailCounts `json:"counts"`
-	fileRecord[RailItem]
+	fileReport[RailItem, RailCounts, *RailCounts]
 }
 
 // RailCounts counts the rows and entries of each category.
@@ -122,9 +120,6 @@ type RailItem struct {
 	Detail       string          `json:"detail"`
 }
 
-// OK reports whether every row matched and the ledger lacks nothing.
-func (r *RailReport) OK() bool { return r.Counts.ToAct() == 0 }
-
 type railRow struct {
 	line         int64
 	txID, status string
@@ -146,10 +141,9 @@ func rail(ctx context.Context, src RailSource, rec *Records, in RailInput) (*Rai
 	if err != nil {
 		return nil, err
 	}
-	rep := &RailReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileSide: newFileSide(period),
-		fileRecord: newFileRecord[RailItem]()}
+	rep := &RailReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileReport: newFileReport[RailItem, RailCounts](period, &railSpec)}
 	m := &railMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "report", "remittance")}
-	record, err := m.recorder(ctx, KindRailRemittance, sum, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	record, err := m.recorder(ctx, KindRailRemittance, sum, func(ctx context.Context) error { return rep.record(ctx, &m.fileRun, sum, in.Name, in.Actor) })
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func (m *railMatcher) match(ctx context.Context, rows []railRow) error {
 			m.rep.add(item)
 			continue
 		}
-		m.rep.matchedRow(&m.rep.fileSide, &m.rep.Counts.Matched, matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line},
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line},
 			amount: row.amount})
 	}
 	return nil

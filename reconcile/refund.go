@@ -66,9 +66,7 @@ type RefundInput struct {
 // RefundReport is what a refund file reconciliation found.
 type RefundReport struct {
 	File SettlementFile `json:"file"`
-	fileSide
-	Counts RefundCounts `json:"counts"`
-	fileRecord[RefundItem]
+	fileReport[RefundItem, RefundCounts, *RefundCounts]
 }
 
 // RefundCounts counts the rows and entries of each category.
@@ -113,9 +111,6 @@ type RefundItem struct {
 	Detail       string          `json:"detail"`
 }
 
-// OK reports whether every row matched and the ledger lacks nothing.
-func (r *RefundReport) OK() bool { return r.Counts.ToAct() == 0 }
-
 type refundRow struct {
 	line              int64
 	messageID, cardNo string
@@ -137,11 +132,10 @@ func refunds(ctx context.Context, src RefundSource, rec *Records, in RefundInput
 	if err != nil {
 		return nil, err
 	}
-	rep := &RefundReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileSide: newFileSide(period),
-		fileRecord: newFileRecord[RefundItem]()}
+	rep := &RefundReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileReport: newFileReport[RefundItem, RefundCounts](period, &refundSpec)}
 	m := &refundMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec},
 		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "refund message")}
-	record, err := m.recorder(ctx, KindNetworkRefund, sum, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	record, err := m.recorder(ctx, KindNetworkRefund, sum, func(ctx context.Context) error { return rep.record(ctx, &m.fileRun, sum, in.Name, in.Actor) })
 	if err != nil {
 		return nil, err
 	}

@@ -29,20 +29,6 @@ func periodText(from, to string) string {
 	return from + "/" + to
 }
 
-// linesVerdict is the verdict on a file of rows: discrepancies when any
-// row or ledger item needs a person, else matched, saying of what (items:
-// "deposits", "settlements and returns").
-func linesVerdict(toAct, checked, rows int64, period, file, items string) Verdict {
-	if toAct > 0 {
-		return discrepanciesVerdict(toAct, checked)
-	}
-	if rows == 0 {
-		return matchedVerdict(fmt.Sprintf("the %s and the ledger both have no %s in the period %s", file, items, period))
-	}
-	return matchedVerdict(fmt.Sprintf("every row matched and the ledger has none of the %s of the period %s that the %s lacks",
-		items, period, file))
-}
-
 // openFile hashes a reconciliation file (its SHA-256 names the run),
 // rewinds it, reads its period line and header, and resolves the period
 // with the caller's.

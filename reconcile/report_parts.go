@@ -11,35 +11,29 @@ import (
 	"github.com/paygate/gateway/postings"
 )
 
-// The parts every file reconciliation's report (settlement, bank, rail,
-// refund) is made of, written once: the file's side (rows, period,
-// totals), the items and what was recorded, the counts by category and
-// the text report's skeleton. What differs (the columns, the categories,
-// how a row is matched) stays in each report's own files. The parts are
-// embedded, so that the reports' JSON keeps its fields and their order.
+// What every file reconciliation's report (settlement, bank, rail,
+// refund) is made of, written once (fileReport): the file's side (rows,
+// period, totals), the counts by category, the items, what was recorded,
+// the verdict and the text report's skeleton. What differs (the columns,
+// the categories, the words, how a row is matched) stays in each
+// report's own files: its counts' categories, its reportSpec, its
+// WriteText. fileReport is embedded, so that the reports' JSON keeps its
+// fields and their order.
 
-// fileSide is a report's rows, period and totals per currency (JSON:
-// rows, from, to, totals).
-type fileSide struct {
+// fileReport is a report past its file's name: the rows read, the
+// period, the totals per currency, the counts by category (C), the items
+// that need a person (I; at most settlementItemsMax listed, the rest
+// counted in ItemsOmitted), the run that accounts for the file's entries
+// (made now, or by an earlier reconciliation of the same file:
+// AlreadyRecorded; nil when nothing was recorded) and the verdict — in
+// that order in JSON — with the matched rows a run records and the spec
+// of its kind of report.
+type fileReport[I reportItem, C any, PC reportCounts[C]] struct {
 	Rows int64  `json:"rows"` // data rows read, the header excluded
 	From string `json:"from"` // the period reconciled (YYYY-MM-DD, UTC), first day
 	To   string `json:"to"`   // and last day, included
 	currencyTotals
-}
-
-func newFileSide(p Period) fileSide {
-	return fileSide{From: p.From.Format(time.DateOnly), To: p.To.Format(time.DateOnly), currencyTotals: newCurrencyTotals()}
-}
-
-// period is the period as a report names it.
-func (s *fileSide) period() string { return periodText(s.From, s.To) }
-
-// fileRecord is a report's end: the items that need a person (at most
-// settlementItemsMax listed, the rest counted in ItemsOmitted), the run
-// that accounts for the file's entries (made now, or by an earlier
-// reconciliation of the same file: AlreadyRecorded; nil when nothing was
-// recorded), the verdict, and the matched rows a run records.
-type fileRecord[I any] struct {
+	Counts          C       `json:"counts"`
 	Items           []I     `json:"items"`
 	ItemsOmitted    int64   `json:"itemsOmitted"`
 	Recorded        *Run    `json:"recorded"`
@@ -47,9 +41,165 @@ type fileRecord[I any] struct {
 	Verdict         Verdict `json:"verdict"`
 
 	matched []matchedItem // what a run records
+	spec    *reportSpec[I]
 }
 
-func newFileRecord[I any]() fileRecord[I] { return fileRecord[I]{Items: []I{}} }
+// reportItem is an item of a report: its category and line order it.
+type reportItem interface {
+	key() (category string, line int64)
+}
+
+// reportCounts is a report's counts: their counters, matched first, in
+// the order the text report prints them.
+type reportCounts[C any] interface {
+	*C
+	categories() []categoryCount
+}
+
+// reportSpec is what tells one kind of report from another beyond its
+// columns: the run's kind, how the verdict names the file ("file",
+// "statement", "report") and the ledger's side ("clearings", "deposits",
+// …; none: what the ledger has none of, "" for "none of the "+items), the
+// items' order by category, and the item a matched row becomes when
+// another run took its entry meanwhile.
+type reportSpec[I any] struct {
+	kind, file, items, none string
+	rank                    map[string]int
+	taken                   func(it matchedItem, detail string) I
+}
+
+func newFileReport[I reportItem, C any, PC reportCounts[C]](p Period, spec *reportSpec[I]) fileReport[I, C, PC] {
+	return fileReport[I, C, PC]{From: p.From.Format(time.DateOnly), To: p.To.Format(time.DateOnly), currencyTotals: newCurrencyTotals(),
+		Items: []I{}, spec: spec}
+}
+
+// period is the period as a report names it.
+func (r *fileReport[I, C, PC]) period() string { return periodText(r.From, r.To) }
+
+func (r *fileReport[I, C, PC]) counts() []categoryCount { return PC(&r.Counts).categories() }
+
+// OK reports whether every row matched and the ledger lacks nothing.
+func (r *fileReport[I, C, PC]) OK() bool { return toAct(r.counts()) == 0 }
+
+// add counts an item under its category (an unknown one, or matched, is a
+// bug) and lists it while there is room.
+func (r *fileReport[I, C, PC]) add(it I) {
+	category, _ := it.key()
+	for _, c := range r.counts()[1:] {
+		if c.name == category {
+			*c.n++
+			listItem(&r.Items, &r.ItemsOmitted, it)
+			return
+		}
+	}
+	panic("reconcile: unknown category " + category)
+}
+
+// count is the count of a category.
+func (r *fileReport[I, C, PC]) count(category string) int64 {
+	for _, c := range r.counts() {
+		if c.name == category {
+			return *c.n
+		}
+	}
+	return 0
+}
+
+// sortItems orders the items by their category's rank (the file as a
+// whole, money counted twice or wrongly, what is missing, then the file's
+// own faults), then by the file's line (the ledger's order for
+// missing_in_file).
+func (r *fileReport[I, C, PC]) sortItems() {
+	sortByRank(r.Items, r.spec.rank, func(it *I) (string, int64) { return (*it).key() })
+}
+
+// finish gives the verdict: discrepancies when any row or ledger item
+// needs a person, else matched, saying of what.
+func (r *fileReport[I, C, PC]) finish() {
+	none := r.spec.none
+	if none == "" {
+		none = "none of the " + r.spec.items
+	}
+	if toAct := toAct(r.counts()); toAct > 0 {
+		r.Verdict = discrepanciesVerdict(toAct, r.Rows+r.count(CategoryMissingInFile)+r.count(CategoryEmptyFile))
+		return
+	}
+	if r.Rows == 0 {
+		r.Verdict = matchedVerdict(fmt.Sprintf("the %s and the ledger both have no %s in the period %s", r.spec.file, r.spec.items, r.period()))
+		return
+	}
+	r.Verdict = matchedVerdict(fmt.Sprintf("every row matched and the ledger has %s of the period %s that the %s lacks",
+		none, r.period(), r.spec.file))
+}
+
+// RecordLine says what was recorded, for the text report and the console.
+func (r *fileReport[I, C, PC]) RecordLine() string {
+	var items string
+	if r.spec != nil { // nil: a report not made by a reconciliation (decoded)
+		items = r.spec.items
+	}
+	return recordedText(r.Recorded, r.AlreadyRecorded, r.OK(), items)
+}
+
+// matchedRow counts a row that matched and keeps it for the run.
+func (r *fileReport[I, C, PC]) matchedRow(it matchedItem) {
+	*r.counts()[0].n++
+	r.sum(it.amount).addMatched(it.amount.Minor)
+	r.matched = append(r.matched, it)
+}
+
+// record records a file that matched completely as a run of the spec's
+// kind (nothing without records; the earlier run when it recorded this
+// very file). An entry another run recorded meanwhile is no longer
+// matched: it leaves the matched count and totals and is listed as
+// already_reconciled (the spec's taken item); nothing is recorded then.
+func (r *fileReport[I, C, PC]) record(ctx context.Context, fr *fileRun, sum []byte, name, actor string) error {
+	if fr.rec == nil {
+		return nil
+	}
+	items := make([]RecordedItem, len(r.matched))
+	for i, mr := range r.matched {
+		items[i] = mr.RecordedItem
+	}
+	run := Run{Kind: r.spec.kind, FileName: name, From: r.From, To: r.To, Actor: actor, Rows: r.Rows}
+	recorded, already, claims, err := recordMatched(ctx, fr.rec, fr.sameRun, run, sum, items)
+	if err != nil {
+		return err
+	}
+	r.Recorded, r.AlreadyRecorded = recorded, already
+	for _, it := range r.matched {
+		if c, ok := claims[it.EntryID]; ok {
+			*r.counts()[0].n--
+			r.totals[it.amount.Currency.Code].subMatched(it.amount.Minor)
+			r.add(r.spec.taken(it, claimedDetail(c)))
+		}
+	}
+	r.finishTotals()
+	return nil
+}
+
+// writeText prints the report for a person: head (the file), the totals
+// per currency, file against ledger (ledgerItems names the ledger's
+// column), each item to act on (its cells under header; right: the
+// columns set to the right), the counts, what was recorded, the verdict
+// last.
+func (r *fileReport[I, C, PC]) writeText(w io.Writer, head, ledgerItems string, header []string, right []int, cells func(*I) []string) error {
+	fmt.Fprintf(w, "%s\n\n", head)
+	if err := r.writeTotals(w, ledgerItems); err != nil {
+		return err
+	}
+	if len(r.Items) > 0 {
+		tb := newTable(header, right...)
+		for i := range r.Items {
+			tb.add(cells(&r.Items[i])...)
+		}
+		if err := tb.write(w); err != nil {
+			return err
+		}
+		writeItemsTail(w, r.ItemsOmitted)
+	}
+	return writeVerdict(w, countsLine(r.counts()), r.RecordLine(), r.Verdict)
+}
 
 // matchedItem is a matched line or row, kept for the run that records it
 // (and, should another run take it meanwhile, for its amount and id).
@@ -83,98 +233,6 @@ func countsLine(counts []categoryCount) string {
 		parts[i] = fmt.Sprintf("%s %d", c.name, *c.n)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// add counts an item under its category (an unknown one, or matched, is a
-// bug) and lists it while there is room.
-func (l *fileRecord[I]) add(counts []categoryCount, category string, it I) {
-	for _, c := range counts[1:] {
-		if c.name == category {
-			*c.n++
-			listItem(&l.Items, &l.ItemsOmitted, it)
-			return
-		}
-	}
-	panic("reconcile: unknown category " + category)
-}
-
-// matchedRow counts a row that matched (matched: the report's counter)
-// and keeps it for the run.
-func (l *fileRecord[I]) matchedRow(side *fileSide, matched *int64, it matchedItem) {
-	*matched++
-	side.sum(it.amount).addMatched(it.amount.Minor)
-	l.matched = append(l.matched, it)
-}
-
-// record records a file that matched completely as a run of kind (nothing
-// without records; the earlier run when it recorded this very file).
-// An entry another run recorded meanwhile is no longer matched: it leaves
-// the matched count and totals and is handed to taken, with the claim's
-// detail, to be listed as already_reconciled; nothing is recorded then.
-func (l *fileRecord[I]) record(ctx context.Context, r *fileRun, side *fileSide, matched *int64,
-	kind string, sum []byte, name, actor string, taken func(it matchedItem, detail string)) error {
-	if r.rec == nil {
-		return nil
-	}
-	items := make([]RecordedItem, len(l.matched))
-	for i, mr := range l.matched {
-		items[i] = mr.RecordedItem
-	}
-	run := Run{Kind: kind, FileName: name, From: side.From, To: side.To, Actor: actor, Rows: side.Rows}
-	recorded, already, claims, err := recordMatched(ctx, r.rec, r.sameRun, run, sum, items)
-	if err != nil {
-		return err
-	}
-	l.Recorded, l.AlreadyRecorded = recorded, already
-	for _, it := range l.matched {
-		if c, ok := claims[it.EntryID]; ok {
-			*matched--
-			side.totals[it.amount.Currency.Code].subMatched(it.amount.Minor)
-			taken(it, claimedDetail(c))
-		}
-	}
-	side.finishTotals()
-	return nil
-}
-
-// reportText is what a report's text says, in its order: the file, the
-// totals per currency (file against ledger; ledgerItems names the
-// ledger's column), each item to act on (items nil: none), the counts,
-// what was recorded, and the verdict last.
-type reportText struct {
-	head        string
-	ledgerItems string
-	items       *table
-	omitted     int64
-	counts      []categoryCount
-	recorded    string
-	verdict     Verdict
-}
-
-func (t reportText) write(w io.Writer, side *fileSide) error {
-	fmt.Fprintf(w, "%s\n\n", t.head)
-	if err := side.writeTotals(w, t.ledgerItems); err != nil {
-		return err
-	}
-	if t.items != nil {
-		if err := t.items.write(w); err != nil {
-			return err
-		}
-		writeItemsTail(w, t.omitted)
-	}
-	return writeVerdict(w, countsLine(t.counts), t.recorded, t.verdict)
-}
-
-// itemsTable is a report's table of items, or nil when it lists none.
-func itemsTable[I any](items []I, header []string, right []int, cells func(*I) []string) *table {
-	if len(items) == 0 {
-		return nil
-	}
-	tb := newTable(header, right...)
-	for i := range items {
-		tb.add(cells(&items[i])...)
-	}
-	return tb
 }
 
 // numberCell is a line or sequence number as a cell: empty for 0 (none).

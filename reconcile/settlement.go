@@ -48,9 +48,7 @@ const (
 // fileRecord).
 type SettlementReport struct {
 	File SettlementFile `json:"file"`
-	fileSide
-	Counts SettlementCounts `json:"counts"`
-	fileRecord[SettlementItem]
+	fileReport[SettlementItem, SettlementCounts, *SettlementCounts]
 }
 
 // SettlementFile names the file reconciled.
@@ -123,9 +121,6 @@ type SettlementItem struct {
 	Detail          string     `json:"detail"`
 }
 
-// OK reports whether every row matched and the ledger lacks nothing.
-func (r *SettlementReport) OK() bool { return r.Counts.ToAct() == 0 }
-
 // FileError is input that cannot be reconciled at all: a wrong header or
 // period, a line or a file beyond the limits, a byte that is not UTF-8, an
 // unreadable stream. Its verdict is UNUSABLE, exit status 2.
@@ -186,10 +181,9 @@ func Settlement(ctx context.Context, src SettlementSource, rec *Records, in Sett
 	if err != nil {
 		return nil, err
 	}
-	rep := &SettlementReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileSide: newFileSide(period),
-		fileRecord: newFileRecord[SettlementItem]()}
+	rep := &SettlementReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileReport: newFileReport[SettlementItem, SettlementCounts](period, &settlementSpec)}
 	m := &matcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "authorization")}
-	record, err := m.recorder(ctx, KindCardClearing, sum, func(ctx context.Context) error { return m.record(ctx, in, sum) })
+	record, err := m.recorder(ctx, KindCardClearing, sum, func(ctx context.Context) error { return rep.record(ctx, &m.fileRun, sum, in.Name, in.Actor) })
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func (m *matcher) match(ctx context.Context, rows []settlementRow) error {
 			m.rep.add(item)
 			continue
 		}
-		m.rep.matchedRow(&m.rep.fileSide, &m.rep.Counts.Matched, matchedItem{RecordedItem: RecordedItem{EntryID: s.EntryID, Line: row.line},
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: s.EntryID, Line: row.line},
 			amount: row.amount, id: row.authID})
 	}
 	return nil

@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"unicode"
@@ -17,15 +16,6 @@ import (
 
 // recordNameMax bounds the file's name and the actor as recorded.
 const recordNameMax = 200
-
-func (m *matcher) record(ctx context.Context, in SettlementInput, sum []byte) error {
-	rep := m.rep
-	return rep.record(ctx, &m.fileRun, &rep.fileSide, &rep.Counts.Matched, KindCardClearing, sum, in.Name, in.Actor,
-		func(it matchedItem, detail string) {
-			rep.add(SettlementItem{Category: CategoryAlreadyReconciled, Line: it.Line, AuthID: it.id,
-				FileAmount: &it.amount, FileCurrency: it.amount.Currency.Code, Detail: detail})
-		})
-}
 
 // recordText is s fit for a record: at most recordNameMax bytes,
 // printable, else def.
