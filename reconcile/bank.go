@@ -42,10 +42,12 @@ type BankInput struct {
 type BankReport struct {
 	File   SettlementFile `json:"file"`
 	ShopNo string         `json:"shopNo"`
-	fileReport[BankItem, BankCounts, *BankCounts]
+	fileReport[BankItem, BankCounts]
 }
 
-// BankCounts counts the lines and deposits of each category.
+// BankCounts counts the lines and deposits of each category,
+// under its JSON name (categoriesOf: the text report and the counting
+// read the fields by it; matched first).
 type BankCounts struct {
 	Matched           int64 `json:"matched"`
 	AmountDiffers     int64 `json:"amount_differs"`
@@ -60,16 +62,8 @@ type BankCounts struct {
 	EmptyFile         int64 `json:"empty_file"`
 }
 
-func (c *BankCounts) categories() []categoryCount {
-	return []categoryCount{{CategoryMatched, &c.Matched}, {CategoryAmountDiffers, &c.AmountDiffers},
-		{CategoryCurrencyDiffers, &c.CurrencyDiffers}, {CategoryDateDiffers, &c.DateDiffers}, {CategoryOutsidePeriod, &c.OutsidePeriod},
-		{CategoryAlreadyReconciled, &c.AlreadyReconciled}, {CategoryMissingInLedger, &c.MissingInLedger},
-		{CategoryMissingInFile, &c.MissingInFile}, {CategoryDuplicateInFile, &c.DuplicateInFile}, {CategoryInvalidRow, &c.InvalidRow},
-		{CategoryEmptyFile, &c.EmptyFile}}
-}
-
 // ToAct is every count but matched.
-func (c BankCounts) ToAct() int64 { return toAct(c.categories()) }
+func (c BankCounts) ToAct() int64 { return toAct(categoriesOf(&c)) }
 
 // BankItem is one bank line or deposit that did not match.
 type BankItem struct {

@@ -57,6 +57,19 @@ func (s *keyedScreen) screen(id *string, line int64, problem string, amount post
 	return "", ""
 }
 
+// screenKeyed is a keyed matcher's screen: keyedScreen's finding about
+// the row (id: its key, which the screen may clone), and the row's item
+// (made by item, added by add) when the row stops there. It reports
+// whether the row goes on to the ledger.
+func screenKeyed[I any](s *keyedScreen, add func(I), item func(category, detail string, valid bool) I,
+	id *string, line int64, problem string, amount postings.Money, day time.Time, date string) bool {
+	category, detail := s.screen(id, line, problem, amount, day, date)
+	if category != "" {
+		add(item(category, detail, problem == ""))
+	}
+	return category == ""
+}
+
 // lookUp asks the ledger about a batch of rows by their ids: one answer
 // per row, in order (what names the ids in the error when it is not).
 func lookUp[R, E any](ctx context.Context, rows []R, id func(*R) string, read func(context.Context, []string) ([]E, error),

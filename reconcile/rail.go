@@ -73,10 +73,12 @@ type RailInput struct {
 // RailReport is what a rail report reconciliation found.
 type RailReport struct {
 	File SettlementFile `json:"file"`
-	fileReport[RailItem, RailCounts, *RailCounts]
+	fileReport[RailItem, RailCounts]
 }
 
-// RailCounts counts the rows and entries of each category.
+// RailCounts counts the rows and entries of each category,
+// under its JSON name (categoriesOf: the text report and the counting
+// read the fields by it; matched first).
 type RailCounts struct {
 	Matched           int64 `json:"matched"`
 	StatusDiffers     int64 `json:"status_differs"`
@@ -92,16 +94,8 @@ type RailCounts struct {
 	EmptyFile         int64 `json:"empty_file"`
 }
 
-func (c *RailCounts) categories() []categoryCount {
-	return []categoryCount{{CategoryMatched, &c.Matched}, {CategoryStatusDiffers, &c.StatusDiffers}, {CategoryAmountDiffers, &c.AmountDiffers},
-		{CategoryFeeDiffers, &c.FeeDiffers}, {CategoryDateDiffers, &c.DateDiffers}, {CategoryOutsidePeriod, &c.OutsidePeriod},
-		{CategoryAlreadyReconciled, &c.AlreadyReconciled}, {CategoryMissingInLedger, &c.MissingInLedger},
-		{CategoryMissingInFile, &c.MissingInFile}, {CategoryDuplicateInFile, &c.DuplicateInFile}, {CategoryInvalidRow, &c.InvalidRow},
-		{CategoryEmptyFile, &c.EmptyFile}}
-}
-
 // ToAct is every count but matched.
-func (c RailCounts) ToAct() int64 { return toAct(c.categories()) }
+func (c RailCounts) ToAct() int64 { return toAct(categoriesOf(&c)) }
 
 // RailItem is one row or entry that did not match.
 type RailItem struct {

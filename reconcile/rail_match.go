@@ -16,15 +16,6 @@ type railMatcher struct {
 	src RailSource
 }
 
-// screen decides what the file alone decides about a row.
-func (m *railMatcher) screen(row *railRow, problem string) bool {
-	category, detail := m.keyedScreen.screen(&row.txID, row.line, problem, row.amount, row.day, row.date)
-	if category != "" {
-		m.rep.add(row.item(category, detail, problem == ""))
-	}
-	return category == ""
-}
-
 // item is the row as an item of the report (valid: its amounts were read).
 func (row *railRow) item(category, detail string, valid bool) RailItem {
 	it := RailItem{Category: category, Line: row.line, TxID: row.txID, Status: row.status, Date: row.date, Detail: detail}
@@ -33,6 +24,11 @@ func (row *railRow) item(category, detail string, valid bool) RailItem {
 		it.FileAmount, it.FileFee = &amount, &fee
 	}
 	return it
+}
+
+// screen decides what the file alone decides about a row.
+func (m *railMatcher) screen(row *railRow, problem string) bool {
+	return screenKeyed(&m.keyedScreen, m.rep.add, row.item, &row.txID, row.line, problem, row.amount, row.day, row.date)
 }
 
 // match compares a batch of rows with their entries and earlier runs.

@@ -66,10 +66,12 @@ type RefundInput struct {
 // RefundReport is what a refund file reconciliation found.
 type RefundReport struct {
 	File SettlementFile `json:"file"`
-	fileReport[RefundItem, RefundCounts, *RefundCounts]
+	fileReport[RefundItem, RefundCounts]
 }
 
-// RefundCounts counts the rows and entries of each category.
+// RefundCounts counts the rows and entries of each category,
+// under its JSON name (categoriesOf: the text report and the counting
+// read the fields by it; matched first).
 type RefundCounts struct {
 	Matched           int64 `json:"matched"`
 	AmountDiffers     int64 `json:"amount_differs"`
@@ -85,15 +87,8 @@ type RefundCounts struct {
 	EmptyFile         int64 `json:"empty_file"`
 }
 
-func (c *RefundCounts) categories() []categoryCount {
-	return []categoryCount{{CategoryMatched, &c.Matched}, {CategoryAmountDiffers, &c.AmountDiffers}, {CategoryCardDiffers, &c.CardDiffers},
-		{CategoryDateDiffers, &c.DateDiffers}, {CategoryOutsidePeriod, &c.OutsidePeriod}, {CategoryAlreadyReconciled, &c.AlreadyReconciled},
-		{CategoryTestMerchant, &c.TestMerchant}, {CategoryMissingInLedger, &c.MissingInLedger}, {CategoryMissingInFile, &c.MissingInFile},
-		{CategoryDuplicateInFile, &c.DuplicateInFile}, {CategoryInvalidRow, &c.InvalidRow}, {CategoryEmptyFile, &c.EmptyFile}}
-}
-
 // ToAct is every count but matched.
-func (c RefundCounts) ToAct() int64 { return toAct(c.categories()) }
+func (c RefundCounts) ToAct() int64 { return toAct(categoriesOf(&c)) }
 
 // RefundItem is one row or refund that did not match.
 type RefundItem struct {

@@ -16,15 +16,6 @@ type refundMatcher struct {
 	src RefundSource
 }
 
-// screen decides what the file alone decides about a row.
-func (m *refundMatcher) screen(row *refundRow, problem string) bool {
-	category, detail := m.keyedScreen.screen(&row.messageID, row.line, problem, row.amount, row.day, row.date)
-	if category != "" {
-		m.rep.add(row.item(category, detail, problem == ""))
-	}
-	return category == ""
-}
-
 // item is the row as an item of the report (valid: its amount was read).
 func (row *refundRow) item(category, detail string, valid bool) RefundItem {
 	it := RefundItem{Category: category, Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, Detail: detail}
@@ -33,6 +24,11 @@ func (row *refundRow) item(category, detail string, valid bool) RefundItem {
 		it.FileAmount = &amount
 	}
 	return it
+}
+
+// screen decides what the file alone decides about a row.
+func (m *refundMatcher) screen(row *refundRow, problem string) bool {
+	return screenKeyed(&m.keyedScreen, m.rep.add, row.item, &row.messageID, row.line, problem, row.amount, row.day, row.date)
 }
 
 // match compares a batch of rows with their refunds and earlier runs.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ import (
 // AlreadyRecorded; nil when nothing was recorded) and the verdict — in
 // that order in JSON — with the matched rows a run records and the spec
 // of its kind of report.
-type fileReport[I reportItem, C any, PC reportCounts[C]] struct {
+type fileReport[I reportItem, C any] struct {
 	Rows int64  `json:"rows"` // data rows read, the header excluded
 	From string `json:"from"` // the period reconciled (YYYY-MM-DD, UTC), first day
 	To   string `json:"to"`   // and last day, included
@@ -49,13 +50,6 @@ type reportItem interface {
 	key() (category string, line int64)
 }
 
-// reportCounts is a report's counts: their counters, matched first, in
-// the order the text report prints them.
-type reportCounts[C any] interface {
-	*C
-	categories() []categoryCount
-}
-
 // reportSpec is what tells one kind of report from another beyond its
 // columns: the run's kind, how the verdict names the file ("file",
 // "statement", "report") and the ledger's side ("clearings", "deposits",
@@ -68,60 +62,58 @@ type reportSpec[I any] struct {
 	taken                   func(it matchedItem, detail string) I
 }
 
-func newFileReport[I reportItem, C any, PC reportCounts[C]](p Period, spec *reportSpec[I]) fileReport[I, C, PC] {
-	return fileReport[I, C, PC]{From: p.From.Format(time.DateOnly), To: p.To.Format(time.DateOnly), currencyTotals: newCurrencyTotals(),
+func newFileReport[I reportItem, C any](p Period, spec *reportSpec[I]) fileReport[I, C] {
+	return fileReport[I, C]{From: p.From.Format(time.DateOnly), To: p.To.Format(time.DateOnly), currencyTotals: newCurrencyTotals(),
 		Items: []I{}, spec: spec}
 }
 
 // period is the period as a report names it.
-func (r *fileReport[I, C, PC]) period() string { return periodText(r.From, r.To) }
+func (r *fileReport[I, C]) period() string { return periodText(r.From, r.To) }
 
-func (r *fileReport[I, C, PC]) counts() []categoryCount { return PC(&r.Counts).categories() }
+func (r *fileReport[I, C]) counts() []categoryCount { return categoriesOf(&r.Counts) }
 
 // OK reports whether every row matched and the ledger lacks nothing.
-func (r *fileReport[I, C, PC]) OK() bool { return toAct(r.counts()) == 0 }
+func (r *fileReport[I, C]) OK() bool { return toAct(r.counts()) == 0 }
 
 // add counts an item under its category (an unknown one, or matched, is a
 // bug) and lists it while there is room.
-func (r *fileReport[I, C, PC]) add(it I) {
+func (r *fileReport[I, C]) add(it I) {
 	category, _ := it.key()
-	for _, c := range r.counts()[1:] {
-		if c.name == category {
-			*c.n++
-			listItem(&r.Items, &r.ItemsOmitted, it)
-			return
-		}
+	n := r.counter(category)
+	if n == nil || category == CategoryMatched {
+		panic("reconcile: unknown category " + category)
 	}
-	panic("reconcile: unknown category " + category)
+	*n++
+	listItem(&r.Items, &r.ItemsOmitted, it)
 }
 
-// count is the count of a category.
-func (r *fileReport[I, C, PC]) count(category string) int64 {
+// counter is a category's counter (nil: the report has no such category).
+func (r *fileReport[I, C]) counter(category string) *int64 {
 	for _, c := range r.counts() {
 		if c.name == category {
-			return *c.n
+			return c.n
 		}
 	}
-	return 0
+	return nil
 }
 
 // sortItems orders the items by their category's rank (the file as a
 // whole, money counted twice or wrongly, what is missing, then the file's
 // own faults), then by the file's line (the ledger's order for
 // missing_in_file).
-func (r *fileReport[I, C, PC]) sortItems() {
+func (r *fileReport[I, C]) sortItems() {
 	sortByRank(r.Items, r.spec.rank, func(it *I) (string, int64) { return (*it).key() })
 }
 
 // finish gives the verdict: discrepancies when any row or ledger item
 // needs a person, else matched, saying of what.
-func (r *fileReport[I, C, PC]) finish() {
+func (r *fileReport[I, C]) finish() {
 	none := r.spec.none
 	if none == "" {
 		none = "none of the " + r.spec.items
 	}
 	if toAct := toAct(r.counts()); toAct > 0 {
-		r.Verdict = discrepanciesVerdict(toAct, r.Rows+r.count(CategoryMissingInFile)+r.count(CategoryEmptyFile))
+		r.Verdict = discrepanciesVerdict(toAct, r.Rows+*r.counter(CategoryMissingInFile)+*r.counter(CategoryEmptyFile))
 		return
 	}
 	if r.Rows == 0 {
@@ -133,7 +125,7 @@ func (r *fileReport[I, C, PC]) finish() {
 }
 
 // RecordLine says what was recorded, for the text report and the console.
-func (r *fileReport[I, C, PC]) RecordLine() string {
+func (r *fileReport[I, C]) RecordLine() string {
 	var items string
 	if r.spec != nil { // nil: a report not made by a reconciliation (decoded)
 		items = r.spec.items
@@ -142,8 +134,8 @@ func (r *fileReport[I, C, PC]) RecordLine() string {
 }
 
 // matchedRow counts a row that matched and keeps it for the run.
-func (r *fileReport[I, C, PC]) matchedRow(it matchedItem) {
-	*r.counts()[0].n++
+func (r *fileReport[I, C]) matchedRow(it matchedItem) {
+	*r.counter(CategoryMatched)++
 	r.sum(it.amount).addMatched(it.amount.Minor)
 	r.matched = append(r.matched, it)
 }
@@ -153,7 +145,7 @@ func (r *fileReport[I, C, PC]) matchedRow(it matchedItem) {
 // very file). An entry another run recorded meanwhile is no longer
 // matched: it leaves the matched count and totals and is listed as
 // already_reconciled (the spec's taken item); nothing is recorded then.
-func (r *fileReport[I, C, PC]) record(ctx context.Context, fr *fileRun, sum []byte, name, actor string) error {
+func (r *fileReport[I, C]) record(ctx context.Context, fr *fileRun, sum []byte, name, actor string) error {
 	if fr.rec == nil {
 		return nil
 	}
@@ -169,7 +161,7 @@ func (r *fileReport[I, C, PC]) record(ctx context.Context, fr *fileRun, sum []by
 	r.Recorded, r.AlreadyRecorded = recorded, already
 	for _, it := range r.matched {
 		if c, ok := claims[it.EntryID]; ok {
-			*r.counts()[0].n--
+			*r.counter(CategoryMatched)--
 			r.totals[it.amount.Currency.Code].subMatched(it.amount.Minor)
 			r.add(r.spec.taken(it, claimedDetail(c)))
 		}
@@ -183,7 +175,7 @@ func (r *fileReport[I, C, PC]) record(ctx context.Context, fr *fileRun, sum []by
 // column), each item to act on (its cells under header; right: the
 // columns set to the right), the counts, what was recorded, the verdict
 // last.
-func (r *fileReport[I, C, PC]) writeText(w io.Writer, head, ledgerItems string, header []string, right []int, cells func(*I) []string) error {
+func (r *fileReport[I, C]) writeText(w io.Writer, head, ledgerItems string, header []string, right []int, cells func(*I) []string) error {
 	fmt.Fprintf(w, "%s\n\n", head)
 	if err := r.writeTotals(w, ledgerItems); err != nil {
 		return err
@@ -209,19 +201,33 @@ type matchedItem struct {
 	id     string // the row's key where its taken item names it (the settlement file's auth id)
 }
 
-// categoryCount is one category's counter in a report's counts; a
-// report's list starts with matched and goes in the order the text
-// report prints them.
+// categoryCount is one category's counter in a report's counts.
 type categoryCount struct {
 	name string
 	n    *int64
 }
 
+// categoriesOf lists the counters of a report's counts (counts: a pointer
+// to a struct of int64 fields) under their JSON names, which are the
+// categories, in the struct's order, which is the text report's: so that
+// the JSON, the text and the counting cannot disagree on a category.
+func categoriesOf(counts any) []categoryCount {
+	v := reflect.ValueOf(counts).Elem()
+	out := make([]categoryCount, v.NumField())
+	for i := range out {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		out[i] = categoryCount{name, v.Field(i).Addr().Interface().(*int64)}
+	}
+	return out
+}
+
 // toAct is every count but matched.
 func toAct(counts []categoryCount) int64 {
 	var n int64
-	for _, c := range counts[1:] {
-		n += *c.n
+	for _, c := range counts {
+		if c.name != CategoryMatched {
+			n += *c.n
+		}
 	}
 	return n
 }

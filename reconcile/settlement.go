@@ -48,7 +48,7 @@ const (
 // fileRecord).
 type SettlementReport struct {
 	File SettlementFile `json:"file"`
-	fileReport[SettlementItem, SettlementCounts, *SettlementCounts]
+	fileReport[SettlementItem, SettlementCounts]
 }
 
 // SettlementFile names the file reconciled.
@@ -57,7 +57,9 @@ type SettlementFile struct {
 	SHA256 string `json:"sha256"`
 }
 
-// SettlementCounts counts the rows and clearings of each category.
+// SettlementCounts counts the rows and clearings of each category,
+// under its JSON name (categoriesOf: the text report and the counting
+// read the fields by it; matched first).
 type SettlementCounts struct {
 	Matched           int64 `json:"matched"`
 	AmountDiffers     int64 `json:"amount_differs"`
@@ -72,15 +74,8 @@ type SettlementCounts struct {
 	EmptyFile         int64 `json:"empty_file"`
 }
 
-func (c *SettlementCounts) categories() []categoryCount {
-	return []categoryCount{{CategoryMatched, &c.Matched}, {CategoryAmountDiffers, &c.AmountDiffers}, {CategoryDateDiffers, &c.DateDiffers},
-		{CategoryOutsidePeriod, &c.OutsidePeriod}, {CategoryAlreadyReconciled, &c.AlreadyReconciled}, {CategoryTestMerchant, &c.TestMerchant},
-		{CategoryMissingInLedger, &c.MissingInLedger}, {CategoryMissingInFile, &c.MissingInFile},
-		{CategoryDuplicateInFile, &c.DuplicateInFile}, {CategoryInvalidRow, &c.InvalidRow}, {CategoryEmptyFile, &c.EmptyFile}}
-}
-
 // ToAct is every count but matched.
-func (c SettlementCounts) ToAct() int64 { return toAct(c.categories()) }
+func (c SettlementCounts) ToAct() int64 { return toAct(categoriesOf(&c)) }
 
 // SettlementTotal is one currency's totals, file against ledger: the
 // file's readable, distinct rows; the ledger's clearings of the period (in
@@ -207,15 +202,6 @@ func fileSHA256(f io.ReadSeeker) ([]byte, error) {
 
 // screen handles what the file alone decides about a row (keyedScreen):
 // invalid, duplicate, outside the period. It reports whether the row goes
-// on to the ledger, with its authorization id the seen map's copy.
-func (m *matcher) screen(row *settlementRow, problem string) bool {
-	category, detail := m.keyedScreen.screen(&row.authID, row.line, problem, row.amount, row.day, row.date)
-	if category != "" {
-		m.rep.add(row.item(category, detail, problem == ""))
-	}
-	return category == ""
-}
-
 // item is the row as an item of the report (valid: its amount was read).
 func (row *settlementRow) item(category, detail string, valid bool) SettlementItem {
 	it := SettlementItem{Category: category, Line: row.line, MessageID: row.messageID, AuthID: row.authID, Date: row.date, Detail: detail}
@@ -224,4 +210,9 @@ func (row *settlementRow) item(category, detail string, valid bool) SettlementIt
 		it.FileAmount, it.FileCurrency = &amount, amount.Currency.Code
 	}
 	return it
+}
+
+// on to the ledger, with its authorization id the seen map's copy.
+func (m *matcher) screen(row *settlementRow, problem string) bool {
+	return screenKeyed(&m.keyedScreen, m.rep.add, row.item, &row.authID, row.line, problem, row.amount, row.day, row.date)
 }
