@@ -81,18 +81,7 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 		return cliError(err)
 	}
 	rep.ShopNo = m.ShopNo
-	if *asJSON {
-		err = printJSON(e, rep)
-	} else {
-		err = rep.WriteText(e.stdout)
-	}
-	if err != nil {
-		return err
-	}
-	if !rep.OK() {
-		return &exitError{code: 1, msg: fmt.Sprintf("the statement does not reconcile: %d accounts mismatch", rep.Mismatches)}
-	}
-	return nil
+	return printReconciliation(e, *asJSON, rep, fmt.Sprintf("the statement does not reconcile: %d accounts mismatch", rep.Mismatches))
 }
 
 // parseDay parses a UTC day in the range of postings.ParseDay (a year
