@@ -78,6 +78,21 @@ func fakePage[E any](entries []E, from, to time.Time, after reconcile.Settlement
 	return out
 }
 
+// fakeByID is a fake source's answer by ids: for each id in order, the
+// entry whose id (idOf) it is, else unknown(id).
+func fakeByID[E any](entries []E, ids []string, idOf func(*E) string, unknown func(id string) E) []E {
+	out := make([]E, len(ids))
+	for i, id := range ids {
+		out[i] = unknown(id)
+		for j := range entries {
+			if id != "" && idOf(&entries[j]) == id {
+				out[i] = entries[j]
+			}
+		}
+	}
+	return out
+}
+
 // reportCase is what a category table test checks of a report.
 type reportCase struct {
 	categories []string // the items', in order
