@@ -106,11 +106,7 @@ func bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*Ban
 		fileReport: newFileReport[BankItem, BankCounts](period, &bankSpec)}
 	m := &bankMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, period: period, merchant: in.Merchant,
 		named: map[string]int64{}, namedEntries: map[int64]bool{}, invalidRefs: map[string]bool{}}
-	record, err := m.recorder(ctx, KindBankDeposit, sum, func(ctx context.Context) error { return rep.record(ctx, &m.fileRun, sum, in.Name, in.Actor) })
-	if err != nil {
-		return nil, err
-	}
-	if err := reconcileLines(ctx, p, &rep.Rows, parseBankRow, m, rep, record); err != nil {
+	if err := reconcileFile(ctx, &m.fileRun, p, sum, in.Name, in.Actor, parseBankRow, m, rep); err != nil {
 		return nil, err
 	}
 	return rep, nil

@@ -118,22 +118,6 @@ func (r *fileRun) claimedBefore(claims map[int64]Claim, entry int64) (Claim, boo
 	return c, ok && (r.sameRun == nil || c.Run.ID != r.sameRun.ID)
 }
 
-// recorder is the record step of a file of kind with this SHA-256: nil
-// when there are no records (nothing recorded), else record, after
-// finding the run that recorded the very same file before, if any.
-func (r *fileRun) recorder(ctx context.Context, kind string, sum []byte,
-	record func(context.Context) error) (func(context.Context) error, error) {
-	if r.rec == nil {
-		return nil, nil
-	}
-	run, err := r.rec.RunByFile(ctx, kind, sum)
-	if err != nil {
-		return nil, err
-	}
-	r.sameRun = run
-	return record, nil
-}
-
 // trimCells trims a record's cells; a record the CSV reader spoiled is
 // its problem.
 func trimCells(rec []string, readErr error, header []string) string {

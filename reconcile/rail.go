@@ -135,13 +135,11 @@ func rail(ctx context.Context, src RailSource, rec *Records, in RailInput) (*Rai
 	if err != nil {
 		return nil, err
 	}
-	rep := &RailReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileReport: newFileReport[RailItem, RailCounts](period, &railSpec)}
-	m := &railMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "report", "remittance")}
-	record, err := m.recorder(ctx, KindRailRemittance, sum, func(ctx context.Context) error { return rep.record(ctx, &m.fileRun, sum, in.Name, in.Actor) })
-	if err != nil {
-		return nil, err
-	}
-	return rep, reconcileLines(ctx, p, &rep.Rows, parseRailRow, m, rep, record)
+	rep := &RailReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
+		fileReport: newFileReport[RailItem, RailCounts](period, &railSpec)}
+	m := &railMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec},
+		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "report", "remittance")}
+	return rep, reconcileFile(ctx, &m.fileRun, p, sum, in.Name, in.Actor, parseRailRow, m, rep)
 }
 
 // parseRailRow reads one row; problem is empty when it is valid. A field

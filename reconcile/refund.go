@@ -127,14 +127,11 @@ func refunds(ctx context.Context, src RefundSource, rec *Records, in RefundInput
 	if err != nil {
 		return nil, err
 	}
-	rep := &RefundReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileReport: newFileReport[RefundItem, RefundCounts](period, &refundSpec)}
+	rep := &RefundReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
+		fileReport: newFileReport[RefundItem, RefundCounts](period, &refundSpec)}
 	m := &refundMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec},
 		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "refund message")}
-	record, err := m.recorder(ctx, KindNetworkRefund, sum, func(ctx context.Context) error { return rep.record(ctx, &m.fileRun, sum, in.Name, in.Actor) })
-	if err != nil {
-		return nil, err
-	}
-	return rep, reconcileLines(ctx, p, &rep.Rows, parseRefundRow, m, rep, record)
+	return rep, reconcileFile(ctx, &m.fileRun, p, sum, in.Name, in.Actor, parseRefundRow, m, rep)
 }
 
 // parseRefundRow reads one row; problem is empty when it is valid. A

@@ -103,10 +103,10 @@ func writeVerdict(w io.Writer, counts, recorded string, v Verdict) error {
 	return err
 }
 
-// lineMatcher and lineReport are what reconcileLines drives: a
+// lineMatcher and lineReport are what reconcileFile drives: a
 // settlement file's, a bank statement's, a rail report's or a refund
-// file's matcher and report. screen may rewrite the row (its id, cloned
-// out of the line's memory).
+// file's matcher and report (fileReport). screen may rewrite the row (its
+// id, cloned out of the line's memory).
 type lineMatcher[T any] interface {
 	screen(*T, string) bool
 	match(context.Context, []T) error
@@ -114,26 +114,33 @@ type lineMatcher[T any] interface {
 }
 
 type lineReport interface {
+	rowsRead() *int64
 	finishTotals()
 	OK() bool
 	sortItems()
 	finish() // sets the verdict
+	startRun(ctx context.Context, fr *fileRun, sum []byte) error
+	record(ctx context.Context, fr *fileRun, sum []byte, name, actor string) error
 }
 
-// reconcileLines reads and matches the file's lines, then the ledger's
-// side, sums the totals, records a file that matched (record nil: no
-// records), and orders the items and gives the verdict.
-func reconcileLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func(int64, []string, error) (T, string),
-	m lineMatcher[T], rep lineReport, record func(context.Context) error) error {
-	if err := readLines(ctx, p, rows, parse, m.screen, m.match); err != nil {
+// reconcileFile reads and matches the file's lines (p: opened; sum: its
+// SHA-256; name and actor as recorded), then the ledger's side, sums the
+// totals, records a file that matched (without records, nothing), and
+// orders the items and gives the verdict.
+func reconcileFile[T any](ctx context.Context, fr *fileRun, p *csvParser, sum []byte, name, actor string,
+	parse func(int64, []string, error) (T, string), m lineMatcher[T], rep lineReport) error {
+	if err := rep.startRun(ctx, fr, sum); err != nil {
+		return err
+	}
+	if err := readLines(ctx, p, rep.rowsRead(), parse, m.screen, m.match); err != nil {
 		return err
 	}
 	if err := m.missingInFile(ctx); err != nil {
 		return err
 	}
 	rep.finishTotals()
-	if rep.OK() && record != nil {
-		if err := record(ctx); err != nil {
+	if rep.OK() {
+		if err := rep.record(ctx, fr, sum, name, actor); err != nil {
 			return err
 		}
 	}

@@ -133,6 +133,19 @@ func (r *fileReport[I, C]) RecordLine() string {
 	return recordedText(r.Recorded, r.AlreadyRecorded, r.OK(), items)
 }
 
+func (r *fileReport[I, C]) rowsRead() *int64 { return &r.Rows }
+
+// startRun finds the run that recorded this very file before, if any
+// (without records, none).
+func (r *fileReport[I, C]) startRun(ctx context.Context, fr *fileRun, sum []byte) error {
+	if fr.rec == nil {
+		return nil
+	}
+	var err error
+	fr.sameRun, err = fr.rec.RunByFile(ctx, r.spec.kind, sum)
+	return err
+}
+
 // matchedRow counts a row that matched and keeps it for the run.
 func (r *fileReport[I, C]) matchedRow(it matchedItem) {
 	*r.counter(CategoryMatched)++

@@ -176,13 +176,11 @@ func Settlement(ctx context.Context, src SettlementSource, rec *Records, in Sett
 	if err != nil {
 		return nil, err
 	}
-	rep := &SettlementReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, fileReport: newFileReport[SettlementItem, SettlementCounts](period, &settlementSpec)}
-	m := &matcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "authorization")}
-	record, err := m.recorder(ctx, KindCardClearing, sum, func(ctx context.Context) error { return rep.record(ctx, &m.fileRun, sum, in.Name, in.Actor) })
-	if err != nil {
-		return nil, err
-	}
-	if err := reconcileLines(ctx, p, &rep.Rows, parseSettlementRow, m, rep, record); err != nil {
+	rep := &SettlementReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
+		fileReport: newFileReport[SettlementItem, SettlementCounts](period, &settlementSpec)}
+	m := &matcher{rep: rep, src: src, fileRun: fileRun{rec: rec},
+		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "authorization")}
+	if err := reconcileFile(ctx, &m.fileRun, p, sum, in.Name, in.Actor, parseSettlementRow, m, rep); err != nil {
 		return nil, err
 	}
 	return rep, nil
