@@ -70,6 +70,37 @@ func screenKeyed[I any](s *keyedScreen, add func(I), item func(category, detail 
 	return category == ""
 }
 
+// keyedLookup is how a keyed file's rows find their entries: the row's
+// id, the source's answer for a batch of ids (what names them in an
+// error), the entry's id when it can be claimed, and the record kind whose
+// earlier claims count.
+type keyedLookup[R, E any] struct {
+	kind, what string
+	id         func(*R) string
+	read       func(context.Context, []string) ([]E, error)
+	entry      func(*E) (int64, bool)
+}
+
+// match looks a batch of rows up and hands each, with its entry and the
+// earlier runs' claims on the batch, to decide.
+func (k keyedLookup[R, E]) match(ctx context.Context, fr *fileRun, rows []R, decide func(row *R, e *E, claims map[int64]Claim)) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	found, err := lookUp(ctx, rows, k.id, k.read, k.what)
+	if err != nil {
+		return err
+	}
+	claims, err := claimsOf(ctx, fr.rec, k.kind, found, k.entry)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		decide(&rows[i], &found[i], claims)
+	}
+	return nil
+}
+
 // lookUp asks the ledger about a batch of rows by their ids: one answer
 // per row, in order (what names the ids in the error when it is not).
 func lookUp[R, E any](ctx context.Context, rows []R, id func(*R) string, read func(context.Context, []string) ([]E, error),

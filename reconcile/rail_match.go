@@ -33,30 +33,18 @@ func (m *railMatcher) screen(row *railRow, problem string) bool {
 
 // match compares a batch of rows with their entries and earlier runs.
 func (m *railMatcher) match(ctx context.Context, rows []railRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	found, err := lookUp(ctx, rows, func(r *railRow) string { return r.txID }, m.src.RailEntriesByTx, "remittances")
-	if err != nil {
-		return err
-	}
-	claims, err := claimsOf(ctx, m.rec, KindRailRemittance, found, func(e *RailEntry) (int64, bool) { return e.EntryID, e.Found })
-	if err != nil {
-		return err
-	}
-	for i, row := range rows {
-		e := &found[i]
+	k := keyedLookup[railRow, RailEntry]{kind: KindRailRemittance, what: "remittances", id: func(r *railRow) string { return r.txID },
+		read: m.src.RailEntriesByTx, entry: func(e *RailEntry) (int64, bool) { return e.EntryID, e.Found }}
+	return k.match(ctx, &m.fileRun, rows, func(row *railRow, e *RailEntry, claims map[int64]Claim) {
 		item := row.item("", "", true)
 		item.describe(e)
-		if category, detail := m.classify(row, e, claims); category != CategoryMatched {
+		if category, detail := m.classify(*row, e, claims); category != CategoryMatched {
 			item.Category, item.Detail = category, detail
 			m.rep.add(item)
-			continue
+			return
 		}
-		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line},
-			amount: row.amount})
-	}
-	return nil
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line}, amount: row.amount})
+	})
 }
 
 // railKind is the entry each outcome books.

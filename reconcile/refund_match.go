@@ -33,30 +33,18 @@ func (m *refundMatcher) screen(row *refundRow, problem string) bool {
 
 // match compares a batch of rows with their refunds and earlier runs.
 func (m *refundMatcher) match(ctx context.Context, rows []refundRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	found, err := lookUp(ctx, rows, func(r *refundRow) string { return r.messageID }, m.src.RefundsByMessage, "refunds")
-	if err != nil {
-		return err
-	}
-	claims, err := claimsOf(ctx, m.rec, KindNetworkRefund, found, func(e *RefundEntry) (int64, bool) { return e.EntryID, e.Found && !e.Test })
-	if err != nil {
-		return err
-	}
-	for i, row := range rows {
-		e := &found[i]
+	k := keyedLookup[refundRow, RefundEntry]{kind: KindNetworkRefund, what: "refunds", id: func(r *refundRow) string { return r.messageID },
+		read: m.src.RefundsByMessage, entry: func(e *RefundEntry) (int64, bool) { return e.EntryID, e.Found && !e.Test }}
+	return k.match(ctx, &m.fileRun, rows, func(row *refundRow, e *RefundEntry, claims map[int64]Claim) {
 		item := row.item("", "", true)
 		item.describe(e)
-		if category, detail := m.classify(row, e, claims); category != CategoryMatched {
+		if category, detail := m.classify(*row, e, claims); category != CategoryMatched {
 			item.Category, item.Detail = category, detail
 			m.rep.add(item)
-			continue
+			return
 		}
-		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line},
-			amount: row.amount})
-	}
-	return nil
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line}, amount: row.amount})
+	})
 }
 
 // classify decides a row: the most serious finding first. A refund

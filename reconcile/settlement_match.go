@@ -21,35 +21,22 @@ type matcher struct {
 // match compares a batch of rows with their CARD_SETTLE entries and with
 // the records of earlier runs.
 func (m *matcher) match(ctx context.Context, rows []settlementRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	found, err := lookUp(ctx, rows, func(r *settlementRow) string { return r.authID }, m.src.SettlementsByAuth, "authorizations")
-	if err != nil {
-		return err
-	}
-	claims, err := claimsOf(ctx, m.rec, KindCardClearing, found, func(s *LedgerSettlement) (int64, bool) { return s.EntryID, s.Found && !s.Test })
-	if err != nil {
-		return err
-	}
-	for i, row := range rows {
-		s := &found[i]
+	k := keyedLookup[settlementRow, LedgerSettlement]{kind: KindCardClearing, what: "authorizations", id: func(r *settlementRow) string { return r.authID },
+		read: m.src.SettlementsByAuth, entry: func(e *LedgerSettlement) (int64, bool) { return e.EntryID, e.Found && !e.Test }}
+	return k.match(ctx, &m.fileRun, rows, func(row *settlementRow, e *LedgerSettlement, claims map[int64]Claim) {
 		item := row.item("", "", true)
-		if s.Found {
-			item.describeEntry(s)
+		if e.Found {
+			item.describeEntry(e)
 		} else {
-			item.ShopNo = s.ShopNo // a test merchant's authorization names its shop
+			item.ShopNo = e.ShopNo // a test merchant's authorization names its shop
 		}
-		category, detail := m.classify(row, s, claims, &item)
-		if category != CategoryMatched {
+		if category, detail := m.classify(*row, e, claims, &item); category != CategoryMatched {
 			item.Category, item.Detail = category, detail
 			m.rep.add(item)
-			continue
+			return
 		}
-		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: s.EntryID, Line: row.line},
-			amount: row.amount, id: row.authID})
-	}
-	return nil
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line}, amount: row.amount, id: row.authID})
+	})
 }
 
 // classify decides a row the ledger has seen: the most serious finding
