@@ -54,6 +54,17 @@ func (g *gateway) wantUnusable(want string, args ...string) {
 	}
 }
 
+// wantQuietDay: `gateway reconcile KIND` of a file with only its period
+// line and header (header), on a day the ledger has nothing of, matches
+// (exit status 0) under its title; the file is written into dir.
+func (g *gateway) wantQuietDay(dir, kind, header, title string) {
+	g.t.Helper()
+	out := g.mustRun("reconcile", kind, "--file", writeFile(g.t, dir, "quiet.csv", header))
+	if !strings.Contains(out, title+" quiet.csv") || !strings.HasSuffix(out, "(exit status 0)\n") {
+		g.t.Errorf("a quiet day:\n%s", out)
+	}
+}
+
 func writeFile(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)

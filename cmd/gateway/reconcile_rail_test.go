@@ -14,10 +14,7 @@ func TestReconcileRailCommand(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string { return writeFile(t, dir, name, body) }
 	header := "# period: 2001-02-03\ntx_id,status,amount,fee,currency,date\n"
-	out := g.mustRun("reconcile", "rail", "--file", write("quiet.csv", header))
-	if !strings.Contains(out, "Rail report quiet.csv") || !strings.HasSuffix(out, "(exit status 0)\n") {
-		t.Errorf("a quiet day:\n%s", out)
-	}
+	g.wantQuietDay(dir, "rail", header, "Rail report")
 	r := g.run("reconcile", "rail", "--file", write("extra.csv", header+"rmt_00000000000000000000,SETTLED,1.00,0.10,USD,2001-02-03\n"))
 	if r.code() != 1 || !strings.Contains(r.stdout, "missing_in_ledger") || !strings.Contains(r.stdout, "no such remittance") {
 		t.Errorf("an unknown remittance: exit %d\n%s", r.code(), r.stdout)

@@ -14,10 +14,7 @@ func TestReconcileRefundsCommand(t *testing.T) {
 	g := newGateway(t)
 	dir := t.TempDir()
 	header := "# period: 2001-02-03\nmessage_id,card_no,amount,currency,date\n"
-	out := g.mustRun("reconcile", "refunds", "--file", writeFile(t, dir, "quiet.csv", header))
-	if !strings.Contains(out, "Refund file quiet.csv") || !strings.HasSuffix(out, "(exit status 0)\n") {
-		t.Errorf("a quiet day:\n%s", out)
-	}
+	g.wantQuietDay(dir, "refunds", header, "Refund file")
 	r := g.run("reconcile", "refunds", "--json", "--file", writeFile(t, dir, "extra.csv", header+"net-1,crd_x,1.00,USD,2001-02-03\n"))
 	var rep struct {
 		Counts struct {
