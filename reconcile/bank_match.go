@@ -162,9 +162,7 @@ func (m *bankMatcher) missingInFile(ctx context.Context) error {
 	deposits, err := eachInPeriod(ctx, m.period, read, (*LedgerDeposit).cursor, func(d *LedgerDeposit) {
 		item := BankItem{Category: CategoryMissingInFile, Reference: d.Reference}
 		item.describe(d)
-		if item.LedgerAmount != nil {
-			m.rep.sum(*item.LedgerAmount).addLedger(d.Amount)
-		}
+		m.rep.addLedger(item.LedgerAmount)
 		if m.named[bankKey(d.Currency, d.Reference)] != 0 || m.namedEntries[d.EntryID] || m.invalidRefs[d.Reference] {
 			return
 		}

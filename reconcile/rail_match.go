@@ -98,9 +98,7 @@ func (m *railMatcher) missingInFile(ctx context.Context) error {
 	entries, err := eachInPeriod(ctx, m.period, m.src.RailEntriesBetween, (*RailEntry).cursor, func(e *RailEntry) {
 		item := RailItem{Category: CategoryMissingInFile, TxID: e.TxID}
 		item.describe(e)
-		if item.LedgerAmount != nil {
-			m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
-		}
+		m.rep.addLedger(item.LedgerAmount)
 		if m.seen[e.TxID] != 0 {
 			return
 		}

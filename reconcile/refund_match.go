@@ -103,9 +103,7 @@ func (m *refundMatcher) missingInFile(ctx context.Context) error {
 	refunds, err := eachInPeriod(ctx, m.period, m.src.RefundsBetween, (*RefundEntry).cursor, func(e *RefundEntry) {
 		item := RefundItem{Category: CategoryMissingInFile, MessageID: e.MessageID}
 		item.describe(e)
-		if item.LedgerAmount != nil {
-			m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
-		}
+		m.rep.addLedger(item.LedgerAmount)
 		booked := e.CreatedAt.UTC().Format(time.DateOnly)
 		switch {
 		case e.MessageID == "":

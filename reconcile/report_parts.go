@@ -146,6 +146,15 @@ func (r *fileReport[I, C]) startRun(ctx context.Context, fr *fileRun, sum []byte
 	return err
 }
 
+// addLedger counts an entry of the period in the ledger's side of the
+// totals (amount nil: its currency is not one the gateway knows, so no
+// total can hold it).
+func (r *fileReport[I, C]) addLedger(amount *postings.Money) {
+	if amount != nil {
+		r.sum(*amount).addLedger(amount.Minor)
+	}
+}
+
 // matchedRow counts a row that matched and keeps it for the run.
 func (r *fileReport[I, C]) matchedRow(it matchedItem) {
 	*r.counter(CategoryMatched)++
