@@ -159,7 +159,7 @@ func (m *bankMatcher) missingInFile(ctx context.Context) error {
 	read := func(ctx context.Context, from, to time.Time, after SettlementCursor, limit int) ([]LedgerDeposit, error) {
 		return m.src.DepositsBetween(ctx, m.merchant, from, to, after, limit)
 	}
-	deposits, err := eachInPeriod(ctx, m.period, read, (*LedgerDeposit).cursor, func(d *LedgerDeposit) {
+	return ledgerSide(ctx, &m.rep.fileReport, m.period, read, (*LedgerDeposit).cursor, func(d *LedgerDeposit) {
 		item := BankItem{Category: CategoryMissingInFile, Reference: d.Reference}
 		item.describe(d)
 		m.rep.addLedger(item.LedgerAmount)
@@ -171,14 +171,7 @@ func (m *bankMatcher) missingInFile(ctx context.Context) error {
 			item.Detail += " (a deposit without a bank reference, from before references: it cannot be matched)"
 		}
 		m.rep.add(item)
-	})
-	if err != nil {
-		return err
-	}
-	if m.rep.Rows == 0 && deposits > 0 {
-		m.rep.add(BankItem{Category: CategoryEmptyFile, Detail: emptyFileDetail("statement has no lines", deposits, "deposits", m.period)})
-	}
-	return nil
+	}, "statement has no lines", func(detail string) BankItem { return BankItem{Category: CategoryEmptyFile, Detail: detail} })
 }
 
 func (d *LedgerDeposit) cursor() SettlementCursor {

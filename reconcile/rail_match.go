@@ -95,7 +95,7 @@ func (it *RailItem) describe(e *RailEntry) {
 
 // missingInFile pages through every entry of the period.
 func (m *railMatcher) missingInFile(ctx context.Context) error {
-	entries, err := eachInPeriod(ctx, m.period, m.src.RailEntriesBetween, (*RailEntry).cursor, func(e *RailEntry) {
+	return ledgerSide(ctx, &m.rep.fileReport, m.period, m.src.RailEntriesBetween, (*RailEntry).cursor, func(e *RailEntry) {
 		item := RailItem{Category: CategoryMissingInFile, TxID: e.TxID}
 		item.describe(e)
 		m.rep.addLedger(item.LedgerAmount)
@@ -104,14 +104,7 @@ func (m *railMatcher) missingInFile(ctx context.Context) error {
 		}
 		item.Detail = fmt.Sprintf("%s booked on %s; the rail's report has no row for it", e.Kind, e.CreatedAt.UTC().Format(time.DateOnly))
 		m.rep.add(item)
-	})
-	if err != nil {
-		return err
-	}
-	if m.rep.Rows == 0 && entries > 0 {
-		m.rep.add(RailItem{Category: CategoryEmptyFile, Detail: emptyFileDetail("report has no rows", entries, "settlements and returns", m.period)})
-	}
-	return nil
+	}, "report has no rows", func(detail string) RailItem { return RailItem{Category: CategoryEmptyFile, Detail: detail} })
 }
 
 func (e *RailEntry) cursor() SettlementCursor {

@@ -100,7 +100,7 @@ func (it *RefundItem) describe(e *RefundEntry) {
 // refund booked before refunds kept their message id cannot be named by
 // any row, and says so.
 func (m *refundMatcher) missingInFile(ctx context.Context) error {
-	refunds, err := eachInPeriod(ctx, m.period, m.src.RefundsBetween, (*RefundEntry).cursor, func(e *RefundEntry) {
+	return ledgerSide(ctx, &m.rep.fileReport, m.period, m.src.RefundsBetween, (*RefundEntry).cursor, func(e *RefundEntry) {
 		item := RefundItem{Category: CategoryMissingInFile, MessageID: e.MessageID}
 		item.describe(e)
 		m.rep.addLedger(item.LedgerAmount)
@@ -114,14 +114,7 @@ func (m *refundMatcher) missingInFile(ctx context.Context) error {
 			item.Detail = fmt.Sprintf("refunded in the ledger on %s; the file has no row for it", booked)
 		}
 		m.rep.add(item)
-	})
-	if err != nil {
-		return err
-	}
-	if m.rep.Rows == 0 && refunds > 0 {
-		m.rep.add(RefundItem{Category: CategoryEmptyFile, Detail: emptyFileDetail("file has no rows", refunds, "refunds", m.period)})
-	}
-	return nil
+	}, "file has no rows", func(detail string) RefundItem { return RefundItem{Category: CategoryEmptyFile, Detail: detail} })
 }
 
 func (e *RefundEntry) cursor() SettlementCursor {

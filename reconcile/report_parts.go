@@ -295,8 +295,18 @@ func eachInPeriod[E any](ctx context.Context, p Period, read func(ctx context.Co
 	}
 }
 
-// emptyFileDetail says that a file without rows (file: "file has no
-// rows") meets n ledger items of the period.
-func emptyFileDetail(file string, n int64, items string, p Period) string {
-	return fmt.Sprintf("the %s, but the ledger has %d %s in the period %s (each missing_in_file): a truncated export?", file, n, items, p)
+// ledgerSide pages through the ledger's side of the period
+// (eachInPeriod), handing each entry to each. A file without rows while
+// the ledger has entries is empty_file too: the item empty makes, its
+// detail naming the file as file ("file has no rows").
+func ledgerSide[I reportItem, C, E any](ctx context.Context, r *fileReport[I, C], p Period, read func(ctx context.Context, from,
+	to time.Time, after SettlementCursor, limit int) ([]E, error), cursor func(*E) SettlementCursor, each func(*E), file string,
+	empty func(detail string) I) error {
+	n, err := eachInPeriod(ctx, p, read, cursor, each)
+	if err != nil || r.Rows > 0 || n == 0 {
+		return err
+	}
+	r.add(empty(fmt.Sprintf("the %s, but the ledger has %d %s in the period %s (each missing_in_file): a truncated export?",
+		file, n, r.spec.items, p)))
+	return nil
 }

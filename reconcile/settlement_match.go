@@ -131,7 +131,7 @@ func (it *SettlementItem) describeEntry(s *LedgerSettlement) {
 // ledger's side of the totals and reports each clearing no row named.
 // A file without rows while the ledger has clearings is empty_file too.
 func (m *matcher) missingInFile(ctx context.Context) error {
-	clearings, err := eachInPeriod(ctx, m.period, m.src.SettlementsBetween, (*LedgerSettlement).cursor, func(s *LedgerSettlement) {
+	return ledgerSide(ctx, &m.rep.fileReport, m.period, m.src.SettlementsBetween, (*LedgerSettlement).cursor, func(s *LedgerSettlement) {
 		amount, ok := networkAmount(s)
 		if ok {
 			m.rep.sum(amount).addLedger(amount.Minor)
@@ -146,14 +146,7 @@ func (m *matcher) missingInFile(ctx context.Context) error {
 			item.LedgerAmount = &amount
 		}
 		m.rep.add(item)
-	})
-	if err != nil {
-		return err
-	}
-	if m.rep.Rows == 0 && clearings > 0 {
-		m.rep.add(SettlementItem{Category: CategoryEmptyFile, Detail: emptyFileDetail("file has no rows", clearings, "clearings", m.period)})
-	}
-	return nil
+	}, "file has no rows", func(detail string) SettlementItem { return SettlementItem{Category: CategoryEmptyFile, Detail: detail} })
 }
 
 func (s *LedgerSettlement) cursor() SettlementCursor {
