@@ -109,8 +109,7 @@ func openSQL(t *testing.T, u string) *sql.DB {
 func fundedFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := newFixture(t)
-	m := f.merchant(t, "USD")
-	f.deposit(t, m.ID, "USD", 100_00)
+	m := f.fundedMerchant(t, "USD", 100_00)
 	c := f.card(t, m.ID, "USD", 40_00)
 	f.clear(t, f.authorize(t, c.CardNo, 10_00, "USD").AuthID, 10_00)
 	return f

@@ -42,28 +42,12 @@ type BankInput struct {
 type BankReport struct {
 	File   SettlementFile `json:"file"`
 	ShopNo string         `json:"shopNo"`
-	Rows   int64          `json:"rows"`
-	From   string         `json:"from"`
-	To     string         `json:"to"`
-	currencyTotals
-	Counts          BankCounts `json:"counts"`
-	Items           []BankItem `json:"items"`
-	ItemsOmitted    int64      `json:"itemsOmitted"`
-	Recorded        *Run       `json:"recorded"`
-	AlreadyRecorded bool       `json:"alreadyRecorded"`
-	Verdict         Verdict    `json:"verdict"`
-
-	matched []matchedItem // what a run records
+	fileReport[BankItem, BankCounts]
 }
 
-// matchedItem is a matched line or row, kept for the run that records it
-// (and, should another run take it meanwhile, for its amount).
-type matchedItem struct {
-	RecordedItem
-	amount postings.Money
-}
-
-// BankCounts counts the lines and deposits of each category.
+// BankCounts counts the lines and deposits of each category,
+// under its JSON name (categoriesOf: the text report and the counting
+// read the fields by it; matched first).
 type BankCounts struct {
 	Matched           int64 `json:"matched"`
 	AmountDiffers     int64 `json:"amount_differs"`
@@ -79,10 +63,7 @@ type BankCounts struct {
 }
 
 // ToAct is every count but matched.
-func (c BankCounts) ToAct() int64 {
-	return c.AmountDiffers + c.CurrencyDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled +
-		c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow + c.EmptyFile
-}
+func (c BankCounts) ToAct() int64 { return toAct(categoriesOf(&c)) }
 
 // BankItem is one bank line or deposit that did not match.
 type BankItem struct {
@@ -97,9 +78,6 @@ type BankItem struct {
 	BookedAt *time.Time `json:"bookedAt,omitempty"`
 	Detail   string     `json:"detail"`
 }
-
-// OK reports whether every line matched and the ledger lacks nothing.
-func (r *BankReport) OK() bool { return r.Counts.ToAct() == 0 }
 
 // bankRow is one readable line of the statement.
 type bankRow struct {
@@ -125,18 +103,10 @@ func bank(ctx context.Context, src BankSource, rec *Records, in BankInput) (*Ban
 		return nil, err
 	}
 	rep := &BankReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)}, ShopNo: in.ShopNo,
-		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
-		Items: []BankItem{}, currencyTotals: newCurrencyTotals()}
-	m := &bankMatcher{rep: rep, src: src, rec: rec, period: period, merchant: in.Merchant,
+		fileReport: newFileReport[BankItem, BankCounts](period, &bankSpec)}
+	m := &bankMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec}, period: period, merchant: in.Merchant,
 		named: map[string]int64{}, namedEntries: map[int64]bool{}, invalidRefs: map[string]bool{}}
-	var record func(context.Context) error
-	if rec != nil {
-		if m.sameRun, err = rec.RunByFile(ctx, KindBankDeposit, sum); err != nil {
-			return nil, err
-		}
-		record = func(ctx context.Context) error { return m.record(ctx, in, sum) }
-	}
-	if err := reconcileLines(ctx, p, &rep.Rows, parseBankRow, m, rep, record); err != nil {
+	if err := reconcileFile(ctx, &m.fileRun, p, sum, in.Name, in.Actor, parseBankRow, m, rep); err != nil {
 		return nil, err
 	}
 	return rep, nil

@@ -11,9 +11,9 @@ import (
 // bankMatcher is one bank reconciliation's state between the file and the
 // ledger.
 type bankMatcher struct {
+	fileRun
 	rep      *BankReport
 	src      BankSource
-	rec      *Records
 	period   Period
 	merchant int64
 	// named: "CUR:REF" → the first line that named it (a second is
@@ -24,7 +24,6 @@ type bankMatcher struct {
 	named        map[string]int64
 	namedEntries map[int64]bool
 	invalidRefs  map[string]bool
-	sameRun      *Run
 }
 
 func bankKey(cur, ref string) string { return cur + ":" + ref }
@@ -32,7 +31,7 @@ func bankKey(cur, ref string) string { return cur + ":" + ref }
 // screen decides what the file alone decides about a line: invalid,
 // duplicate, value date outside the period. It reports whether the line
 // goes on to the ledger.
-func (m *bankMatcher) screen(row bankRow, problem string) bool {
+func (m *bankMatcher) screen(row *bankRow, problem string) bool {
 	item := BankItem{Line: row.line, ValueDate: row.valueDate, Reference: row.reference}
 	if problem != "" {
 		if row.reference != "" {
@@ -104,9 +103,8 @@ func (m *bankMatcher) match(ctx context.Context, rows []bankRow) error {
 			m.rep.add(item)
 			continue
 		}
-		m.rep.Counts.Matched++
-		m.rep.sum(row.amount).addMatched(row.amount.Minor)
-		m.rep.matched = append(m.rep.matched, matchedItem{RecordedItem{EntryID: d.EntryID, Line: row.line}, row.amount})
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: d.EntryID, Line: row.line},
+			amount: row.amount})
 	}
 	return nil
 }
@@ -128,7 +126,7 @@ func (m *bankMatcher) unmatched(row bankRow, other *LedgerDeposit, item *BankIte
 // a second claim first (the bank line or the deposit counted twice), then
 // the amount, then the day the deposit was booked.
 func (m *bankMatcher) classify(row bankRow, d *LedgerDeposit, claims map[int64]Claim) (string, string) {
-	if c, ok := claims[d.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+	if c, ok := m.claimedBefore(claims, d.EntryID); ok {
 		return CategoryAlreadyReconciled, claimedDetail(c)
 	}
 	if d.Amount != row.amount.Minor {
@@ -158,40 +156,24 @@ func (it *BankItem) describe(d *LedgerDeposit) {
 // ledger's side of the totals and reports each deposit no line named. A
 // file without lines while the ledger has deposits is empty_file too.
 func (m *bankMatcher) missingInFile(ctx context.Context) error {
-	var cursor SettlementCursor
-	var deposits int64
-	for {
-		page, err := m.src.DepositsBetween(ctx, m.merchant, m.period.From, m.period.end(), cursor, settlementBatch)
-		if err != nil {
-			return err
-		}
-		for i := range page {
-			d := &page[i]
-			deposits++
-			item := BankItem{Category: CategoryMissingInFile, Reference: d.Reference}
-			item.describe(d)
-			if item.LedgerAmount != nil {
-				m.rep.sum(*item.LedgerAmount).addLedger(d.Amount)
-			}
-			if m.named[bankKey(d.Currency, d.Reference)] != 0 || m.namedEntries[d.EntryID] || m.invalidRefs[d.Reference] {
-				continue
-			}
-			item.Detail = fmt.Sprintf("deposited on %s; the statement has no line for it", d.CreatedAt.UTC().Format(time.DateOnly))
-			if d.Reference == "" {
-				item.Detail += " (a deposit without a bank reference, from before references: it cannot be matched)"
-			}
-			m.rep.add(item)
-		}
-		if len(page) < settlementBatch {
-			break
-		}
-		last := page[len(page)-1]
-		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
+	read := func(ctx context.Context, from, to time.Time, after SettlementCursor, limit int) ([]LedgerDeposit, error) {
+		return m.src.DepositsBetween(ctx, m.merchant, from, to, after, limit)
 	}
-	if m.rep.Rows == 0 && deposits > 0 {
-		m.rep.add(BankItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
-			"the statement has no lines, but the ledger has %d deposits in the period %s (each missing_in_file): a truncated export?",
-			deposits, m.period)})
-	}
-	return nil
+	return ledgerSide(ctx, &m.rep.fileReport, m.period, read, (*LedgerDeposit).cursor, func(d *LedgerDeposit) {
+		item := BankItem{Category: CategoryMissingInFile, Reference: d.Reference}
+		item.describe(d)
+		m.rep.addLedger(item.LedgerAmount)
+		if m.named[bankKey(d.Currency, d.Reference)] != 0 || m.namedEntries[d.EntryID] || m.invalidRefs[d.Reference] {
+			return
+		}
+		item.Detail = fmt.Sprintf("deposited on %s; the statement has no line for it", d.CreatedAt.UTC().Format(time.DateOnly))
+		if d.Reference == "" {
+			item.Detail += " (a deposit without a bank reference, from before references: it cannot be matched)"
+		}
+		m.rep.add(item)
+	}, "statement has no lines", func(detail string) BankItem { return BankItem{Category: CategoryEmptyFile, Detail: detail} })
+}
+
+func (d *LedgerDeposit) cursor() SettlementCursor {
+	return SettlementCursor{CreatedAt: d.CreatedAt, EntryID: d.EntryID}
 }

@@ -78,6 +78,45 @@ func fakePage[E any](entries []E, from, to time.Time, after reconcile.Settlement
 	return out
 }
 
+// fakeByID is a fake source's answer by ids: for each id in order, the
+// entry whose id (idOf) it is, else unknown(id).
+func fakeByID[E any](entries []E, ids []string, idOf func(*E) string, unknown func(id string) E) []E {
+	out := make([]E, len(ids))
+	for i, id := range ids {
+		out[i] = unknown(id)
+		for j := range entries {
+			if id != "" && idOf(&entries[j]) == id {
+				out[i] = entries[j]
+			}
+		}
+	}
+	return out
+}
+
+// categoryCase is a case of a category table test: a file, the items it
+// must make by category, how many rows match, a detail one item says.
+type categoryCase struct {
+	name, file string
+	want       map[string]int64
+	matched    int64
+	detail     string
+}
+
+// runCategoryCases reconciles each case's file (reconcileFile, without
+// records) and checks the report (checkReportCase).
+func runCategoryCases(t *testing.T, cases []categoryCase, reconcileFile func(file string) (reportCase, error)) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rc, err := reconcileFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkReportCase(t, rc, tc.want, tc.matched, tc.detail)
+		})
+	}
+}
+
 // reportCase is what a category table test checks of a report.
 type reportCase struct {
 	categories []string // the items', in order

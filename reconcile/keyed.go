@@ -10,7 +10,8 @@ import (
 )
 
 // What the reconciliations of files keyed by one id per row share (the
-// rail report by remittance, the refund file by message id): the screen
+// settlement file by authorization, the rail report by remittance, the
+// refund file by message id): the screen
 // of a row, the ledger's answer for a batch, the earlier runs' claims,
 // the records of a run, and the cells every such file has.
 
@@ -32,17 +33,20 @@ func newKeyedScreen(period Period, totals *currencyTotals, file, what string) ke
 // ledger). An invalid row still claims its id, so that the ledger's item
 // of the id is not also missing_in_file; a readable row counts in the
 // file's totals.
-func (s *keyedScreen) screen(id string, line int64, problem string, amount postings.Money, day time.Time, date string) (category, detail string) {
+func (s *keyedScreen) screen(id *string, line int64, problem string, amount postings.Money, day time.Time, date string) (category, detail string) {
+	// A clone: the id shares its memory with the whole line; the row
+	// keeps the seen map's copy.
 	claim := func() {
-		if id != "" && s.seen[id] == 0 {
-			s.seen[strings.Clone(id)] = line
+		if *id != "" && s.seen[*id] == 0 {
+			*id = strings.Clone(*id)
+			s.seen[*id] = line
 		}
 	}
 	if problem != "" {
 		claim()
 		return CategoryInvalidRow, problem
 	}
-	if prev := s.seen[id]; prev != 0 {
+	if prev := s.seen[*id]; prev != 0 {
 		return CategoryDuplicateInFile, fmt.Sprintf("%s already on line %d; this row is not matched", s.what, prev)
 	}
 	claim()
@@ -51,6 +55,50 @@ func (s *keyedScreen) screen(id string, line int64, problem string, amount posti
 		return CategoryOutsidePeriod, fmt.Sprintf("dated %s, outside the %s's period %s: not matched", date, s.file, s.period)
 	}
 	return "", ""
+}
+
+// screenKeyed is a keyed matcher's screen: keyedScreen's finding about
+// the row (id: its key, which the screen may clone), and the row's item
+// (made by item, added by add) when the row stops there. It reports
+// whether the row goes on to the ledger.
+func screenKeyed[I any](s *keyedScreen, add func(I), item func(category, detail string, valid bool) I,
+	id *string, line int64, problem string, amount postings.Money, day time.Time, date string) bool {
+	category, detail := s.screen(id, line, problem, amount, day, date)
+	if category != "" {
+		add(item(category, detail, problem == ""))
+	}
+	return category == ""
+}
+
+// keyedLookup is how a keyed file's rows find their entries: the row's
+// id, the source's answer for a batch of ids (what names them in an
+// error), the entry's id when it can be claimed, and the record kind whose
+// earlier claims count.
+type keyedLookup[R, E any] struct {
+	kind, what string
+	id         func(*R) string
+	read       func(context.Context, []string) ([]E, error)
+	entry      func(*E) (int64, bool)
+}
+
+// match looks a batch of rows up and hands each, with its entry and the
+// earlier runs' claims on the batch, to decide.
+func (k keyedLookup[R, E]) match(ctx context.Context, fr *fileRun, rows []R, decide func(row *R, e *E, claims map[int64]Claim)) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	found, err := lookUp(ctx, rows, k.id, k.read, k.what)
+	if err != nil {
+		return err
+	}
+	claims, err := claimsOf(ctx, fr.rec, k.kind, found, k.entry)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		decide(&rows[i], &found[i], claims)
+	}
+	return nil
 }
 
 // lookUp asks the ledger about a batch of rows by their ids: one answer
@@ -87,20 +135,18 @@ func claimsOf[E any](ctx context.Context, rec *Records, kind string, found []E, 
 	return rec.Claims(ctx, kind, entries)
 }
 
-// recorder is the record step of a file of kind with this SHA-256: nil
-// when rec is nil (nothing recorded), else record, after setting sameRun
-// to the run that recorded the very same file before, if any.
-func recorder(ctx context.Context, rec *Records, kind string, sum []byte, sameRun **Run,
-	record func(context.Context) error) (func(context.Context) error, error) {
-	if rec == nil {
-		return nil, nil
-	}
-	run, err := rec.RunByFile(ctx, kind, sum)
-	if err != nil {
-		return nil, err
-	}
-	*sameRun = run
-	return record, nil
+// fileRun is a reconciliation's records: rec (nil: no claims are read
+// and nothing is recorded) and sameRun, the run that recorded this very
+// file before, if any: its claims are the file's own, not a second claim.
+type fileRun struct {
+	rec     *Records
+	sameRun *Run
+}
+
+// claimedBefore is the claim another run made on entry, if any.
+func (r *fileRun) claimedBefore(claims map[int64]Claim, entry int64) (Claim, bool) {
+	c, ok := claims[entry]
+	return c, ok && (r.sameRun == nil || c.Run.ID != r.sameRun.ID)
 }
 
 // trimCells trims a record's cells; a record the CSV reader spoiled is
@@ -116,25 +162,26 @@ func trimCells(rec []string, readErr error, header []string) string {
 }
 
 // moneyCells reads the amount and currency cells (> 0, in the currency's
-// decimals); problem names the cell, its text escaped and cut short.
-func moneyCells(amount, currency string) (m postings.Money, problem string) {
+// decimals); problem names the cell, its text escaped and cut short (and
+// an amount's problem ends with note).
+func moneyCells(amount, currency, note string) (m postings.Money, problem string) {
 	cur, err := postings.LookupCurrency(currency)
 	if err != nil {
 		return m, fmt.Sprintf("currency %q: %s", truncateText(currency, 8), postings.AsError(err).Message)
 	}
 	minor, err := postings.ParseAmount(amount, cur)
 	if err != nil {
-		return m, fmt.Sprintf("amount %q: %s", truncateText(amount, 40), postings.AsError(err).Message)
+		return m, fmt.Sprintf("amount %q: %s%s", truncateText(amount, 40), postings.AsError(err).Message, note)
 	}
 	return money(minor, cur), ""
 }
 
-// dateCell reads the date cell: a day in range before it reaches SQL or
-// the period's comparison (postings.ParseDay).
-func dateCell(text string) (time.Time, string) {
-	day, err := postings.ParseDay("date", text)
+// dateCell reads a date cell (field: its column): a day in range before
+// it reaches SQL or the period's comparison (postings.ParseDay).
+func dateCell(field, text string) (time.Time, string) {
+	day, err := postings.ParseDay(field, text)
 	if err != nil {
-		return day, fmt.Sprintf("date %q: %s", truncateText(text, 40), postings.AsError(err).Message)
+		return day, fmt.Sprintf("%s %q: %s", field, truncateText(text, 40), postings.AsError(err).Message)
 	}
 	return day, ""
 }

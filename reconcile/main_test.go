@@ -86,6 +86,15 @@ func (f *fixture) deposit(t *testing.T, m int64, cur string, minor int64) {
 	}
 }
 
+// fundedMerchant is a merchant of one currency with minor units of it
+// deposited: where most of the journal's tests start.
+func (f *fixture) fundedMerchant(t *testing.T, cur string, minor int64) *merchant.Merchant {
+	t.Helper()
+	m := f.merchant(t, cur)
+	f.deposit(t, m.ID, cur, minor)
+	return m
+}
+
 // bins are the seeded VISA BINs per currency (sql/0002_cards.sql).
 var bins = map[string]string{"USD": "453201", "EUR": "453202"}
 

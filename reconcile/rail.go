@@ -73,21 +73,12 @@ type RailInput struct {
 // RailReport is what a rail report reconciliation found.
 type RailReport struct {
 	File SettlementFile `json:"file"`
-	Rows int64          `json:"rows"`
-	From string         `json:"from"`
-	To   string         `json:"to"`
-	currencyTotals
-	Counts          RailCounts `json:"counts"`
-	Items           []RailItem `json:"items"`
-	ItemsOmitted    int64      `json:"itemsOmitted"`
-	Recorded        *Run       `json:"recorded"`
-	AlreadyRecorded bool       `json:"alreadyRecorded"`
-	Verdict         Verdict    `json:"verdict"`
-
-	matched []matchedItem
+	fileReport[RailItem, RailCounts]
 }
 
-// RailCounts counts the rows and entries of each category.
+// RailCounts counts the rows and entries of each category,
+// under its JSON name (categoriesOf: the text report and the counting
+// read the fields by it; matched first).
 type RailCounts struct {
 	Matched           int64 `json:"matched"`
 	StatusDiffers     int64 `json:"status_differs"`
@@ -104,10 +95,7 @@ type RailCounts struct {
 }
 
 // ToAct is every count but matched.
-func (c RailCounts) ToAct() int64 {
-	return c.StatusDiffers + c.AmountDiffers + c.FeeDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled +
-		c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow + c.EmptyFile
-}
+func (c RailCounts) ToAct() int64 { return toAct(categoriesOf(&c)) }
 
 // RailItem is one row or entry that did not match.
 type RailItem struct {
@@ -125,9 +113,6 @@ type RailItem struct {
 	LedgerTime   *time.Time      `json:"ledgerTs,omitempty"`
 	Detail       string          `json:"detail"`
 }
-
-// OK reports whether every row matched and the ledger lacks nothing.
-func (r *RailReport) OK() bool { return r.Counts.ToAct() == 0 }
 
 type railRow struct {
 	line         int64
@@ -151,14 +136,10 @@ func rail(ctx context.Context, src RailSource, rec *Records, in RailInput) (*Rai
 		return nil, err
 	}
 	rep := &RailReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
-		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
-		Items: []RailItem{}, currencyTotals: newCurrencyTotals()}
-	m := &railMatcher{rep: rep, src: src, rec: rec, keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "report", "remittance")}
-	record, err := recorder(ctx, rec, KindRailRemittance, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
-	if err != nil {
-		return nil, err
-	}
-	return rep, reconcileLines(ctx, p, &rep.Rows, parseRailRow, m, rep, record)
+		fileReport: newFileReport[RailItem, RailCounts](period, &railSpec)}
+	m := &railMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec},
+		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "report", "remittance")}
+	return rep, reconcileFile(ctx, &m.fileRun, p, sum, in.Name, in.Actor, parseRailRow, m, rep)
 }
 
 // parseRailRow reads one row; problem is empty when it is valid. A field
@@ -176,7 +157,7 @@ func parseRailRow(line int64, rec []string, readErr error) (row railRow, problem
 		return row, "status: must be SETTLED or RETURNED"
 	}
 	row.status = rec[1]
-	if row.amount, problem = moneyCells(rec[2], rec[4]); problem != "" {
+	if row.amount, problem = moneyCells(rec[2], rec[4], ""); problem != "" {
 		return row, problem
 	}
 	fee, err := postings.ParseSignedAmount(rec[3], row.amount.Currency)
@@ -184,7 +165,7 @@ func parseRailRow(line int64, rec []string, readErr error) (row railRow, problem
 		return row, fmt.Sprintf("fee %q: must be a decimal of at least 0 in the currency's decimals", truncateText(rec[3], 40))
 	}
 	row.fee = money(fee, row.amount.Currency)
-	row.day, problem = dateCell(rec[5])
+	row.day, problem = dateCell("date", rec[5])
 	row.date = rec[5]
 	return row, problem
 }

@@ -13,16 +13,8 @@ import (
 type fakeRail struct{ entries []reconcile.RailEntry }
 
 func (s *fakeRail) RailEntriesByTx(_ context.Context, ids []string) ([]reconcile.RailEntry, error) {
-	out := make([]reconcile.RailEntry, len(ids))
-	for i, id := range ids {
-		out[i] = reconcile.RailEntry{TxID: id}
-		for _, e := range s.entries {
-			if e.TxID == id {
-				out[i] = e
-			}
-		}
-	}
-	return out, nil
+	return fakeByID(s.entries, ids, func(e *reconcile.RailEntry) string { return e.TxID },
+		func(id string) reconcile.RailEntry { return reconcile.RailEntry{TxID: id} }), nil
 }
 
 func (s *fakeRail) RailEntriesBetween(_ context.Context, from, to time.Time, after reconcile.SettlementCursor,

@@ -11,55 +11,40 @@ import (
 // railMatcher is one rail report reconciliation's state.
 type railMatcher struct {
 	keyedScreen // seen: tx id → the line that named it first
-	rep         *RailReport
-	src         RailSource
-	rec         *Records
-	sameRun     *Run
+	fileRun
+	rep *RailReport
+	src RailSource
+}
+
+// item is the row as an item of the report (valid: its amounts were read).
+func (row *railRow) item(category, detail string, valid bool) RailItem {
+	it := RailItem{Category: category, Line: row.line, TxID: row.txID, Status: row.status, Date: row.date, Detail: detail}
+	if valid {
+		amount, fee := row.amount, row.fee
+		it.FileAmount, it.FileFee = &amount, &fee
+	}
+	return it
 }
 
 // screen decides what the file alone decides about a row.
-func (m *railMatcher) screen(row railRow, problem string) bool {
-	category, detail := m.keyedScreen.screen(row.txID, row.line, problem, row.amount, row.day, row.date)
-	if category == "" {
-		return true
-	}
-	item := RailItem{Category: category, Line: row.line, TxID: row.txID, Status: row.status, Date: row.date, Detail: detail}
-	if problem == "" {
-		amount, fee := row.amount, row.fee
-		item.FileAmount, item.FileFee = &amount, &fee
-	}
-	m.rep.add(item)
-	return false
+func (m *railMatcher) screen(row *railRow, problem string) bool {
+	return screenKeyed(&m.keyedScreen, m.rep.add, row.item, &row.txID, row.line, problem, row.amount, row.day, row.date)
 }
 
 // match compares a batch of rows with their entries and earlier runs.
 func (m *railMatcher) match(ctx context.Context, rows []railRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	found, err := lookUp(ctx, rows, func(r *railRow) string { return r.txID }, m.src.RailEntriesByTx, "remittances")
-	if err != nil {
-		return err
-	}
-	claims, err := claimsOf(ctx, m.rec, KindRailRemittance, found, func(e *RailEntry) (int64, bool) { return e.EntryID, e.Found })
-	if err != nil {
-		return err
-	}
-	for i, row := range rows {
-		e := &found[i]
-		amount, fee := row.amount, row.fee
-		item := RailItem{Line: row.line, TxID: row.txID, Status: row.status, Date: row.date, FileAmount: &amount, FileFee: &fee}
+	k := keyedLookup[railRow, RailEntry]{kind: KindRailRemittance, what: "remittances", id: func(r *railRow) string { return r.txID },
+		read: m.src.RailEntriesByTx, entry: func(e *RailEntry) (int64, bool) { return e.EntryID, e.Found }}
+	return k.match(ctx, &m.fileRun, rows, func(row *railRow, e *RailEntry, claims map[int64]Claim) {
+		item := row.item("", "", true)
 		item.describe(e)
-		if category, detail := m.classify(row, e, claims); category != CategoryMatched {
+		if category, detail := m.classify(*row, e, claims); category != CategoryMatched {
 			item.Category, item.Detail = category, detail
 			m.rep.add(item)
-			continue
+			return
 		}
-		m.rep.Counts.Matched++
-		m.rep.sum(row.amount).addMatched(row.amount.Minor)
-		m.rep.matched = append(m.rep.matched, matchedItem{RecordedItem{EntryID: e.EntryID, Line: row.line}, row.amount})
-	}
-	return nil
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line}, amount: row.amount})
+	})
 }
 
 // railKind is the entry each outcome books.
@@ -73,7 +58,7 @@ func (m *railMatcher) classify(row railRow, e *RailEntry, claims map[int64]Claim
 	case !e.Found:
 		return CategoryMissingInLedger, fmt.Sprintf("the remittance is %s: the ledger has no settlement or return for it", e.Status)
 	}
-	if c, ok := claims[e.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+	if c, ok := m.claimedBefore(claims, e.EntryID); ok {
 		return CategoryAlreadyReconciled, claimedDetail(c)
 	}
 	cur, _ := postings.LookupCurrency(e.Currency)
@@ -110,37 +95,18 @@ func (it *RailItem) describe(e *RailEntry) {
 
 // missingInFile pages through every entry of the period.
 func (m *railMatcher) missingInFile(ctx context.Context) error {
-	var cursor SettlementCursor
-	var entries int64
-	for {
-		page, err := m.src.RailEntriesBetween(ctx, m.period.From, m.period.end(), cursor, settlementBatch)
-		if err != nil {
-			return err
+	return ledgerSide(ctx, &m.rep.fileReport, m.period, m.src.RailEntriesBetween, (*RailEntry).cursor, func(e *RailEntry) {
+		item := RailItem{Category: CategoryMissingInFile, TxID: e.TxID}
+		item.describe(e)
+		m.rep.addLedger(item.LedgerAmount)
+		if m.seen[e.TxID] != 0 {
+			return
 		}
-		for i := range page {
-			e := &page[i]
-			entries++
-			item := RailItem{Category: CategoryMissingInFile, TxID: e.TxID}
-			item.describe(e)
-			if item.LedgerAmount != nil {
-				m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
-			}
-			if m.seen[e.TxID] != 0 {
-				continue
-			}
-			item.Detail = fmt.Sprintf("%s booked on %s; the rail's report has no row for it", e.Kind, e.CreatedAt.UTC().Format(time.DateOnly))
-			m.rep.add(item)
-		}
-		if len(page) < settlementBatch {
-			break
-		}
-		last := page[len(page)-1]
-		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
-	}
-	if m.rep.Rows == 0 && entries > 0 {
-		m.rep.add(RailItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
-			"the report has no rows, but the ledger has %d settlements and returns in the period %s (each missing_in_file): a truncated export?",
-			entries, m.period)})
-	}
-	return nil
+		item.Detail = fmt.Sprintf("%s booked on %s; the rail's report has no row for it", e.Kind, e.CreatedAt.UTC().Format(time.DateOnly))
+		m.rep.add(item)
+	}, "report has no rows", func(detail string) RailItem { return RailItem{Category: CategoryEmptyFile, Detail: detail} })
+}
+
+func (e *RailEntry) cursor() SettlementCursor {
+	return SettlementCursor{CreatedAt: e.CreatedAt, EntryID: e.EntryID}
 }

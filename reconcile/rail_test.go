@@ -66,12 +66,7 @@ func TestRailReportCategories(t *testing.T) {
 	head := "# period: 2030-03-01\n" + railHeaderLine
 	settled := r.settled + ",SETTLED,100.00,1.50,USD,2030-03-01\n"
 	returned := r.returned + ",RETURNED,7.125,0.250,KWD,2030-03-01\n"
-	for _, tc := range []struct {
-		name, file string
-		want       map[string]int64
-		matched    int64
-		detail     string
-	}{
+	runCategoryCases(t, []categoryCase{
 		{"every settlement and return", head + settled + returned, nil, 2, ""},
 		{"a return reported settled", head + settled + r.returned + ",SETTLED,7.125,0.250,KWD,2030-03-01\n",
 			map[string]int64{"status_differs": 1}, 1, "the ledger booked REMIT_RETURN"},
@@ -94,16 +89,14 @@ func TestRailReportCategories(t *testing.T) {
 		{"an unknown status", head + settled + r.returned + ",PAID,7.125,0.250,KWD,2030-03-01\n", map[string]int64{"invalid_row": 1}, 1, "status"},
 		{"a negative fee", head + settled + r.returned + ",RETURNED,7.125,-0.250,KWD,2030-03-01\n", map[string]int64{"invalid_row": 1}, 1, "fee"},
 		{"only the header", head, map[string]int64{"empty_file": 1, "missing_in_file": 2}, 0, "truncated export"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rep, err := r.reconcile(nil, tc.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkReportCase(t, caseOf(rep.Items, func(it reconcile.RailItem) (string, string) { return it.Category, it.Detail },
-				rep.Counts.Matched, rep.Verdict, rep.WriteText), tc.want, tc.matched, tc.detail)
-		})
-	}
+	}, func(file string) (reportCase, error) {
+		rep, err := r.reconcile(nil, file)
+		if err != nil {
+			return reportCase{}, err
+		}
+		return caseOf(rep.Items, func(it reconcile.RailItem) (string, string) { return it.Category, it.Detail }, rep.Counts.Matched,
+			rep.Verdict, rep.WriteText), nil
+	})
 }
 
 // TestRailReportRecords: a matched report is recorded; another report of

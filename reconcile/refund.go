@@ -66,21 +66,12 @@ type RefundInput struct {
 // RefundReport is what a refund file reconciliation found.
 type RefundReport struct {
 	File SettlementFile `json:"file"`
-	Rows int64          `json:"rows"`
-	From string         `json:"from"`
-	To   string         `json:"to"`
-	currencyTotals
-	Counts          RefundCounts `json:"counts"`
-	Items           []RefundItem `json:"items"`
-	ItemsOmitted    int64        `json:"itemsOmitted"`
-	Recorded        *Run         `json:"recorded"`
-	AlreadyRecorded bool         `json:"alreadyRecorded"`
-	Verdict         Verdict      `json:"verdict"`
-
-	matched []matchedItem
+	fileReport[RefundItem, RefundCounts]
 }
 
-// RefundCounts counts the rows and entries of each category.
+// RefundCounts counts the rows and entries of each category,
+// under its JSON name (categoriesOf: the text report and the counting
+// read the fields by it; matched first).
 type RefundCounts struct {
 	Matched           int64 `json:"matched"`
 	AmountDiffers     int64 `json:"amount_differs"`
@@ -97,10 +88,7 @@ type RefundCounts struct {
 }
 
 // ToAct is every count but matched.
-func (c RefundCounts) ToAct() int64 {
-	return c.AmountDiffers + c.CardDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled + c.TestMerchant +
-		c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow + c.EmptyFile
-}
+func (c RefundCounts) ToAct() int64 { return toAct(categoriesOf(&c)) }
 
 // RefundItem is one row or refund that did not match.
 type RefundItem struct {
@@ -117,9 +105,6 @@ type RefundItem struct {
 	LedgerTime   *time.Time      `json:"ledgerTs,omitempty"`
 	Detail       string          `json:"detail"`
 }
-
-// OK reports whether every row matched and the ledger lacks nothing.
-func (r *RefundReport) OK() bool { return r.Counts.ToAct() == 0 }
 
 type refundRow struct {
 	line              int64
@@ -143,15 +128,10 @@ func refunds(ctx context.Context, src RefundSource, rec *Records, in RefundInput
 		return nil, err
 	}
 	rep := &RefundReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
-		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
-		Items: []RefundItem{}, currencyTotals: newCurrencyTotals()}
-	m := &refundMatcher{rep: rep, src: src, rec: rec,
+		fileReport: newFileReport[RefundItem, RefundCounts](period, &refundSpec)}
+	m := &refundMatcher{rep: rep, src: src, fileRun: fileRun{rec: rec},
 		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "refund message")}
-	record, err := recorder(ctx, rec, KindNetworkRefund, sum, &m.sameRun, func(ctx context.Context) error { return m.record(ctx, in, sum) })
-	if err != nil {
-		return nil, err
-	}
-	return rep, reconcileLines(ctx, p, &rep.Rows, parseRefundRow, m, rep, record)
+	return rep, reconcileFile(ctx, &m.fileRun, p, sum, in.Name, in.Actor, parseRefundRow, m, rep)
 }
 
 // parseRefundRow reads one row; problem is empty when it is valid. A
@@ -169,10 +149,10 @@ func parseRefundRow(line int64, rec []string, readErr error) (row refundRow, pro
 		return row, "card_no: must be 1 to 64 characters of [A-Za-z0-9_.:-] (the card's cardNo)"
 	}
 	row.cardNo = rec[1]
-	if row.amount, problem = moneyCells(rec[2], rec[3]); problem != "" {
+	if row.amount, problem = moneyCells(rec[2], rec[3], ""); problem != "" {
 		return row, problem
 	}
-	row.day, problem = dateCell(rec[4])
+	row.day, problem = dateCell("date", rec[4])
 	row.date = rec[4]
 	return row, problem
 }

@@ -13,16 +13,8 @@ import (
 type fakeRefunds struct{ entries []reconcile.RefundEntry }
 
 func (s *fakeRefunds) RefundsByMessage(_ context.Context, ids []string) ([]reconcile.RefundEntry, error) {
-	out := make([]reconcile.RefundEntry, len(ids))
-	for i, id := range ids {
-		out[i] = reconcile.RefundEntry{MessageID: id}
-		for _, e := range s.entries {
-			if e.MessageID == id && id != "" {
-				out[i] = e
-			}
-		}
-	}
-	return out, nil
+	return fakeByID(s.entries, ids, func(e *reconcile.RefundEntry) string { return e.MessageID },
+		func(id string) reconcile.RefundEntry { return reconcile.RefundEntry{MessageID: id} }), nil
 }
 
 func (s *fakeRefunds) RefundsBetween(_ context.Context, from, to time.Time, after reconcile.SettlementCursor,

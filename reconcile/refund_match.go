@@ -11,55 +11,40 @@ import (
 // refundMatcher is one refund file reconciliation's state.
 type refundMatcher struct {
 	keyedScreen // seen: message id → the line that named it first
-	rep         *RefundReport
-	src         RefundSource
-	rec         *Records
-	sameRun     *Run
+	fileRun
+	rep *RefundReport
+	src RefundSource
+}
+
+// item is the row as an item of the report (valid: its amount was read).
+func (row *refundRow) item(category, detail string, valid bool) RefundItem {
+	it := RefundItem{Category: category, Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, Detail: detail}
+	if valid {
+		amount := row.amount
+		it.FileAmount = &amount
+	}
+	return it
 }
 
 // screen decides what the file alone decides about a row.
-func (m *refundMatcher) screen(row refundRow, problem string) bool {
-	category, detail := m.keyedScreen.screen(row.messageID, row.line, problem, row.amount, row.day, row.date)
-	if category == "" {
-		return true
-	}
-	item := RefundItem{Category: category, Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, Detail: detail}
-	if problem == "" {
-		amount := row.amount
-		item.FileAmount = &amount
-	}
-	m.rep.add(item)
-	return false
+func (m *refundMatcher) screen(row *refundRow, problem string) bool {
+	return screenKeyed(&m.keyedScreen, m.rep.add, row.item, &row.messageID, row.line, problem, row.amount, row.day, row.date)
 }
 
 // match compares a batch of rows with their refunds and earlier runs.
 func (m *refundMatcher) match(ctx context.Context, rows []refundRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	found, err := lookUp(ctx, rows, func(r *refundRow) string { return r.messageID }, m.src.RefundsByMessage, "refunds")
-	if err != nil {
-		return err
-	}
-	claims, err := claimsOf(ctx, m.rec, KindNetworkRefund, found, func(e *RefundEntry) (int64, bool) { return e.EntryID, e.Found && !e.Test })
-	if err != nil {
-		return err
-	}
-	for i, row := range rows {
-		e := &found[i]
-		amount := row.amount
-		item := RefundItem{Line: row.line, MessageID: row.messageID, CardNo: row.cardNo, Date: row.date, FileAmount: &amount}
+	k := keyedLookup[refundRow, RefundEntry]{kind: KindNetworkRefund, what: "refunds", id: func(r *refundRow) string { return r.messageID },
+		read: m.src.RefundsByMessage, entry: func(e *RefundEntry) (int64, bool) { return e.EntryID, e.Found && !e.Test }}
+	return k.match(ctx, &m.fileRun, rows, func(row *refundRow, e *RefundEntry, claims map[int64]Claim) {
+		item := row.item("", "", true)
 		item.describe(e)
-		if category, detail := m.classify(row, e, claims); category != CategoryMatched {
+		if category, detail := m.classify(*row, e, claims); category != CategoryMatched {
 			item.Category, item.Detail = category, detail
 			m.rep.add(item)
-			continue
+			return
 		}
-		m.rep.Counts.Matched++
-		m.rep.sum(row.amount).addMatched(row.amount.Minor)
-		m.rep.matched = append(m.rep.matched, matchedItem{RecordedItem{EntryID: e.EntryID, Line: row.line}, row.amount})
-	}
-	return nil
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line}, amount: row.amount})
+	})
 }
 
 // classify decides a row: the most serious finding first. A refund
@@ -73,7 +58,7 @@ func (m *refundMatcher) classify(row refundRow, e *RefundEntry, claims map[int64
 		return CategoryTestMerchant, fmt.Sprintf("a test merchant's refund (shop %s): its refunds come from the sandbox, "+
 			"never from the card network", e.ShopNo)
 	}
-	if c, ok := claims[e.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+	if c, ok := m.claimedBefore(claims, e.EntryID); ok {
 		return CategoryAlreadyReconciled, claimedDetail(c)
 	}
 	cur, _ := postings.LookupCurrency(e.Currency)
@@ -115,42 +100,23 @@ func (it *RefundItem) describe(e *RefundEntry) {
 // refund booked before refunds kept their message id cannot be named by
 // any row, and says so.
 func (m *refundMatcher) missingInFile(ctx context.Context) error {
-	var cursor SettlementCursor
-	var refunds int64
-	for {
-		page, err := m.src.RefundsBetween(ctx, m.period.From, m.period.end(), cursor, settlementBatch)
-		if err != nil {
-			return err
+	return ledgerSide(ctx, &m.rep.fileReport, m.period, m.src.RefundsBetween, (*RefundEntry).cursor, func(e *RefundEntry) {
+		item := RefundItem{Category: CategoryMissingInFile, MessageID: e.MessageID}
+		item.describe(e)
+		m.rep.addLedger(item.LedgerAmount)
+		booked := e.CreatedAt.UTC().Format(time.DateOnly)
+		switch {
+		case e.MessageID == "":
+			item.Detail = fmt.Sprintf("booked on %s, before refunds kept the network's message id: no row can name it", booked)
+		case m.seen[e.MessageID] != 0:
+			return
+		default:
+			item.Detail = fmt.Sprintf("refunded in the ledger on %s; the file has no row for it", booked)
 		}
-		for i := range page {
-			e := &page[i]
-			refunds++
-			item := RefundItem{Category: CategoryMissingInFile, MessageID: e.MessageID}
-			item.describe(e)
-			if item.LedgerAmount != nil {
-				m.rep.sum(*item.LedgerAmount).addLedger(e.Amount)
-			}
-			booked := e.CreatedAt.UTC().Format(time.DateOnly)
-			switch {
-			case e.MessageID == "":
-				item.Detail = fmt.Sprintf("booked on %s, before refunds kept the network's message id: no row can name it", booked)
-			case m.seen[e.MessageID] != 0:
-				continue
-			default:
-				item.Detail = fmt.Sprintf("refunded in the ledger on %s; the file has no row for it", booked)
-			}
-			m.rep.add(item)
-		}
-		if len(page) < settlementBatch {
-			break
-		}
-		last := page[len(page)-1]
-		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
-	}
-	if m.rep.Rows == 0 && refunds > 0 {
-		m.rep.add(RefundItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
-			"the file has no rows, but the ledger has %d refunds in the period %s (each missing_in_file): a truncated export?",
-			refunds, m.period)})
-	}
-	return nil
+		m.rep.add(item)
+	}, "file has no rows", func(detail string) RefundItem { return RefundItem{Category: CategoryEmptyFile, Detail: detail} })
+}
+
+func (e *RefundEntry) cursor() SettlementCursor {
+	return SettlementCursor{CreatedAt: e.CreatedAt, EntryID: e.EntryID}
 }

@@ -61,12 +61,7 @@ func TestRefundFileCategories(t *testing.T) {
 		return strings.Join([]string{id, card, amount, cur, day}, ",") + "\n"
 	}
 	r1, r2 := row("net-r1", r.card, "5.00", "USD", "2030-03-01"), row("net-r2", r.card, "5.00", "USD", "2030-03-01")
-	for _, tc := range []struct {
-		name, file string
-		want       map[string]int64
-		matched    int64
-		detail     string
-	}{
+	runCategoryCases(t, []categoryCase{
 		{"every refund", head + r1 + r2, nil, 2, ""},
 		{"two equal refunds, one row", head + r1, map[string]int64{"missing_in_file": 1}, 1, "the file has no row for it"},
 		{"an amount one cent more", head + r1 + row("net-r2", r.card, "5.01", "USD", "2030-03-01"),
@@ -87,16 +82,14 @@ func TestRefundFileCategories(t *testing.T) {
 		{"an amount of three decimals", head + r1 + row("net-r2", r.card, "5.001", "USD", "2030-03-01"),
 			map[string]int64{"invalid_row": 1}, 1, "amount"},
 		{"only the header", head, map[string]int64{"empty_file": 1, "missing_in_file": 2}, 0, "truncated export"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rep, err := r.reconcile(nil, tc.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkReportCase(t, caseOf(rep.Items, func(it reconcile.RefundItem) (string, string) { return it.Category, it.Detail },
-				rep.Counts.Matched, rep.Verdict, rep.WriteText), tc.want, tc.matched, tc.detail)
-		})
-	}
+	}, func(file string) (reportCase, error) {
+		rep, err := r.reconcile(nil, file)
+		if err != nil {
+			return reportCase{}, err
+		}
+		return caseOf(rep.Items, func(it reconcile.RefundItem) (string, string) { return it.Category, it.Detail }, rep.Counts.Matched,
+			rep.Verdict, rep.WriteText), nil
+	})
 }
 
 // TestRefundFileRecords: a matched file is recorded, totals first; another

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"sort"
-
-	"github.com/paygate/gateway/postings"
 )
 
-// What the bank statement's and the rail report's reconciliations share
-// beyond the settlement file's parser, totals and records.
+// What the file reconciliations share in reading a file and driving a
+// matcher (report_parts.go: what their reports share).
 
 // listItem counts nothing: it lists it while there is room, else counts
 // it as omitted (a report lists at most settlementItemsMax).
@@ -29,46 +27,6 @@ func periodText(from, to string) string {
 		return from
 	}
 	return from + "/" + to
-}
-
-// linesVerdict is the verdict on a file of rows: discrepancies when any
-// row or ledger item needs a person, else matched, saying of what (items:
-// "deposits", "settlements and returns").
-func linesVerdict(toAct, checked, rows int64, period, file, items string) Verdict {
-	if toAct > 0 {
-		return discrepanciesVerdict(toAct, checked)
-	}
-	if rows == 0 {
-		return matchedVerdict(fmt.Sprintf("the %s and the ledger both have no %s in the period %s", file, items, period))
-	}
-	return matchedVerdict(fmt.Sprintf("every row matched and the ledger has none of the %s of the period %s that the %s lacks",
-		items, period, file))
-}
-
-// recordMatchedItems records matched (recordMatched). An item another run
-// took meanwhile is no longer matched: it leaves the matched count and
-// totals and is handed to taken (line, amount, the claim's detail) to be
-// listed as already_reconciled.
-func recordMatchedItems(ctx context.Context, rec *Records, sameRun *Run, run Run, sum []byte, matched []matchedItem,
-	totals *currencyTotals, matchedCount *int64, taken func(line int64, amount *postings.Money, detail string)) (*Run, bool, error) {
-	items := make([]RecordedItem, len(matched))
-	for i, mr := range matched {
-		items[i] = mr.RecordedItem
-	}
-	recorded, already, claims, err := recordMatched(ctx, rec, sameRun, run, sum, items)
-	if err != nil {
-		return nil, false, err
-	}
-	for _, it := range matched {
-		if c, ok := claims[it.EntryID]; ok {
-			amount := it.amount
-			*matchedCount--
-			totals.totals[amount.Currency.Code].subMatched(amount.Minor)
-			taken(it.Line, &amount, claimedDetail(c))
-		}
-	}
-	totals.finishTotals()
-	return recorded, already, nil
 }
 
 // openFile hashes a reconciliation file (its SHA-256 names the run),
@@ -91,7 +49,7 @@ func openFile(f io.ReadSeeker, header []string, given Period) ([]byte, *csvParse
 // settlementRowsMax), parses it, lets screen decide what the file alone
 // decides, and hands the rest to match settlementBatch at a time.
 func readLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func(int64, []string, error) (T, string),
-	screen func(T, string) bool, match func(context.Context, []T) error) error {
+	screen func(*T, string) bool, match func(context.Context, []T) error) error {
 	var pending []T
 	for {
 		line, rec, readErr, err := p.record()
@@ -105,7 +63,7 @@ func readLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func
 			return &FileError{Line: line, Msg: fmt.Sprintf("more than %d rows: split the file", settlementRowsMax)}
 		}
 		row, problem := parse(line, rec, readErr)
-		if !screen(row, problem) {
+		if !screen(&row, problem) {
 			continue
 		}
 		if pending = append(pending, row); len(pending) == settlementBatch {
@@ -145,52 +103,50 @@ func writeVerdict(w io.Writer, counts, recorded string, v Verdict) error {
 	return err
 }
 
-// lineMatcher and lineReport are what reconcileLines drives: a bank
-// statement's or a rail report's matcher and report.
+// lineMatcher and lineReport are what reconcileFile drives: a
+// settlement file's, a bank statement's, a rail report's or a refund
+// file's matcher and report (fileReport). screen may rewrite the row (its
+// id, cloned out of the line's memory).
 type lineMatcher[T any] interface {
-	screen(T, string) bool
+	screen(*T, string) bool
 	match(context.Context, []T) error
 	missingInFile(context.Context) error
 }
 
 type lineReport interface {
+	rowsRead() *int64
 	finishTotals()
 	OK() bool
 	sortItems()
 	finish() // sets the verdict
+	startRun(ctx context.Context, fr *fileRun, sum []byte) error
+	record(ctx context.Context, fr *fileRun, sum []byte, name, actor string) error
 }
 
-// reconcileLines reads and matches the file's lines, then the ledger's
-// side, sums the totals, records a file that matched (record nil: no
-// records), and orders the items and gives the verdict.
-func reconcileLines[T any](ctx context.Context, p *csvParser, rows *int64, parse func(int64, []string, error) (T, string),
-	m lineMatcher[T], rep lineReport, record func(context.Context) error) error {
-	if err := readLines(ctx, p, rows, parse, m.screen, m.match); err != nil {
+// reconcileFile reads and matches the file's lines (p: opened; sum: its
+// SHA-256; name and actor as recorded), then the ledger's side, sums the
+// totals, records a file that matched (without records, nothing), and
+// orders the items and gives the verdict.
+func reconcileFile[T any](ctx context.Context, fr *fileRun, p *csvParser, sum []byte, name, actor string,
+	parse func(int64, []string, error) (T, string), m lineMatcher[T], rep lineReport) error {
+	if err := rep.startRun(ctx, fr, sum); err != nil {
+		return err
+	}
+	if err := readLines(ctx, p, rep.rowsRead(), parse, m.screen, m.match); err != nil {
 		return err
 	}
 	if err := m.missingInFile(ctx); err != nil {
 		return err
 	}
 	rep.finishTotals()
-	if rep.OK() && record != nil {
-		if err := record(ctx); err != nil {
+	if rep.OK() {
+		if err := rep.record(ctx, fr, sum, name, actor); err != nil {
 			return err
 		}
 	}
 	rep.sortItems()
 	rep.finish()
 	return nil
-}
-
-// countItem counts an item under its category (counters: an unknown one
-// is a bug) and lists it while there is room.
-func countItem[T any](counters map[string]*int64, category string, items *[]T, omitted *int64, it T) {
-	n, ok := counters[category]
-	if !ok {
-		panic("reconcile: unknown category " + category)
-	}
-	*n++
-	listItem(items, omitted, it)
 }
 
 // sortByRank orders a report's items by their category's rank (the file

@@ -5,10 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/paygate/gateway/postings"
@@ -46,26 +44,11 @@ const (
 
 // SettlementReport is what a reconciliation found: the file and its
 // period, totals per currency, counts per category, each row or clearing
-// that needs a person, what was recorded, and the verdict.
+// that needs a person, what was recorded, and the verdict (fileSide,
+// fileRecord).
 type SettlementReport struct {
 	File SettlementFile `json:"file"`
-	Rows int64          `json:"rows"` // data rows read, the header excluded
-	From string         `json:"from"` // the period reconciled (YYYY-MM-DD, UTC), first day
-	To   string         `json:"to"`   // and last day, included
-	currencyTotals
-	Counts SettlementCounts `json:"counts"`
-	// Items lists every row and clearing that is not matched, up to
-	// settlementItemsMax; ItemsOmitted counts the rest.
-	Items        []SettlementItem `json:"items"`
-	ItemsOmitted int64            `json:"itemsOmitted"`
-	// Recorded is the run that accounts for the file's clearings: made by
-	// this reconciliation, or by an earlier one of the same file
-	// (AlreadyRecorded). Nil when nothing was recorded (discrepancies).
-	Recorded        *Run    `json:"recorded"`
-	AlreadyRecorded bool    `json:"alreadyRecorded"`
-	Verdict         Verdict `json:"verdict"`
-
-	matched []matchedRow // what a run records
+	fileReport[SettlementItem, SettlementCounts]
 }
 
 // SettlementFile names the file reconciled.
@@ -74,7 +57,9 @@ type SettlementFile struct {
 	SHA256 string `json:"sha256"`
 }
 
-// SettlementCounts counts the rows and clearings of each category.
+// SettlementCounts counts the rows and clearings of each category,
+// under its JSON name (categoriesOf: the text report and the counting
+// read the fields by it; matched first).
 type SettlementCounts struct {
 	Matched           int64 `json:"matched"`
 	AmountDiffers     int64 `json:"amount_differs"`
@@ -90,10 +75,7 @@ type SettlementCounts struct {
 }
 
 // ToAct is every count but matched.
-func (c SettlementCounts) ToAct() int64 {
-	return c.AmountDiffers + c.DateDiffers + c.OutsidePeriod + c.AlreadyReconciled + c.TestMerchant +
-		c.MissingInLedger + c.MissingInFile + c.DuplicateInFile + c.InvalidRow + c.EmptyFile
-}
+func (c SettlementCounts) ToAct() int64 { return toAct(categoriesOf(&c)) }
 
 // SettlementTotal is one currency's totals, file against ledger: the
 // file's readable, distinct rows; the ledger's clearings of the period (in
@@ -133,9 +115,6 @@ type SettlementItem struct {
 	LedgerTime      *time.Time `json:"ledgerTs,omitempty"`
 	Detail          string     `json:"detail"`
 }
-
-// OK reports whether every row matched and the ledger lacks nothing.
-func (r *SettlementReport) OK() bool { return r.Counts.ToAct() == 0 }
 
 // FileError is input that cannot be reconciled at all: a wrong header or
 // period, a line or a file beyond the limits, a byte that is not UTF-8, an
@@ -193,70 +172,18 @@ type SettlementInput struct {
 // matched clearings (bounded by the row limit, 1,000,000) and the listed
 // items (10,000). A *FileError means the input as a whole cannot be read.
 func Settlement(ctx context.Context, src SettlementSource, rec *Records, in SettlementInput) (*SettlementReport, error) {
-	sum, err := fileSHA256(in.File)
-	if err != nil {
-		return nil, err
-	}
-	p, err := newSettlementParser(in.File)
-	if err != nil {
-		return nil, err
-	}
-	period, err := resolvePeriod(p.period, in.Period, 1)
+	sum, p, period, err := openFile(in.File, settlementHeader, in.Period)
 	if err != nil {
 		return nil, err
 	}
 	rep := &SettlementReport{File: SettlementFile{Name: in.Name, SHA256: hex.EncodeToString(sum)},
-		From: period.From.Format(time.DateOnly), To: period.To.Format(time.DateOnly),
-		Items: []SettlementItem{}, currencyTotals: newCurrencyTotals()}
-	m := &matcher{rep: rep, src: src, rec: rec, period: period, seen: map[string]int64{}}
-	if rec != nil {
-		if m.sameRun, err = rec.RunByFile(ctx, KindCardClearing, sum); err != nil {
-			return nil, err
-		}
-	}
-	if err := m.readRows(ctx, p); err != nil {
+		fileReport: newFileReport[SettlementItem, SettlementCounts](period, &settlementSpec)}
+	m := &matcher{rep: rep, src: src, fileRun: fileRun{rec: rec},
+		keyedScreen: newKeyedScreen(period, &rep.currencyTotals, "file", "authorization")}
+	if err := reconcileFile(ctx, &m.fileRun, p, sum, in.Name, in.Actor, parseSettlementRow, m, rep); err != nil {
 		return nil, err
 	}
-	if err := m.missingInFile(ctx); err != nil {
-		return nil, err
-	}
-	rep.finishTotals()
-	if rep.OK() {
-		if err := m.record(ctx, in, sum); err != nil {
-			return nil, err
-		}
-	}
-	rep.sortItems()
-	rep.Verdict = rep.verdict()
 	return rep, nil
-}
-
-// readRows reads the file's rows and matches them, a batch at a time.
-func (m *matcher) readRows(ctx context.Context, p *csvParser) error {
-	var pending []settlementRow
-	for {
-		row, problem, err := p.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if m.rep.Rows++; m.rep.Rows > settlementRowsMax {
-			return &FileError{Line: row.line, Msg: fmt.Sprintf("more than %d rows: split the file", settlementRowsMax)}
-		}
-		row, ok := m.screen(row, problem)
-		if !ok {
-			continue
-		}
-		if pending = append(pending, row); len(pending) == settlementBatch {
-			if err := m.match(ctx, pending); err != nil {
-				return err
-			}
-			pending = pending[:0]
-		}
-	}
-	return m.match(ctx, pending)
 }
 
 // fileSHA256 hashes the whole file and rewinds it.
@@ -271,39 +198,19 @@ func fileSHA256(f io.ReadSeeker) ([]byte, error) {
 	return h.Sum(nil), nil
 }
 
-// screen handles what the file alone decides about a row: invalid,
-// duplicate, outside the period. It reports whether the row goes on to the
-// ledger, with its authorization id the seen map's copy.
-func (m *matcher) screen(row settlementRow, problem string) (settlementRow, bool) {
-	r := m.rep
-	// The row's authorization is this row's matter, not missing_in_file.
-	// A clone: the field shares its memory with the whole line.
-	claim := func() {
-		if row.authID != "" && m.seen[row.authID] == 0 {
-			row.authID = strings.Clone(row.authID)
-			m.seen[row.authID] = row.line
-		}
+// screen handles what the file alone decides about a row (keyedScreen):
+// invalid, duplicate, outside the period. It reports whether the row goes
+// item is the row as an item of the report (valid: its amount was read).
+func (row *settlementRow) item(category, detail string, valid bool) SettlementItem {
+	it := SettlementItem{Category: category, Line: row.line, MessageID: row.messageID, AuthID: row.authID, Date: row.date, Detail: detail}
+	if valid {
+		amount := row.amount
+		it.FileAmount, it.FileCurrency = &amount, amount.Currency.Code
 	}
-	item := SettlementItem{Line: row.line, MessageID: row.messageID, AuthID: row.authID, Date: row.date}
-	if problem != "" {
-		claim()
-		item.Category, item.Detail = CategoryInvalidRow, problem
-		r.add(item)
-		return row, false
-	}
-	item.FileAmount, item.FileCurrency = &row.amount, row.amount.Currency.Code
-	if prev := m.seen[row.authID]; prev != 0 {
-		item.Category, item.Detail = CategoryDuplicateInFile, fmt.Sprintf("authorization already on line %d; this row is not matched", prev)
-		r.add(item)
-		return row, false
-	}
-	claim()
-	r.sum(row.amount).addFile(row.amount.Minor)
-	if !m.period.contains(row.day) {
-		item.Category = CategoryOutsidePeriod
-		item.Detail = fmt.Sprintf("dated %s, outside the file's period %s: not matched", row.date, m.period)
-		r.add(item)
-		return row, false
-	}
-	return row, true
+	return it
+}
+
+// on to the ledger, with its authorization id the seen map's copy.
+func (m *matcher) screen(row *settlementRow, problem string) bool {
+	return screenKeyed(&m.keyedScreen, m.rep.add, row.item, &row.authID, row.line, problem, row.amount, row.day, row.date)
 }

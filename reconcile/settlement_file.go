@@ -30,12 +30,6 @@ type csvParser struct {
 	period Period
 }
 
-// newSettlementParser reads a settlement file's period line, if any, and
-// its header.
-func newSettlementParser(file io.Reader) (*csvParser, error) {
-	return newCSVParser(file, settlementHeader)
-}
-
 // newCSVParser reads the period line, if any, and the header.
 func newCSVParser(file io.Reader, header []string) (*csvParser, error) {
 	p := &csvParser{lr: &lineReader{r: file}, header: header}
@@ -90,18 +84,6 @@ func (p *csvParser) readHeader() error {
 	return nil
 }
 
-// next reads one settlement row: io.EOF after the last, a *FileError when
-// the file cannot be read on, else the row and, when it is not valid, its
-// problem.
-func (p *csvParser) next() (settlementRow, string, error) {
-	line, rec, readErr, err := p.record()
-	if err != nil {
-		return settlementRow{}, "", err
-	}
-	row, problem := parseSettlementRow(line, rec, readErr)
-	return row, problem, nil
-}
-
 // record reads one record: its line in the file, its fields and the CSV
 // error that spoils it (readErr), or io.EOF after the last, or a
 // *FileError when the file cannot be read on (err).
@@ -153,11 +135,8 @@ func recordLine(cr *csv.Reader, rec []string, err error) (int64, error) {
 // is not what it should be is never echoed raw (%q escapes it).
 func parseSettlementRow(line int64, rec []string, readErr error) (row settlementRow, problem string) {
 	row.line = line
-	if readErr != nil {
-		return row, csvProblem(rec, readErr, settlementHeader)
-	}
-	for i := range rec {
-		rec[i] = strings.TrimSpace(rec[i])
+	if problem = trimCells(rec, readErr, settlementHeader); problem != "" {
+		return row, problem
 	}
 	if postings.IsRefText(rec[0]) {
 		row.messageID = rec[0]
@@ -171,23 +150,13 @@ func parseSettlementRow(line int64, rec []string, readErr error) (row settlement
 	case row.authID == "":
 		return row, "auth_id: must be 1 to 64 characters of [A-Za-z0-9_.:-]"
 	}
-	cur, err := postings.LookupCurrency(rec[3])
-	if err != nil {
-		return row, fmt.Sprintf("currency %q: %s", truncateText(rec[3], 8), postings.AsError(err).Message)
+	if row.amount, problem = moneyCells(rec[2], rec[3], ""); problem != "" {
+		return row, problem
 	}
-	minor, err := postings.ParseAmount(rec[2], cur)
-	if err != nil {
-		return row, fmt.Sprintf("amount %q: %s", truncateText(rec[2], 40), postings.AsError(err).Message)
+	if row.day, problem = dateCell("date", rec[4]); problem == "" {
+		row.date = rec[4]
 	}
-	row.amount = money(minor, cur)
-	// In range before it reaches SQL or the period's comparison
-	// (postings.ParseDay).
-	day, err := postings.ParseDay("date", rec[4])
-	if err != nil {
-		return row, fmt.Sprintf("date %q: %s", truncateText(rec[4], 40), postings.AsError(err).Message)
-	}
-	row.day, row.date = day, rec[4]
-	return row, ""
+	return row, problem
 }
 
 // truncateText shortens s to n bytes, on a rune boundary.

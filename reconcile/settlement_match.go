@@ -12,79 +12,31 @@ import (
 
 // matcher is one reconciliation's state between the file and the ledger.
 type matcher struct {
-	rep    *SettlementReport
-	src    SettlementSource
-	rec    *Records // nil: no claims are read and nothing is recorded
-	period Period
-	seen   map[string]int64 // authorization id → the line that named it first
-	// sameRun is the run that recorded this very file before, if any: its
-	// claims are this file's own, not a second claim.
-	sameRun *Run
-}
-
-// matchedRow is a matched row, kept for the run that records it.
-type matchedRow struct {
-	entryID, line int64
-	authID        string // shares the seen map's string
-	amount        postings.Money
+	keyedScreen // seen: authorization id → the line that named it first
+	fileRun
+	rep *SettlementReport
+	src SettlementSource
 }
 
 // match compares a batch of rows with their CARD_SETTLE entries and with
 // the records of earlier runs.
 func (m *matcher) match(ctx context.Context, rows []settlementRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	ids := make([]string, len(rows))
-	for i, row := range rows {
-		ids[i] = row.authID
-	}
-	found, err := m.src.SettlementsByAuth(ctx, ids)
-	if err != nil {
-		return err
-	}
-	if len(found) != len(rows) {
-		return fmt.Errorf("reconcile: asked for %d authorizations, the ledger answered %d", len(rows), len(found))
-	}
-	claims, err := m.claims(ctx, found)
-	if err != nil {
-		return err
-	}
-	for i, row := range rows {
-		s := &found[i]
-		item := SettlementItem{Line: row.line, MessageID: row.messageID, AuthID: row.authID, Date: row.date,
-			FileAmount: &row.amount, FileCurrency: row.amount.Currency.Code}
-		if s.Found {
-			item.describeEntry(s)
+	k := keyedLookup[settlementRow, LedgerSettlement]{kind: KindCardClearing, what: "authorizations", id: func(r *settlementRow) string { return r.authID },
+		read: m.src.SettlementsByAuth, entry: func(e *LedgerSettlement) (int64, bool) { return e.EntryID, e.Found && !e.Test }}
+	return k.match(ctx, &m.fileRun, rows, func(row *settlementRow, e *LedgerSettlement, claims map[int64]Claim) {
+		item := row.item("", "", true)
+		if e.Found {
+			item.describeEntry(e)
 		} else {
-			item.ShopNo = s.ShopNo // a test merchant's authorization names its shop
+			item.ShopNo = e.ShopNo // a test merchant's authorization names its shop
 		}
-		category, detail := m.classify(row, s, claims, &item)
-		if category != CategoryMatched {
+		if category, detail := m.classify(*row, e, claims, &item); category != CategoryMatched {
 			item.Category, item.Detail = category, detail
 			m.rep.add(item)
-			continue
+			return
 		}
-		m.rep.Counts.Matched++
-		m.rep.sum(row.amount).addMatched(row.amount.Minor)
-		m.rep.matched = append(m.rep.matched, matchedRow{entryID: s.EntryID, line: row.line,
-			authID: row.authID, amount: row.amount})
-	}
-	return nil
-}
-
-// claims reads the records of the batch's clearings.
-func (m *matcher) claims(ctx context.Context, found []LedgerSettlement) (map[int64]Claim, error) {
-	if m.rec == nil {
-		return nil, nil
-	}
-	var entries []int64
-	for i := range found {
-		if found[i].Found && !found[i].Test {
-			entries = append(entries, found[i].EntryID)
-		}
-	}
-	return m.rec.Claims(ctx, KindCardClearing, entries)
+		m.rep.matchedRow(matchedItem{RecordedItem: RecordedItem{EntryID: e.EntryID, Line: row.line}, amount: row.amount, id: row.authID})
+	})
 }
 
 // classify decides a row the ledger has seen: the most serious finding
@@ -98,7 +50,7 @@ func (m *matcher) classify(row settlementRow, s *LedgerSettlement, claims map[in
 	case !s.Found:
 		return CategoryMissingInLedger, notSettledDetail(s.AuthStatus)
 	}
-	if c, ok := claims[s.EntryID]; ok && (m.sameRun == nil || c.Run.ID != m.sameRun.ID) {
+	if c, ok := m.claimedBefore(claims, s.EntryID); ok {
 		return CategoryAlreadyReconciled, claimedDetail(c)
 	}
 	ledgerAmount, detail := compareSettlement(row.amount, s)
@@ -179,41 +131,24 @@ func (it *SettlementItem) describeEntry(s *LedgerSettlement) {
 // ledger's side of the totals and reports each clearing no row named.
 // A file without rows while the ledger has clearings is empty_file too.
 func (m *matcher) missingInFile(ctx context.Context) error {
-	var cursor SettlementCursor
-	var clearings int64
-	for {
-		page, err := m.src.SettlementsBetween(ctx, m.period.From, m.period.end(), cursor, settlementBatch)
-		if err != nil {
-			return err
+	return ledgerSide(ctx, &m.rep.fileReport, m.period, m.src.SettlementsBetween, (*LedgerSettlement).cursor, func(s *LedgerSettlement) {
+		amount, ok := networkAmount(s)
+		if ok {
+			m.rep.sum(amount).addLedger(amount.Minor)
 		}
-		for i := range page {
-			s := &page[i]
-			clearings++
-			amount, ok := networkAmount(s)
-			if ok {
-				m.rep.sum(amount).addLedger(amount.Minor)
-			}
-			if m.seen[s.AuthID] != 0 {
-				continue
-			}
-			item := SettlementItem{Category: CategoryMissingInFile, AuthID: s.AuthID,
-				Detail: fmt.Sprintf("cleared in the ledger on %s; the file has no row for it", s.CreatedAt.UTC().Format(time.DateOnly))}
-			item.describeEntry(s)
-			if ok {
-				item.LedgerAmount = &amount
-			}
-			m.rep.add(item)
+		if m.seen[s.AuthID] != 0 {
+			return
 		}
-		if len(page) < settlementBatch {
-			break
+		item := SettlementItem{Category: CategoryMissingInFile, AuthID: s.AuthID,
+			Detail: fmt.Sprintf("cleared in the ledger on %s; the file has no row for it", s.CreatedAt.UTC().Format(time.DateOnly))}
+		item.describeEntry(s)
+		if ok {
+			item.LedgerAmount = &amount
 		}
-		last := page[len(page)-1]
-		cursor = SettlementCursor{CreatedAt: last.CreatedAt, EntryID: last.EntryID}
-	}
-	if m.rep.Rows == 0 && clearings > 0 {
-		m.rep.add(SettlementItem{Category: CategoryEmptyFile, Detail: fmt.Sprintf(
-			"the file has no rows, but the ledger has %d clearings in the period %s (each missing_in_file): a truncated export?",
-			clearings, m.period)})
-	}
-	return nil
+		m.rep.add(item)
+	}, "file has no rows", func(detail string) SettlementItem { return SettlementItem{Category: CategoryEmptyFile, Detail: detail} })
+}
+
+func (s *LedgerSettlement) cursor() SettlementCursor {
+	return SettlementCursor{CreatedAt: s.CreatedAt, EntryID: s.EntryID}
 }

@@ -18,8 +18,7 @@ func TestSettlementPeriodDatesAndSecondClaims(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	m := f.merchant(t, "USD")
-	f.deposit(t, m.ID, "USD", 1_000_00)
+	m := f.fundedMerchant(t, "USD", 1_000_00)
 	card := f.card(t, m.ID, "USD", 500_00).CardNo
 	first := f.authorize(t, card, 1_00, "USD").AuthID // cleared on the 1st ("the 26th")
 	f.clear(t, first, 1_00)

@@ -180,16 +180,8 @@ type fakeSettlements struct {
 func (s *fakeSettlements) SettlementsByAuth(_ context.Context, ids []string) ([]reconcile.LedgerSettlement, error) {
 	s.byAuthCalls++
 	s.batchMax = max(s.batchMax, len(ids))
-	out := make([]reconcile.LedgerSettlement, len(ids))
-	for i, id := range ids {
-		out[i] = reconcile.LedgerSettlement{AuthID: id}
-		for _, e := range s.entries {
-			if e.AuthID == id {
-				out[i] = e
-			}
-		}
-	}
-	return out, nil
+	return fakeByID(s.entries, ids, func(e *reconcile.LedgerSettlement) string { return e.AuthID },
+		func(id string) reconcile.LedgerSettlement { return reconcile.LedgerSettlement{AuthID: id} }), nil
 }
 
 func (s *fakeSettlements) SettlementsBetween(_ context.Context, from, to time.Time, after reconcile.SettlementCursor, limit int) ([]reconcile.LedgerSettlement, error) {

@@ -19,8 +19,7 @@ func TestStatementShowsHeldFundsAndReceivables(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	m := f.merchant(t, "USD")
-	f.deposit(t, m.ID, "USD", 1_000_00)
+	m := f.fundedMerchant(t, "USD", 1_000_00)
 	owes := f.card(t, m.ID, "USD", 29_65)
 	a := f.authorize(t, owes.CardNo, 29_65, "USD")
 	f.clear(t, a.AuthID, 35_58) // 5.93 beyond the card

@@ -18,13 +18,9 @@ import (
 // rolled-back tail is a named failure, and a key that did not sign it too.
 func TestAuditCheckpointCommands(t *testing.T) {
 	t.Parallel()
-	g := newGateway(t)
-	c := g.createMerchant("Checkpoint shop", "USD")
-	g.deposit(c.ShopNo, "USD", "10.00")
-	g.deposit(c.ShopNo, "USD", "20.00")
+	g, _ := newShopGateway(t, "Checkpoint shop", "USD", "USD 10.00", "USD 20.00")
 	dir := t.TempDir()
-	key := filepath.Join(dir, "checkpoint.key")
-	g.mustRun("audit", "checkpoint-key", "--out", key)
+	key := g.checkpointKey(dir)
 	if st, err := os.Stat(key); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("the private key file: %v, %v", st, err)
 	}
@@ -75,11 +71,8 @@ func TestAuditCheckpointCommands(t *testing.T) {
 // signature the public key verifies. Without a key there is no worker.
 func TestServeWritesCheckpoints(t *testing.T) {
 	t.Parallel()
-	g := newGateway(t)
-	c := g.createMerchant("Checkpointed shop", "USD")
-	g.deposit(c.ShopNo, "USD", "1.00")
-	key := filepath.Join(t.TempDir(), "checkpoint.key")
-	g.mustRun("audit", "checkpoint-key", "--out", key)
+	g, _ := newShopGateway(t, "Checkpointed shop", "USD", "USD 1.00")
+	key := g.checkpointKey(t.TempDir())
 	g.env["GATEWAY_CHECKPOINT_KEY_FILE"] = key
 	s := g.serve()
 	s.mustBeHealthy()

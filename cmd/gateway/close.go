@@ -37,16 +37,11 @@ func cmdAuditClose(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, l, err := openLedger(ctx, e)
+	l, m, done, err := openMerchant(ctx, e, *shopNo, false)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	defer l.Close()
-	m, err := merchantOfFlag(ctx, l, *shopNo)
-	if err != nil {
-		return err
-	}
+	defer done()
 	c, err := audit.New(l.Ledger).ClosePeriod(ctx, signer, m.ID, kind, period)
 	if err != nil {
 		return err

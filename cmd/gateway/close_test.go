@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -12,11 +11,8 @@ import (
 // still verifies with the close.
 func TestAuditCloseCommand(t *testing.T) {
 	t.Parallel()
-	g := newGateway(t)
-	c := g.createMerchant("Close shop", "USD")
-	g.deposit(c.ShopNo, "USD", "10.00")
-	key := filepath.Join(t.TempDir(), "checkpoint.key")
-	g.mustRun("audit", "checkpoint-key", "--out", key)
+	g, c := newShopGateway(t, "Close shop", "USD", "USD 10.00")
+	key := g.checkpointKey(t.TempDir())
 	g.mustFail("no checkpoint key", "audit", "close", "--shop-no", c.ShopNo, "--day", "2026-01-01")
 	g.env["GATEWAY_CHECKPOINT_KEY_FILE"] = key
 

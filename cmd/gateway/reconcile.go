@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -72,39 +71,17 @@ func cmdAuditStatement(ctx context.Context, e *env, args []string) error {
 	if to.Before(from) {
 		return usageError("--to must not be before --from")
 	}
-	s, l, err := openReconcileLedger(ctx, e)
+	l, m, done, err := openMerchant(ctx, e, *shopNo, true)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	defer l.Close()
-	closeReads, err := attachReadRoute(e, l.Ledger, database.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout},
-		readWaitOperatorMs*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	defer closeReads()
-	m, err := merchantOfFlag(ctx, l, *shopNo)
-	if err != nil {
-		return err
-	}
+	defer done()
 	rep, err := reconcile.Statement(ctx, audit.New(l.Ledger), m.ID, from, to.AddDate(0, 0, 1))
 	if err != nil {
 		return cliError(err)
 	}
 	rep.ShopNo = m.ShopNo
-	if *asJSON {
-		err = printJSON(e, rep)
-	} else {
-		err = rep.WriteText(e.stdout)
-	}
-	if err != nil {
-		return err
-	}
-	if !rep.OK() {
-		return &exitError{code: 1, msg: fmt.Sprintf("the statement does not reconcile: %d accounts mismatch", rep.Mismatches)}
-	}
-	return nil
+	return printReconciliation(e, *asJSON, rep, fmt.Sprintf("the statement does not reconcile: %d accounts mismatch", rep.Mismatches))
 }
 
 // parseDay parses a UTC day in the range of postings.ParseDay (a year
@@ -125,36 +102,16 @@ func cmdReconcileSettlement(ctx context.Context, e *env, args []string) error {
 		"after a first line '# period: YYYY-MM-DD[/YYYY-MM-DD]') against every CARD_SETTLE entry of its period,\n"+
 		"and record a file that matches. Exit status 0 when everything matched, 1 on discrepancies,\n"+
 		"2 when the input cannot be reconciled (docs/audit.md).")
-	day := fs.String("day", "", "the settlement day, YYYY-MM-DD (UTC), for a file without a period line")
-	from := fs.String("from", "", "the period's first day, with --to, for a file without a period line")
-	to := fs.String("to", "", "the period's last day, included")
-	by := fs.String("by", "", "who reconciles, as recorded (default: cli:<OS user>)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
+	rf := newPeriodFlags(fs, "the settlement day, YYYY-MM-DD (UTC), for a file without a period line")
 	help, path, err := parseFlagsAndArg(fs, args, "FILE.csv")
 	if help || err != nil {
 		return err
 	}
-	period, err := settlementPeriodFlags(*day, *from, *to)
-	if err != nil {
-		return err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return &exitError{code: reconcile.ExitUnusable, msg: err.Error()}
-	}
-	defer f.Close()
-	s, l, err := openReconcileLedger(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	defer l.Close()
-	rep, err := reconcile.Settlement(ctx, l.Settlements(), reconcile.NewRecords(s.DB.DB), reconcile.SettlementInput{
-		File: f, Name: filepath.Base(path), Period: period, Actor: cliActor(*by)})
-	if err != nil {
-		return reconcileFailed(e, *asJSON, path, err)
-	}
-	return printReconciliation(e, *asJSON, rep, "the settlement file does not reconcile")
+	return rf.reconcile(ctx, e, path, "the settlement file does not reconcile",
+		func(s *app.Store, l *app.Services, f *os.File, a reconcileArgs) (reconcileReport, error) {
+			return reportOf(reconcile.Settlement(ctx, l.Settlements(), reconcile.NewRecords(s.DB.DB), reconcile.SettlementInput{
+				File: f, Name: a.Name, Period: a.Period, Actor: a.Actor}))
+		})
 }
 
 // settlementPeriodFlags is the period of --day or --from and --to; zero

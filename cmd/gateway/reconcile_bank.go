@@ -35,12 +35,8 @@ func cmdReconcileBank(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return nil, err
 		}
-		rep, err := reconcile.Bank(ctx, reconcile.JournalDeposits{DB: s.DB}, reconcile.NewRecords(s.DB.DB), reconcile.BankInput{
-			File: f, Name: a.Name, Merchant: m.ID, ShopNo: m.ShopNo, Period: a.Period, Actor: a.Actor})
-		if err != nil {
-			return nil, err
-		}
-		return rep, nil
+		return reportOf(reconcile.Bank(ctx, reconcile.JournalDeposits{DB: s.DB}, reconcile.NewRecords(s.DB.DB), reconcile.BankInput{
+			File: f, Name: a.Name, Merchant: m.ID, ShopNo: m.ShopNo, Period: a.Period, Actor: a.Actor}))
 	})
 }
 
@@ -58,15 +54,23 @@ type reconcileFlags struct {
 	asJSON                  *bool
 }
 
-func newReconcileFlags(fs *flag.FlagSet, what string) *reconcileFlags {
+// newPeriodFlags are the flags of a file's period when the file states
+// none (day: --day's help), who reconciles, and JSON; newReconcileFlags
+// adds --file.
+func newPeriodFlags(fs *flag.FlagSet, day string) *reconcileFlags {
 	return &reconcileFlags{
-		file:   fs.String("file", "", what+", CSV (required)"),
-		day:    fs.String("day", "", "the period's one day, YYYY-MM-DD (UTC), for a file without a period line"),
+		day:    fs.String("day", "", day),
 		from:   fs.String("from", "", "the period's first day, with --to, for a file without a period line"),
 		to:     fs.String("to", "", "the period's last day, included"),
 		by:     fs.String("by", "", "who reconciles, as recorded (default: cli:<OS user>)"),
 		asJSON: fs.Bool("json", false, "print the report as JSON"),
 	}
+}
+
+func newReconcileFlags(fs *flag.FlagSet, what string) *reconcileFlags {
+	rf := newPeriodFlags(fs, "the period's one day, YYYY-MM-DD (UTC), for a file without a period line")
+	rf.file = fs.String("file", "", what+", CSV (required)")
+	return rf
 }
 
 // reconcileArgs are what run hands a reconciliation beyond the file.
@@ -76,19 +80,26 @@ type reconcileArgs struct {
 	Actor  string
 }
 
-// run checks the flags, opens the file and the ledger, reconciles with
-// do, prints the report and exits with its verdict's
-// status: 0 matched, 1 discrepancies, 2 unusable.
+// run checks --file and reconciles it.
 func (rf *reconcileFlags) run(ctx context.Context, e *env,
 	do func(*app.Store, *app.Services, *os.File, reconcileArgs) (reconcileReport, error)) error {
 	if *rf.file == "" {
 		return usageError("--file is required")
 	}
+	return rf.reconcile(ctx, e, *rf.file, "the file does not reconcile", do)
+}
+
+// reconcile checks the period flags, opens the file at path and the
+// ledger, reconciles with do, prints the report and exits with its
+// verdict's status: 0 matched, 1 discrepancies (failed says so), 2
+// unusable.
+func (rf *reconcileFlags) reconcile(ctx context.Context, e *env, path, failed string,
+	do func(*app.Store, *app.Services, *os.File, reconcileArgs) (reconcileReport, error)) error {
 	period, err := settlementPeriodFlags(*rf.day, *rf.from, *rf.to)
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(*rf.file)
+	f, err := os.Open(path)
 	if err != nil {
 		return &exitError{code: reconcile.ExitUnusable, msg: err.Error()}
 	}
@@ -99,15 +110,15 @@ func (rf *reconcileFlags) run(ctx context.Context, e *env,
 	}
 	defer s.Close()
 	defer l.Close()
-	rep, err := do(s, l, f, reconcileArgs{Name: filepath.Base(*rf.file), Period: period, Actor: cliActor(*rf.by)})
+	rep, err := do(s, l, f, reconcileArgs{Name: filepath.Base(path), Period: period, Actor: cliActor(*rf.by)})
 	var ee *exitError
 	switch {
 	case errors.As(err, &ee):
 		return err
 	case err != nil:
-		return reconcileFailed(e, *rf.asJSON, *rf.file, err)
+		return reconcileFailed(e, *rf.asJSON, path, err)
 	}
-	return printReconciliation(e, *rf.asJSON, rep, "the file does not reconcile")
+	return printReconciliation(e, *rf.asJSON, rep, failed)
 }
 
 // reconcileFailed reports a reconciliation that produced no report: an

@@ -21,11 +21,7 @@ func cmdReconcileRail(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return rf.run(ctx, e, func(s *app.Store, l *app.Services, f *os.File, a reconcileArgs) (reconcileReport, error) {
-		rep, err := reconcile.Rail(ctx, l.RailEntries(), reconcile.NewRecords(s.DB.DB), reconcile.RailInput{
-			File: f, Name: a.Name, Period: a.Period, Actor: a.Actor})
-		if err != nil {
-			return nil, err
-		}
-		return rep, nil
+		return reportOf(reconcile.Rail(ctx, l.RailEntries(), reconcile.NewRecords(s.DB.DB), reconcile.RailInput{
+			File: f, Name: a.Name, Period: a.Period, Actor: a.Actor}))
 	})
 }

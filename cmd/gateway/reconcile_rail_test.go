@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,18 +12,9 @@ func TestReconcileRailCommand(t *testing.T) {
 	t.Parallel()
 	g := newGateway(t)
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, body string) string { return writeFile(t, dir, name, body) }
 	header := "# period: 2001-02-03\ntx_id,status,amount,fee,currency,date\n"
-	out := g.mustRun("reconcile", "rail", "--file", write("quiet.csv", header))
-	if !strings.Contains(out, "Rail report quiet.csv") || !strings.HasSuffix(out, "(exit status 0)\n") {
-		t.Errorf("a quiet day:\n%s", out)
-	}
+	g.wantQuietDay(dir, "rail", header, "Rail report")
 	r := g.run("reconcile", "rail", "--file", write("extra.csv", header+"rmt_00000000000000000000,SETTLED,1.00,0.10,USD,2001-02-03\n"))
 	if r.code() != 1 || !strings.Contains(r.stdout, "missing_in_ledger") || !strings.Contains(r.stdout, "no such remittance") {
 		t.Errorf("an unknown remittance: exit %d\n%s", r.code(), r.stdout)
@@ -38,13 +27,6 @@ func TestReconcileRailCommand(t *testing.T) {
 		{[]string{"--day", "2001-02-03"}, "--file is required"},
 		{[]string{"--file", write("noperiod.csv", "tx_id,status,amount,fee,currency,date\n")}, "states no settlement period"},
 	} {
-		r := g.run(append([]string{"reconcile", "rail"}, tc.args...)...)
-		said := r.stdout + r.stderr
-		if r.err != nil {
-			said += r.err.Error()
-		}
-		if r.code() != 2 || !strings.Contains(said, tc.want) || strings.Contains(said, "\xe9") {
-			t.Errorf("reconcile rail %v: exit %d, want 2 saying %q:\n%s", tc.args, r.code(), tc.want, said)
-		}
+		g.wantUnusable(tc.want, append([]string{"reconcile", "rail"}, tc.args...)...)
 	}
 }

@@ -33,14 +33,9 @@ func (g *gateway) openTestLedger() *gatewaytest.Gateway {
 
 func TestAuditStatementCommand(t *testing.T) {
 	t.Parallel()
-	g := newGateway(t)
-	c := g.createMerchant("Statement shop", "USD,EUR")
-	g.deposit(c.ShopNo, "USD", "100.00")
-	g.deposit(c.ShopNo, "USD", "0.50")
-	g.deposit(c.ShopNo, "EUR", "7")
+	g, c := newShopGateway(t, "Statement shop", "USD,EUR", "USD 100.00", "USD 0.50", "EUR 7")
 	// Yesterday to tomorrow: the deposits are inside even across midnight.
-	now := time.Now().UTC()
-	from, to := now.AddDate(0, 0, -1).Format(time.DateOnly), now.AddDate(0, 0, 1).Format(time.DateOnly)
+	from, to := aroundToday()
 
 	out := g.mustRun("audit", "statement", "--shop-no", c.ShopNo, "--from", from, "--to", to)
 	for _, want := range []string{"Statement of " + c.ShopNo, "total, 1 account  EUR", " 7.00 ", " 100.50 ", "OK: 2 accounts in 2 currencies"} {
@@ -65,7 +60,7 @@ func TestAuditStatementCommand(t *testing.T) {
 		t.Errorf("audit statement --json: %s", js)
 	}
 	// The day before yesterday: nothing yet, nothing wrong.
-	before := now.AddDate(0, 0, -2).Format(time.DateOnly)
+	before := time.Now().UTC().AddDate(0, 0, -2).Format(time.DateOnly)
 	if out := g.mustRun("audit", "statement", "--shop-no", c.ShopNo, "--from", before, "--to", before); !strings.Contains(out, "OK: 2 accounts") {
 		t.Errorf("an empty period: %s", out)
 	}

@@ -15,10 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/paygate/gateway/internal/bill"
-	"github.com/paygate/gateway/internal/database"
 	"github.com/paygate/gateway/postings"
 )
 
@@ -52,22 +50,11 @@ func cmdReportBalance(ctx context.Context, e *env, args []string) error {
 			return usageError(fmt.Sprintf("--currency: %s", postings.AsError(err).Message))
 		}
 	}
-	s, l, err := openReconcileLedger(ctx, e)
+	l, m, done, err := openMerchant(ctx, e, *shopNo, true)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	defer l.Close()
-	closeReads, err := attachReadRoute(e, l.Ledger, database.DBOptions{ConnsMax: 4, StatementTimeout: reconcileStatementTimeout},
-		readWaitOperatorMs*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	defer closeReads()
-	m, err := merchantOfFlag(ctx, l, *shopNo)
-	if err != nil {
-		return err
-	}
+	defer done()
 	rep, err := l.Bills.BalanceReport(ctx, m.ID, p.From(), p.To(), *currency)
 	if err != nil {
 		return cliError(err)

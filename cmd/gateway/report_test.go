@@ -6,19 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // `gateway report balance`: the table, JSON and the CSV files (the API's
 // names, into a directory), the totals, and every usage error with exit 2.
 func TestReportBalanceCommand(t *testing.T) {
 	t.Parallel()
-	g := newGateway(t)
-	c := g.createMerchant("Report shop", "USD,KWD")
-	g.deposit(c.ShopNo, "USD", "100.50")
-	g.deposit(c.ShopNo, "KWD", "7.125")
-	now := time.Now().UTC()
-	from, to := now.AddDate(0, 0, -1).Format(time.DateOnly), now.AddDate(0, 0, 1).Format(time.DateOnly)
+	g, c := newShopGateway(t, "Report shop", "USD,KWD", "USD 100.50", "KWD 7.125")
+	from, to := aroundToday()
 	args := []string{"report", "balance", "--shop-no", c.ShopNo, "--from", from, "--to", to}
 
 	out := g.mustRun(args...)
