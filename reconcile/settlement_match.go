@@ -68,10 +68,20 @@ func (m *matcher) classify(row settlementRow, s *LedgerSettlement, claims map[in
 	return CategoryMatched, ""
 }
 
-// claimedDetail names the run that accounted for a clearing before.
+// claimedDetail names the run that accounted for an entry before, and asks
+// the question the kind of file raises: a clearing billed twice by the
+// network, a refund credited twice, a remittance reported twice by the
+// rail, a deposit on two bank statements.
 func claimedDetail(c Claim) string {
-	return fmt.Sprintf("already reconciled by %s (sha256 %s…), line %d, recorded %s by %s: billed twice?",
-		printable(c.Run.FileName), c.Run.FileSHA256[:16], c.Line, c.Run.RecordedAt.Format(time.RFC3339), printable(c.Run.Actor))
+	return fmt.Sprintf("already reconciled by %s (sha256 %s…), line %d, recorded %s by %s: %s",
+		printable(c.Run.FileName), c.Run.FileSHA256[:16], c.Line, c.Run.RecordedAt.Format(time.RFC3339), printable(c.Run.Actor), twiceQuestion[c.Run.Kind])
+}
+
+var twiceQuestion = map[string]string{
+	KindCardClearing:   "billed twice?",
+	KindNetworkRefund:  "refunded twice?",
+	KindRailRemittance: "reported twice?",
+	KindBankDeposit:    "credited twice?",
 }
 
 // notSettledDetail says why an authorization has no CARD_SETTLE entry.
