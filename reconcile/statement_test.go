@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/gateway/internal/cards"
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/network"
+	"github.com/paygate/gateway/internal/testseed"
 	"github.com/paygate/gateway/postings"
 	"github.com/paygate/gateway/reconcile"
 )
@@ -120,8 +121,7 @@ func TestStatementOverRandomWorkload(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := testseed.Seed(t, "./reconcile", "reconcile.seed", 0)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	m := f.merchant(t, "USD", "EUR")
 	w := &workload{f: f, m: m.ID, rng: rng}
