@@ -4,8 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
-	"time"
 
+	"github.com/paygate/gateway/internal/testseed"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -40,8 +40,7 @@ func TestNoPostingTakesAConstrainedAccountBelowZero(t *testing.T) {
 			t.Errorf("%s: constrained %v, docs/ledger.md says %v", typ, typ.Constrained(), constrainedTypes[typ])
 		}
 	}
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := testseed.Seed(t, "./ledger", "ledger.seed", 0)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	ctx := context.Background()
 	l := newLedger(t, ledger.Config{})

@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/paygate/gateway/internal/audit"
+	"github.com/paygate/gateway/internal/testseed"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -23,8 +23,7 @@ import (
 // every hash chain holds.
 func TestPropertyConcurrentOperations(t *testing.T) {
 	t.Parallel()
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := testseed.Seed(t, "./ledger", "ledger.seed", 0)
 	ctx := context.Background()
 	l := newLedger(t, ledger.Config{})
 

@@ -54,7 +54,7 @@ func splitWhole(rng *rand.Rand, n int64) []int64 {
 // pays the odd minor unit of the conversion and of the fee, by less than one
 // unit each.
 func TestNewHoldRoundsAgainstTheCardholder(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 6))
+	rng := rand.New(rand.NewPCG(propertySeed(t, 17), 6))
 	for i := 0; i < runs(20_000); i++ {
 		h := randomHold(t, rng)
 		if h.Txn.Code == h.Card.Code {
@@ -85,7 +85,7 @@ func TestNewHoldRoundsAgainstTheCardholder(t *testing.T) {
 // it, in one message or in pieces in any order: the releases add up to the
 // whole hold, fee included, with nothing left.
 func TestHoldWholeReversalReleasesEverything(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 7))
+	rng := rand.New(rand.NewPCG(propertySeed(t, 17), 7))
 	for i := 0; i < runs(20_000); i++ {
 		h := randomHold(t, rng)
 		var reversed, released, releasedFee int64
@@ -122,7 +122,7 @@ func TestHoldWholeReversalReleasesEverything(t *testing.T) {
 // captures at most what is open (the ledger releases the rest); either way
 // captured + released is the whole hold.
 func TestHoldPiecesThenClearingLeaveNothing(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 8))
+	rng := rand.New(rand.NewPCG(propertySeed(t, 17), 8))
 	for i := 0; i < runs(20_000); i++ {
 		h := randomHold(t, rng)
 		pieces := splitWhole(rng, h.TxnAmount)

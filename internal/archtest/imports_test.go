@@ -141,6 +141,7 @@ var allowed = map[string][]string{
 	// Test support and test-only packages.
 	"internal/gatewaytest": {"ledger", "ledger/pgtest", "internal/app/services", "internal/audit", "internal/merchant", "internal/domains", "internal/network"},
 	"internal/sim":         {},
+	"internal/testseed":    {}, // a randomized test's seed flag and replay line
 	// The internal API's client, and the harness of tools/bench and tools/chaos.
 	"internal/netclient":     {"api/client"},
 	"tools/internal/harness": {"api/client", "internal/netclient", "ledger/pgcluster"},

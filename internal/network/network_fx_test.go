@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/gateway/internal/gatewaytest"
 	"github.com/paygate/gateway/internal/merchant"
 	"github.com/paygate/gateway/internal/network"
+	"github.com/paygate/gateway/internal/testseed"
 	"github.com/paygate/gateway/ledger"
 	"github.com/paygate/gateway/postings"
 )
@@ -165,7 +166,7 @@ func splitTxn(rng *rand.Rand, n int64) []int64 {
 func TestForeignAuthorizationReversedWholeReleasesEverything(t *testing.T) {
 	t.Parallel()
 	f := newFXCards(t)
-	rng := rand.New(rand.NewPCG(17, 1))
+	rng := rand.New(rand.NewPCG(testseed.Seed(t, "./internal/network", "network.seed", 17), 1))
 	approved := 0
 	for i := 0; i < 90; i++ {
 		card, txn := pickFX(rng)
@@ -215,7 +216,7 @@ func TestForeignAuthorizationReversedWholeReleasesEverything(t *testing.T) {
 func TestForeignAuthorizationPiecesThenClearingLeaveNothingHeld(t *testing.T) {
 	t.Parallel()
 	f := newFXCards(t)
-	rng := rand.New(rand.NewPCG(17, 2))
+	rng := rand.New(rand.NewPCG(testseed.Seed(t, "./internal/network", "network.seed", 17), 2))
 	for i := 0; i < 60; i++ {
 		card, txn := pickFX(rng)
 		rate := f.setRandomRate(t, rng, txn, card)
