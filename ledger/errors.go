@@ -73,6 +73,10 @@ func mapError(err error) error {
 			return &c
 		}
 	}
+	if isFence(pg) {
+		return &postings.Error{Code: postings.EUNAVAILABLE, Reason: postings.ReasonMerchantMoving,
+			Message: "the merchant is moving to another cell; nothing was done: retry after Retry-After with the same Idempotency-Key"}
+	}
 	if pg != nil {
 		if de, ok := stateErrors[pg.Code]; ok {
 			c := *de
@@ -87,6 +91,16 @@ func mapError(err error) error {
 		return postings.Errorf(postings.ENOTFOUND, "not found")
 	}
 	return resolved
+}
+
+// isFence reports the refusal of a move's fence (sql/0037's trigger
+// function cellmove_fence, raised as lock_not_available): not a lock
+// time-out, nothing waited, and only the moving merchant's command is at
+// fault, so a batch it fails is split (runBatch) and the other merchants'
+// commands in it commit. Before, they were all answered 503 with it (chaos
+// `move`: other merchants' requests failed during a move's pause).
+func isFence(pg *pgconn.PgError) bool {
+	return pg != nil && pg.Code == "55P03" && strings.Contains(pg.Where, "cellmove_fence")
 }
 
 // isTransient reports errors after which the same batch may simply be tried
