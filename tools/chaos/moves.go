@@ -151,7 +151,11 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 		}
 	}
 	label := fmt.Sprintf("moves-%d-%d", seed, mode)
-	ld, err := startMoveLoad(ctx, rng, st.gw, moving, others, moveLoadOptions{label: label, clients: o.clients, ops: o.ops,
+	// The load's own context: a move that failed leaves its merchant
+	// moving, whose operations would be retried for minutes.
+	lctx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
+	ld, err := startMoveLoad(lctx, rng, st.gw, moving, others, moveLoadOptions{label: label, clients: o.clients, ops: o.ops,
 		holds: o.holds, callbackURL: st.rcv.url})
 	if err != nil {
 		return fail("the load: %v", err)
@@ -189,10 +193,13 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 	}
 	moveTook := time.Since(t0)
 	moveEnd := time.Now()
-	if err != nil {
-		add("%v", err)
-	}
 	moved := mode != moveKillRollback || !stateIn(killedIn, []string{"copying", "paused"})
+	if err != nil {
+		stopLoad()
+		ld.finish()
+		stopped = true
+		return fail("%v", err)
+	}
 	// The load goes on past the move: the merchant's requests served in
 	// its cell, and events made there.
 	n := ld.rMove.answered.Load()
