@@ -74,8 +74,7 @@ func mapError(err error) error {
 		}
 	}
 	if isFence(pg) {
-		return &postings.Error{Code: postings.EUNAVAILABLE, Reason: postings.ReasonMerchantMoving,
-			Message: "the merchant is moving to another cell; nothing was done: retry after Retry-After with the same Idempotency-Key"}
+		return &postings.Error{Code: postings.EUNAVAILABLE, Reason: postings.ReasonMerchantMoving, Message: "the merchant is moving to another cell; nothing was done"}
 	}
 	if pg != nil {
 		if de, ok := stateErrors[pg.Code]; ok {
@@ -93,12 +92,8 @@ func mapError(err error) error {
 	return resolved
 }
 
-// isFence reports the refusal of a move's fence (sql/0037's trigger
-// function cellmove_fence, raised as lock_not_available): not a lock
-// time-out, nothing waited, and only the moving merchant's command is at
-// fault, so a batch it fails is split (runBatch) and the other merchants'
-// commands in it commit. Before, they were all answered 503 with it (chaos
-// `move`: other merchants' requests failed during a move's pause).
+// isFence: a move's fence refused the batch (sql/0037, raised as
+// lock_not_available): that merchant's command only (runBatch splits).
 func isFence(pg *pgconn.PgError) bool {
 	return pg != nil && pg.Code == "55P03" && strings.Contains(pg.Where, "cellmove_fence")
 }
