@@ -172,5 +172,6 @@ func isOutage(err error) bool {
 	if postings.ErrorCode(err) != postings.EUNAVAILABLE {
 		return false
 	}
-	return !isReason(err, postings.ReasonLockTimeout) && !isReason(err, postings.ReasonStatementTimeout) && !isReason(err, postings.ReasonContention)
+	return !isReason(err, postings.ReasonLockTimeout) && !isReason(err, postings.ReasonStatementTimeout) && !isReason(err, postings.ReasonContention) &&
+		!isReason(err, postings.ReasonMerchantMoving) // one merchant's fence: the others' queued commands go on
 }

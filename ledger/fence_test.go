@@ -28,18 +28,23 @@ func TestFenceFailsOnlyTheMovingMerchant(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := l.Stats()
-	const n = 40
-	errs := make([]error, 2*n)
+	// Each goroutine deposits several times in a row, so commands are
+	// queued on the shard whenever the fenced merchant's fails: those must
+	// not be failed with it as if the database were down.
+	const n, rounds = 40, 5
+	errs := make([]error, 2*n*rounds)
 	var wg sync.WaitGroup
-	for i := range errs {
+	for g := 0; g < 2*n; g++ {
 		m := other.ID
-		if i%2 == 0 {
+		if g%2 == 0 {
 			m = fenced.ID
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = l.Deposit(ctx, m, "USD", 1_00, nil)
+			for r := 0; r < rounds; r++ {
+				_, errs[g+2*n*r] = l.Deposit(ctx, m, "USD", 1_00, nil)
+			}
 		}()
 	}
 	wg.Wait()
@@ -55,8 +60,8 @@ func TestFenceFailsOnlyTheMovingMerchant(t *testing.T) {
 	if !t.Failed() && l.Stats().Splits == before.Splits {
 		t.Fatal("no batch held both merchants' commands: nothing was tested")
 	}
-	if got, _ := l.Balance(ctx, fund(other.ID, "USD")); got != (1+n)*1_00 {
-		t.Errorf("the other merchant's funding is %d, want %d", got, (1+n)*1_00)
+	if got, _ := l.Balance(ctx, fund(other.ID, "USD")); got != (1+n*rounds)*1_00 {
+		t.Errorf("the other merchant's funding is %d, want %d", got, (1+n*rounds)*1_00)
 	}
 	if got, _ := l.Balance(ctx, fund(fenced.ID, "USD")); got != 1_00 {
 		t.Errorf("the fenced merchant's funding is %d, want 100: nothing of its refused deposits", got)
