@@ -38,6 +38,7 @@ const (
 	moveFault         = "merchant moved under load"
 	moveKillFault     = "mover killed mid-move, resumed"
 	moveRollbackFault = "mover killed mid-move, rolled back"
+	moveServeFault    = "serving gateway killed mid-move"
 )
 
 // moveMode is how a scenario's move goes.
@@ -47,6 +48,7 @@ const (
 	movePlain moveMode = iota
 	moveKillResume
 	moveKillRollback
+	moveKillServe // the serving gateway killed and restarted mid-move, the mover going on
 )
 
 // movesOptions: clients of the other merchants (the moving one gets half
@@ -81,7 +83,7 @@ func runMoveScenarios(ctx context.Context, e *env, seed uint64, want map[string]
 		return
 	}
 	defer rcv.close()
-	cs, closeCells, err := e.startCells(ctx, rcv.url)
+	cs, closeCells, err := e.startCells(ctx, "moves-cell-", rcv.url)
 	defer closeCells()
 	if err != nil {
 		setupFail("setup: %v", err)
@@ -95,9 +97,9 @@ func runMoveScenarios(ctx context.Context, e *env, seed uint64, want map[string]
 		}
 	}
 	// The merchants that move get cards for the network's messages.
-	for _, m := range cs[0].ms {
+	for _, m := range append(append([]*merchant{}, cs[0].ms...), cs[1].ms[0]) {
 		for j := 0; j < 6; j++ {
-			c, err := cs[0].l.cards.CreateCard(ctx, m.id, cards.CreateCardInput{Bin: m.bin, Currency: m.cur, Amount: 5_000_00, Remark: "chaos network"}, nil)
+			c, err := st.cellOf[m].l.cards.CreateCard(ctx, m.id, cards.CreateCardInput{Bin: m.bin, Currency: m.cur, Amount: 5_000_00, Remark: "chaos network"}, nil)
 			if err != nil {
 				setupFail("network card: %v", err)
 				return
@@ -113,16 +115,21 @@ func runMoveScenarios(ctx context.Context, e *env, seed uint64, want map[string]
 	}
 	defer st.gw.Stop()
 	rng := rand.New(rand.NewPCG(seed, 35))
+	// Three of a1's merchants move to b2; then one of b2's to a1 while the
+	// serving gateway is killed and restarted (its start checks both
+	// cells, each now holding a merchant of the other's id range).
 	runs := []struct {
-		name string
-		mode moveMode
-	}{{"move", movePlain}, {"movekill", moveKillResume}, {"movekill", moveKillRollback}}
-	for i, r := range runs {
+		name   string
+		mode   moveMode
+		moving *merchant
+	}{{"move", movePlain, cs[0].ms[0]}, {"movekill", moveKillResume, cs[0].ms[1]}, {"movekill", moveKillRollback, cs[0].ms[2]},
+		{"movekill", moveKillServe, cs[1].ms[0]}}
+	for _, r := range runs {
 		if !want[r.name] || ctx.Err() != nil {
 			continue
 		}
-		e.logf("%s: seed %d: moving %s a1 → b2 under load", r.name, seed, cs[0].ms[i].shopNo)
-		report(st.runMove(ctx, e, rng, seed, cs[0].ms[i], r.mode, o))
+		e.logf("%s: seed %d: moving %s out of %s under load", r.name, seed, r.moving.shopNo, st.cellOf[r.moving].name)
+		report(st.runMove(ctx, e, rng, seed, r.moving, r.mode, o))
 	}
 }
 
@@ -134,12 +141,16 @@ func moveReproduce(seed uint64, o movesOptions) string {
 // mode says), the load a little past it, the checks.
 func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed uint64, moving *merchant, mode moveMode, o movesOptions) *result {
 	start := time.Now()
-	a, b := st.cs[0], st.cs[1]
-	res := &result{fault: []string{moveFault, moveKillFault, moveRollbackFault}[mode], seed: seed, reproduce: moveReproduce(seed, o)}
+	a, b := st.cellOf[moving], st.cs[0] // the source, the target
+	if b == a {
+		b = st.cs[1]
+	}
+	res := &result{fault: []string{moveFault, moveKillFault, moveRollbackFault, moveServeFault}[mode], seed: seed, reproduce: moveReproduce(seed, o)}
 	res.injected = map[moveMode]string{
 		movePlain:        "gateway cells move a1 → b2 of a merchant under load on both cells",
 		moveKillResume:   "SIGKILL of gateway cells move mid-move under load, then the move run again (resume)",
 		moveKillRollback: "SIGKILL of gateway cells move mid-move under load, then cells move --rollback",
+		moveKillServe:    "SIGKILL of gateway serve mid-move b2 → a1 under load, restarted; the move goes on",
 	}[mode]
 	add, fail := res.recorders(start)
 	var others []*merchant
@@ -156,7 +167,7 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 	lctx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	ld, err := startMoveLoad(lctx, rng, st.gw, moving, others, moveLoadOptions{label: label, clients: o.clients, ops: o.ops,
-		holds: o.holds, callbackURL: st.rcv.url})
+		holds: o.holds, callbackURL: st.rcv.url, gwKilled: mode == moveKillServe})
 	if err != nil {
 		return fail("the load: %v", err)
 	}
@@ -176,6 +187,8 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 	switch mode {
 	case movePlain:
 		mo, out, err = e.runMoveCommand(ctx, st.spec, moving.shopNo, b.name)
+	case moveKillServe:
+		mo, out, killedIn, err = st.moveKillingServe(ctx, e, a, moving.shopNo, b.name)
 	default:
 		if killedIn, err = e.killMoveMidway(ctx, st.spec, a.db, moving.shopNo, b.name); err != nil {
 			return fail("killing the move: %v", err)
@@ -194,6 +207,7 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 	moveTook := time.Since(t0)
 	moveEnd := time.Now()
 	moved := mode != moveKillRollback || !stateIn(killedIn, []string{"copying", "paused"})
+	_ = out
 	if err != nil {
 		stopLoad()
 		ld.finish()
@@ -211,6 +225,9 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 	if moved {
 		st.cellOf[moving] = b
 	}
+	if mode == moveKillServe {
+		res.restarts = 1
+	}
 	declined := st.moveChecks(ctx, e, ld, moving, moved, moveEnd, add)
 
 	res.ops = len(ld.opsMove) + len(ld.opsOther) + len(ld.holds)
@@ -223,11 +240,14 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 	ld.watch.mu.Lock()
 	unavailable, ok := ld.watch.unavailable, ld.watch.ok
 	ld.watch.mu.Unlock()
-	what := "moved to b2"
+	what := "moved to " + b.name
 	if !moved {
-		what = "rolled back, in a1"
+		what = "rolled back, in " + a.name
 	}
-	if killedIn != "" {
+	switch {
+	case mode == moveKillServe:
+		what = "the serving gateway killed in state " + killedIn + " and restarted, " + what
+	case killedIn != "":
 		what = "killed in state " + killedIn + ", then " + what
 	}
 	res.notes = append(res.notes,
@@ -261,8 +281,11 @@ func (st *moveStack) moveChecks(ctx context.Context, e *env, ld *moveLoad, movin
 	if ld.watch.unavailable == 0 {
 		add("the moving merchant never got a 503: its pause was not seen")
 	}
-	if f := ld.others.figures(); f.errors > 0 {
+	if f := ld.others.figures(); f.errors > 0 && ld.othersKilled == nil {
 		add("the other merchants got %d attempts without a 2xx answer (first: %s); want none", f.errors, f.firstError)
+	}
+	if w := ld.othersKilled; w != nil && w.bad > 0 {
+		add("the other merchants got %d attempts answered neither 2xx, nor 503 with Retry-After, nor unanswered while the gateway was down (first: %s)", w.bad, w.firstBad)
 	}
 	declined91 = ld.checkAuthorizations(add)
 	if n := ld.rMove.status500.Load() + ld.rOther.status500.Load(); n > 0 {

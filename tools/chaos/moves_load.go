@@ -26,6 +26,10 @@ type pauseWatch struct {
 	bad               int
 	firstBad          string
 	first503, last503 time.Time
+	// lostOK: an attempt without an answer is counted in lost, not bad
+	// (the serving gateway is killed and restarted in that run).
+	lostOK bool
+	lost   int
 }
 
 func (w *pauseWatch) observe(a attempt) {
@@ -34,6 +38,8 @@ func (w *pauseWatch) observe(a attempt) {
 	switch {
 	case a.transport == nil && a.status >= 200 && a.status <= 299:
 		w.ok++
+	case a.transport != nil && w.lostOK:
+		w.lost++
 	case a.transport == nil && a.status == 503 && a.retryAfter > 0:
 		w.unavailable++
 		if w.first503.IsZero() {
@@ -60,7 +66,8 @@ type moveLoad struct {
 	rMove, rOther     *runner
 	opsMove, opsOther []*shopOp
 	watch             *pauseWatch
-	others            *cellWatch // every other merchant: no attempt outside 2xx
+	others            *cellWatch  // every other merchant: no attempt outside 2xx
+	othersKilled      *pauseWatch // instead, when the serving gateway is killed: 2xx, 503 with Retry-After, or no answer
 	holds             []*holdPlan
 	net               netDriver
 	stop              chan struct{}
@@ -72,6 +79,7 @@ type moveLoad struct {
 // (the load ends at stop or when they are all sent, whichever is first).
 type moveLoadOptions struct {
 	label       string // unique per scenario: the keys and message ids carry it
+	gwKilled    bool   // the serving gateway is killed in this run
 	clients     int
 	ops         int
 	holds       int
@@ -90,6 +98,11 @@ func startMoveLoad(ctx context.Context, rng *rand.Rand, gw *harness.Gateway, mov
 		others: &cellWatch{warm: time.Now()}, net: d, stop: make(chan struct{}), holdsMax: o.holds}
 	ld.rMove.observe = ld.watch.observe
 	ld.rOther.observe = ld.others.observe
+	if o.gwKilled {
+		ld.watch.lostOK = true
+		ld.othersKilled = &pauseWatch{lostOK: true}
+		ld.rOther.observe = ld.othersKilled.observe
+	}
 	ld.opsMove = planShopOps(rng, []*merchant{moving}, planOptions{n: o.ops, createPercent: 15, freezePercent: 4,
 		callbackURL: o.callbackURL, keyPrefix: o.label + "-move"})
 	ld.opsOther = planShopOps(rng, others, planOptions{n: 2 * o.ops, createPercent: 15, freezePercent: 4,

@@ -53,7 +53,12 @@ func (e *env) cellsCommand(ctx context.Context, cellsEnv string, out *bytes.Buff
 func (e *env) runMoveCommand(ctx context.Context, cellsEnv, shopNo, to string, extra ...string) (moveOutput, string, error) {
 	var out bytes.Buffer
 	cmd := e.cellsCommand(ctx, cellsEnv, &out, append([]string{"cells", "move", "--shop-no", shopNo, "--to", to}, extra...)...)
-	err := cmd.Run()
+	return parseMove(cmd.Run(), &out)
+}
+
+// parseMove reads what `gateway cells move` printed, after it ended with
+// err.
+func parseMove(err error, out *bytes.Buffer) (moveOutput, string, error) {
 	text := strings.TrimSpace(out.String())
 	var mo moveOutput
 	if err != nil {
@@ -71,41 +76,64 @@ func (e *env) runMoveCommand(ctx context.Context, cellsEnv, shopNo, to string, e
 // the source not yet emptied.
 var moveStates = []string{"paused", "verified", "switched"}
 
-// killMoveMidway starts `gateway cells move` and watches the move's row at
-// the source (src) until it reaches one of the middle states; then stops
-// the process with SIGSTOP, so that the state read next is the one it is
-// killed in, reads it, and kills it with SIGKILL. It returns that state,
-// "" with an error when the move ended or failed before.
-func (e *env) killMoveMidway(ctx context.Context, cellsEnv string, src bun.IDB, shopNo, to string) (string, error) {
-	var out bytes.Buffer
-	cmd := e.cellsCommand(ctx, cellsEnv, &out, "cells", "move", "--shop-no", shopNo, "--to", to)
-	if err := cmd.Start(); err != nil {
-		return "", err
+// runningMove is `gateway cells move` started in the background.
+type runningMove struct {
+	cmd    *exec.Cmd
+	out    bytes.Buffer
+	exited chan error
+}
+
+func (e *env) startMove(ctx context.Context, cellsEnv, shopNo, to string) (*runningMove, error) {
+	m := &runningMove{exited: make(chan error, 1)}
+	m.cmd = e.cellsCommand(ctx, cellsEnv, &m.out, "cells", "move", "--shop-no", shopNo, "--to", to)
+	if err := m.cmd.Start(); err != nil {
+		return nil, err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() { m.exited <- m.cmd.Wait() }()
+	return m, nil
+}
+
+// waitMiddle watches the move's row at the source (src) until it reaches
+// one of the middle states. An error says the move ended or failed
+// before, or got no further in three minutes (the process is then killed).
+func (m *runningMove) waitMiddle(ctx context.Context, src bun.IDB, shopNo string) error {
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		select {
-		case err := <-exited:
-			return "", fmt.Errorf("the move ended before a middle state (%v): %s", err, lastLines(out.String(), 5))
+		case err := <-m.exited:
+			m.exited <- err // for the caller's wait
+			return fmt.Errorf("the move ended before a middle state (%v): %s", err, lastLines(m.out.String(), 5))
 		default:
 		}
 		state, err := moveState(ctx, src, shopNo)
 		if err == nil && stateIn(state, moveStates) {
-			break
+			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			_ = cmd.Process.Kill()
-			<-exited
-			return "", fmt.Errorf("no middle state within 3 minutes (last %q, %v)", state, err)
+			_ = m.cmd.Process.Kill()
+			<-m.exited
+			return fmt.Errorf("no middle state within 3 minutes (last %q, %v)", state, err)
 		}
 		time.Sleep(2 * time.Millisecond) // polling the state at the source
 	}
-	_ = cmd.Process.Signal(syscall.SIGSTOP)
+}
+
+// killMoveMidway starts `gateway cells move`, waits for the middle of the
+// move, stops the process with SIGSTOP, so that the state read next is
+// the one it is killed in, reads it, and kills it with SIGKILL. It returns
+// that state, "" with an error when the move ended or failed before.
+func (e *env) killMoveMidway(ctx context.Context, cellsEnv string, src bun.IDB, shopNo, to string) (string, error) {
+	m, err := e.startMove(ctx, cellsEnv, shopNo, to)
+	if err != nil {
+		return "", err
+	}
+	if err := m.waitMiddle(ctx, src, shopNo); err != nil {
+		return "", err
+	}
+	_ = m.cmd.Process.Signal(syscall.SIGSTOP)
 	state, err := moveState(ctx, src, shopNo)
-	_ = cmd.Process.Kill()
-	<-exited
+	_ = m.cmd.Process.Kill()
+	<-m.exited
 	if err != nil {
 		return "", fmt.Errorf("reading the state of the stopped move: %w", err)
 	}
@@ -138,4 +166,28 @@ func (e *env) auditVerifyCells(ctx context.Context, cellsEnv string) (bool, stri
 		return false, fmt.Sprintf("%v: %s", err, lastLines(text, 20))
 	}
 	return true, lastLines(text, 3)
+}
+
+// moveKillingServe runs `gateway cells move` of shopNo out of src and,
+// once the move is in its middle, kills the serving gateway with SIGKILL
+// and starts it again while the move goes on; it returns what the move
+// printed and the state the gateway was killed in. The restarted gateway
+// checks every cell at its start (ids, data key) and rebuilds its routing
+// from the directory, mid-move.
+func (st *moveStack) moveKillingServe(ctx context.Context, e *env, src *cellStack, shopNo, to string) (moveOutput, string, string, error) {
+	m, err := e.startMove(ctx, st.spec, shopNo, to)
+	if err != nil {
+		return moveOutput{}, "", "", err
+	}
+	if err := m.waitMiddle(ctx, src.db, shopNo); err != nil {
+		return moveOutput{}, "", "", err
+	}
+	state, _ := moveState(ctx, src.db, shopNo)
+	st.gw.Kill()
+	restartErr := st.gw.Start(ctx)
+	mo, out, err := parseMove(<-m.exited, &m.out)
+	if restartErr != nil {
+		return mo, out, state, fmt.Errorf("restarting the serving gateway mid-move: %w", restartErr)
+	}
+	return mo, out, state, err
 }
