@@ -209,9 +209,13 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 	moved := mode != moveKillRollback || !stateIn(killedIn, []string{"copying", "paused"})
 	_ = out
 	if err != nil {
+		// The merchant is wherever the directory says now; its operations
+		// count for the next runs' balances.
 		stopLoad()
 		ld.finish()
 		stopped = true
+		st.record(ld)
+		st.relocate(ctx, moving)
 		return fail("%v", err)
 	}
 	// The load goes on past the move: the merchant's requests served in
@@ -293,9 +297,7 @@ func (st *moveStack) moveChecks(ctx context.Context, e *env, ld *moveLoad, movin
 	}
 	// Nothing lost or doubled, each merchant in the cell it is in now,
 	// over every operation sent to it in every scenario so far.
-	for _, o := range append(append([]*shopOp{}, ld.opsMove...), ld.opsOther...) {
-		st.allOps[o.m] = append(st.allOps[o.m], o)
-	}
+	st.record(ld)
 	for _, c := range st.cs {
 		var ms []*merchant
 		var ops, now []*shopOp
@@ -363,6 +365,25 @@ func (st *moveStack) moveChecks(ctx context.Context, e *env, ld *moveLoad, movin
 		add("the gateway died: %s", tailFile(st.gw.LogPath(), 5))
 	}
 	return declined91
+}
+
+// record adds the run's operations to every merchant's.
+func (st *moveStack) record(ld *moveLoad) {
+	for _, o := range append(append([]*shopOp{}, ld.opsMove...), ld.opsOther...) {
+		st.allOps[o.m] = append(st.allOps[o.m], o)
+	}
+}
+
+// relocate places m in the cell the directory names, after a move that
+// failed.
+func (st *moveStack) relocate(ctx context.Context, m *merchant) {
+	var cell string
+	_ = st.cs[0].db.NewRaw("select cell from cell_directory where shop_no = ?", m.shopNo).Scan(ctx, &cell)
+	for _, c := range st.cs {
+		if c.name == cell {
+			st.cellOf[m] = c
+		}
+	}
 }
 
 // missing are the event ids of ids the receiver has not seen.
