@@ -257,10 +257,10 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 	res.notes = append(res.notes,
 		fmt.Sprintf("%s %s; the command(s) took %s; mover: pause %d ms (tail %d ms, verify %d ms), %d rows copied, copy %d ms, removal %d ms, resumed %v",
 			moving.shopNo, what, moveTook.Round(time.Millisecond), mo.PauseMs, mo.TailMs, mo.VerifyMs, mo.Rows, mo.CopyMs, mo.RemoveMs, mo.Resumed),
-		fmt.Sprintf("the moving merchant: %d operations, %d attempts answered 2xx, %d answered 503 with Retry-After over %s (the pause as its clients saw it); %d authorizations (%d declined 91)",
-			len(ld.opsMove), ok, unavailable, ld.watch.seen().Round(time.Millisecond), len(ld.holds), declined),
-		fmt.Sprintf("the other %d merchants: %d operations, %d attempts, %d without a 2xx answer",
-			len(others), len(ld.opsOther), ld.rOther.attempts.Load(), ld.others.figures().errors))
+		fmt.Sprintf("the moving merchant: %d operations, %d attempts answered 2xx, %d answered 503 with Retry-After over %s (the pause as its clients saw it), %d unanswered; %d authorizations (%d declined 91)",
+			len(ld.opsMove), ok, unavailable, ld.watch.seen().Round(time.Millisecond), ld.watch.lost, len(ld.holds), declined),
+		fmt.Sprintf("the other %d merchants: %d operations, %d attempts, %d without a 2xx answer%s",
+			len(others), len(ld.opsOther), ld.rOther.attempts.Load(), ld.others.figures().errors, killedNote(ld.othersKilled)))
 	res.elapsed = time.Since(start)
 	return res
 }
@@ -365,6 +365,17 @@ func (st *moveStack) moveChecks(ctx context.Context, e *env, ld *moveLoad, movin
 		add("the gateway died: %s", tailFile(st.gw.LogPath(), 5))
 	}
 	return declined91
+}
+
+// killedNote is what the other merchants saw while the serving gateway
+// was down, when it was killed ("" otherwise).
+func killedNote(w *pauseWatch) string {
+	if w == nil {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return fmt.Sprintf(" (the gateway killed: %d answered 2xx, %d 503 with Retry-After, %d unanswered, %d otherwise)", w.ok, w.unavailable, w.lost, w.bad)
 }
 
 // record adds the run's operations to every merchant's.
