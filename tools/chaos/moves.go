@@ -215,6 +215,11 @@ func (st *moveStack) runMove(ctx context.Context, e *env, rng *rand.Rand, seed u
 		ld.finish()
 		stopped = true
 		st.record(ld)
+		// As an operator would: roll the move back, or else finish it, so
+		// that the next runs do not find the merchant paused.
+		if _, _, rerr := e.runMoveCommand(ctx, st.spec, moving.shopNo, b.name, "--rollback"); rerr != nil {
+			_, _, _ = e.runMoveCommand(ctx, st.spec, moving.shopNo, b.name)
+		}
 		st.relocate(ctx, moving)
 		return fail("%v", err)
 	}
