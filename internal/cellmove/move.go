@@ -28,6 +28,13 @@ type Mover struct {
 	// copies what arrived during the one before, and the pause copies
 	// what arrived during the last. 0: 3.
 	BackgroundRounds int
+	// RemoveAfter is how long the removal at the source waits after the
+	// switch: every router's forwarding cache then sends the merchant's
+	// network messages to the target, and one still routed to the source
+	// meets the fence (503, repeated) rather than a merchant gone (a
+	// clearing answered "not found": chaos move). 0: no wait (a local
+	// directory, no router).
+	RemoveAfter time.Duration
 
 	shapes []shape // the tables' columns and keys, read by the first round
 
@@ -124,6 +131,11 @@ func (mv *Mover) Move(ctx context.Context, shopNo string) (*Result, error) {
 				return nil, err
 			}
 		case StateSwitched:
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(mv.RemoveAfter):
+			}
 			mv.at("remove")
 			t0 := time.Now()
 			if err := mv.removeSource(ctx, r); err != nil {
