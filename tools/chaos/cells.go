@@ -48,12 +48,9 @@ type cellsOptions struct {
 	ops, clients int
 }
 
-// cellsWarmUp: cell a1's attempts begun in the load's first second count
-// for errors, not for latency (cells_watch.go). It was 3 s: on a machine
-// busy enough that b2 reached its kill threshold within them, a1 had no
-// latency sample before the kill (p99 0) and the noise rule failed
-// (three `make chaos-cells` runs on 27 Nov at load 25–47).
-const cellsWarmUp = time.Second
+// cellsWarmUp: cell a1's attempts begun in the load's first seconds count
+// for errors, not for latency (cells_watch.go).
+const cellsWarmUp = 3 * time.Second
 
 // cellsLatencyWithin is "within noise" for cell a1's p99 after the kill:
 // at most twice the p99 before it, or at most 50 ms more. On this shared
