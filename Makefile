@@ -190,8 +190,9 @@ bench: pg
 # pg_auto_failover formation on $(HA_PORTS): the primary lost, the standby
 # lost, a restore from backup (docs/ha.md). Several minutes; exit status 1
 # on any violation. make chaos CHAOS_ARGS='-seeds 42'. chaos-ha runs the
-# HA scenarios alone; chaos-cells the cells scenario alone (two formations on
-# free ports, one cell's primary lost under load on both: docs/ha.md).
+# HA scenarios alone; chaos-cells the cells scenarios alone (two formations on
+# free ports: one cell's primary lost under load on both; a merchant moved
+# under load, and the mover killed mid-move: docs/ha.md).
 CHAOS_ARGS ?=
 chaos: pg pg-ha
 	$(GO) run ./tools/chaos -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
@@ -200,7 +201,7 @@ chaos-ha: pg pg-ha
 	$(GO) run ./tools/chaos -only primary,frozen,standby,restore,standby3,primary3 -ha-ports "$(HA_PORTS)" $(CHAOS_ARGS)
 
 chaos-cells: pg pg-ha
-	$(GO) run ./tools/chaos -only cells $(CHAOS_ARGS)
+	$(GO) run ./tools/chaos -only cells,move,movekill $(CHAOS_ARGS)
 
 lint: vet lint-openapi
 	@lint=$$(command -v golangci-lint || echo "$(CURDIR)/bin/golangci-lint"); \

@@ -73,6 +73,9 @@ func mapError(err error) error {
 			return &c
 		}
 	}
+	if isFence(pg) {
+		return &postings.Error{Code: postings.EUNAVAILABLE, Reason: postings.ReasonMerchantMoving, Message: "the merchant is moving to another cell; nothing was done"}
+	}
 	if pg != nil {
 		if de, ok := stateErrors[pg.Code]; ok {
 			c := *de
@@ -87,6 +90,12 @@ func mapError(err error) error {
 		return postings.Errorf(postings.ENOTFOUND, "not found")
 	}
 	return resolved
+}
+
+// isFence: a move's fence refused the batch (sql/0037, raised as
+// lock_not_available): that merchant's command only (runBatch splits).
+func isFence(pg *pgconn.PgError) bool {
+	return pg != nil && pg.Code == "55P03" && strings.Contains(pg.Where, "cellmove_fence")
 }
 
 // isTransient reports errors after which the same batch may simply be tried
@@ -163,5 +172,6 @@ func isOutage(err error) bool {
 	if postings.ErrorCode(err) != postings.EUNAVAILABLE {
 		return false
 	}
-	return !isReason(err, postings.ReasonLockTimeout) && !isReason(err, postings.ReasonStatementTimeout) && !isReason(err, postings.ReasonContention)
+	return !isReason(err, postings.ReasonLockTimeout) && !isReason(err, postings.ReasonStatementTimeout) && !isReason(err, postings.ReasonContention) &&
+		!isReason(err, postings.ReasonMerchantMoving) // one merchant's fence: the others' queued commands go on
 }

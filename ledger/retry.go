@@ -30,10 +30,11 @@ func (w *writer) runBatch(batch []*request) {
 	}
 	// A batch that failed for one command's sake runs its commands one by
 	// one; so does one still contended after its retries (each command
-	// gets its own). Not after an outage, an unknown outcome, or a lock or
-	// statement time-out: every command would wait the time-out again.
-	if len(live) > 1 && !isOutcomeUnknown(err) &&
-		(postings.ErrorCode(err) != postings.EUNAVAILABLE || isReason(err, postings.ReasonContention)) {
+	// gets its own); so does one a move's fence refused (isFence). Not
+	// after an outage, an unknown outcome, or a lock or statement time-out:
+	// every command would wait the time-out again.
+	if len(live) > 1 && !isOutcomeUnknown(err) && (postings.ErrorCode(err) != postings.EUNAVAILABLE ||
+		isReason(err, postings.ReasonContention) || isReason(err, postings.ReasonMerchantMoving)) {
 		w.stats.splits.Add(1)
 		w.l.log.Warn("ledger batch failed; running its commands one by one", "commands", len(live), "error", err)
 		for _, r := range live {

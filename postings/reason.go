@@ -55,6 +55,7 @@ const (
 	ReasonStatementTimeout Reason = "statement_timeout" // 57014: statement_timeout, or a cancelled statement
 	ReasonContention       Reason = "contention"        // 40001, 40P01: after the writer's retries
 	ReasonOutcomeUnknown   Reason = "outcome_unknown"   // the caller gave up, or COMMIT failed: retry to learn
+	ReasonMerchantMoving   Reason = "merchant_moving"   // 55P03 of a move's fence (sql/0037): that merchant's batch only
 )
 
 // InsufficientReason is the reason of an EINSUFFICIENT error: the type of

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -54,8 +55,9 @@ func DirectoryMover(ctx context.Context, cfg *config.Config, shopNo, from, to st
 		close()
 		return nil, nil, err
 	}
+	// The removal waits out the routers' forwarding cache (cellmove.Mover.RemoveAfter).
 	return &cellmove.Mover{From: cellmove.Cell{Name: from, DB: dbs[from]}, To: cellmove.Cell{Name: to, DB: dbs[to]},
-		Dir: cells.NewMoveDirectory(dir)}, close, nil
+		Dir: cells.NewMoveDirectory(dir), RemoveAfter: cells.CacheTTL + time.Second}, close, nil
 }
 
 // OpenMoveDBs opens each named URL; the function returned closes them all.

@@ -54,6 +54,7 @@ var constTimeAllowed = map[string]string{
 	"internal/cellmove/checks.go checkDataKeys a": "two cells' data key fingerprints, public digests compared to refuse a move, no secret",
 	"internal/cellmove/checks.go checkDataKeys w": "two cells' wrapped (sealed) key versions, compared for equality to refuse a move; ciphertexts stored alike in both",
 	"internal/cellmove/verify.go equal h.Hash":    "journal heads' hashes, public chain digests compared across cells",
+	"tools/chaos/moves_checks.go check hash":      "a moved merchant's head hash in its tombstone and the target's entry: public chain digests",
 	"internal/console/account.go checkPasswordForm again": "the new password and its confirmation, both typed in " +
 		"this request: nothing stored is compared (the current password is checked by CheckPassword)",
 	"internal/console/account.go checkPasswordForm pw": "the new password against the current one as typed in this " +

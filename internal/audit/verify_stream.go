@@ -452,6 +452,10 @@ func (s *chainStream) startEntry(v [][]byte, m, seq int64) error {
 }
 
 // finishEntry checks the entry assembled so far.
+// cellIDSpan is how many row ids each cell mints (merchant.CellIDSpan:
+// cell n from n × it).
+const cellIDSpan = 1_000_000_000_000
+
 func (s *chainStream) finishEntry() {
 	r := &s.rec
 	if !slices.IsSorted(s.idx) {
@@ -471,8 +475,12 @@ func (s *chainStream) finishEntry() {
 	// entries in sequence order under its head lock, so the ids of one
 	// merchant rise with the sequence. The hash cannot cover the id (the
 	// database assigns it on insert); this catches an entry re-stored.
-	// Either of the two may be the one stored again: both are named.
-	if s.id <= s.chain.lastID {
+	// Either of the two may be the one stored again: both are named. A
+	// merchant moved into this cell from another keeps its entries' ids,
+	// minted in that cell's range (internal/cellmove); its entries made
+	// here have this cell's ids, lower after a move from a later cell:
+	// the order is checked within one cell's range only.
+	if s.id <= s.chain.lastID && s.id/cellIDSpan == s.chain.lastID/cellIDSpan {
 		detail := fmt.Sprintf("entries %d and %d are stored out of order (ids %d and %d): one was stored again",
 			s.chain.lastSeq, seq, s.chain.lastID, s.id)
 		s.problems.add(Problem{Check: CheckSequence, Merchant: m, Seq: s.chain.lastSeq, Detail: detail})

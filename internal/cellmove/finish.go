@@ -71,10 +71,19 @@ func (mv *Mover) removeSource(ctx context.Context, r *record) error {
 // the derived bill blocks), children before parents, as gateway_mover.
 func removeMerchant(ctx context.Context, tx bun.Tx, merchant int64) error {
 	// The removal of a large merchant is one long transaction (see begin).
-	for _, q := range []string{"set local statement_timeout = 0", "set local role " + moverRole} {
-		if _, err := tx.NewRaw(q).Exec(ctx); err != nil {
-			return err
-		}
+	if _, err := tx.NewRaw("set local statement_timeout = 0").Exec(ctx); err != nil {
+		return err
+	}
+	// The head first, as the ledger's writer locks it first: a batch of
+	// the merchant still reaching this cell waits for the removal, or the
+	// removal for it, rather than deadlocking with it on the rows between
+	// (TestRemovalTakesTheHeadFirst). As the connecting user: the lock
+	// needs more than the mover role's DELETE.
+	if _, err := tx.NewRaw("select 1 from ledger_heads where merchant_id = ? for update", merchant).Exec(ctx); err != nil {
+		return err
+	}
+	if _, err := tx.NewRaw("set local role " + moverRole).Exec(ctx); err != nil {
+		return err
 	}
 	if _, err := tx.NewRaw("select set_config('cellmove.m', ?, true)", fmt.Sprint(merchant)).Exec(ctx); err != nil {
 		return err

@@ -3,6 +3,7 @@ package cellmove
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -27,6 +28,10 @@ func readHead(ctx context.Context, db bun.IDB, merchant int64) (Head, error) {
 func (h Head) equal(o Head) bool {
 	return h.Seq == o.Seq && h.BillSeq == o.BillSeq && h.EventSeq == o.EventSeq && bytes.Equal(h.Hash, o.Hash)
 }
+
+// errRowsDiffer is verify's answer when a table holds more or fewer of
+// the merchant's rows in one cell than in the other.
+var errRowsDiffer = errors.New("cellmove")
 
 // verify checks the target's copy while the merchant is paused: its head
 // equals the source's (sequence, hash, bill and event sequences), every
@@ -55,7 +60,7 @@ func (mv *Mover) verify(ctx context.Context, r *record) (Head, error) {
 	}
 	for i, t := range tables {
 		if a[i] != b[i] {
-			return Head{}, fmt.Errorf("cellmove: %s has %d rows of the merchant in %s and %d in %s", t.name, a[i], mv.From.Name, b[i], mv.To.Name)
+			return Head{}, fmt.Errorf("%w: %s has %d rows of the merchant in %s and %d in %s", errRowsDiffer, t.name, a[i], mv.From.Name, b[i], mv.To.Name)
 		}
 	}
 	rep, err := VerifyMerchant(ctx, mv.To.DB, r.Merchant)

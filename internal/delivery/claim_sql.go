@@ -17,6 +17,16 @@ const claimSQL = `
 			select min(p.event_seq) from deliveries p
 			where p.merchant_id = d.merchant_id and p.endpoint_no = d.endpoint_no and p.subject = d.subject
 			  and p.status = 'PENDING')
+		  -- Not a merchant in a move between cells (internal/cellmove):
+		  -- fenced at its source (paused, verified or switched, not yet
+		  -- removed), or arriving at its target (copied, not yet switched).
+		  -- The cell it ends in sends its callbacks. Before, the target's
+		  -- dispatcher sent the copied pending ones a second time and wrote
+		  -- attempts the source lacks, which failed the move's verification
+		  -- for good (chaos movekill); the source's, after the tail copy,
+		  -- wrote attempts the target lacks.
+		  and not exists (select 1 from ledger_heads h where h.merchant_id = d.merchant_id and h.cellmove_fenced)
+		  and not exists (select 1 from cellmove_arrivals a where a.merchant_id = d.merchant_id and a.state = 'copying')
 		order by d.next_attempt_at
 		limit ?
 		for update of d skip locked

@@ -79,7 +79,7 @@ func runCellsScenario(ctx context.Context, e *env, seed uint64, o cellsOptions) 
 	add, fail := res.recorders(start)
 	rng := rand.New(rand.NewPCG(seed, 33))
 
-	cs, closeCells, err := e.startCells(ctx)
+	cs, closeCells, err := e.startCells(ctx, "cell-", "")
 	defer closeCells()
 	if err != nil {
 		return fail("setup: %v", err)
@@ -246,8 +246,11 @@ func ms(d time.Duration) string { return d.Round(100 * time.Microsecond).String(
 // a database on each made a cell by `gateway cells init`, three merchants
 // with eight cards each made in each cell as its number says, then placed
 // in the directory by `gateway cells init` again (the documented way to
-// place the merchants a cell has and the directory lacks).
-func (e *env) startCells(ctx context.Context) ([]*cellStack, func(), error) {
+// place the merchants a cell has and the directory lacks). The merchants'
+// callbacks go to callbackURL ("": none). Each formation's directory is
+// dirPrefix and the cell's name in the run's directory: one per scenario,
+// as a formation stopped may leave its files.
+func (e *env) startCells(ctx context.Context, dirPrefix, callbackURL string) ([]*cellStack, func(), error) {
 	var closers []func()
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -270,7 +273,7 @@ func (e *env) startCells(ctx context.Context) ([]*cellStack, func(), error) {
 		go func() {
 			defer wg.Done()
 			t0 := time.Now()
-			opts := pgha.FormationOptions{Dir: filepath.Join(e.tmp, "cell-"+c.name), Ports: ports[3*i : 3*i+3]}
+			opts := pgha.FormationOptions{Dir: filepath.Join(e.tmp, dirPrefix+c.name), Ports: ports[3*i : 3*i+3]}
 			if e.verbose {
 				opts.Log = e.out
 			}
@@ -315,7 +318,7 @@ func (e *env) startCells(ctx context.Context) ([]*cellStack, func(), error) {
 		}
 		c.l.merchants.InCell(id.Number)
 		c.l.cards.InCell(id.Name, id.Number)
-		if c.ms, err = setupMerchants(ctx, c.l, 3, 8, 500_00, ""); err != nil {
+		if c.ms, err = setupMerchants(ctx, c.l, 3, 8, 500_00, callbackURL); err != nil {
 			return nil, closeAll, fmt.Errorf("cell %s: setup: %w", c.name, err)
 		}
 	}

@@ -192,6 +192,7 @@ type attempt struct {
 	status     int
 	envelope   bool // the body was the {code, message, data} envelope
 	code       int
+	retryAfter time.Duration // the answer's Retry-After (429, 503); 0 without one
 }
 
 // runner sends operations through api/client, each retried with its
@@ -342,6 +343,9 @@ func (r *runner) observeAttempt(o *shopOp, ca client.Attempt) {
 	a := attempt{start: ca.Start, end: ca.End, status: ca.Status, envelope: ca.Envelope, code: int(ca.Code)}
 	if ca.Err != nil && ca.Status == 0 {
 		a.transport = ca.Err
+	}
+	if ca.Err != nil {
+		a.retryAfter = ca.Err.RetryAfter
 	}
 	r.attempts.Add(1)
 	o.mu.Lock()

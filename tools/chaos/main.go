@@ -21,7 +21,10 @@
 //     nodes (ha_three.go), with the single-copy window measured
 //     (ha_copies.go);
 //   - cells: two cells, each a formation, one gateway over both; one
-//     cell's primary lost under load on both (cells.go).
+//     cell's primary lost under load on both (cells.go);
+//   - move, movekill: on two such cells, a merchant moved between them
+//     under load, and the mover killed mid-move, then resumed or rolled
+//     back (moves.go).
 //
 // It prints what it did and what it found, and exits 1 on any violation.
 // docs/reliability.md describes each fault and the observed results.
@@ -53,8 +56,8 @@ func main() {
 
 func run() int {
 	fs := flag.NewFlagSet("chaos", flag.ExitOnError)
-	only := fs.String("only", "crash,outage,multi,primary,frozen,standby,restore,standby3,primary3,cells",
-		"scenarios to run, comma-separated: crash, outage, multi; primary, frozen, standby, restore, standby3, primary3 (the HA scenarios, `make chaos-ha`; the last two on a formation of three data nodes); cells (two formations, `make chaos-cells`)")
+	only := fs.String("only", "crash,outage,multi,primary,frozen,standby,restore,standby3,primary3,cells,move,movekill",
+		"scenarios to run, comma-separated: crash, outage, multi; primary, frozen, standby, restore, standby3, primary3 (the HA scenarios, `make chaos-ha`; the last two on a formation of three data nodes); cells, move, movekill (two formations, `make chaos-cells`: a cell's primary lost, a merchant moved under load, the mover killed mid-move)")
 	seedsFlag := fs.String("seeds", "", "comma-separated seeds of the crash runs (default: -runs fresh seeds); the outage and multi scenarios use the first")
 	runs := fs.Int("runs", 3, "crash runs (seeds) when -seeds is not given")
 	ops := fs.Int("ops", 1200, "money operations per crash run and per outage run")
@@ -72,6 +75,8 @@ func run() int {
 	haClients := fs.Int("ha-clients", 24, "concurrent clients of the HA runs")
 	haRemits := fs.Int("ha-remittances", 40, "remittances per HA loss run, one every 400 ms across the fault")
 	haHolds := fs.Int("ha-holds", 30, "holds per HA loss run, left to the gateways' expiry workers")
+	moveOps := fs.Int("move-ops", 20000, "bound of the shop operations of the moving merchant per move scenario (the others get twice it); the load ends shortly after the move")
+	moveHolds := fs.Int("move-holds", 1500, "bound of the authorizations on the moving merchant's cards per move scenario")
 	keep := fs.Bool("keep", false, "keep the temporary directory (logs, PostgreSQL data)")
 	verbose := fs.Bool("v", false, "print progress details")
 	_ = fs.Parse(os.Args[1:])
@@ -201,6 +206,12 @@ func run() int {
 		// runs the two cells' formations alone.
 		e.logf("cells: seed %d: %d operations on cell b2 from %d clients, as many clients on cell a1", seeds[0], *haOps, max(1, *haClients/2))
 		report(runCellsScenario(ctx, e, seeds[0], cellsOptions{ops: *haOps, clients: max(1, *haClients/2)}))
+	}
+	if (want["move"] || want["movekill"]) && ctx.Err() == nil {
+		// Two fresh formations of their own: the moves' directory and
+		// cells start clean of the cells scenario's failover.
+		e.logf("moves: seed %d: two cells, %d clients on the other merchants, %d on the moving one", seeds[0], max(1, *haClients/2), max(1, *haClients/4))
+		runMoveScenarios(ctx, e, seeds[0], want, movesOptions{clients: max(1, *haClients/2), ops: *moveOps, holds: *moveHolds}, report)
 	}
 
 	fmt.Println()
