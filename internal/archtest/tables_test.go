@@ -160,7 +160,9 @@ var tableAllowed = map[string]string{
 		"transaction, which only the writer holds; from then on the row is internal/delivery's",
 	"internal/delivery events": "the dispatcher, the event list and the replays read the outbox's events joined " +
 		"row by row to their deliveries, in one statement; through a core API it would be two reads per page",
-	"internal/delivery cellmove_arrivals": "the claim skips a merchant still arriving in this cell by a move (its source sends its callbacks until the switch)",
+	"internal/delivery cellmove_arrivals":   "the claim skips a merchant still arriving in this cell by a move (its source sends its callbacks until the switch)",
+	"internal/network cellmove_arrivals":    "hold expiry skips a merchant still arriving in this cell by a move (its source expires its holds until the switch)",
+	"internal/remittance cellmove_arrivals": "the lifecycle's claim skips a merchant still arriving in this cell by a move (its source steps its remittances until the switch)",
 	"internal/delivery ledger_heads": "the event list's total is the head's last_event_seq, the outbox's gapless " +
 		"count: one probe instead of counting the merchant's events; the claim skips a head a move has fenced",
 

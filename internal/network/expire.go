@@ -20,7 +20,12 @@ func (s *Service) ExpireHolds(ctx context.Context, limit int) (int, error) {
 		limit = ExpireBatchMax
 	}
 	var due []dueHold
-	err := s.l.DB().NewRaw(`select auth_id, merchant_id from authorizations where status = 'OPEN' and expires_at <= ? order by expires_at limit ?`,
+	// A merchant still arriving in this cell by a move (internal/cellmove)
+	// is skipped: its source expires the hold until the switch, and a
+	// release written here meanwhile would fail the move's verification.
+	err := s.l.DB().NewRaw(`select auth_id, merchant_id from authorizations z where status = 'OPEN' and expires_at <= ?
+		and not exists (select 1 from cellmove_arrivals a where a.merchant_id = z.merchant_id and a.state = 'copying')
+		order by expires_at limit ?`,
 		s.l.Now(), limit).Scan(ctx, &due)
 	if err != nil {
 		return 0, ledger.MapError(err)

@@ -34,8 +34,10 @@ func (s *Service) ClaimDueRemittances(ctx context.Context, limit int, claim time
 	err := s.l.DB().NewRaw(`
 		update remittances r set claimed_until = ?
 		from (
-			select tx_id from remittances
+			select tx_id from remittances x
 			where next_action_at <= ? and (claimed_until is null or claimed_until < ?)
+			  -- a merchant still arriving by a move: its source steps it until the switch
+			  and not exists (select 1 from cellmove_arrivals a where a.merchant_id = x.merchant_id and a.state = 'copying')
 			order by next_action_at
 			limit ?
 			for update skip locked
