@@ -52,6 +52,13 @@ type cellsOptions struct {
 // for errors, not for latency (cells_watch.go).
 const cellsWarmUp = 3 * time.Second
 
+// cellsBeforeMin is how many answers of cell a1 after its warm-up the
+// kill waits for (a p99 of fewer is its maximum), at most cellsBeforeWait.
+const (
+	cellsBeforeMin  = 100
+	cellsBeforeWait = 2 * time.Minute
+)
+
 // cellsLatencyWithin is "within noise" for cell a1's p99 after the kill:
 // at most twice the p99 before it, or at most 50 ms more. On this shared
 // 2-core machine the p99 of one window moves by ±50 % from one to the next
@@ -134,6 +141,17 @@ func runCellsScenario(ctx context.Context, e *env, seed uint64, o cellsOptions) 
 		defer wg.Done()
 		sentA = rA.runUntil(ctx, rand.New(rand.NewPCG(seed, 1)), opsA, o.clients, bDone)
 	}()
+	// Cell b2's load, and so the kill, waits for cell a1's latency before
+	// the kill: on a loaded machine b2 reached the kill's threshold within
+	// a1's warm-up, and the noise rule had no sample to compare with (seen
+	// at load 25–33, every run).
+	if err := watch.waitBefore(ctx, cellsBeforeMin, cellsBeforeWait); err != nil {
+		close(bDone)
+		wg.Wait()
+		stopKiller()
+		<-killed
+		return fail("%v", err)
+	}
 	rB.run(ctx, rand.New(rand.NewPCG(seed, 2)), opsB, o.clients)
 	watch.setEnd(time.Now())
 	close(bDone)

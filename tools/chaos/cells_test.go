@@ -63,3 +63,24 @@ func TestCellsLatencyWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestCellWatchWaitBefore: the kill waits until the healthy cell has
+// answers timed after its warm-up (a warm-up answer does not count), and
+// says how many it had when it gives up.
+func TestCellWatchWaitBefore(t *testing.T) {
+	t0 := time.Now()
+	w := &cellWatch{warm: t0.Add(time.Second)}
+	w.observe(attempt{start: t0, end: t0.Add(time.Millisecond), status: 200}) // warming up
+	if err := w.waitBefore(t.Context(), 1, 50*time.Millisecond); err == nil {
+		t.Fatal("a warm-up answer counted as a sample before the kill")
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.waitBefore(t.Context(), 2, time.Minute) }()
+	for i := range 2 {
+		s := t0.Add(2*time.Second + time.Duration(i)*time.Millisecond)
+		w.observe(attempt{start: s, end: s.Add(time.Millisecond), status: 200})
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("two answers after the warm-up: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -50,6 +51,28 @@ func (w *cellWatch) observe(a attempt) {
 		w.before = append(w.before, a.end.Sub(a.start))
 	case !a.start.Before(w.fault) && (w.end.IsZero() || !a.end.After(w.end)):
 		w.after = append(w.after, a.end.Sub(a.start))
+	}
+}
+
+// waitBefore waits until n answers of the cell were timed before the fault
+// (after the warm-up), at most max.
+func (w *cellWatch) waitBefore(ctx context.Context, n int, max time.Duration) error {
+	deadline := time.Now().Add(max)
+	for {
+		w.mu.Lock()
+		got := len(w.before)
+		w.mu.Unlock()
+		if got >= n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cell a1 had %d answers timed after its warm-up within %s, want %d before the kill", got, max, n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
 
