@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -116,12 +115,4 @@ func (p *placement) check(ctx context.Context, add func(string, ...any)) {
 	} else {
 		p.headChecked, p.tombstoneSeq = true, seq
 	}
-}
-
-// switchedAt is when the move of shopNo was switched, from the source's
-// record (zero if it was not).
-func switchedAt(ctx context.Context, src bun.IDB, shopNo string) time.Time {
-	var t time.Time
-	_ = src.NewRaw("select coalesce(switched_at, 'epoch') from cellmove_moves where shop_no = ? order by id desc limit 1", shopNo).Scan(ctx, &t)
-	return t
 }

@@ -111,7 +111,8 @@ func (m *runningMove) waitMiddle(ctx context.Context, src bun.IDB, shopNo string
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			_ = m.cmd.Process.Kill()
-			<-m.exited
+			err := <-m.exited
+			_ = err // killed: its status says nothing more
 			return fmt.Errorf("no middle state within 3 minutes (last %q, %v)", state, err)
 		}
 		time.Sleep(2 * time.Millisecond) // polling the state at the source
@@ -133,7 +134,9 @@ func (e *env) killMoveMidway(ctx context.Context, cellsEnv string, src bun.IDB, 
 	_ = m.cmd.Process.Signal(syscall.SIGSTOP)
 	state, err := moveState(ctx, src, shopNo)
 	_ = m.cmd.Process.Kill()
-	<-m.exited
+	if exitErr := <-m.exited; exitErr != nil {
+		_ = exitErr // killed: its status says nothing more
+	}
 	if err != nil {
 		return "", fmt.Errorf("reading the state of the stopped move: %w", err)
 	}
