@@ -136,7 +136,7 @@ func TestConvertMatchesExactArithmetic(t *testing.T) {
 							check(minor, from, to, rate, r, inverse)
 						}
 					}
-					for i := 0; i < 2000; i++ {
+					for i := 0; i < runs(2000); i++ {
 						check(randomAmount(rng), from, to, randomRate(rng), r, inverse)
 					}
 				}

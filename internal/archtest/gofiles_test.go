@@ -5,8 +5,10 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -35,13 +37,47 @@ func goFiles(t *testing.T, root string) []string {
 	return out
 }
 
-// eachGoFile parses every file of goFiles(root) and calls f with the file
-// and its path from root, with slashes.
-func eachGoFile(t *testing.T, root string, f func(fset *token.FileSet, rel string, file *ast.File)) {
+// sourceFile is one file of goFiles: its path from the working directory,
+// its path from root with slashes, its bytes and its syntax tree.
+type sourceFile struct {
+	path, rel string
+	src       []byte
+	file      *ast.File
+}
+
+// sourceTree is goFiles(root) read and parsed, with the file set of the
+// trees.
+type sourceTree struct {
+	fset  *token.FileSet
+	files []sourceFile
+}
+
+// trees holds each root's sourceTree, read and parsed once per test binary
+// and shared by every test that reads the source (sizes, the sealing
+// context, constant-time comparisons, reasons, table owners): parsing the
+// whole module under -race took about a second each time, five times over
+// (make test-short, docs/architecture.md "Test tiers"). The trees are only
+// read, never changed, so sharing them is safe.
+var trees struct {
+	sync.Mutex
+	byRoot map[string]*sourceTree
+}
+
+// readTree returns root's sourceTree, reading and parsing it on first use.
+func readTree(t *testing.T, root string) *sourceTree {
 	t.Helper()
-	fset := token.NewFileSet()
+	trees.Lock()
+	defer trees.Unlock()
+	if tr, ok := trees.byRoot[root]; ok {
+		return tr
+	}
+	tr := &sourceTree{fset: token.NewFileSet()}
 	for _, path := range goFiles(t, root) {
-		file, err := parser.ParseFile(fset, path, nil, 0)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := parser.ParseFile(tr.fset, path, src, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,6 +85,21 @@ func eachGoFile(t *testing.T, root string, f func(fset *token.FileSet, rel strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		f(fset, filepath.ToSlash(rel), file)
+		tr.files = append(tr.files, sourceFile{path: path, rel: filepath.ToSlash(rel), src: src, file: file})
+	}
+	if trees.byRoot == nil {
+		trees.byRoot = map[string]*sourceTree{}
+	}
+	trees.byRoot[root] = tr
+	return tr
+}
+
+// eachGoFile calls f with every file of goFiles(root), parsed, and its path
+// from root, with slashes.
+func eachGoFile(t *testing.T, root string, f func(fset *token.FileSet, rel string, file *ast.File)) {
+	t.Helper()
+	tr := readTree(t, root)
+	for _, sf := range tr.files {
+		f(tr.fset, sf.rel, sf.file)
 	}
 }

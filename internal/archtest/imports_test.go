@@ -1,9 +1,6 @@
 package archtest
 
 import (
-	"bufio"
-	"bytes"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -185,26 +182,9 @@ func upwardImports(graph map[string][]string) []string {
 // its own for fixtures).
 func moduleGraph(t *testing.T) map[string][]string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...")
-	cmd.Dir = "../.."
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	graph := map[string][]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		pkg := strings.TrimPrefix(fields[0], module)
-		graph[pkg] = nil
-		for _, imp := range fields[1:] {
-			if strings.HasPrefix(imp, module) {
-				graph[pkg] = append(graph[pkg], strings.TrimPrefix(imp, module))
-			}
-		}
-	}
-	if len(graph) < 20 {
-		t.Fatalf("go list found %d packages", len(graph))
+	for _, p := range modulePackages(t) {
+		graph[strings.TrimPrefix(p.ImportPath, module)] = ofModule(p.Imports)
 	}
 	return graph
 }
@@ -249,21 +229,14 @@ func TestThirdPartyImports(t *testing.T) {
 		"api/views":                     func(string) bool { return false }, // shapes: no gin, no database
 		"api/partner":                   noPostgreSQL,
 	}
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...")
-	cmd.Dir = "../.."
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		ok := rules[strings.TrimPrefix(fields[0], module)]
+	for _, p := range modulePackages(t) {
+		ok := rules[strings.TrimPrefix(p.ImportPath, module)]
 		if ok == nil {
 			continue
 		}
-		for _, imp := range fields[1:] {
+		for _, imp := range p.Imports {
 			if strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") && !strings.HasPrefix(imp, module) && !ok(imp) {
-				t.Errorf("%s imports %s", fields[0], imp)
+				t.Errorf("%s imports %s", p.ImportPath, imp)
 			}
 		}
 	}

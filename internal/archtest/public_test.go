@@ -1,7 +1,6 @@
 package archtest
 
 import (
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -19,18 +18,6 @@ var merchantFacing = []string{"api/client", "api/client/receiver", "api/client/r
 // the other.
 var publicByLayout = []string{"api", "api/partner", "api/views", "ledger", "ledger/pgcluster", "ledger/pgtest", "postings", "reconcile", "sql"}
 
-// goList runs go list in the module's root and returns its lines.
-func goList(t *testing.T, args ...string) []string {
-	t.Helper()
-	cmd := exec.Command("go", append([]string{"list"}, args...)...)
-	cmd.Dir = "../.."
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.Split(strings.TrimSpace(string(out)), "\n")
-}
-
 // pkgInfo is what go list says of one package of the module.
 type pkgInfo struct {
 	name string   // the package clause: main for a command
@@ -41,18 +28,8 @@ type pkgInfo struct {
 func listModule(t *testing.T) map[string]pkgInfo {
 	t.Helper()
 	pkgs := map[string]pkgInfo{}
-	for _, line := range goList(t, "-f", "{{.ImportPath}} {{.Name}} {{join .Deps \" \"}}", module+"...") {
-		f := strings.Fields(line)
-		info := pkgInfo{name: f[1]}
-		for _, d := range f[2:] {
-			if strings.HasPrefix(d, module) {
-				info.deps = append(info.deps, strings.TrimPrefix(d, module))
-			}
-		}
-		pkgs[strings.TrimPrefix(f[0], module)] = info
-	}
-	if len(pkgs) < 20 {
-		t.Fatalf("go list found %d packages", len(pkgs))
+	for _, p := range modulePackages(t) {
+		pkgs[strings.TrimPrefix(p.ImportPath, module)] = pkgInfo{name: p.Name, deps: ofModule(p.Deps)}
 	}
 	return pkgs
 }

@@ -17,15 +17,14 @@ import (
 //	go test -v -run TestPrintPackageSizes ./internal/archtest
 func TestPrintPackageSizes(t *testing.T) {
 	total := 0
-	for _, line := range goList(t, "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \" \"}}", module+"...") {
-		f := strings.Fields(line)
-		if len(f) < 3 {
+	for _, p := range modulePackages(t) {
+		if len(p.GoFiles) == 0 {
 			continue // no non-test Go file
 		}
 		var sizes []int
 		largest, sum := "", 0
-		for _, name := range f[2:] {
-			b, err := os.ReadFile(filepath.Join(f[1], name))
+		for _, name := range p.GoFiles {
+			b, err := os.ReadFile(filepath.Join(p.Dir, name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,7 +36,7 @@ func TestPrintPackageSizes(t *testing.T) {
 		}
 		slices.Sort(sizes)
 		t.Logf("%-34s %3d files %6d lines, largest %s (%d), median %d",
-			strings.TrimPrefix(f[0], module), len(sizes), sum, largest, sizes[len(sizes)-1], sizes[len(sizes)/2])
+			strings.TrimPrefix(p.ImportPath, module), len(sizes), sum, largest, sizes[len(sizes)-1], sizes[len(sizes)/2])
 		total += sum
 	}
 	if total == 0 {

@@ -423,7 +423,7 @@ var (
 
 // sqlTables returns the tables s names, in order, when s reads as SQL.
 func sqlTables(s string) []string {
-	if !sqlShape.MatchString(s) {
+	if !mayBeSQL(s) || !sqlShape.MatchString(s) {
 		return nil
 	}
 	var out []string
@@ -436,4 +436,20 @@ func sqlTables(s string) []string {
 		}
 	}
 	return out
+}
+
+// sqlVerbs are the words one of which sqlShape needs.
+var sqlVerbs = []string{"select", "insert", "update", "delete", "join"}
+
+// mayBeSQL is false when s has none of sqlVerbs, in any case: then sqlShape
+// cannot match, and the module's many literals that are not SQL skip the
+// regexp, which under -race made this test one of the tier's slowest.
+func mayBeSQL(s string) bool {
+	lower := strings.ToLower(s)
+	for _, v := range sqlVerbs {
+		if strings.Contains(lower, v) {
+			return true
+		}
+	}
+	return false
 }

@@ -54,6 +54,12 @@ func TestClientModuleTests(t *testing.T) {
 	if raceEnabled {
 		args = append(args, "-race")
 	}
+	if testing.Short() {
+		// The fast tier's flags (make test-short): the client's tests sized
+		// for it, and test binaries linked without DWARF, a third less
+		// link time for what only runs once.
+		args = append(args, "-short", "-ldflags=-w -s")
+	}
 	out := goCmd(t, clientDir, append(args, "./...")...)
 	if !strings.Contains(out, "ok  \tgithub.com/paygate/gateway/api/client\t") {
 		t.Fatalf("the client's tests did not run:\n%s", out)
