@@ -141,7 +141,7 @@ func TestAuditVerifyOverCells(t *testing.T) {
 				sqlIn(t, dbB, "insert into merchants overriding system value select * from json_populate_record(null::merchants, $1::json)", row)
 			},
 			want: []string{"BREAK duplicate cell=b2 shop=" + mA.ShopNo, "is in cell b2 and in cell a1",
-				"BREAK identity cell=b2", "not in cell 2's range"},
+				"BREAK identity cell=b2 shop=" + mA.ShopNo, "not in cell 2's range [2000000000000, 3000000000000) and no move brought it here"},
 			mendIt: func() {
 				sqlIn(t, dbB, "delete from webhook_endpoints where merchant_id = (select id from merchants where shop_no = $1)", mA.ShopNo)
 				sqlIn(t, dbB, "delete from merchants where shop_no = $1", mA.ShopNo)

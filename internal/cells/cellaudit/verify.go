@@ -58,8 +58,14 @@ func Verify(ctx context.Context, dir *cells.Directory, vs []Verifier, cp *CellsC
 	for i, v := range vs {
 		cs[i] = v.Cell
 		// The cell is the one its name says, its merchant ids in its range.
-		if _, err := cells.Check(ctx, v.DB, v.Name); err != nil {
+		if id, err := cells.Check(ctx, v.DB, v.Name); err != nil {
 			rep.Problems = append(rep.Problems, Problem{Check: CheckIdentity, Cell: v.Name, Detail: err.Error()})
+		} else {
+			ps, err := strangers(ctx, v.DB, v.Name, id.Number)
+			if err != nil {
+				return nil, err
+			}
+			rep.Problems = append(rep.Problems, ps...)
 		}
 		opts := audit.VerifyOptions{PublicKey: pub}
 		if cp != nil {
