@@ -107,3 +107,8 @@ func startRowIDs(ctx context.Context, db bun.IDB, number int) error {
 	}
 	return nil
 }
+
+// IDRange is the merchant ids cell number mints, [from, to).
+func IDRange(number int) (from, to int64) {
+	return int64(number) * merchant.CellIDSpan, int64(number+1) * merchant.CellIDSpan
+}

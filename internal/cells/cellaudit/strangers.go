@@ -6,7 +6,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/paygate/gateway/internal/merchant"
+	"github.com/paygate/gateway/internal/cells"
 )
 
 // strangers names each merchant of a cell whose id is outside the cell's
@@ -16,7 +16,7 @@ import (
 // moved-in merchant keeps its id; this is the half of the identity check
 // that tells a move from a row copied by hand.
 func strangers(ctx context.Context, db bun.IDB, cell string, number int) ([]Problem, error) {
-	from, to := int64(number)*merchant.CellIDSpan, int64(number+1)*merchant.CellIDSpan
+	from, to := cells.IDRange(number)
 	var rows []struct {
 		ID     int64  `bun:"id"`
 		ShopNo string `bun:"shop_no"`
