@@ -64,23 +64,22 @@ func TestCellsLatencyWithin(t *testing.T) {
 	}
 }
 
-// TestCellWatchWaitBefore: the kill waits until the healthy cell has
-// answers timed after its warm-up (a warm-up answer does not count), and
-// says how many it had when it gives up.
-func TestCellWatchWaitBefore(t *testing.T) {
-	t0 := time.Now()
-	w := &cellWatch{warm: t0.Add(time.Second)}
-	w.observe(attempt{start: t0, end: t0.Add(time.Millisecond), status: 200}) // warming up
-	if err := w.waitBefore(t.Context(), 1, 50*time.Millisecond); err == nil {
-		t.Fatal("a warm-up answer counted as a sample before the kill")
+// TestCellWatchWarmsUpByAnswers: with warmAnswers, the warm-up ends at
+// the end of that many answers, whenever they come; an attempt begun
+// before is not timed, one begun after is, before the fault.
+func TestCellWatchWarmsUpByAnswers(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	w := &cellWatch{warmAnswers: 2}
+	for _, a := range []attempt{
+		{start: at(0), end: at(5), status: 200},     // 1st answer: warming up
+		{start: at(1), end: at(6), status: 200},     // 2nd: the warm-up ends at 6
+		{start: at(5.5), end: at(6.5), status: 200}, // begun before 6: not timed
+		{start: at(7), end: at(7.1), status: 200},   // timed
+	} {
+		w.observe(a)
 	}
-	done := make(chan error, 1)
-	go func() { done <- w.waitBefore(t.Context(), 2, time.Minute) }()
-	for i := range 2 {
-		s := t0.Add(2*time.Second + time.Duration(i)*time.Millisecond)
-		w.observe(attempt{start: s, end: s.Add(time.Millisecond), status: 200})
-	}
-	if err := <-done; err != nil {
-		t.Fatalf("two answers after the warm-up: %v", err)
+	if n := w.timedBefore(); n != 1 {
+		t.Fatalf("%d answers timed before the fault, want 1", n)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -12,11 +11,16 @@ import (
 // of its merchants, whether it got a 2xx answer, and its latency before
 // the fault and after it (until the failed cell's load ended). Attempts
 // begun before warm are errors if they fail but no latency: the first
-// seconds open every connection (TLS, PostgreSQL sessions, cold caches)
-// and would flatter "before".
+// answers open every connection (TLS, PostgreSQL sessions, cold caches)
+// and would flatter "before". With warmAnswers set, warm is when that
+// many answers have come, so that the warm-up follows the machine's pace
+// (a fixed time was the whole load on a quiet machine and none of it on
+// a loaded one).
 type cellWatch struct {
 	mu            sync.Mutex
 	warm          time.Time
+	warmAnswers   int // answers that end the warm-up (0: warm is set)
+	answers       int
 	fault, end    time.Time
 	before, after []time.Duration
 	errors        int
@@ -45,8 +49,12 @@ func (w *cellWatch) observe(a attempt) {
 		}
 		return
 	}
+	w.answers++
+	if w.warm.IsZero() && w.warmAnswers > 0 && w.answers >= w.warmAnswers {
+		w.warm = a.end
+	}
 	switch {
-	case a.start.Before(w.warm):
+	case w.warm.IsZero() || a.start.Before(w.warm):
 	case w.fault.IsZero() || a.end.Before(w.fault):
 		w.before = append(w.before, a.end.Sub(a.start))
 	case !a.start.Before(w.fault) && (w.end.IsZero() || !a.end.After(w.end)):
@@ -54,26 +62,11 @@ func (w *cellWatch) observe(a attempt) {
 	}
 }
 
-// waitBefore waits until n answers of the cell were timed before the fault
-// (after the warm-up), at most max.
-func (w *cellWatch) waitBefore(ctx context.Context, n int, max time.Duration) error {
-	deadline := time.Now().Add(max)
-	for {
-		w.mu.Lock()
-		got := len(w.before)
-		w.mu.Unlock()
-		if got >= n {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("cell a1 had %d answers timed after its warm-up within %s, want %d before the kill", got, max, n)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+// timedBefore is how many answers were timed before the fault.
+func (w *cellWatch) timedBefore() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.before)
 }
 
 // watchFigures are what cellWatch saw.
